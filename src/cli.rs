@@ -1,0 +1,115 @@
+//! Command-line flags, as clap derive types. The doc comments are the help text and the man
+//! page; every flag has a `HANDBOOK_*` environment twin, resolved in `config.rs`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Distil coding-agent transcripts into a small handbook of durable lessons.
+///
+/// handbook reads the session transcripts that Codex CLI, Claude Code and other agents leave
+/// on disk, extracts durable lessons per session (extract), and keeps them in a plain-file
+/// workspace. It runs offline, writes nothing outside its home, and never changes a
+/// transcript.
+#[derive(Debug, Parser)]
+#[command(name = "handbook", version, max_term_width = 100)]
+#[command(
+    after_help = "Exit status: 0 success, 1 nothing found (search), 2 error, 3 the workspace is locked by another run."
+)]
+pub struct Cli {
+    /// Workspace directory [env: HANDBOOK_HOME] [default: $XDG_DATA_HOME/handbook or ~/.local/share/handbook]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+
+    /// Configuration file [env: HANDBOOK_CONFIG] [default: $XDG_CONFIG_HOME/handbook/config.toml]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Print one JSON object per line on stdout instead of text
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Print nothing on stdout but results; no progress bar
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// When to use colour on a terminal [env: HANDBOOK_COLOR, NO_COLOR]
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Read new and changed transcripts and extract their lessons (phase 1)
+    ///
+    /// Finds session files under each SOURCE (default: the agents' own session folders that
+    /// exist), skips files unchanged since the last run (by size and modification time, then
+    /// by content hash), leaves alone sessions still being written (--min-idle) and old ones
+    /// (--max-age), and stores one stage-1 record per session in the workspace. Ends with a
+    /// coverage line that accounts for every file.
+    Extract(ExtractArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// Transcript files or folders to read [default: ~/.codex/sessions, ~/.claude/projects, ...]
+    #[arg(value_name = "SOURCE")]
+    pub sources: Vec<PathBuf>,
+
+    /// Read every file as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<FormatArg>,
+
+    /// Skip sessions written to within this time: 6, 6h, 90m, 1d; a bare number is hours
+    /// [env: HANDBOOK_MIN_IDLE_HOURS] [default: 6h]
+    #[arg(long, value_name = "DURATION")]
+    pub min_idle: Option<String>,
+
+    /// Skip sessions last written longer ago than this: 10, 10d, 2w; a bare number is days
+    /// [env: HANDBOOK_MAX_AGE_DAYS] [default: 10d]
+    #[arg(long, value_name = "DURATION")]
+    pub max_age: Option<String>,
+
+    /// Ignore the idle and age windows: read every session
+    #[arg(long)]
+    pub all: bool,
+
+    /// Extract at most N sessions this run, newest first; the rest wait for the next run
+    /// [env: HANDBOOK_MAX_SESSIONS_PER_RUN]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+
+    /// Only sessions with this id, or whose path contains this text (repeatable)
+    #[arg(long, value_name = "ID")]
+    pub session: Vec<String>,
+
+    /// Show what would be extracted without writing anything
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Also extract sub-agent sessions on their own [env: HANDBOOK_INCLUDE_SUBAGENTS]
+    #[arg(long)]
+    pub include_subagents: bool,
+
+    /// Seconds to wait for another run to release the workspace lock [default: 5]
+    #[arg(long, value_name = "SECONDS")]
+    pub wait: Option<f64>,
+}
+
+/// Transcript formats `--format` can force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Codex,
+    Claude,
+    Generic,
+}

@@ -1,0 +1,569 @@
+//! `handbook extract`: discover transcripts, decide which need reading, run each through the
+//! core, store the stage-1 records and the per-file state, and account for every file in the
+//! coverage line.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::config::{ExtractSettings, Settings};
+use crate::core::extract::{Context, Extraction, Extractor, Memory};
+use crate::core::session::{Agent, LineWarning};
+use crate::core::stage1::{STAGE1_VERSION, Stage1};
+use crate::core::state::{
+    Coverage, FileStat, Plan, SourceEntry, SourceState, Sources, Windows, plan,
+};
+use crate::edge::discover::{discover, under_roots};
+use crate::edge::git::Projects;
+use crate::edge::terminal::Terminal;
+use crate::edge::transcript::{FileRead, hash_file, read_transcript};
+use crate::edge::workspace::Workspace;
+
+/// Warnings printed per file before the rest are only counted.
+const WARNINGS_SHOWN_PER_FILE: usize = 5;
+
+/// What happened to one file this run, for the report.
+#[derive(Debug, Serialize)]
+struct SessionReport {
+    path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<Agent>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<String>,
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
+    tasks: usize,
+    preferences: usize,
+    verified_commands: usize,
+    fixes: usize,
+    unresolved_errors: usize,
+    files_touched: usize,
+    warnings: Vec<LineWarning>,
+}
+
+impl SessionReport {
+    fn new(path: &str, outcome: &'static str) -> SessionReport {
+        SessionReport {
+            path: path.to_string(),
+            agent: None,
+            session_id: None,
+            outcome,
+            reason: None,
+            project: None,
+            title: None,
+            tasks: 0,
+            preferences: 0,
+            verified_commands: 0,
+            fixes: 0,
+            unresolved_errors: 0,
+            files_touched: 0,
+            warnings: Vec::new(),
+        }
+    }
+
+    fn counts_from(&mut self, memory: &Memory) {
+        let tasks = &memory.facts.tasks;
+        self.tasks = tasks.len();
+        self.preferences = tasks.iter().map(|t| t.preferences.len()).sum();
+        self.verified_commands = tasks.iter().map(|t| t.verified.len()).sum();
+        self.fixes = tasks.iter().map(|t| t.fixes.len()).sum();
+        self.unresolved_errors = tasks.iter().map(|t| t.unresolved.len()).sum();
+        self.files_touched = tasks.iter().map(|t| t.files.len()).sum();
+        self.title = tasks.first().map(|t| t.title.clone());
+    }
+
+    /// The one-line text form.
+    fn line(&self) -> String {
+        let detail = match self.outcome {
+            "extracted" => {
+                let plural = |n: usize, one: &str, many: &str| {
+                    format!("{n} {}", if n == 1 { one } else { many })
+                };
+                let mut parts = vec![plural(self.tasks, "task", "tasks")];
+                for (n, one, many) in [
+                    (self.preferences, "preference", "preferences"),
+                    (
+                        self.verified_commands,
+                        "verified command",
+                        "verified commands",
+                    ),
+                    (self.fixes, "fix", "fixes"),
+                    (
+                        self.unresolved_errors,
+                        "unresolved error",
+                        "unresolved errors",
+                    ),
+                ] {
+                    if n > 0 {
+                        parts.push(plural(n, one, many));
+                    }
+                }
+                parts.join(", ")
+            }
+            "no-op" => "nothing reusable".to_string(),
+            _ => self.reason.clone().unwrap_or_default(),
+        };
+        format!("{}: {} ({detail})", self.outcome, self.path)
+    }
+}
+
+/// Run `extract`.
+pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
+    let workspace = Workspace::new(&settings.home);
+    let _lock = if opts.dry_run {
+        None
+    } else {
+        Some(workspace.lock(opts.lock_wait)?)
+    };
+    let mut sources = workspace.load_sources()?;
+    let found = discover(&opts.sources);
+    for warning in &found.warnings {
+        term.warn(warning);
+    }
+    for missing in &found.missing {
+        term.warn(&format!(
+            "{}: source does not exist; skipped",
+            missing.display()
+        ));
+    }
+    if found.roots.is_empty() && !found.missing.is_empty() {
+        bail!("none of the given sources exist; check the paths");
+    }
+    if found.roots.is_empty() {
+        let tried: Vec<String> = opts
+            .sources
+            .iter()
+            .map(|s| s.path.display().to_string())
+            .collect();
+        term.note(&format!(
+            "no transcripts found: none of the default sources exist ({}); pass a SOURCE",
+            tried.join(", ")
+        ));
+    }
+
+    let mut run = Run {
+        workspace: &workspace,
+        opts,
+        term,
+        coverage: Coverage {
+            warnings: found.warnings.len() as u64,
+            ..Coverage::default()
+        },
+        reports: Vec::new(),
+        projects: Projects::new(),
+    };
+    let windows = Windows {
+        now: settings.now,
+        min_idle: opts.min_idle,
+        max_age: opts.max_age,
+        all: opts.all,
+    };
+    let mut to_read: Vec<(PathBuf, String, FileStat)> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    for path in &found.files {
+        let key = path.to_string_lossy().into_owned();
+        let entry = sources.sources.get(&key);
+        if !selected(&opts.sessions, &key, entry) {
+            continue;
+        }
+        seen.insert(key.clone());
+        run.coverage.sessions += 1;
+        let stat = match stat_of(path) {
+            Ok(stat) => stat,
+            Err(e) => {
+                run.fail(&key, None, &format!("{e:#}"), &mut sources);
+                continue;
+            }
+        };
+        match plan(entry, stat, windows) {
+            Plan::Unchanged => run.coverage.unchanged += 1,
+            Plan::Active => run.coverage.still_active += 1,
+            Plan::TooOld => run.coverage.too_old += 1,
+            Plan::GaveUp => {
+                let reason = entry.and_then(|e| e.last_error.clone()).unwrap_or_default();
+                run.coverage.failed += 1;
+                run.coverage.failures.push((
+                    key.clone(),
+                    format!(
+                        "gave up after {} tries: {reason}",
+                        crate::core::state::MAX_TRIES
+                    ),
+                ));
+            }
+            Plan::Read => to_read.push((path.clone(), key, stat)),
+        }
+    }
+    // Newest first, so a limit keeps the sessions most worth having.
+    to_read.sort_by(|a, b| b.2.mtime_ns.cmp(&a.2.mtime_ns).then_with(|| a.1.cmp(&b.1)));
+    if let Some(limit) = opts.limit
+        && to_read.len() > limit
+    {
+        run.coverage.deferred = (to_read.len() - limit) as u64;
+        to_read.truncate(limit);
+    }
+    to_read.sort_by(|a, b| a.1.cmp(&b.1));
+
+    let bar = term.progress(to_read.len() as u64, "extract");
+    for (path, key, stat) in &to_read {
+        bar.set_message(
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        run.process(path, key, *stat, &mut sources)?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    if opts.sessions.is_empty() {
+        for (key, entry) in sources.sources.iter_mut() {
+            let gone = !seen.contains(key)
+                && under_roots(Path::new(key), &found.roots)
+                && !Path::new(key).exists();
+            if gone && entry.state != SourceState::Vanished {
+                entry.state = SourceState::Vanished;
+                run.coverage.vanished += 1;
+            }
+        }
+    }
+    let Run {
+        coverage,
+        mut reports,
+        ..
+    } = run;
+    if !opts.dry_run {
+        sources.last_extract = Some(settings.now);
+        workspace.save_sources(&sources)?;
+    }
+    report(term, &mut reports, &coverage, opts.dry_run)
+}
+
+fn stat_of(path: &Path) -> Result<FileStat> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read file metadata: {e}"))?;
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| Timestamp::try_from(t).ok())
+        .map_or(0, |t| t.as_nanosecond());
+    Ok(FileStat {
+        size: meta.len(),
+        mtime_ns,
+    })
+}
+
+/// True when `--session` is not given, or names this file by session id or path text.
+fn selected(sessions: &[String], key: &str, entry: Option<&SourceEntry>) -> bool {
+    sessions.is_empty()
+        || sessions.iter().any(|s| {
+            key.contains(s.as_str())
+                || entry.and_then(|e| e.session_id.as_deref()) == Some(s.as_str())
+        })
+}
+
+struct Run<'a> {
+    workspace: &'a Workspace,
+    opts: &'a ExtractSettings,
+    term: &'a Terminal,
+    coverage: Coverage,
+    reports: Vec<SessionReport>,
+    projects: Projects,
+}
+
+impl Run<'_> {
+    /// Record a file that could not be read. Its earlier extraction, if any, stays.
+    fn fail(&mut self, key: &str, stat: Option<FileStat>, reason: &str, sources: &mut Sources) {
+        self.coverage.failed += 1;
+        self.coverage
+            .failures
+            .push((key.to_string(), reason.to_string()));
+        let mut report = SessionReport::new(key, "failed");
+        report.reason = Some(reason.to_string());
+        self.reports.push(report);
+        if self.opts.dry_run {
+            return;
+        }
+        let entry = sources
+            .sources
+            .entry(key.to_string())
+            .or_insert_with(|| blank_entry(SourceState::Failed));
+        let changed = stat.is_some_and(|s| s.size != entry.size || s.mtime_ns != entry.mtime_ns);
+        entry.tries = if changed { 1 } else { entry.tries + 1 };
+        if let Some(stat) = stat {
+            entry.size = stat.size;
+            entry.mtime_ns = stat.mtime_ns;
+        }
+        entry.state = SourceState::Failed;
+        entry.last_error = Some(reason.to_string());
+    }
+
+    fn process(
+        &mut self,
+        path: &Path,
+        key: &str,
+        stat: FileStat,
+        sources: &mut Sources,
+    ) -> Result<()> {
+        let prior = sources.sources.get(key).cloned();
+        // Touched but not changed: the content hash says so without a full read.
+        if let Some(prior) = &prior
+            && prior.size == stat.size
+            && matches!(
+                prior.state,
+                SourceState::Extracted
+                    | SourceState::NoOp
+                    | SourceState::Excluded
+                    | SourceState::Skipped
+            )
+            && let Some(old_hash) = &prior.hash
+            && hash_file(path).ok().as_ref() == Some(old_hash)
+        {
+            self.coverage.unchanged += 1;
+            if !self.opts.dry_run
+                && let Some(entry) = sources.sources.get_mut(key)
+            {
+                entry.mtime_ns = stat.mtime_ns;
+            }
+            return Ok(());
+        }
+        let read = match read_transcript(path, self.opts.format, Extractor::new) {
+            Ok(read) => read,
+            Err(e) => {
+                self.fail(key, Some(stat), &format!("{:#}", e.root_cause()), sources);
+                return Ok(());
+            }
+        };
+        let (agent, finished, hash) = match read {
+            FileRead::NotATranscript { reason, hash } => {
+                self.coverage.skipped += 1;
+                self.coverage.warnings += 1;
+                self.coverage.count_reason("skipped", &reason);
+                self.term.warn(&format!("{key}: {reason}; skipped"));
+                let mut report = SessionReport::new(key, "skipped");
+                report.reason = Some(reason.clone());
+                self.reports.push(report);
+                let entry = SourceEntry {
+                    reason: Some(reason),
+                    hash: Some(hash),
+                    ..stat_entry(stat, SourceState::Skipped)
+                };
+                self.settle(key, entry, sources);
+                return Ok(());
+            }
+            FileRead::Session {
+                agent,
+                finished,
+                hash,
+            } => (agent, finished, hash),
+        };
+        self.print_warnings(key, &finished.warnings);
+        self.coverage.warnings += finished.warnings.len() as u64;
+        let finished = *finished;
+        let meta = finished.meta;
+        let session_id = meta.id.clone().unwrap_or_else(|| key.to_string());
+        let mut report = SessionReport::new(key, "extracted");
+        report.agent = Some(agent);
+        report.session_id = Some(session_id.clone());
+        report.warnings = finished.warnings.clone();
+        let mut entry = SourceEntry {
+            format: Some(agent),
+            session_id: Some(session_id.clone()),
+            hash: Some(hash.clone()),
+            updated_at: meta.updated,
+            warnings: finished.warnings.len() as u32,
+            ..stat_entry(stat, SourceState::Extracted)
+        };
+
+        let exclusion = if finished.own_prompt {
+            Some("handbook's own prompt")
+        } else if meta.is_subagent && !self.opts.include_subagents {
+            Some("sub-agent")
+        } else if sources.excluded.contains(&session_id) {
+            Some("forgotten")
+        } else {
+            None
+        };
+        let duplicate_of = duplicate_owner(sources, key, &session_id);
+        if let Some(reason) = exclusion
+            .map(str::to_string)
+            .or(duplicate_of.map(|p| format!("duplicate of {p}")))
+        {
+            self.coverage.excluded += 1;
+            let class = if reason.starts_with("duplicate") {
+                "duplicate"
+            } else {
+                reason.as_str()
+            };
+            self.coverage.count_reason("excluded", class);
+            report.outcome = "excluded";
+            report.reason = Some(reason.clone());
+            entry.state = SourceState::Excluded;
+            entry.reason = Some(reason);
+            if !self.opts.dry_run && !reason_is_duplicate(&entry) {
+                self.forget_stage1_of(&session_id, key)?;
+            }
+            self.reports.push(report);
+            self.settle(key, entry, sources);
+            return Ok(());
+        }
+
+        let project = self
+            .projects
+            .key(meta.git_remote.as_deref(), meta.cwd.as_deref());
+        report.project = Some(project.clone());
+        let context = Context {
+            agent: agent.name().to_string(),
+            project: project.clone(),
+        };
+        match finished.sink.finish(&meta, &context) {
+            Extraction::NoOp => {
+                self.coverage.no_op += 1;
+                report.outcome = "no-op";
+                entry.state = SourceState::NoOp;
+                if !self.opts.dry_run {
+                    self.forget_stage1_of(&session_id, key)?;
+                }
+            }
+            Extraction::Memory(memory) => {
+                self.coverage.extracted += 1;
+                report.counts_from(&memory);
+                if !self.opts.dry_run {
+                    let earlier = self.workspace.load_stage1(&session_id)?;
+                    let record = Stage1 {
+                        version: STAGE1_VERSION,
+                        session_id: session_id.clone(),
+                        agent,
+                        rollout_path: key.to_string(),
+                        cwd: meta.cwd.clone(),
+                        project,
+                        git_branch: meta.git_branch.clone(),
+                        started_at: meta.started,
+                        updated_at: meta.updated.unwrap_or_else(|| stat.modified()),
+                        title: meta.title.clone(),
+                        source_hash: hash,
+                        rollout_slug: memory.rollout_slug,
+                        rollout_summary: memory.rollout_summary,
+                        raw_memory: memory.raw_memory,
+                        facts: memory.facts,
+                        usage_count: earlier.as_ref().map_or(0, |e| e.usage_count),
+                        last_usage: earlier.and_then(|e| e.last_usage),
+                    };
+                    self.workspace.save_stage1(&record)?;
+                }
+            }
+        }
+        self.reports.push(report);
+        self.settle(key, entry, sources);
+        Ok(())
+    }
+
+    /// Remove the stored extraction of `session_id` when it came from this file.
+    fn forget_stage1_of(&self, session_id: &str, key: &str) -> Result<()> {
+        if let Some(record) = self.workspace.load_stage1(session_id)?
+            && record.rollout_path == key
+        {
+            self.workspace.remove_stage1(session_id)?;
+        }
+        Ok(())
+    }
+
+    fn settle(&mut self, key: &str, entry: SourceEntry, sources: &mut Sources) {
+        if !self.opts.dry_run {
+            sources.sources.insert(key.to_string(), entry);
+        }
+    }
+
+    fn print_warnings(&self, key: &str, warnings: &[LineWarning]) {
+        for warning in warnings.iter().take(WARNINGS_SHOWN_PER_FILE) {
+            self.term
+                .warn(&format!("{key}:{}: {}", warning.line, warning.message));
+        }
+        if warnings.len() > WARNINGS_SHOWN_PER_FILE {
+            self.term.warn(&format!(
+                "{key}: {} more warnings",
+                warnings.len() - WARNINGS_SHOWN_PER_FILE
+            ));
+        }
+    }
+}
+
+fn reason_is_duplicate(entry: &SourceEntry) -> bool {
+    entry
+        .reason
+        .as_deref()
+        .is_some_and(|r| r.starts_with("duplicate"))
+}
+
+/// Another file already extracted as this session, still on disk: the first one keeps it.
+fn duplicate_owner(sources: &Sources, key: &str, session_id: &str) -> Option<String> {
+    sources
+        .sources
+        .iter()
+        .find(|(other, e)| {
+            other.as_str() != key
+                && e.state == SourceState::Extracted
+                && e.session_id.as_deref() == Some(session_id)
+                && Path::new(other.as_str()).exists()
+        })
+        .map(|(other, _)| other.clone())
+}
+
+fn stat_entry(stat: FileStat, state: SourceState) -> SourceEntry {
+    SourceEntry {
+        size: stat.size,
+        mtime_ns: stat.mtime_ns,
+        ..blank_entry(state)
+    }
+}
+
+fn blank_entry(state: SourceState) -> SourceEntry {
+    SourceEntry {
+        format: None,
+        session_id: None,
+        size: 0,
+        mtime_ns: 0,
+        hash: None,
+        updated_at: None,
+        state,
+        reason: None,
+        tries: 0,
+        last_error: None,
+        warnings: 0,
+    }
+}
+
+fn report(
+    term: &Terminal,
+    reports: &mut [SessionReport],
+    coverage: &Coverage,
+    dry_run: bool,
+) -> Result<()> {
+    reports.sort_by(|a, b| a.path.cmp(&b.path));
+    for r in reports.iter() {
+        term.json("session", r)?;
+        if !term.quiet {
+            term.line(&r.line())?;
+        }
+    }
+    term.json(
+        "totals",
+        &serde_json::json!({ "coverage": coverage, "dry_run": dry_run }),
+    )?;
+    if !term.quiet {
+        let prefix = if dry_run {
+            "extract (dry run, nothing written)"
+        } else {
+            "extract"
+        };
+        term.line(&format!("{prefix}: {}", coverage.line()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,448 @@
+//! Resolving settings: flags, then `HANDBOOK_*` environment variables, then the config file,
+//! then defaults. This is the only module that reads the environment.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use jiff::{SignedDuration, Timestamp};
+use serde::Deserialize;
+
+use crate::cli::{Cli, ColorChoice, Command, ExtractArgs, FormatArg};
+use crate::core::session::Agent;
+
+/// A snapshot of the environment variables handbook reads, so resolution is testable.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+}
+
+impl Env {
+    /// The process environment.
+    pub fn from_process() -> Env {
+        Env {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+        }
+    }
+
+    /// An environment holding only `pairs`.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Env {
+        Env {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    /// A variable's value, when set and not empty.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.vars
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    fn path(&self, key: &str) -> Option<PathBuf> {
+        self.get(key).map(PathBuf::from)
+    }
+
+    fn home_dir(&self) -> Option<PathBuf> {
+        self.path("HOME")
+    }
+}
+
+/// The config file's keys. Unknown keys are an error, so a typo never goes unnoticed.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub sources: Option<Vec<PathBuf>>,
+    pub min_idle_hours: Option<f64>,
+    pub max_age_days: Option<f64>,
+    pub max_sessions_per_run: Option<usize>,
+    pub include_subagents: Option<bool>,
+    pub lock_wait_seconds: Option<f64>,
+}
+
+/// How output looks, decided once per run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Output {
+    pub json: bool,
+    pub quiet: bool,
+    pub color: ColorChoice,
+}
+
+/// Everything a run needs, resolved.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub home: PathBuf,
+    pub output: Output,
+    /// The time the run treats as now (`HANDBOOK_NOW` fixes it for reproducible runs).
+    pub now: Timestamp,
+    pub command: CommandSettings,
+}
+
+#[derive(Debug, Clone)]
+pub enum CommandSettings {
+    Extract(ExtractSettings),
+}
+
+/// A folder or file to read transcripts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRoot {
+    pub path: PathBuf,
+    /// Given on the command line or in the config file (must exist), rather than a default.
+    pub explicit: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExtractSettings {
+    pub sources: Vec<SourceRoot>,
+    pub format: Option<Agent>,
+    pub min_idle: SignedDuration,
+    pub max_age: SignedDuration,
+    pub all: bool,
+    pub limit: Option<usize>,
+    pub sessions: Vec<String>,
+    pub dry_run: bool,
+    pub include_subagents: bool,
+    pub lock_wait: Duration,
+}
+
+const DEFAULT_MIN_IDLE_HOURS: f64 = 6.0;
+const DEFAULT_MAX_AGE_DAYS: f64 = 10.0;
+const DEFAULT_LOCK_WAIT_SECONDS: f64 = 5.0;
+
+impl Settings {
+    /// Resolve the parsed flags against the environment and the config file.
+    pub fn resolve(cli: Cli, env: &Env) -> Result<Settings> {
+        let file = load_config(cli.config.as_deref(), env)?;
+        let home = cli
+            .home
+            .clone()
+            .or_else(|| env.path("HANDBOOK_HOME"))
+            .or_else(|| env.path("XDG_DATA_HOME").map(|d| d.join("handbook")))
+            .or_else(|| env.home_dir().map(|h| h.join(".local/share/handbook")))
+            .context("cannot find a home for the workspace: set HANDBOOK_HOME or pass --home")?;
+        let color = match cli.color {
+            Some(choice) => choice,
+            None if env.get("NO_COLOR").is_some() => ColorChoice::Never,
+            None => match env.get("HANDBOOK_COLOR") {
+                Some(v) => ColorChoice::from_str_value(v).with_context(|| {
+                    format!("HANDBOOK_COLOR={v}: expected auto, always or never")
+                })?,
+                None => ColorChoice::Auto,
+            },
+        };
+        let now = match env.get("HANDBOOK_NOW") {
+            Some(v) => v.parse().with_context(|| {
+                format!("HANDBOOK_NOW={v}: expected an RFC 3339 time such as 2026-11-29T12:00:00Z")
+            })?,
+            None => Timestamp::now(),
+        };
+        let output = Output {
+            json: cli.json,
+            quiet: cli.quiet,
+            color,
+        };
+        let command = match cli.command {
+            Command::Extract(args) => CommandSettings::Extract(extract_settings(args, &file, env)?),
+        };
+        Ok(Settings {
+            home,
+            output,
+            now,
+            command,
+        })
+    }
+}
+
+impl ColorChoice {
+    fn from_str_value(value: &str) -> Option<ColorChoice> {
+        match value {
+            "auto" => Some(ColorChoice::Auto),
+            "always" => Some(ColorChoice::Always),
+            "never" => Some(ColorChoice::Never),
+            _ => None,
+        }
+    }
+}
+
+fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<ExtractSettings> {
+    let sources = if !args.sources.is_empty() {
+        args.sources
+            .into_iter()
+            .map(|path| SourceRoot {
+                path,
+                explicit: true,
+            })
+            .collect()
+    } else if let Some(paths) = &file.sources {
+        paths
+            .iter()
+            .map(|p| SourceRoot {
+                path: expand_tilde(p, env),
+                explicit: true,
+            })
+            .collect()
+    } else {
+        default_sources(env)
+    };
+    let min_idle = match (args.min_idle, env.get("HANDBOOK_MIN_IDLE_HOURS")) {
+        (Some(flag), _) => {
+            parse_duration(&flag, Unit::Hours).with_context(|| format!("--min-idle {flag}"))?
+        }
+        (None, Some(v)) => parse_duration(v, Unit::Hours)
+            .with_context(|| format!("HANDBOOK_MIN_IDLE_HOURS={v}"))?,
+        (None, None) => hours(file.min_idle_hours.unwrap_or(DEFAULT_MIN_IDLE_HOURS))?,
+    };
+    let max_age = match (args.max_age, env.get("HANDBOOK_MAX_AGE_DAYS")) {
+        (Some(flag), _) => {
+            parse_duration(&flag, Unit::Days).with_context(|| format!("--max-age {flag}"))?
+        }
+        (None, Some(v)) => {
+            parse_duration(v, Unit::Days).with_context(|| format!("HANDBOOK_MAX_AGE_DAYS={v}"))?
+        }
+        (None, None) => hours(file.max_age_days.unwrap_or(DEFAULT_MAX_AGE_DAYS) * 24.0)?,
+    };
+    let limit = match (args.limit, env.get("HANDBOOK_MAX_SESSIONS_PER_RUN")) {
+        (Some(n), _) => Some(n),
+        (None, Some(v)) => Some(v.parse().with_context(|| {
+            format!("HANDBOOK_MAX_SESSIONS_PER_RUN={v}: expected a whole number")
+        })?),
+        (None, None) => file.max_sessions_per_run,
+    };
+    let include_subagents = args.include_subagents
+        || match env.get("HANDBOOK_INCLUDE_SUBAGENTS") {
+            Some(v) => parse_bool(v).with_context(|| {
+                format!("HANDBOOK_INCLUDE_SUBAGENTS={v}: expected true or false")
+            })?,
+            None => file.include_subagents.unwrap_or(false),
+        };
+    let wait = args
+        .wait
+        .or(file.lock_wait_seconds)
+        .unwrap_or(DEFAULT_LOCK_WAIT_SECONDS);
+    if !(0.0..=3600.0).contains(&wait) {
+        bail!("--wait {wait}: expected between 0 and 3600 seconds");
+    }
+    Ok(ExtractSettings {
+        sources,
+        format: args.format.map(|f| match f {
+            FormatArg::Codex => Agent::Codex,
+            FormatArg::Claude => Agent::Claude,
+            FormatArg::Generic => Agent::Generic,
+        }),
+        min_idle,
+        max_age,
+        all: args.all,
+        limit,
+        sessions: args.session,
+        dry_run: args.dry_run,
+        include_subagents,
+        lock_wait: Duration::from_secs_f64(wait),
+    })
+}
+
+/// The agents' own session folders, in a stable order. Missing ones are skipped later.
+pub fn default_sources(env: &Env) -> Vec<SourceRoot> {
+    let home = env.home_dir();
+    let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
+    let codex = env.path("CODEX_HOME").or_else(|| under_home(".codex"));
+    let claude = env
+        .path("CLAUDE_CONFIG_DIR")
+        .or_else(|| under_home(".claude"));
+    let candidates = [
+        codex.as_ref().map(|c| c.join("sessions")),
+        codex.as_ref().map(|c| c.join("archived_sessions")),
+        claude.map(|c| c.join("projects")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .map(|path| SourceRoot {
+            path,
+            explicit: false,
+        })
+        .collect()
+}
+
+fn expand_tilde(path: &Path, env: &Env) -> PathBuf {
+    match (path.strip_prefix("~"), env.home_dir()) {
+        (Ok(rest), Some(home)) => home.join(rest),
+        _ => path.to_path_buf(),
+    }
+}
+
+fn load_config(flag: Option<&Path>, env: &Env) -> Result<FileConfig> {
+    let (path, required) = match flag
+        .map(Path::to_path_buf)
+        .or_else(|| env.path("HANDBOOK_CONFIG"))
+    {
+        Some(path) => (path, true),
+        None => {
+            let dir = env
+                .path("XDG_CONFIG_HOME")
+                .or_else(|| env.home_dir().map(|h| h.join(".config")));
+            match dir {
+                Some(dir) => (dir.join("handbook/config.toml"), false),
+                None => return Ok(FileConfig::default()),
+            }
+        }
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
+            return Ok(FileConfig::default());
+        }
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot read config file {}", path.display()));
+        }
+    };
+    toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))
+}
+
+#[derive(Clone, Copy)]
+enum Unit {
+    Hours,
+    Days,
+}
+
+fn hours(h: f64) -> Result<SignedDuration> {
+    if !(0.0..=1e6).contains(&h) {
+        bail!("{h} hours is out of range");
+    }
+    Ok(SignedDuration::from_secs_f64(h * 3600.0))
+}
+
+/// Parse `90m`, `6h`, `10d`, `2w`, or a bare number in `bare` units.
+fn parse_duration(text: &str, bare: Unit) -> Result<SignedDuration> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .trim()
+        .parse()
+        .with_context(|| format!("{text:?} is not a duration such as 6h, 90m, 10d or 2w"))?;
+    let hours_per = match unit.trim() {
+        "" => match bare {
+            Unit::Hours => 1.0,
+            Unit::Days => 24.0,
+        },
+        "m" | "min" | "mins" | "minutes" => 1.0 / 60.0,
+        "h" | "hour" | "hours" => 1.0,
+        "d" | "day" | "days" => 24.0,
+        "w" | "week" | "weeks" => 168.0,
+        other => bail!("unknown unit {other:?} in {text:?}: use m, h, d or w"),
+    };
+    hours(value * hours_per)
+}
+
+fn parse_bool(text: &str) -> Option<bool> {
+    match text.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn resolve(args: &[&str], env: &Env) -> Result<Settings> {
+        let mut argv = vec!["handbook"];
+        argv.extend_from_slice(args);
+        Settings::resolve(Cli::try_parse_from(argv)?, env)
+    }
+
+    fn extract(settings: &Settings) -> &ExtractSettings {
+        match &settings.command {
+            CommandSettings::Extract(e) => e,
+        }
+    }
+
+    #[test]
+    fn flags_beat_environment_beats_defaults() {
+        let env = Env::from_pairs([
+            ("HOME", "/h"),
+            ("HANDBOOK_HOME", "/env-home"),
+            ("HANDBOOK_MIN_IDLE_HOURS", "2"),
+        ]);
+        let s = resolve(&["extract"], &env).unwrap();
+        assert_eq!(s.home, PathBuf::from("/env-home"));
+        assert_eq!(extract(&s).min_idle, SignedDuration::from_hours(2));
+        assert_eq!(extract(&s).max_age, SignedDuration::from_hours(240));
+        let s = resolve(
+            &["--home", "/flag-home", "extract", "--min-idle", "30m"],
+            &env,
+        )
+        .unwrap();
+        assert_eq!(s.home, PathBuf::from("/flag-home"));
+        assert_eq!(extract(&s).min_idle, SignedDuration::from_mins(30));
+    }
+
+    #[test]
+    fn home_falls_back_to_xdg_then_home() {
+        let s = resolve(
+            &["extract"],
+            &Env::from_pairs([("HOME", "/h"), ("XDG_DATA_HOME", "/x")]),
+        )
+        .unwrap();
+        assert_eq!(s.home, PathBuf::from("/x/handbook"));
+        let s = resolve(&["extract"], &Env::from_pairs([("HOME", "/h")])).unwrap();
+        assert_eq!(s.home, PathBuf::from("/h/.local/share/handbook"));
+    }
+
+    #[test]
+    fn default_sources_follow_the_agents_homes() {
+        let env = Env::from_pairs([("HOME", "/h"), ("CODEX_HOME", "/c")]);
+        let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
+        assert_eq!(
+            paths,
+            [
+                PathBuf::from("/c/sessions"),
+                "/c/archived_sessions".into(),
+                "/h/.claude/projects".into()
+            ]
+        );
+    }
+
+    #[test]
+    fn durations_read_units_and_bare_numbers() {
+        assert_eq!(
+            parse_duration("6", Unit::Hours).unwrap(),
+            SignedDuration::from_hours(6)
+        );
+        assert_eq!(
+            parse_duration("10", Unit::Days).unwrap(),
+            SignedDuration::from_hours(240)
+        );
+        assert_eq!(
+            parse_duration("2w", Unit::Days).unwrap(),
+            SignedDuration::from_hours(336)
+        );
+        assert_eq!(
+            parse_duration("90m", Unit::Hours).unwrap(),
+            SignedDuration::from_mins(90)
+        );
+        assert!(parse_duration("soon", Unit::Hours).is_err());
+        assert!(parse_duration("5y", Unit::Hours).is_err());
+    }
+
+    #[test]
+    fn bad_values_name_their_source() {
+        let env = Env::from_pairs([("HOME", "/h"), ("HANDBOOK_NOW", "yesterday")]);
+        let err = resolve(&["extract"], &env).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("HANDBOOK_NOW=yesterday"),
+            "{err:#}"
+        );
+    }
+}

@@ -1,0 +1,617 @@
+//! The built-in extractor: turns one filtered, redacted session into durable facts, or
+//! decides that nothing in it is worth keeping (a no-op).
+//!
+//! It reads events as they stream by and keeps only bounded state: tasks (the user's
+//! substantive requests), preference signals from the user's own words, commands with their
+//! exit status, failure → fix pairs, errors left unresolved and files touched. Every fact keeps
+//! the transcript line it came from.
+
+pub mod errors;
+pub mod render;
+pub mod shell;
+pub mod signals;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::redact::redact;
+use crate::core::session::{Event, EventKind, SessionMeta, ToolCall, ToolResult};
+use shell::{CommandKind, classify};
+use signals::{Feedback, SignalKind};
+
+/// Tasks kept per session; later requests join the last one.
+const MAX_TASKS: usize = 12;
+/// Facts of each kind kept per task.
+const MAX_FACTS: usize = 16;
+/// Files listed per task.
+const MAX_FILES: usize = 40;
+/// Calls waiting for their result before the oldest are forgotten.
+const MAX_PENDING: usize = 4096;
+/// Keywords kept per session.
+const MAX_KEYWORDS: usize = 10;
+/// Longest task title, in bytes.
+const MAX_TITLE: usize = 120;
+/// Longest command kept, in bytes.
+const MAX_COMMAND: usize = 240;
+
+/// How a task (or a session) ended.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Success,
+    Partial,
+    Fail,
+    #[default]
+    Uncertain,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::Partial => "partial",
+            Outcome::Fail => "fail",
+            Outcome::Uncertain => "uncertain",
+        }
+    }
+}
+
+/// Something the user said that a future session should honour.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signal {
+    pub kind: SignalKind,
+    /// The user's sentence, near-verbatim (redacted).
+    pub text: String,
+    pub line: u64,
+}
+
+/// A command that did its job (exit status 0).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verified {
+    pub command: String,
+    pub kind: CommandKind,
+    pub line: u64,
+}
+
+/// A command that failed, with the line of its output that says why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    pub command: String,
+    pub error: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
+    pub line: u64,
+}
+
+/// A failure and what made the same job succeed later: the landmine and the way around it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fix {
+    pub failure: Failure,
+    /// How many times the job failed before it succeeded.
+    pub attempts: u32,
+    /// The command that then succeeded.
+    pub command: String,
+    pub line: u64,
+    /// Files edited between the failure and the success.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edited: Vec<String>,
+}
+
+/// What one task of a session taught.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskFacts {
+    pub title: String,
+    pub line: u64,
+    pub outcome: Outcome,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preferences: Vec<Signal>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verified: Vec<Verified>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<Fix>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<Failure>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    pub commands: u32,
+    pub failed_commands: u32,
+}
+
+impl TaskFacts {
+    fn new(title: String, line: u64) -> TaskFacts {
+        TaskFacts {
+            title,
+            line,
+            outcome: Outcome::Uncertain,
+            preferences: Vec::new(),
+            verified: Vec::new(),
+            fixes: Vec::new(),
+            unresolved: Vec::new(),
+            files: Vec::new(),
+            commands: 0,
+            failed_commands: 0,
+        }
+    }
+
+    /// True when the task holds anything a future session could use.
+    pub fn has_lessons(&self) -> bool {
+        !(self.preferences.is_empty()
+            && self.verified.is_empty()
+            && self.fixes.is_empty()
+            && self.unresolved.is_empty()
+            && self.files.is_empty())
+    }
+}
+
+/// Everything the built-in extractor learned from a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Facts {
+    pub tasks: Vec<TaskFacts>,
+    pub keywords: Vec<String>,
+    pub outcome: Outcome,
+    pub user_messages: u32,
+    pub commands: u32,
+    pub failed_commands: u32,
+}
+
+/// The stage-1 output of one session, in the shapes of the reference layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Memory {
+    pub facts: Facts,
+    pub rollout_summary: String,
+    pub raw_memory: String,
+    pub rollout_slug: String,
+}
+
+/// What extraction made of a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Extraction {
+    /// Nothing reusable: the session leaves no trace.
+    NoOp,
+    Memory(Box<Memory>),
+}
+
+/// What the extractor is told about the session besides its events.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// The agent name, for the summary's context line.
+    pub agent: String,
+    /// Project key (git remote, repository root or cwd).
+    pub project: String,
+}
+
+struct PendingCall {
+    command: String,
+    kind: CommandKind,
+    family: String,
+    line: u64,
+}
+
+struct OpenFailure {
+    failure: Failure,
+    task: usize,
+    attempts: u32,
+    edited: Vec<String>,
+}
+
+#[derive(Default)]
+struct TaskState {
+    facts: Option<TaskFacts>,
+    feedback: Option<Feedback>,
+    last_command_failed: Option<bool>,
+}
+
+/// Streaming state of the built-in extraction of one session.
+#[derive(Default)]
+pub struct Extractor {
+    tasks: Vec<TaskState>,
+    pending: HashMap<String, PendingCall>,
+    pending_order: std::collections::VecDeque<String>,
+    unpaired: Option<PendingCall>,
+    open: BTreeMap<String, OpenFailure>,
+    user_messages: u32,
+    commands: u32,
+    failed_commands: u32,
+}
+
+impl Extractor {
+    pub fn new() -> Extractor {
+        Extractor::default()
+    }
+
+    /// Take in one filtered, redacted event.
+    pub fn push(&mut self, event: &Event<'_>) {
+        match &event.kind {
+            EventKind::User(text) => self.user(text, event.line),
+            EventKind::ToolCall(call) => self.tool_call(call, event.line),
+            EventKind::ToolResult(result) => self.tool_result(result),
+            _ => {}
+        }
+    }
+
+    fn current(&mut self) -> Option<(usize, &mut TaskFacts)> {
+        let index = self.tasks.len().checked_sub(1)?;
+        self.tasks[index].facts.as_mut().map(|f| (index, f))
+    }
+
+    /// The current task, started from `text` when there is none yet.
+    fn current_or_start(&mut self, text: &str, line: u64) -> &mut TaskFacts {
+        if self.tasks.is_empty() {
+            self.start_task(text, line);
+        }
+        let last = self.tasks.len() - 1;
+        self.tasks[last]
+            .facts
+            .get_or_insert_with(|| TaskFacts::new(title_of(text), line))
+    }
+
+    fn start_task(&mut self, text: &str, line: u64) {
+        if self.tasks.len() >= MAX_TASKS {
+            return;
+        }
+        self.tasks.push(TaskState {
+            facts: Some(TaskFacts::new(title_of(text), line)),
+            ..TaskState::default()
+        });
+    }
+
+    fn user(&mut self, text: &str, line: u64) {
+        self.user_messages += 1;
+        if let Some(verdict) = signals::feedback(text)
+            && let Some(task) = self.tasks.last_mut()
+        {
+            task.feedback = Some(verdict);
+        }
+        if signals::is_trivial(text) {
+            return;
+        }
+        let signals = signals::preference_signals(text);
+        let continues_task = !self.tasks.is_empty() && signals::is_correction(text);
+        if !continues_task {
+            self.start_task(text, line);
+        }
+        let task = self.current_or_start(text, line);
+        for (kind, sentence) in signals {
+            let seen = task.preferences.iter().any(|p| p.text == sentence);
+            if !seen && task.preferences.len() < MAX_FACTS {
+                task.preferences.push(Signal {
+                    kind,
+                    text: sentence,
+                    line,
+                });
+            }
+        }
+    }
+
+    fn tool_call(&mut self, call: &ToolCall<'_>, line: u64) {
+        if !call.writes.is_empty() {
+            for failure in self.open.values_mut() {
+                for file in &call.writes {
+                    if !failure.edited.contains(file) && failure.edited.len() < MAX_FILES {
+                        failure.edited.push(file.clone());
+                    }
+                }
+            }
+            if let Some((_, task)) = self.current() {
+                for file in &call.writes {
+                    if !task.files.contains(file) && task.files.len() < MAX_FILES {
+                        task.files.push(file.clone());
+                    }
+                }
+            }
+        }
+        let Some(command) = call.command.as_deref().filter(|c| !c.trim().is_empty()) else {
+            return;
+        };
+        let classified = classify(command);
+        let pending = PendingCall {
+            command: clip_command(command),
+            kind: classified.kind,
+            family: if classified.family.is_empty() {
+                command.trim().to_string()
+            } else {
+                classified.family
+            },
+            line,
+        };
+        match call.id.as_deref() {
+            Some(id) => {
+                if self.pending.len() >= MAX_PENDING
+                    && let Some(oldest) = self.pending_order.pop_front()
+                {
+                    self.pending.remove(&oldest);
+                }
+                self.pending_order.push_back(id.to_string());
+                self.pending.insert(id.to_string(), pending);
+            }
+            None => self.unpaired = Some(pending),
+        }
+    }
+
+    fn tool_result(&mut self, result: &ToolResult<'_>) {
+        let call = match result.id.as_deref() {
+            Some(id) => self.pending.remove(id),
+            None => self.unpaired.take(),
+        };
+        let Some(call) = call else { return };
+        let failed = result.failed();
+        self.commands += 1;
+        let task_index = self.tasks.len().checked_sub(1);
+        if let Some(i) = task_index {
+            self.tasks[i].last_command_failed = Some(failed);
+        }
+        if failed {
+            self.failed_commands += 1;
+            if let Some((_, task)) = self.current() {
+                task.commands += 1;
+                task.failed_commands += 1;
+            }
+            if call.kind == CommandKind::Explore {
+                return;
+            }
+            if let Some(open) = self.open.get_mut(&call.family) {
+                open.attempts += 1;
+                return;
+            }
+            let error = errors::error_line(result.output.for_scanning())
+                .map(|e| redact(&e).into_owned())
+                .unwrap_or_default();
+            let failure = Failure {
+                command: call.command,
+                error,
+                exit_code: result.exit_code,
+                line: call.line,
+            };
+            self.open.insert(
+                call.family,
+                OpenFailure {
+                    failure,
+                    task: task_index.unwrap_or(0),
+                    attempts: 1,
+                    edited: Vec::new(),
+                },
+            );
+            return;
+        }
+        let fixed = self.open.remove(&call.family);
+        let Some((_, task)) = self.current() else {
+            return;
+        };
+        task.commands += 1;
+        if let Some(open) = fixed
+            && task.fixes.len() < MAX_FACTS
+        {
+            task.fixes.push(Fix {
+                failure: open.failure,
+                attempts: open.attempts,
+                command: call.command.clone(),
+                line: call.line,
+                edited: open.edited,
+            });
+        }
+        let known = task.verified.iter().any(|v| v.command == call.command);
+        if call.kind.is_verification() && !known && task.verified.len() < MAX_FACTS {
+            task.verified.push(Verified {
+                command: call.command,
+                kind: call.kind,
+                line: call.line,
+            });
+        }
+    }
+
+    /// Close the session: settle outcomes, decide no-op, render the stage-1 texts.
+    pub fn finish(mut self, meta: &SessionMeta, context: &Context) -> Extraction {
+        for open in std::mem::take(&mut self.open).into_values() {
+            if let Some(facts) = self.tasks.get_mut(open.task).and_then(|t| t.facts.as_mut())
+                && facts.unresolved.len() < MAX_FACTS
+            {
+                facts.unresolved.push(open.failure);
+            }
+        }
+        let cwd = meta.cwd.as_deref();
+        let mut tasks = Vec::new();
+        for state in self.tasks {
+            let Some(mut facts) = state.facts else {
+                continue;
+            };
+            facts.files = facts.files.iter().map(|f| relative_to(f, cwd)).collect();
+            for fix in &mut facts.fixes {
+                fix.edited = fix.edited.iter().map(|f| relative_to(f, cwd)).collect();
+            }
+            facts.unresolved.sort_by_key(|f| f.line);
+            facts.outcome = task_outcome(&facts, state.feedback, state.last_command_failed);
+            if facts.has_lessons() {
+                tasks.push(facts);
+            }
+        }
+        if tasks.is_empty() {
+            return Extraction::NoOp;
+        }
+        let facts = Facts {
+            keywords: keywords(&tasks),
+            outcome: session_outcome(&tasks),
+            tasks,
+            user_messages: self.user_messages,
+            commands: self.commands,
+            failed_commands: self.failed_commands,
+        };
+        Extraction::Memory(Box::new(render::memory(facts, meta, context)))
+    }
+}
+
+fn task_outcome(
+    task: &TaskFacts,
+    feedback: Option<Feedback>,
+    last_failed: Option<bool>,
+) -> Outcome {
+    let succeeded = !task.verified.is_empty() || !task.fixes.is_empty();
+    match feedback {
+        Some(Feedback::Negative) if succeeded => return Outcome::Partial,
+        Some(Feedback::Negative) => return Outcome::Fail,
+        Some(Feedback::Positive) => return Outcome::Success,
+        None => {}
+    }
+    if !task.unresolved.is_empty() {
+        return match (last_failed, succeeded) {
+            (Some(true), false) => Outcome::Fail,
+            _ => Outcome::Partial,
+        };
+    }
+    if succeeded {
+        Outcome::Success
+    } else {
+        Outcome::Uncertain
+    }
+}
+
+fn session_outcome(tasks: &[TaskFacts]) -> Outcome {
+    let all = |o: Outcome| tasks.iter().all(|t| t.outcome == o);
+    let any = |o: Outcome| tasks.iter().any(|t| t.outcome == o);
+    if all(Outcome::Uncertain) {
+        Outcome::Uncertain
+    } else if all(Outcome::Fail) {
+        Outcome::Fail
+    } else if any(Outcome::Fail) || any(Outcome::Partial) {
+        Outcome::Partial
+    } else {
+        Outcome::Success
+    }
+}
+
+/// A task's title: the first line of the request, whitespace collapsed, cut at a word.
+pub fn title_of(text: &str) -> String {
+    let first = text
+        .lines()
+        .map(|l| l.trim().trim_start_matches(['#', '>', '-', '*']).trim())
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let collapsed: String = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    clip_at_word(&collapsed, MAX_TITLE)
+}
+
+fn clip_command(command: &str) -> String {
+    let mut lines = command.trim().lines();
+    let first = lines.next().unwrap_or("").trim_end();
+    let more = lines.next().is_some();
+    let clipped = clip_at_word(first, MAX_COMMAND);
+    if more && !clipped.ends_with('…') {
+        format!("{clipped} …")
+    } else {
+        clipped
+    }
+}
+
+/// Cut `text` to at most `max` bytes at a word boundary, marking the cut with `…`.
+pub fn clip_at_word(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text[..end]
+        .rfind(' ')
+        .filter(|&i| i > max / 2)
+        .unwrap_or(end);
+    format!("{}…", text[..cut].trim_end())
+}
+
+/// `path` relative to `cwd` when it lies inside it.
+fn relative_to(path: &str, cwd: Option<&str>) -> String {
+    if let Some(cwd) = cwd {
+        let cwd = cwd.trim_end_matches(['/', '\\']);
+        if let Some(rest) = path.strip_prefix(cwd)
+            && let Some(rest) = rest.strip_prefix(['/', '\\'])
+        {
+            return rest.to_string();
+        }
+    }
+    path.to_string()
+}
+
+const STOPWORDS: &[&str] = &[
+    "the", "and", "for", "with", "that", "this", "from", "into", "when", "then", "than", "but",
+    "not", "are", "was", "were", "you", "your", "our", "can", "could", "would", "should", "will",
+    "please", "make", "sure", "use", "using", "have", "has", "had", "there", "here", "what", "why",
+    "how", "which", "who", "all", "any", "some", "also", "just", "its", "it's", "let", "lets",
+    "get", "got", "need", "needs", "want", "like", "now", "new", "one", "two", "out", "about",
+    "does", "did", "done", "don't", "dont", "doesn't", "them", "they", "these", "those", "been",
+    "being", "again", "still", "only", "more", "most", "very", "same", "other", "each", "every",
+    "over", "under", "after", "before", "while", "where", "fix", "add", "run", "see", "try",
+    "look", "check", "help", "thanks", "okay", "yes", "always", "never", "prefer", "remember",
+    "instead", "rather", "sure", "via", "per", "etc", "md", "rs", "py", "js", "ts", "txt", "json",
+    "tmp", "src", "lib", "main", "test", "tests",
+];
+
+/// The session's keywords: words from task titles, command families, file names and error
+/// codes, by frequency, ties broken alphabetically.
+fn keywords(tasks: &[TaskFacts]) -> Vec<String> {
+    let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+    let mut add = |word: &str, weight: u32| {
+        let w = word
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        let plausible = w.len() >= 3
+            && w.len() <= 32
+            && !w.chars().all(|c| c.is_ascii_digit())
+            && !STOPWORDS.contains(&w.as_str());
+        if plausible {
+            *counts.entry(w).or_default() += weight;
+        }
+    };
+    for task in tasks {
+        for word in task.title.split(|c: char| {
+            c.is_whitespace() || matches!(c, '/' | ',' | '(' | ')' | '`' | '"' | ':')
+        }) {
+            add(word, 2);
+        }
+        let commands = task.verified.iter().map(|v| v.command.as_str());
+        let failed = task
+            .fixes
+            .iter()
+            .map(|f| f.failure.command.as_str())
+            .chain(task.unresolved.iter().map(|f| f.command.as_str()));
+        for command in commands.chain(failed) {
+            let family = classify(command).family;
+            for word in family.split_whitespace() {
+                add(word, 2);
+            }
+        }
+        for file in &task.files {
+            let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+            add(name.split('.').next().unwrap_or(name), 1);
+        }
+        for error in task
+            .fixes
+            .iter()
+            .map(|f| &f.failure.error)
+            .chain(task.unresolved.iter().map(|f| &f.error))
+        {
+            for word in error.split(|c: char| !c.is_alphanumeric()) {
+                // Error codes such as E0425 or TS2304 are the best search keys there are.
+                let is_code = word.len() >= 4
+                    && word.starts_with(|c: char| c.is_ascii_uppercase())
+                    && word.chars().any(|c| c.is_ascii_digit());
+                if is_code {
+                    add(word, 3);
+                }
+            }
+        }
+    }
+    let mut ranked: Vec<(String, u32)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut seen = BTreeSet::new();
+    ranked
+        .into_iter()
+        .filter(|(w, _)| seen.insert(w.clone()))
+        .take(MAX_KEYWORDS)
+        .map(|(w, _)| w)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

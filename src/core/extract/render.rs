@@ -1,0 +1,376 @@
+//! Rendering extracted facts as the stage-1 texts: `rollout_summary` (a readable account of
+//! the session, task by task), `raw_memory` (frontmatter plus `### Task` blocks, the input of
+//! consolidation) and `rollout_slug`. Deterministic: the same facts give the same bytes.
+
+use std::fmt::Write;
+
+use jiff::Timestamp;
+
+use super::{Context, Facts, Failure, Fix, Memory, TaskFacts, clip_at_word};
+use crate::core::redact::redact;
+use crate::core::session::SessionMeta;
+
+/// Render the stage-1 output for `facts`. Every text is redacted once more on the way out.
+pub fn memory(facts: Facts, meta: &SessionMeta, context: &Context) -> Memory {
+    let rollout_summary = redact(&rollout_summary(&facts, meta, context)).into_owned();
+    let raw_memory = redact(&raw_memory(&facts, meta, context)).into_owned();
+    let rollout_slug = slug(facts.tasks.first().map_or("", |t| t.title.as_str()));
+    Memory {
+        facts,
+        rollout_summary,
+        raw_memory,
+        rollout_slug,
+    }
+}
+
+/// A filesystem-safe slug from a title: lowercase words joined by `-`, at most 60 bytes.
+pub fn slug(title: &str) -> String {
+    let mut out = String::new();
+    for word in title
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(8)
+    {
+        if out.len() + word.len() + 1 > 60 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&word.to_ascii_lowercase());
+    }
+    out
+}
+
+/// Inline code, fenced so that backticks inside survive.
+pub fn code(text: &str) -> String {
+    let text = one_line(text);
+    if text.contains('`') {
+        format!("`` {text} ``")
+    } else {
+        format!("`{text}`")
+    }
+}
+
+/// Text on one line, for list items and frontmatter values.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn time(ts: Option<Timestamp>) -> String {
+    ts.map_or_else(
+        || "unknown time".to_string(),
+        |t| t.strftime("%Y-%m-%d %H:%M UTC").to_string(),
+    )
+}
+
+fn headline(facts: &Facts) -> String {
+    let first = &facts.tasks[0];
+    let mut line = format!("{} ({})", first.title, first.outcome.name());
+    if facts.tasks.len() > 1 {
+        let _ = write!(
+            line,
+            "; {} more task{}",
+            facts.tasks.len() - 1,
+            if facts.tasks.len() == 2 { "" } else { "s" }
+        );
+    }
+    let fixes: usize = facts.tasks.iter().map(|t| t.fixes.len()).sum();
+    if fixes > 0 {
+        let _ = write!(
+            line,
+            "; {fixes} failure{} fixed",
+            if fixes == 1 { "" } else { "s" }
+        );
+    }
+    line
+}
+
+fn fix_sentence(fix: &Fix) -> String {
+    let mut s = format!("{} failed", code(&fix.failure.command));
+    if !fix.failure.error.is_empty() {
+        let _ = write!(s, " with {}", code(&fix.failure.error));
+    }
+    if fix.attempts > 1 {
+        let _ = write!(s, " ({} times)", fix.attempts);
+    }
+    let _ = write!(s, " (line {})", fix.failure.line);
+    if fix.edited.is_empty() && fix.command == fix.failure.command {
+        let _ = write!(
+            s,
+            " -> the same command passed on a plain retry (line {}); the failure may be flaky",
+            fix.line
+        );
+    } else if fix.edited.is_empty() {
+        let _ = write!(
+            s,
+            " -> {} succeeded instead (line {})",
+            code(&fix.command),
+            fix.line
+        );
+    } else {
+        let _ = write!(
+            s,
+            " -> after editing {}, {} succeeded (line {})",
+            list(&fix.edited, 5),
+            code(&fix.command),
+            fix.line
+        );
+    }
+    s
+}
+
+fn failure_sentence(failure: &Failure) -> String {
+    let mut s = format!("{} failed", code(&failure.command));
+    if let Some(exit) = failure.exit_code {
+        let _ = write!(s, " (exit {exit})");
+    }
+    if !failure.error.is_empty() {
+        let _ = write!(s, " with {}", code(&failure.error));
+    }
+    let _ = write!(
+        s,
+        " (line {}) and was not resolved in this session",
+        failure.line
+    );
+    s
+}
+
+fn list(items: &[String], max: usize) -> String {
+    let shown: Vec<String> = items.iter().take(max).map(|i| code(i)).collect();
+    match items.len().saturating_sub(max) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
+fn rollout_summary(facts: &Facts, meta: &SessionMeta, context: &Context) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", one_line(&headline(facts)));
+    let _ = write!(out, "Rollout context: {} session", context.agent);
+    if let Some(cwd) = &meta.cwd {
+        let _ = write!(out, " in {cwd}");
+    }
+    if let Some(branch) = &meta.git_branch {
+        let _ = write!(out, " (branch {branch})");
+    }
+    let _ = writeln!(
+        out,
+        ", {} to {}; {} user message{}, {} command{} run, {} failed.",
+        time(meta.started),
+        time(meta.updated),
+        facts.user_messages,
+        if facts.user_messages == 1 { "" } else { "s" },
+        facts.commands,
+        if facts.commands == 1 { "" } else { "s" },
+        facts.failed_commands,
+    );
+    for (index, task) in facts.tasks.iter().enumerate() {
+        let _ = writeln!(out, "\n## Task {}: {}\n", index + 1, one_line(&task.title));
+        let _ = writeln!(out, "Outcome: {}", task.outcome.name());
+        task_sections(&mut out, task, false);
+    }
+    out
+}
+
+fn task_sections(out: &mut String, task: &TaskFacts, raw: bool) {
+    let heading = |out: &mut String, title: &str| {
+        if raw {
+            let _ = writeln!(out, "{title}:");
+        } else {
+            let _ = writeln!(out, "\n{title}:");
+        }
+    };
+    if !task.preferences.is_empty() {
+        heading(out, "Preference signals");
+        for p in &task.preferences {
+            let quote = one_line(&p.text);
+            if raw {
+                let situation = clip_at_word(&one_line(&task.title), 60);
+                let _ = writeln!(
+                    out,
+                    "- when asked to \"{situation}\", the user said: \"{quote}\" -> {} (line {})",
+                    p.kind.implication(),
+                    p.line
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "- {}: \"{quote}\" -> {} (line {})",
+                    p.kind.name(),
+                    p.kind.implication(),
+                    p.line
+                );
+            }
+        }
+    }
+    if !raw && (task.commands > 0 || !task.files.is_empty()) {
+        heading(out, "Key steps");
+        if task.commands > 0 {
+            let _ = writeln!(
+                out,
+                "- ran {} command{}, {} failed",
+                task.commands,
+                if task.commands == 1 { "" } else { "s" },
+                task.failed_commands
+            );
+        }
+        if !task.files.is_empty() {
+            let _ = writeln!(out, "- edited {}", list(&task.files, 8));
+        }
+        for v in &task.verified {
+            let _ = writeln!(out, "- {} passed (line {})", code(&v.command), v.line);
+        }
+    }
+    if !task.fixes.is_empty() || !task.unresolved.is_empty() {
+        heading(out, "Failures and how to do differently");
+        for fix in &task.fixes {
+            let _ = writeln!(out, "- {}", fix_sentence(fix));
+        }
+        for failure in &task.unresolved {
+            let _ = writeln!(out, "- {}", failure_sentence(failure));
+        }
+    }
+    if !task.verified.is_empty() || (raw && !task.files.is_empty()) {
+        heading(out, "Reusable knowledge");
+        for v in &task.verified {
+            let _ = writeln!(
+                out,
+                "- verified {} command: {} (line {})",
+                v.kind.name(),
+                code(&v.command),
+                v.line
+            );
+        }
+        if raw && !task.files.is_empty() {
+            let _ = writeln!(out, "- files touched: {}", list(&task.files, 12));
+        }
+    }
+    let references = references(task);
+    if !references.is_empty() {
+        heading(out, "References");
+        for (i, r) in references.iter().enumerate() {
+            if raw {
+                let _ = writeln!(out, "- {r}");
+            } else {
+                let _ = writeln!(out, "[{}] {r}", i + 1);
+            }
+        }
+    }
+}
+
+/// Verbatim evidence: failed commands with their exact error, and the commands that passed.
+fn references(task: &TaskFacts) -> Vec<String> {
+    let mut refs = Vec::new();
+    let failures = task
+        .fixes
+        .iter()
+        .map(|f| &f.failure)
+        .chain(&task.unresolved);
+    for f in failures {
+        let exit = f
+            .exit_code
+            .map(|c| format!(" exit {c}"))
+            .unwrap_or_default();
+        let error = if f.error.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", code(&f.error))
+        };
+        refs.push(format!(
+            "line {}: {}{exit}{error}",
+            f.line,
+            code(&f.command)
+        ));
+    }
+    for fix in &task.fixes {
+        refs.push(format!("line {}: {} exit 0", fix.line, code(&fix.command)));
+    }
+    for v in &task.verified {
+        let line = format!("line {}: {} exit 0", v.line, code(&v.command));
+        if !refs.contains(&line) {
+            refs.push(line);
+        }
+    }
+    refs
+}
+
+fn raw_memory(facts: &Facts, meta: &SessionMeta, context: &Context) -> String {
+    let first = &facts.tasks[0];
+    let mut out = String::from("---\n");
+    let _ = writeln!(out, "description: {}", one_line(&description(facts)));
+    let _ = writeln!(out, "task: {}", one_line(&first.title));
+    let _ = writeln!(out, "task_group: {}", one_line(&context.project));
+    let _ = writeln!(out, "task_outcome: {}", facts.outcome.name());
+    let _ = writeln!(
+        out,
+        "cwd: {}",
+        meta.cwd
+            .as_deref()
+            .map_or_else(|| "unknown".to_string(), one_line)
+    );
+    let _ = writeln!(out, "keywords: {}", facts.keywords.join(", "));
+    out.push_str("---\n");
+    for (index, task) in facts.tasks.iter().enumerate() {
+        let _ = writeln!(out, "### Task {}: {}", index + 1, one_line(&task.title));
+        let _ = writeln!(out, "task: {}", one_line(&task.title));
+        let _ = writeln!(out, "task_group: {}", one_line(&context.project));
+        let _ = writeln!(out, "task_outcome: {}", task.outcome.name());
+        task_sections(&mut out, task, true);
+        if index + 1 < facts.tasks.len() {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// One dense line: the first task, its outcome and the top takeaway.
+fn description(facts: &Facts) -> String {
+    let first = &facts.tasks[0];
+    let all = || facts.tasks.iter();
+    let takeaway = all()
+        .flat_map(|t| &t.preferences)
+        .min_by_key(|p| (p.kind, p.line))
+        .map(|p| format!("the user said \"{}\"", p.text))
+        .or_else(|| all().flat_map(|t| &t.fixes).next().map(fix_sentence))
+        .or_else(|| {
+            all()
+                .flat_map(|t| &t.verified)
+                .next()
+                .map(|v| format!("{} works", code(&v.command)))
+        })
+        .or_else(|| {
+            all()
+                .flat_map(|t| &t.unresolved)
+                .next()
+                .map(failure_sentence)
+        })
+        .unwrap_or_else(|| format!("touched {}", list(&first.files, 3)));
+    format!(
+        "{} ({}); {}",
+        first.title,
+        first.outcome.name(),
+        clip_at_word(&one_line(&takeaway), 240)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_short_lowercase_and_safe() {
+        assert_eq!(
+            slug("Fix the failing `cargo test` in parse.rs!"),
+            "fix-the-failing-cargo-test-in-parse-rs"
+        );
+        assert_eq!(slug(""), "");
+        assert!(slug(&"word ".repeat(40)).len() <= 60);
+    }
+
+    #[test]
+    fn code_spans_survive_backticks() {
+        assert_eq!(code("echo `date`"), "`` echo `date` ``");
+        assert_eq!(code("cargo\ntest"), "`cargo test`");
+    }
+}

@@ -1,0 +1,514 @@
+//! Reading shell command lines: which part of a compound command matters, what kind of
+//! work it does (test, build, lint, ...), and its family (`cargo test`, `npm run build`), so a
+//! later success can be matched with an earlier failure of the same job.
+
+use serde::{Deserialize, Serialize};
+
+/// What a command does, as far as lessons go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandKind {
+    Test,
+    Build,
+    Lint,
+    Format,
+    Run,
+    Install,
+    Vcs,
+    Other,
+    /// Looking around (`ls`, `cat`, `grep`): a failure here is not a landmine.
+    Explore,
+}
+
+impl CommandKind {
+    /// Commands whose success is worth remembering as a verified way to do the job.
+    pub fn is_verification(self) -> bool {
+        matches!(
+            self,
+            CommandKind::Test
+                | CommandKind::Build
+                | CommandKind::Lint
+                | CommandKind::Format
+                | CommandKind::Run
+                | CommandKind::Install
+        )
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CommandKind::Test => "test",
+            CommandKind::Build => "build",
+            CommandKind::Lint => "lint",
+            CommandKind::Format => "format",
+            CommandKind::Run => "run",
+            CommandKind::Install => "install",
+            CommandKind::Vcs => "vcs",
+            CommandKind::Other => "other",
+            CommandKind::Explore => "explore",
+        }
+    }
+
+    /// Which kind wins when a compound command holds several.
+    fn priority(self) -> u8 {
+        match self {
+            CommandKind::Test => 9,
+            CommandKind::Build => 8,
+            CommandKind::Lint => 7,
+            CommandKind::Format => 6,
+            CommandKind::Run => 5,
+            CommandKind::Install => 4,
+            CommandKind::Vcs => 3,
+            CommandKind::Other => 2,
+            CommandKind::Explore => 1,
+        }
+    }
+}
+
+/// A command line, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classified {
+    pub kind: CommandKind,
+    /// Program and sub-command, e.g. `cargo test`; equal families are the same job.
+    pub family: String,
+    pub program: String,
+}
+
+/// Classify a command line. For a compound line (`cd app && npm test | tail`), the part that
+/// does the most telling job decides.
+///
+/// ```
+/// use handbook::core::extract::shell::{classify, CommandKind};
+/// let c = classify("cd web && RUST_LOG=debug cargo test -p parser -- --nocapture");
+/// assert_eq!((c.kind, c.family.as_str()), (CommandKind::Test, "cargo test"));
+/// ```
+pub fn classify(command: &str) -> Classified {
+    let mut best: Option<Classified> = None;
+    for segment in segments(command) {
+        let Some(classified) = classify_segment(&segment) else {
+            continue;
+        };
+        if best
+            .as_ref()
+            .is_none_or(|b| classified.kind.priority() > b.kind.priority())
+        {
+            best = Some(classified);
+        }
+    }
+    best.unwrap_or(Classified {
+        kind: CommandKind::Other,
+        family: String::new(),
+        program: String::new(),
+    })
+}
+
+/// Split a command line at `&&`, `||`, `;`, `|` and newlines, ignoring those inside quotes.
+fn segments(command: &str) -> Vec<Vec<String>> {
+    let mut segments = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = command.chars().peekable();
+    let flush_word = |word: &mut String, words: &mut Vec<String>| {
+        if !word.is_empty() {
+            words.push(std::mem::take(word));
+        }
+    };
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '\\') => {
+                if let Some(next) = chars.next() {
+                    word.push(next);
+                }
+            }
+            (None, '&' | '|' | ';' | '\n') => {
+                if matches!(chars.peek(), Some('&' | '|')) {
+                    chars.next();
+                }
+                flush_word(&mut word, &mut words);
+                if !words.is_empty() {
+                    segments.push(std::mem::take(&mut words));
+                }
+            }
+            (None, c) if c.is_whitespace() => flush_word(&mut word, &mut words),
+            (None, c) => word.push(c),
+        }
+        // A heredoc body is data, not commands.
+        if quote.is_none() && word.starts_with("<<") {
+            word.clear();
+            break;
+        }
+    }
+    flush_word(&mut word, &mut words);
+    if !words.is_empty() {
+        segments.push(words);
+    }
+    segments
+}
+
+const PREFIX_COMMANDS: &[&str] = &[
+    "sudo", "time", "nice", "nohup", "command", "exec", "xvfb-run", "stdbuf",
+];
+const NO_OP_COMMANDS: &[&str] = &[
+    "cd", "export", "source", ".", "set", "pushd", "popd", "unset", "alias", "true", ":",
+];
+const WRAPPERS: &[&str] = &["npx", "bunx", "pnpx", "dotenv"];
+const EXPLORE: &[&str] = &[
+    "ls", "cat", "head", "tail", "grep", "rg", "ag", "find", "fd", "sed", "awk", "wc", "pwd",
+    "echo", "printf", "which", "type", "file", "stat", "tree", "less", "more", "diff", "cmp",
+    "test", "[", "jq", "du", "df", "ps", "env", "printenv", "date", "whoami", "uname", "nl",
+    "sort", "uniq", "cut", "realpath", "dirname", "basename", "readlink", "sleep", "xxd",
+    "hexdump", "od", "tr", "column", "bat", "lsof", "id", "hostname", "history", "man", "help",
+];
+
+fn classify_segment(words: &[String]) -> Option<Classified> {
+    let mut rest: &[String] = words;
+    // Environment assignments and prefixes that only change how the command runs.
+    loop {
+        let first = rest.first()?;
+        let assignment = first.contains('=') && !first.starts_with('-') && !first.starts_with('=');
+        let env_prefix = first == "env" && rest.get(1).is_some_and(|w| w.contains('='));
+        if assignment || env_prefix {
+            rest = &rest[1..];
+        } else if first == "timeout" {
+            rest = rest.get(2..)?;
+        } else if PREFIX_COMMANDS.contains(&first.as_str()) {
+            rest = &rest[1..];
+        } else {
+            break;
+        }
+    }
+    let program = program_name(rest.first()?);
+    if NO_OP_COMMANDS.contains(&program.as_str()) {
+        return None;
+    }
+    let args: Vec<&str> = rest[1..].iter().map(String::as_str).collect();
+    Some(classify_program(&program, &args))
+}
+
+/// The program's name without its folder or version suffix (`/usr/bin/python3.11` → `python`).
+fn program_name(word: &str) -> String {
+    let base = word.rsplit('/').next().unwrap_or(word);
+    let base = base.strip_suffix(".exe").unwrap_or(base);
+    let trimmed = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match trimmed {
+        "python" | "pip" | "node" | "ruby" | "perl" | "php" => trimmed.to_string(),
+        _ => base.to_string(),
+    }
+}
+
+/// The first argument that is not a flag (`-x`, `--x`) or a toolchain pin (`+nightly`).
+fn first_word<'a>(args: &[&'a str]) -> Option<&'a str> {
+    args.iter()
+        .copied()
+        .find(|a| !a.starts_with('-') && !a.starts_with('+'))
+}
+
+fn has_flag(args: &[&str], flags: &[&str]) -> bool {
+    args.iter().any(|a| flags.contains(a))
+}
+
+fn named(kind: CommandKind, program: &str, sub: Option<&str>) -> Classified {
+    let family = match sub {
+        Some(sub) => format!("{program} {sub}"),
+        None => program.to_string(),
+    };
+    Classified {
+        kind,
+        family,
+        program: program.to_string(),
+    }
+}
+
+/// The kind of an npm-style script by its name.
+fn script_kind(script: &str) -> CommandKind {
+    let s = script.to_ascii_lowercase();
+    if s.contains("test") || s == "e2e" || s.starts_with("spec") {
+        CommandKind::Test
+    } else if s.contains("lint")
+        || s.contains("typecheck")
+        || s.contains("type-check")
+        || s == "check"
+        || s.contains("tsc")
+    {
+        CommandKind::Lint
+    } else if s.contains("format") || s == "fmt" || s.contains("prettier") {
+        CommandKind::Format
+    } else if s.contains("build") || s.contains("compile") || s == "bundle" {
+        CommandKind::Build
+    } else {
+        CommandKind::Run
+    }
+}
+
+fn classify_program(program: &str, args: &[&str]) -> Classified {
+    use CommandKind::*;
+    let sub = first_word(args);
+    match program {
+        p if WRAPPERS.contains(&p) => match args.iter().position(|a| !a.starts_with('-')) {
+            Some(i) => classify_program(&program_name(args[i]), &args[i + 1..]),
+            None => named(Other, p, None),
+        },
+        "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle"
+            if matches!(sub, Some("run" | "exec")) =>
+        {
+            let i = args
+                .iter()
+                .position(|a| Some(*a) == sub)
+                .map_or(args.len(), |i| i + 1);
+            match args.get(i) {
+                Some(next) => classify_program(&program_name(next), &args[i + 1..]),
+                None => named(Run, program, sub),
+            }
+        }
+        "python" if args.first() == Some(&"-m") => match args.get(1) {
+            Some(module) => classify_program(module, &args[2..]),
+            None => named(Run, program, None),
+        },
+        "cargo" => {
+            let kind = match sub {
+                Some("test" | "t" | "nextest" | "bench" | "miri") => Test,
+                Some("build" | "b" | "check" | "c" | "doc") => Build,
+                Some("clippy" | "deny" | "audit" | "machete") => Lint,
+                Some("fmt") if has_flag(args, &["--check"]) => Lint,
+                Some("fmt") => Format,
+                Some("run" | "r") => Run,
+                Some("install" | "add" | "update" | "fetch" | "generate-lockfile") => Install,
+                _ => Other,
+            };
+            named(kind, "cargo", sub)
+        }
+        "go" => {
+            let kind = match sub {
+                Some("test") => Test,
+                Some("build" | "install") => Build,
+                Some("vet") => Lint,
+                Some("fmt") => Format,
+                Some("run" | "generate") => Run,
+                Some("get" | "mod") => Install,
+                _ => Other,
+            };
+            named(kind, "go", sub)
+        }
+        "npm" | "pnpm" | "yarn" | "bun" | "deno" => match sub {
+            Some("run" | "run-script") => {
+                let script = first_word(
+                    &args[args
+                        .iter()
+                        .position(|a| Some(*a) == sub)
+                        .map_or(0, |i| i + 1)..],
+                );
+                let kind = script.map_or(Run, script_kind);
+                let family = format!("{program} run {}", script.unwrap_or(""));
+                Classified {
+                    kind,
+                    family: family.trim_end().to_string(),
+                    program: program.to_string(),
+                }
+            }
+            Some("test" | "t" | "tst") => named(Test, program, Some("test")),
+            Some("install" | "i" | "ci" | "add" | "update" | "upgrade") => {
+                named(Install, program, sub)
+            }
+            Some("start" | "dev" | "serve" | "preview") => named(Run, program, sub),
+            Some("exec" | "x" | "dlx") => {
+                let rest: Vec<&str> = args
+                    .iter()
+                    .copied()
+                    .skip_while(|a| Some(*a) != sub)
+                    .skip(1)
+                    .collect();
+                match rest.iter().position(|a| !a.starts_with('-')) {
+                    Some(i) => classify_program(&program_name(rest[i]), &rest[i + 1..]),
+                    None => named(Other, program, sub),
+                }
+            }
+            Some(script) => named(script_kind(script), program, Some(script)),
+            None => named(
+                if program == "yarn" { Install } else { Other },
+                program,
+                None,
+            ),
+        },
+        "make" | "just" | "task" | "mage" | "rake" | "invoke" => {
+            let target = args
+                .iter()
+                .copied()
+                .find(|a| !a.starts_with('-') && !a.contains('='));
+            let kind = match target {
+                None => Build,
+                Some(t) => match script_kind(t) {
+                    Run if t.contains("install") || t.contains("deps") || t.contains("setup") => {
+                        Install
+                    }
+                    Run if !(t.contains("run")
+                        || t.contains("serve")
+                        || t.contains("dev")
+                        || t.contains("start")) =>
+                    {
+                        Build
+                    }
+                    k => k,
+                },
+            };
+            named(kind, program, target)
+        }
+        "pytest" | "py.test" | "jest" | "vitest" | "mocha" | "rspec" | "phpunit" | "tox"
+        | "nox" | "bats" | "ctest" | "unittest" | "karma" | "ava" | "tap" | "playwright"
+        | "cypress" | "nextest" => named(Test, program, None),
+        "tsc" if has_flag(args, &["--noEmit", "--noemit"]) => named(Lint, "tsc", None),
+        "tsc" | "webpack" | "esbuild" | "rollup" | "javac" | "gcc" | "g++" | "clang"
+        | "clang++" | "cc" | "rustc" | "ninja" | "msbuild" | "meson" | "scons" | "parcel"
+        | "turbo" | "nx" => named(Build, program, None),
+        "vite" | "next" | "nuxt" | "astro" | "svelte-kit" => match sub {
+            Some("build") => named(Build, program, sub),
+            Some("test") => named(Test, program, sub),
+            _ => named(Run, program, sub),
+        },
+        "cmake" => named(
+            if has_flag(args, &["--build"]) {
+                Build
+            } else {
+                Other
+            },
+            "cmake",
+            None,
+        ),
+        "mvn" | "gradle" | "gradlew" | "./gradlew" | "mvnw" | "sbt" | "lein" | "mix" | "dotnet"
+        | "swift" | "zig" | "bazel" | "buck" | "stack" | "cabal" | "dune" => {
+            let program = program.trim_start_matches("./");
+            let kind = match sub {
+                Some("test" | "verify" | "check" | "spec") => Test,
+                Some(
+                    "build" | "compile" | "package" | "install" | "assemble" | "publish" | "jar",
+                ) => Build,
+                Some("run" | "exec" | "bootRun") => Run,
+                Some("format" | "fmt") => Format,
+                Some("clean") => Other,
+                _ => Build,
+            };
+            named(kind, program, sub)
+        }
+        "docker" | "podman" => {
+            let kind = match sub {
+                Some("build" | "buildx") => Build,
+                Some("run" | "compose" | "up" | "exec" | "start") => Run,
+                _ => Other,
+            };
+            named(kind, program, sub)
+        }
+        "eslint" | "flake8" | "pylint" | "mypy" | "pyright" | "golangci-lint" | "shellcheck"
+        | "clippy-driver" | "stylelint" | "hadolint" | "rubocop" | "ktlint" | "swiftlint"
+        | "markdownlint" | "yamllint" | "actionlint" | "vale" | "typos" => {
+            named(Lint, program, None)
+        }
+        "ruff" | "biome" => match sub {
+            Some("format") => named(Format, program, sub),
+            _ => named(Lint, program, sub.filter(|s| *s == "check")),
+        },
+        "prettier" | "black" | "isort" | "autopep8" | "yapf" => named(
+            if has_flag(args, &["--check", "-c", "--diff"]) {
+                Lint
+            } else {
+                Format
+            },
+            program,
+            None,
+        ),
+        "gofmt" | "rustfmt" | "clang-format" | "shfmt" | "taplo" | "dprint" => {
+            named(Format, program, None)
+        }
+        "pip" | "pipx" | "apt" | "apt-get" | "brew" | "conda" | "mamba" | "gem" | "composer"
+        | "dnf" | "yum" | "apk" | "pacman" | "rustup" | "asdf" | "mise" | "nvm" => {
+            named(Install, program, sub)
+        }
+        "uv" | "poetry" | "pipenv" | "pdm" | "bundle" => named(
+            if matches!(sub, Some("sync" | "install" | "add" | "lock" | "pip")) {
+                Install
+            } else {
+                Other
+            },
+            program,
+            sub,
+        ),
+        "git" | "gh" | "hg" | "svn" | "jj" => named(Vcs, program, sub),
+        "python" | "node" | "ruby" | "perl" | "php" | "bash" | "sh" | "zsh" | "ts-node" | "tsx" => {
+            named(Run, program, first_word(args))
+        }
+        p if EXPLORE.contains(&p) => named(Explore, p, None),
+        p if p.starts_with("./") || p.ends_with(".sh") || p.ends_with(".py") => named(Run, p, None),
+        p => named(Other, p, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn family(cmd: &str) -> (CommandKind, String) {
+        let c = classify(cmd);
+        (c.kind, c.family)
+    }
+
+    #[test]
+    fn common_jobs_are_recognised() {
+        use CommandKind::*;
+        assert_eq!(
+            family("cargo test --workspace"),
+            (Test, "cargo test".into())
+        );
+        assert_eq!(
+            family("cargo +nightly fmt -- --check"),
+            (Lint, "cargo fmt".into())
+        );
+        assert_eq!(
+            family("npm run build:prod"),
+            (Build, "npm run build:prod".into())
+        );
+        assert_eq!(
+            family("pnpm test -- --watch=false"),
+            (Test, "pnpm test".into())
+        );
+        assert_eq!(family("yarn lint"), (Lint, "yarn lint".into()));
+        assert_eq!(
+            family("python -m pytest tests/test_api.py -x"),
+            (Test, "pytest".into())
+        );
+        assert_eq!(family("uv run pytest -q"), (Test, "pytest".into()));
+        assert_eq!(family("npx vitest run"), (Test, "vitest".into()));
+        assert_eq!(family("make -j4 test"), (Test, "make test".into()));
+        assert_eq!(family("make"), (Build, "make".into()));
+        assert_eq!(family("go vet ./..."), (Lint, "go vet".into()));
+        assert_eq!(family("./gradlew test"), (Test, "gradlew test".into()));
+        assert_eq!(family("git push origin main"), (Vcs, "git push".into()));
+        assert_eq!(family("ls -la src"), (Explore, "ls".into()));
+        assert_eq!(
+            family("python3.11 manage.py migrate"),
+            (Run, "python manage.py".into())
+        );
+    }
+
+    #[test]
+    fn compound_lines_are_read_for_their_main_job() {
+        use CommandKind::*;
+        assert_eq!(
+            family("cd web && npm ci && npm test 2>&1 | tail -20"),
+            (Test, "npm test".into())
+        );
+        assert_eq!(
+            family("RUST_BACKTRACE=1 timeout 600 cargo build --release"),
+            (Build, "cargo build".into())
+        );
+        assert_eq!(
+            family("echo 'a && cargo test' > notes.txt"),
+            (Explore, "echo".into())
+        );
+        assert_eq!(
+            family("cat <<'EOF' > x.sh\ncargo test\nEOF"),
+            (Explore, "cat".into())
+        );
+        assert_eq!(family("cd /tmp"), (Other, String::new()));
+    }
+}

@@ -1,0 +1,767 @@
+//! Reader for OpenAI Codex CLI rollouts: the `{timestamp,type,payload}` envelope of current
+//! versions and the bare-item shape of mid-2025 versions.
+//!
+//! Codex writes user and assistant text twice, as a `response_item` message and as an
+//! `event_msg`. Prompts are taken from `event_msg.user_message` (what the user typed, without
+//! harness context) and assistant text from `response_item`; the other copy is dropped. A
+//! sub-agent or forked rollout starts with a copy of its parent's history, recognised by
+//! timestamps older than its own start, and dropped.
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use jiff::Timestamp;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::common::{self, ToolInput};
+use super::{FileHint, Reader, UnknownTypes};
+use crate::core::session::{
+    Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted,
+};
+
+/// Top-level record types this reader knows, including those it deliberately skips.
+const KNOWN_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+    "token_usage_record",
+    "world_state",
+    "retained_context",
+    "security_risk_score",
+    "realtime_item",
+];
+
+/// Tool names that run a shell command.
+const SHELL_TOOLS: &[&str] = &[
+    "shell",
+    "container.exec",
+    "shell_command",
+    "exec_command",
+    "local_shell",
+    "bash",
+];
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    metadata: Option<&'a RawValue>,
+    // The legacy header line.
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(default)]
+    record_type: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct MetaPayload<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    forked_from_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    source: Option<&'a RawValue>,
+    #[serde(default)]
+    git: Option<Git>,
+}
+
+#[derive(Deserialize)]
+struct Git {
+    #[serde(default)]
+    branch: Option<String>,
+    #[serde(default)]
+    repository_url: Option<String>,
+}
+
+/// `{"subagent": …}` in `session_meta.source`.
+#[derive(Deserialize)]
+struct Source {
+    #[serde(default)]
+    subagent: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct TurnContext<'a> {
+    #[serde(borrow, default)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+}
+
+/// A `response_item` payload, in the union of the fields of its variants.
+#[derive(Deserialize)]
+struct Item<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    output: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    action: Option<&'a RawValue>,
+}
+
+/// An `event_msg` payload, in the union of the fields this reader uses.
+#[derive(Deserialize)]
+struct EventMsg<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    thread_name: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Compacted<'a> {
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ShellAction {
+    #[serde(default)]
+    command: Vec<String>,
+    #[serde(default)]
+    query: Option<String>,
+}
+
+/// The JSON form older versions used for a command's output.
+#[derive(Deserialize)]
+struct StructuredOutput<'a> {
+    #[serde(borrow)]
+    output: Cow<'a, str>,
+    #[serde(default)]
+    metadata: Option<OutputMetadata>,
+}
+
+#[derive(Deserialize)]
+struct OutputMetadata {
+    #[serde(default)]
+    exit_code: Option<i64>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    ResponseItem,
+    EventMsg,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Speaker {
+    User,
+    Assistant,
+}
+
+/// Recent message texts, to drop the second copy Codex writes of each one.
+#[derive(Default)]
+struct Echoes {
+    recent: VecDeque<(Stream, Speaker, u64)>,
+    user_from_events: bool,
+    assistant_from_items: bool,
+}
+
+impl Echoes {
+    const WINDOW: usize = 16;
+
+    /// True when this message is the copy of one already emitted from the other stream.
+    fn is_copy(&mut self, stream: Stream, speaker: Speaker, text: &str) -> bool {
+        // Once a stream has shown it carries this speaker, the other stream's copies go.
+        match (stream, speaker) {
+            (Stream::EventMsg, Speaker::User) => self.user_from_events = true,
+            (Stream::ResponseItem, Speaker::Assistant) => self.assistant_from_items = true,
+            (Stream::ResponseItem, Speaker::User) if self.user_from_events => return true,
+            (Stream::EventMsg, Speaker::Assistant) if self.assistant_from_items => return true,
+            _ => {}
+        }
+        let mut hasher = DefaultHasher::new();
+        text.trim().hash(&mut hasher);
+        let hash = hasher.finish();
+        let twin = self
+            .recent
+            .iter()
+            .position(|&(s, who, h)| s != stream && who == speaker && h == hash);
+        if let Some(index) = twin {
+            self.recent.remove(index);
+            return true;
+        }
+        if self.recent.len() == Self::WINDOW {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((stream, speaker, hash));
+        false
+    }
+}
+
+/// Reads one Codex rollout.
+pub struct CodexReader {
+    hint: FileHint,
+    meta: SessionMeta,
+    /// Start of this thread; older records in a sub-agent or fork are copied history.
+    own_start: Option<Timestamp>,
+    copies_history: bool,
+    echoes: Echoes,
+    unknown: UnknownTypes,
+}
+
+impl CodexReader {
+    pub fn new(hint: FileHint) -> CodexReader {
+        CodexReader {
+            hint,
+            meta: SessionMeta::default(),
+            own_start: None,
+            copies_history: false,
+            echoes: Echoes::default(),
+            unknown: UnknownTypes::default(),
+        }
+    }
+
+    fn session_meta(&mut self, payload: &RawValue) -> Result<(), String> {
+        let meta: MetaPayload = serde_json::from_str(payload.get())
+            .map_err(|e| format!("malformed session_meta: {e}"))?;
+        // A resumed rollout may carry a second session_meta for a parent; the first one wins.
+        if self.meta.id.is_some() {
+            return Ok(());
+        }
+        SessionMeta::set_if_present(&mut self.meta.id, meta.id.as_deref());
+        SessionMeta::set_if_present(&mut self.meta.cwd, meta.cwd.as_deref());
+        if let Some(git) = meta.git {
+            SessionMeta::set_if_present(&mut self.meta.git_branch, git.branch.as_deref());
+            SessionMeta::set_if_present(&mut self.meta.git_remote, git.repository_url.as_deref());
+        }
+        self.own_start = common::parse_time(meta.timestamp.as_deref());
+        if let Some(source) = meta
+            .source
+            .and_then(|s| serde_json::from_str::<Source>(s.get()).ok())
+            && let Some(subagent) = source.subagent
+        {
+            self.meta.is_subagent = true;
+            self.copies_history = true;
+            let parent = subagent
+                .pointer("/thread_spawn/parent_thread_id")
+                .and_then(|p| p.as_str());
+            SessionMeta::set_if_present(&mut self.meta.parent, parent);
+        }
+        if meta.forked_from_id.is_some() {
+            self.copies_history = true;
+        }
+        Ok(())
+    }
+
+    fn response_item<'a>(
+        &mut self,
+        line: u64,
+        json: &'a str,
+        emit: &mut dyn FnMut(Event<'a>),
+    ) -> Result<(), String> {
+        let item: Item<'a> =
+            serde_json::from_str(json).map_err(|e| format!("malformed response_item: {e}"))?;
+        let kind = match item.kind.as_ref() {
+            "message" => {
+                let text = match item.content {
+                    Some(content) => common::text_of(content)
+                        .map_err(|e| format!("malformed message content: {e}"))?,
+                    None => Cow::Borrowed(""),
+                };
+                match item.role.as_deref() {
+                    Some("user") => {
+                        if self
+                            .echoes
+                            .is_copy(Stream::ResponseItem, Speaker::User, &text)
+                        {
+                            return Ok(());
+                        }
+                        self.meta.user_messages += 1;
+                        EventKind::User(text)
+                    }
+                    Some("assistant") => {
+                        if self
+                            .echoes
+                            .is_copy(Stream::ResponseItem, Speaker::Assistant, &text)
+                        {
+                            return Ok(());
+                        }
+                        EventKind::Assistant(Unredacted::new(text))
+                    }
+                    _ => EventKind::Instruction,
+                }
+            }
+            "reasoning" => EventKind::Reasoning,
+            "function_call" => {
+                let args = match item.arguments {
+                    // Arguments are a JSON document encoded as a string.
+                    Some(raw) if raw.get().starts_with('"') => {
+                        serde_json::from_str::<Cow<str>>(raw.get())
+                            .map_err(|e| format!("malformed arguments: {e}"))?
+                    }
+                    Some(raw) => Cow::Borrowed(raw.get()),
+                    None => Cow::Borrowed(""),
+                };
+                let name = item.name.unwrap_or(Cow::Borrowed("function"));
+                EventKind::ToolCall(tool_call(item.call_id, name, args))
+            }
+            "custom_tool_call" => {
+                let input = match item.input {
+                    Some(raw) => common::text_of(raw)
+                        .map_err(|e| format!("malformed custom tool input: {e}"))?,
+                    None => Cow::Borrowed(""),
+                };
+                let name = item.name.unwrap_or(Cow::Borrowed("custom_tool"));
+                let writes = if name == "apply_patch" {
+                    common::patch_files(&input)
+                } else {
+                    Vec::new()
+                };
+                EventKind::ToolCall(ToolCall {
+                    id: item.call_id,
+                    name,
+                    command: None,
+                    writes,
+                    reads: Vec::new(),
+                    input: Unredacted::new(input),
+                })
+            }
+            "function_call_output" | "custom_tool_call_output" => {
+                EventKind::ToolResult(tool_output(item.call_id, item.output)?)
+            }
+            "local_shell_call" => {
+                let action: ShellAction = match item.action {
+                    Some(raw) => serde_json::from_str(raw.get())
+                        .map_err(|e| format!("malformed local_shell_call: {e}"))?,
+                    None => ShellAction {
+                        command: Vec::new(),
+                        query: None,
+                    },
+                };
+                let command = common::command_from_argv(&action.command);
+                EventKind::ToolCall(ToolCall {
+                    id: item.call_id,
+                    name: Cow::Borrowed("local_shell"),
+                    input: Unredacted::new(command.clone()),
+                    command: Some(Cow::Owned(command)),
+                    ..ToolCall::default()
+                })
+            }
+            "web_search_call" => {
+                let query = item
+                    .action
+                    .and_then(|raw| serde_json::from_str::<ShellAction>(raw.get()).ok())
+                    .and_then(|a| a.query)
+                    .unwrap_or_default();
+                EventKind::ToolCall(ToolCall {
+                    id: item.call_id,
+                    name: Cow::Borrowed("web_search"),
+                    input: Unredacted::new(query),
+                    ..ToolCall::default()
+                })
+            }
+            // Opaque or bookkeeping items (compaction blobs, ghost snapshots, tool search,
+            // image generation, newer internal kinds) carry nothing to learn from.
+            _ => return Ok(()),
+        };
+        emit(Event { line, kind });
+        Ok(())
+    }
+
+    fn event_msg<'a>(
+        &mut self,
+        line: u64,
+        json: &'a str,
+        emit: &mut dyn FnMut(Event<'a>),
+    ) -> Result<(), String> {
+        let msg: EventMsg<'a> =
+            serde_json::from_str(json).map_err(|e| format!("malformed event_msg: {e}"))?;
+        let text = || -> Result<Cow<'a, str>, String> {
+            match msg.message {
+                Some(raw) => {
+                    common::text_of(raw).map_err(|e| format!("malformed event message: {e}"))
+                }
+                None => Ok(Cow::Borrowed("")),
+            }
+        };
+        let kind = match msg.kind.as_ref() {
+            "user_message" => {
+                let text = text()?;
+                if self.echoes.is_copy(Stream::EventMsg, Speaker::User, &text) {
+                    return Ok(());
+                }
+                self.meta.user_messages += 1;
+                EventKind::User(text)
+            }
+            "agent_message" => {
+                let text = text()?;
+                if self
+                    .echoes
+                    .is_copy(Stream::EventMsg, Speaker::Assistant, &text)
+                {
+                    return Ok(());
+                }
+                EventKind::Assistant(Unredacted::new(text))
+            }
+            "agent_reasoning" | "agent_reasoning_raw_content" => EventKind::Reasoning,
+            "thread_name_updated" => {
+                SessionMeta::set_if_present(&mut self.meta.title, msg.thread_name.as_deref());
+                return Ok(());
+            }
+            // Runtime events (token counts, turn markers, command and patch echoes of items
+            // already read) add nothing.
+            _ => return Ok(()),
+        };
+        emit(Event { line, kind });
+        Ok(())
+    }
+
+    /// True when a record is part of the parent history a sub-agent or fork starts with.
+    fn is_copied_history(&self, timestamp: Option<&str>, metadata: Option<&RawValue>) -> bool {
+        if metadata.is_some_and(|m| m.get().contains("\"inherited_user_message\":true")) {
+            return true;
+        }
+        if !self.copies_history {
+            return false;
+        }
+        match (self.own_start, common::parse_time(timestamp)) {
+            (Some(start), Some(ts)) => ts < start,
+            _ => false,
+        }
+    }
+}
+
+fn tool_call<'a>(id: Option<Cow<'a, str>>, name: Cow<'a, str>, args: Cow<'a, str>) -> ToolCall<'a> {
+    let input = ToolInput::parse(&args);
+    let is_shell = SHELL_TOOLS.contains(&name.as_ref()) || input.cmd.is_some();
+    let mut command = if is_shell {
+        input.shell_command()
+    } else {
+        None
+    };
+    let mut writes = Vec::new();
+    if name == "apply_patch" {
+        let patch = input
+            .input
+            .as_deref()
+            .or(input.patch.as_deref())
+            .unwrap_or(&args);
+        writes = common::patch_files(patch);
+    } else if let Some(cmd) = command.as_deref().filter(|c| common::is_inline_patch(c)) {
+        // Older versions ran `apply_patch <<'EOF' … EOF` through the shell tool.
+        writes = common::patch_files(cmd);
+        command = None;
+    }
+    ToolCall {
+        id,
+        name,
+        command: command.map(Cow::Owned),
+        writes,
+        reads: Vec::new(),
+        input: Unredacted::new(args),
+    }
+}
+
+fn tool_output<'a>(
+    call_id: Option<Cow<'a, str>>,
+    output: Option<&'a RawValue>,
+) -> Result<ToolResult<'a>, String> {
+    let Some(raw) = output else {
+        return Ok(ToolResult {
+            id: call_id,
+            ..ToolResult::default()
+        });
+    };
+    let text = common::text_of(raw).map_err(|e| format!("malformed tool output: {e}"))?;
+    // Older versions wrapped the output as `{"output": …, "metadata": {"exit_code": …}}`.
+    if text.starts_with('{')
+        && let Ok(structured) = serde_json::from_str::<StructuredOutput>(&text)
+        && let Some(code) = structured.metadata.and_then(|m| m.exit_code)
+    {
+        return Ok(ToolResult {
+            id: call_id,
+            output: Unredacted::new(structured.output.into_owned()),
+            exit_code: Some(code),
+            is_error: code != 0,
+        });
+    }
+    let exit_code = common::exit_code_from_text(&text);
+    Ok(ToolResult {
+        id: call_id,
+        is_error: exit_code.is_some_and(|c| c != 0),
+        exit_code,
+        output: Unredacted::new(text),
+    })
+}
+
+impl Reader for CodexReader {
+    fn read_line<'a>(
+        &mut self,
+        line: u64,
+        text: &'a str,
+        emit: &mut dyn FnMut(Event<'a>),
+    ) -> Result<(), String> {
+        let env: Envelope<'a> =
+            serde_json::from_str(text).map_err(|e| format!("not a JSON record: {e}"))?;
+        if self.is_copied_history(env.timestamp.as_deref(), env.metadata) {
+            return Ok(());
+        }
+        self.meta
+            .saw_time(common::parse_time(env.timestamp.as_deref()));
+        let Some(kind) = env.kind.as_deref() else {
+            // Legacy header (`{"id","timestamp","instructions",…}`) or a state marker.
+            if env.record_type.is_none() {
+                if self.meta.id.is_none() {
+                    SessionMeta::set_if_present(&mut self.meta.id, env.id.as_deref());
+                }
+                SessionMeta::set_if_present(&mut self.meta.cwd, env.cwd.as_deref());
+            }
+            return Ok(());
+        };
+        let Some(payload) = env.payload else {
+            // Legacy rollouts write response items bare, without an envelope.
+            return self.response_item(line, text, emit);
+        };
+        match kind {
+            "session_meta" => self.session_meta(payload),
+            "response_item" => self.response_item(line, payload.get(), emit),
+            "event_msg" => self.event_msg(line, payload.get(), emit),
+            "turn_context" => {
+                let ctx: TurnContext = serde_json::from_str(payload.get())
+                    .map_err(|e| format!("malformed turn_context: {e}"))?;
+                SessionMeta::set_if_present(&mut self.meta.cwd, ctx.cwd.as_deref());
+                SessionMeta::set_if_present(&mut self.meta.model, ctx.model.as_deref());
+                Ok(())
+            }
+            "compacted" => {
+                let compacted: Compacted<'a> = serde_json::from_str(payload.get())
+                    .map_err(|e| format!("malformed compacted record: {e}"))?;
+                emit(Event {
+                    line,
+                    kind: EventKind::Compaction(compacted.message),
+                });
+                Ok(())
+            }
+            known if KNOWN_TYPES.contains(&known) => Ok(()),
+            unknown => {
+                self.unknown.saw(unknown, line);
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(&mut self) -> (SessionMeta, Vec<LineWarning>) {
+        let mut meta = std::mem::take(&mut self.meta);
+        if meta.id.is_none() {
+            meta.id = id_from_file_name(&self.hint.stem);
+        }
+        let warnings = std::mem::take(&mut self.unknown).into_warnings("record type");
+        (meta, warnings)
+    }
+}
+
+/// The thread id at the right end of `rollout-<timestamp>-<uuid>`.
+fn id_from_file_name(stem: &str) -> Option<String> {
+    let stem = stem.strip_suffix(".jsonl").unwrap_or(stem);
+    if stem.len() >= 36 {
+        let candidate = &stem[stem.len() - 36..];
+        let is_uuid = candidate.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        });
+        if is_uuid {
+            return Some(candidate.to_string());
+        }
+    }
+    (!stem.is_empty()).then(|| stem.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(lines: &[&str]) -> (SessionMeta, Vec<EventKind<'static>>, Vec<String>) {
+        let mut reader = CodexReader::new(FileHint {
+            stem: "rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111".into(),
+            in_subagents_dir: false,
+        });
+        let mut events = Vec::new();
+        let mut errors = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let owned: &'static str = Box::leak(line.to_string().into_boxed_str());
+            if let Err(e) = reader.read_line(i as u64 + 1, owned, &mut |ev| events.push(ev.kind)) {
+                errors.push(e);
+            }
+        }
+        let (meta, warnings) = reader.finish();
+        errors.extend(warnings.into_iter().map(|w| w.message));
+        (meta, events, errors)
+    }
+
+    #[test]
+    fn reads_the_current_envelope_and_drops_echoed_copies() {
+        let (meta, events, errors) = read(&[
+            r#"{"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":"11111111-1111-4111-8111-111111111111","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/w/app","git":{"branch":"main","repository_url":"git@github.com:acme/app.git"},"source":"cli"}}"#,
+            r#"{"timestamp":"2026-01-02T03:04:06.000Z","type":"turn_context","payload":{"cwd":"/w/app","model":"gpt-5"}}"#,
+            r#"{"timestamp":"2026-01-02T03:04:07.000Z","type":"event_msg","payload":{"type":"user_message","message":"Run the tests"}}"#,
+            r#"{"timestamp":"2026-01-02T03:04:07.001Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Run the tests"}]}}"#,
+            r#"{"timestamp":"2026-01-02T03:04:08.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"secret plan"}]}}"#,
+            r#"{"timestamp":"2026-01-02T03:04:09.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cargo test\"}","call_id":"c1"}}"#,
+            r#"{"timestamp":"2026-01-02T03:04:10.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Chunk ID: a\nWall time: 1.0 seconds\nProcess exited with code 101\nOutput:\nerror[E0425]: cannot find value"}}"#,
+            r#"{"timestamp":"2026-01-02T03:04:11.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Tests fail."}}"#,
+            r#"{"timestamp":"2026-01-02T03:04:11.001Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Tests fail."}]}}"#,
+        ]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            meta.id.as_deref(),
+            Some("11111111-1111-4111-8111-111111111111")
+        );
+        assert_eq!(meta.git_branch.as_deref(), Some("main"));
+        assert_eq!(
+            meta.git_remote.as_deref(),
+            Some("git@github.com:acme/app.git")
+        );
+        assert_eq!(meta.model.as_deref(), Some("gpt-5"));
+        let users = events
+            .iter()
+            .filter(|e| matches!(e, EventKind::User(_)))
+            .count();
+        let assistants = events
+            .iter()
+            .filter(|e| matches!(e, EventKind::Assistant(_)))
+            .count();
+        assert_eq!((users, assistants), (1, 1));
+        assert!(events.contains(&EventKind::Reasoning));
+        let call = events
+            .iter()
+            .find_map(|e| match e {
+                EventKind::ToolCall(c) => Some(c),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(call.command.as_deref(), Some("cargo test"));
+        let result = events
+            .iter()
+            .find_map(|e| match e {
+                EventKind::ToolResult(r) => Some(r),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(result.exit_code, Some(101));
+        assert!(result.failed());
+    }
+
+    #[test]
+    fn reads_structured_outputs_patches_and_local_shell_calls() {
+        let (_, events, errors) = read(&[
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"npm test\"]}","call_id":"c1"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"1 failing\",\"metadata\":{\"exit_code\":1,\"duration_seconds\":0.5}}"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch\n*** Update File: src/a.rs\n*** End Patch","call_id":"c2"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"local_shell_call","call_id":"c3","status":"completed","action":{"type":"exec","command":["ls","-la"]}}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"serde flatten"}}}"#,
+        ]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let calls: Vec<&ToolCall> = events
+            .iter()
+            .filter_map(|e| match e {
+                EventKind::ToolCall(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls[0].command.as_deref(), Some("npm test"));
+        assert_eq!(calls[1].writes, ["src/a.rs"]);
+        assert_eq!(calls[2].command.as_deref(), Some("ls -la"));
+        assert_eq!(calls[3].input.for_scanning(), "serde flatten");
+        let result = events
+            .iter()
+            .find_map(|e| match e {
+                EventKind::ToolResult(r) => Some(r),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(
+            (result.exit_code, result.output.for_scanning()),
+            (Some(1), "1 failing")
+        );
+    }
+
+    #[test]
+    fn sub_agent_rollouts_drop_the_copied_parent_history() {
+        let (meta, events, _) = read(&[
+            r#"{"timestamp":"2026-01-03T04:05:10.000Z","type":"session_meta","payload":{"id":"33333333-3333-4333-8333-333333333333","timestamp":"2026-01-03T04:05:10.000Z","source":{"subagent":{"thread_spawn":{"parent_thread_id":"22222222-2222-4222-8222-222222222222"}}}}}"#,
+            r#"{"timestamp":"2026-01-03T04:05:07.000Z","type":"event_msg","payload":{"type":"user_message","message":"Spawn a researcher."}}"#,
+            r#"{"timestamp":"2026-01-03T04:05:11.000Z","type":"event_msg","payload":{"type":"user_message","message":"Inspect fixtures."}}"#,
+        ]);
+        assert!(meta.is_subagent);
+        assert_eq!(
+            meta.parent.as_deref(),
+            Some("22222222-2222-4222-8222-222222222222")
+        );
+        assert_eq!(
+            events,
+            [EventKind::User(Cow::Borrowed("Inspect fixtures."))]
+        );
+    }
+
+    #[test]
+    fn reads_the_legacy_bare_item_shape() {
+        let (meta, events, errors) = read(&[
+            r#"{"id":"0f0e0d0c-0000-4000-8000-000000000001","timestamp":"2025-06-01T10:00:00Z","instructions":"be nice","cwd":"/w/old"}"#,
+            r#"{"record_type":"state"}"#,
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"fix the build"}]}"#,
+            r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"make\"]}","call_id":"c1"}"#,
+            r#"{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"ok\",\"metadata\":{\"exit_code\":0}}"}"#,
+        ]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            meta.id.as_deref(),
+            Some("0f0e0d0c-0000-4000-8000-000000000001")
+        );
+        assert_eq!(meta.cwd.as_deref(), Some("/w/old"));
+        assert_eq!(events.len(), 3);
+    }
+
+    #[test]
+    fn unknown_record_types_are_reported_once() {
+        let (_, _, errors) = read(&[
+            r#"{"timestamp":"t","type":"future_record","payload":{}}"#,
+            r#"{"timestamp":"t","type":"future_record","payload":{}}"#,
+            r#"{"timestamp":"t","type":"token_usage_record","payload":{}}"#,
+        ]);
+        assert_eq!(
+            errors,
+            ["unknown record type `future_record` skipped (1 more lines like it)"]
+        );
+    }
+
+    #[test]
+    fn the_file_name_gives_the_id_when_session_meta_is_missing() {
+        assert_eq!(
+            id_from_file_name("rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111")
+                .as_deref(),
+            Some("11111111-1111-4111-8111-111111111111")
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! The path every session takes through the core: reader → filter → redaction → sink.
+//!
+//! The edge feeds lines; the pipeline turns each into events and passes the ones that may be
+//! learned from, redacted, to a [`Sink`] (the built-in extractor, or later a model prompt
+//! renderer or a search). Nothing here touches a file.
+
+use crate::core::filter::Filter;
+use crate::core::formats::{FileHint, Reader, reader_for};
+use crate::core::redact::redact_event;
+use crate::core::session::{Agent, Event, LineWarning, SessionMeta};
+
+/// Whatever consumes the filtered, redacted events of a session.
+pub trait Sink {
+    fn push(&mut self, event: &Event<'_>);
+}
+
+impl Sink for crate::core::extract::Extractor {
+    fn push(&mut self, event: &Event<'_>) {
+        crate::core::extract::Extractor::push(self, event);
+    }
+}
+
+/// One session on its way through the core.
+pub struct SessionPipeline<S: Sink> {
+    reader: Box<dyn Reader>,
+    filter: Filter,
+    sink: S,
+    warnings: Vec<LineWarning>,
+    records: u64,
+}
+
+/// What the pipeline learned about a session besides what its sink kept.
+pub struct Finished<S> {
+    pub meta: SessionMeta,
+    pub sink: S,
+    /// Lines that could not be read, and unknown record types.
+    pub warnings: Vec<LineWarning>,
+    /// Lines read as records (good or skipped as unknown), excluding the ones that failed.
+    pub records: u64,
+    /// A user turn carried handbook's own prompt marker: the session is handbook's own.
+    pub own_prompt: bool,
+}
+
+impl<S: Sink> SessionPipeline<S> {
+    pub fn new(agent: Agent, hint: FileHint, sink: S) -> SessionPipeline<S> {
+        SessionPipeline {
+            reader: reader_for(agent, hint),
+            filter: Filter::new(),
+            sink,
+            warnings: Vec::new(),
+            records: 0,
+        }
+    }
+
+    /// Feed one line of the transcript (without its line ending). An error says why the line
+    /// was skipped; the caller words the warning (it knows whether the line was torn).
+    pub fn feed(&mut self, line: u64, text: &str) -> Result<(), String> {
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        let filter = &mut self.filter;
+        let sink = &mut self.sink;
+        self.reader.read_line(line, text, &mut |event| {
+            if let Some(event) = filter.apply(event) {
+                sink.push(&redact_event(event));
+            }
+        })?;
+        self.records += 1;
+        Ok(())
+    }
+
+    /// Record a problem with a line.
+    pub fn warn(&mut self, line: u64, message: String) {
+        self.warnings.push(LineWarning { line, message });
+    }
+
+    pub fn finish(mut self) -> Finished<S> {
+        let (meta, held_back) = self.reader.finish();
+        self.warnings.extend(held_back);
+        self.warnings.sort_by_key(|w| w.line);
+        Finished {
+            meta,
+            sink: self.sink,
+            warnings: self.warnings,
+            records: self.records,
+            own_prompt: self.filter.saw_own_prompt(),
+        }
+    }
+}

@@ -1,0 +1,612 @@
+//! Secret redaction: replaces credentials with `[REDACTED:<kind>]`.
+//!
+//! Runs on normalised transcript text before extraction, again on everything an engine
+//! produces, and on notes. One pass of a [`RegexSet`] decides whether a text holds anything
+//! that looks like a secret, so the common case (nothing to hide) costs one scan and no copy.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex, RegexSet};
+
+use crate::core::session::{Event, EventKind, Unredacted};
+
+/// One family of secrets and how to find it.
+struct Rule {
+    kind: &'static str,
+    pattern: &'static str,
+    /// When set, only this capture group is replaced and the rest of the match is kept
+    /// (`Bearer <token>` keeps `Bearer `; `password=<value>` keeps `password=`).
+    group: Option<usize>,
+    /// Decides, from the whole text and the match, that a match is not a secret after all.
+    keep: Option<fn(&str, &Captures) -> bool>,
+}
+
+/// The rules, most specific first: a token that several rules match is named by the first.
+const RULES: &[Rule] = &[
+    Rule {
+        kind: "private_key",
+        // Every PEM flavour (RSA, EC, DSA, OPENSSH, ENCRYPTED, PKCS#8 with no algorithm word,
+        // PGP key blocks). A block cut short (no END line) is redacted to the end of the text.
+        pattern: r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*)",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "private_key",
+        // The tail of a block whose BEGIN line was cut off.
+        pattern: r"[A-Za-z0-9+/=\s]{32,}-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "anthropic",
+        pattern: r"\bsk-ant-[A-Za-z0-9_-]{20,}",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "openai",
+        pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "github",
+        pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "gitlab",
+        pattern: r"\bglpat-[A-Za-z0-9_-]{20,}",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "slack",
+        pattern: r"\bxox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "stripe",
+        pattern: r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "google",
+        pattern: r"\bAIza[0-9A-Za-z_-]{35}",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "aws_access_key_id",
+        pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "aws_secret_key",
+        pattern: r#"(?i)aws.{0,24}?(?:secret|sk).{0,24}?["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})\b"#,
+        group: Some(1),
+        keep: None,
+    },
+    Rule {
+        kind: "npm",
+        pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "npm",
+        pattern: r"(?i)_authToken\s*=\s*(\S{8,})",
+        group: Some(1),
+        keep: None,
+    },
+    Rule {
+        kind: "pypi",
+        pattern: r"\bpypi-[A-Za-z0-9_-]{50,}",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "huggingface",
+        pattern: r"\bhf_[A-Za-z0-9]{30,}\b",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "azure",
+        pattern: r"(?i)\b(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/=]{20,})",
+        group: Some(1),
+        keep: None,
+    },
+    Rule {
+        kind: "jwt",
+        pattern: r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "url_credentials",
+        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://([^\s/:@]+:[^\s/@]+)@",
+        group: Some(1),
+        keep: None,
+    },
+    Rule {
+        kind: "bearer",
+        pattern: r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)|(?i)\bauthorization:\s*token\s+([A-Za-z0-9._~+/-]{16,})",
+        group: Some(1),
+        keep: None,
+    },
+    Rule {
+        kind: "basic_auth",
+        pattern: r"(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/]{12,}={0,2})",
+        group: Some(1),
+        keep: None,
+    },
+    Rule {
+        kind: "secret_assignment",
+        // `NAME=value`, `"name": "value"`, `name: value` where the name ends in a word
+        // that means a credential. The name must end there, so `token_count` is left alone.
+        // Values that are references (`$VAR`, `${…}`, `<…>`) or already redacted are kept.
+        pattern: r#"(?i)\b[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|credentials?|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`$<>\[{(),;][^\s"'`<>,;()]{7,})"#,
+        group: Some(1),
+        keep: Some(is_code_not_secret),
+    },
+];
+
+/// True when an assignment's value reads as code rather than a credential: a call
+/// (`token = next_token()`), a field path (`key = config.api_key`), or a bare snake_case name.
+fn is_code_not_secret(text: &str, caps: &Captures) -> bool {
+    let (Some(whole), Some(value)) = (caps.get(0), caps.get(1)) else {
+        return false;
+    };
+    let quoted = text[..value.start()].ends_with(['"', '\'']);
+    let value = value.as_str();
+    let is_ident = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let called = text[whole.end()..].starts_with('(');
+    let field_path = value.contains('.') && value.split('.').all(is_ident);
+    let snake_name = !quoted && value.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+    called || field_path || snake_name
+}
+
+struct CompiledRule {
+    kind: &'static str,
+    re: Regex,
+    group: Option<usize>,
+    keep: Option<fn(&str, &Captures) -> bool>,
+}
+
+struct Compiled {
+    set: RegexSet,
+    rules: Vec<CompiledRule>,
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+    // The patterns are constants checked by the tests below, so compiling cannot fail.
+    let set = RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("redaction patterns compile");
+    let rules = RULES
+        .iter()
+        .map(|r| CompiledRule {
+            kind: r.kind,
+            re: Regex::new(r.pattern).expect("redaction pattern compiles"),
+            group: r.group,
+            keep: r.keep,
+        })
+        .collect();
+    Compiled { set, rules }
+});
+
+/// Replace every secret in `text` with `[REDACTED:<kind>]`. Borrows when there is none.
+///
+/// ```
+/// use handbook::core::redact::redact;
+/// assert_eq!(redact("export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwx"), "export OPENAI_API_KEY=[REDACTED:openai]");
+/// assert_eq!(redact("token_count: 1234"), "token_count: 1234");
+/// ```
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let compiled = &*COMPILED;
+    let hits = compiled.set.matches(text);
+    if !hits.matched_any() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = Cow::Borrowed(text);
+    for index in hits.iter() {
+        if let Cow::Owned(s) = replace_rule(&out, &compiled.rules[index]) {
+            out = Cow::Owned(s);
+        }
+    }
+    out
+}
+
+/// Redact in place, for owned strings.
+pub fn redact_string(text: &mut String) {
+    if let Cow::Owned(s) = redact(text) {
+        *text = s;
+    }
+}
+
+/// Redact a borrowed-or-owned string without copying when nothing changes.
+pub fn redact_cow<'a>(text: Cow<'a, str>) -> Cow<'a, str> {
+    match redact(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(s) => Cow::Owned(s),
+    }
+}
+
+/// Redact the parts of an event that engines keep whole: the user's words, command lines,
+/// file paths and compaction summaries. Bulky [`Unredacted`] text is left for whoever keeps a
+/// piece of it (see [`Unredacted::excerpt`]).
+pub fn redact_event(event: Event<'_>) -> Event<'_> {
+    let Event { line, kind } = event;
+    let kind = match kind {
+        EventKind::User(text) => EventKind::User(redact_cow(text)),
+        EventKind::Compaction(summary) => EventKind::Compaction(summary.map(redact_cow)),
+        EventKind::ToolCall(mut call) => {
+            call.command = call.command.map(redact_cow);
+            call.writes
+                .iter_mut()
+                .chain(call.reads.iter_mut())
+                .for_each(redact_string);
+            EventKind::ToolCall(call)
+        }
+        other => other,
+    };
+    Event { line, kind }
+}
+
+impl Unredacted<'_> {
+    /// A redacted excerpt of at most about `max_bytes`: the head and the tail, cut at line or
+    /// word boundaries so no secret is split into a fragment the patterns would miss, with a
+    /// marker saying how much was left out.
+    pub fn excerpt(&self, max_bytes: usize) -> String {
+        let text = self.for_scanning();
+        if text.len() <= max_bytes {
+            return redact(text).into_owned();
+        }
+        let head = cut_before(text, max_bytes / 2);
+        let tail = cut_after(text, text.len() - max_bytes / 2);
+        let omitted = text.len() - head.len() - tail.len();
+        format!(
+            "{}\n[… {omitted} bytes omitted …]\n{}",
+            redact(head),
+            redact(tail)
+        )
+    }
+}
+
+/// The longest prefix of `text` no longer than `limit` that ends at whitespace.
+fn cut_before(text: &str, limit: usize) -> &str {
+    let mut end = limit.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    match text[..end].rfind(char::is_whitespace) {
+        Some(ws) => &text[..ws],
+        None => "",
+    }
+}
+
+/// The longest suffix of `text` starting at or after `start` that begins after whitespace.
+fn cut_after(text: &str, start: usize) -> &str {
+    let mut begin = start.min(text.len());
+    while !text.is_char_boundary(begin) {
+        begin += 1;
+    }
+    match text[begin..].find(char::is_whitespace) {
+        Some(ws) => text[begin + ws..].trim_start(),
+        None => "",
+    }
+}
+
+/// The kinds of secrets found in `text`, for reports; empty when there are none.
+pub fn secret_kinds(text: &str) -> Vec<&'static str> {
+    let compiled = &*COMPILED;
+    let mut kinds: Vec<&'static str> = compiled
+        .set
+        .matches(text)
+        .iter()
+        .filter(|&i| {
+            let rule = &compiled.rules[i];
+            rule.re.captures_iter(text).any(|c| {
+                !rule.keep.is_some_and(|keep| keep(text, &c))
+                    && secret_of(&c, rule.group)
+                        .is_some_and(|s| !s.as_str().starts_with("[REDACTED"))
+            })
+        })
+        .map(|i| compiled.rules[i].kind)
+        .collect();
+    kinds.dedup();
+    kinds
+}
+
+/// The part of a match that is the secret: the chosen group, or any group that took part
+/// (a rule with alternatives may capture in either), or the whole match.
+fn secret_of<'t>(caps: &Captures<'t>, group: Option<usize>) -> Option<regex::Match<'t>> {
+    match group {
+        Some(_) => caps.iter().skip(1).flatten().next(),
+        None => caps.get(0),
+    }
+}
+
+fn replace_rule<'t>(text: &'t str, rule: &CompiledRule) -> Cow<'t, str> {
+    let marker = format!("[REDACTED:{}]", rule.kind);
+    rule.re.replace_all(text, |caps: &Captures| {
+        let Some(whole) = caps.get(0) else {
+            return String::new();
+        };
+        if rule.keep.is_some_and(|keep| keep(text, caps)) {
+            return whole.as_str().to_string();
+        }
+        match secret_of(caps, rule.group) {
+            Some(secret) if secret.as_str().starts_with("[REDACTED") => whole.as_str().to_string(),
+            Some(secret) => {
+                let start = secret.start() - whole.start();
+                let end = start + secret.len();
+                let w = whole.as_str();
+                format!("{}{}{}", &w[..start], marker, &w[end..])
+            }
+            None => whole.as_str().to_string(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hides(input: &str, secret: &str, kind: &str) {
+        let out = redact(input);
+        assert!(!out.contains(secret), "{kind}: secret survived in {out:?}");
+        assert!(
+            out.contains(&format!("[REDACTED:{kind}]")),
+            "{kind}: no marker in {out:?}"
+        );
+    }
+
+    #[test]
+    fn openai_keys_including_project_keys() {
+        hides(
+            "key sk-abcdefghijklmnopqrstuvwxyz0123 here",
+            "sk-abcdefghij",
+            "openai",
+        );
+        hides(
+            "OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
+            "sk-proj-Ab3d",
+            "openai",
+        );
+    }
+
+    #[test]
+    fn anthropic_keys() {
+        hides(
+            "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_aa",
+            "api03-AbCd",
+            "anthropic",
+        );
+    }
+
+    #[test]
+    fn aws_access_key_ids_and_secret_keys() {
+        hides(
+            "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+            "AKIAIOSFODNN7EXAMPLE",
+            "aws_access_key_id",
+        );
+        hides(
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI",
+            "aws_secret_key",
+        );
+    }
+
+    #[test]
+    fn github_tokens_of_every_prefix() {
+        for prefix in ["ghp", "gho", "ghu", "ghs", "ghr"] {
+            let token = format!("{prefix}_16C7e42F292c6912E7710c838347Ae178B4a");
+            hides(&format!("token {token}"), &token, "github");
+        }
+        hides(
+            "GH=github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRS",
+            "github_pat_11ABC",
+            "github",
+        );
+    }
+
+    #[test]
+    fn gitlab_slack_stripe_google() {
+        hides("glpat-xYz123AbC456dEf789gHi0", "glpat-xYz", "gitlab");
+        hides(
+            "xoxb-123456789012-1234567890123-AbCdEfGhIjKl",
+            "xoxb-1234",
+            "slack",
+        );
+        hides("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC3", "stripe");
+        hides("rk_live_4eC39HqLyjWDarjtT1zdp7dc", "rk_live_4eC3", "stripe");
+        hides(
+            "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+            "AIzaSyD-9tS",
+            "google",
+        );
+    }
+
+    #[test]
+    fn private_keys_of_every_pem_flavour() {
+        for label in [
+            "PRIVATE KEY",
+            "RSA PRIVATE KEY",
+            "EC PRIVATE KEY",
+            "OPENSSH PRIVATE KEY",
+            "ENCRYPTED PRIVATE KEY",
+            "DSA PRIVATE KEY",
+        ] {
+            let block = format!(
+                "-----BEGIN {label}-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END {label}-----"
+            );
+            hides(
+                &format!("cat key.pem\n{block}\ndone"),
+                "MIIEvQIBADAN",
+                "private_key",
+            );
+            assert!(redact(&format!("{block}\ndone")).ends_with("done"));
+        }
+        hides(
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0\n-----END PGP PRIVATE KEY BLOCK-----",
+            "lQOYBF0",
+            "private_key",
+        );
+    }
+
+    #[test]
+    fn a_private_key_cut_in_half_is_still_hidden() {
+        hides(
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+            "MIIEvQ",
+            "private_key",
+        );
+        hides(
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----",
+            "MIIEvQ",
+            "private_key",
+        );
+    }
+
+    #[test]
+    fn jwts_and_bearer_tokens() {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+        hides(&format!("jwt={jwt}"), "dozjgNryP4J3", "jwt");
+        let out = redact("curl -H 'Authorization: Bearer abcdef0123456789abcdef'");
+        assert_eq!(out, "curl -H 'Authorization: Bearer [REDACTED:bearer]'");
+    }
+
+    #[test]
+    fn credentials_in_urls() {
+        let out = redact("git clone https://deploy:hunter2secret@git.example.com/acme/app.git");
+        assert_eq!(
+            out,
+            "git clone https://[REDACTED:url_credentials]@git.example.com/acme/app.git"
+        );
+        assert_eq!(
+            redact("see https://example.com/a:b"),
+            "see https://example.com/a:b"
+        );
+    }
+
+    #[test]
+    fn npm_pypi_huggingface_azure() {
+        hides(
+            "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+            "npm_abcdef",
+            "npm",
+        );
+        hides(
+            "//registry.npmjs.org/:_authToken=abcdef12-3456-7890",
+            "abcdef12-3456",
+            "npm",
+        );
+        hides(
+            "pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMAACKlszLCJ",
+            "AgEIcHlwaS5vcmc",
+            "pypi",
+        );
+        hides(
+            "HF_TOKEN hf_abcdefghijklmnopqrstuvwxyzABCDEF",
+            "hf_abcdefgh",
+            "huggingface",
+        );
+        hides(
+            "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;EndpointSuffix=core.windows.net",
+            "Zm9vYmFy",
+            "azure",
+        );
+    }
+
+    #[test]
+    fn env_style_assignments_of_credential_names() {
+        hides(
+            "DB_PASSWORD=correct-horse-battery",
+            "correct-horse",
+            "secret_assignment",
+        );
+        hides(
+            r#"{"client_secret": "s3cr3tvalue99"}"#,
+            "s3cr3tvalue99",
+            "secret_assignment",
+        );
+        hides(
+            "export API_KEY='abc123def456ghi'",
+            "abc123def456",
+            "secret_assignment",
+        );
+        hides(
+            "GITHUB_TOKEN: zzzzyyyyxxxx1111",
+            "zzzzyyyyxxxx",
+            "secret_assignment",
+        );
+        hides(
+            "credentials = mYcReDeNtIaL42",
+            "mYcReDeNtIaL42",
+            "secret_assignment",
+        );
+    }
+
+    #[test]
+    fn ordinary_identifiers_and_prose_survive() {
+        let keep = [
+            "fn keyboard_shortcut_handler(event: KeyEvent) {}",
+            "token_count: 1234",
+            "max_tokens = 2500",
+            "let password_field = form.get(\"password\");",
+            "password = $DB_PASSWORD",
+            "api_key: <your key here>",
+            "The tokenizer counts tokens; a secret is never printed.",
+            "Use `cargo test --workspace` before pushing.",
+            "task-2026-11-20 sk-short",
+            "https://github.com/acme/app/blob/main/src/lib.rs#L10",
+            "skip-navigation-links and desk-lamp are fine",
+            "[REDACTED:openai] stays as it is",
+            "token: [REDACTED:github]",
+            "let token = self.next_token();",
+            "let key = config.api_key;",
+            "secret = derive_secret_from(seed)",
+            "the token parser_combinators_are_fun",
+        ];
+        for text in keep {
+            assert_eq!(redact(text), text, "changed ordinary text");
+        }
+    }
+
+    #[test]
+    fn redaction_is_idempotent() {
+        let once = redact("DB_PASSWORD=correct-horse-battery and sk-abcdefghijklmnopqrstuvwxyz")
+            .into_owned();
+        assert_eq!(redact(&once), once);
+        assert!(secret_kinds(&once).is_empty(), "{:?}", secret_kinds(&once));
+    }
+
+    #[test]
+    fn excerpts_cut_at_word_boundaries_and_redact() {
+        let key = "sk-abcdefghijklmnopqrstuvwxyz0123";
+        let text = format!("{} {key} {}", "word ".repeat(200), "tail ".repeat(200));
+        let excerpt = Unredacted::new(text.as_str()).excerpt(400);
+        assert!(excerpt.len() < 500, "{}", excerpt.len());
+        assert!(excerpt.contains("bytes omitted"));
+        assert!(!excerpt.contains("sk-abc"), "{excerpt}");
+        let around = format!("{} {key} {}", "a ".repeat(99), "b ".repeat(99));
+        let excerpt = Unredacted::new(around.as_str()).excerpt(200);
+        assert!(!excerpt.contains("sk-"), "a split key leaked: {excerpt}");
+    }
+
+    #[test]
+    fn secret_kinds_names_what_was_found() {
+        assert_eq!(secret_kinds("AKIAIOSFODNN7EXAMPLE"), ["aws_access_key_id"]);
+        assert!(secret_kinds("nothing here").is_empty());
+    }
+}

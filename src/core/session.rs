@@ -1,0 +1,185 @@
+//! The normalised session model that every transcript reader produces.
+//!
+//! Readers emit [`Event`]s one at a time while they walk a transcript, so a session is never
+//! held in memory as a whole. Each event keeps the line of the transcript it came from, for
+//! provenance. Metadata accumulates in a [`SessionMeta`] that the reader hands over at the end.
+
+use std::borrow::Cow;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// The agent (and so the transcript format) a session came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    /// OpenAI Codex CLI rollouts.
+    Codex,
+    /// Claude Code project transcripts.
+    Claude,
+    /// One `{"role","content","timestamp"}` object per line, for any other tool.
+    Generic,
+}
+
+impl Agent {
+    /// Every agent, in a stable order.
+    pub const ALL: [Agent; 3] = [Agent::Codex, Agent::Claude, Agent::Generic];
+
+    /// The lower-case name used in files, flags and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Codex => "codex",
+            Agent::Claude => "claude",
+            Agent::Generic => "generic",
+        }
+    }
+
+    /// The agent named `name`, as spelled by [`Agent::name`].
+    pub fn from_name(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
+
+/// What a transcript says about its session, gathered while reading.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionMeta {
+    /// The agent's own session id (a UUID for Codex and Claude).
+    pub id: Option<String>,
+    /// Working directory of the session (the latest one when it changed).
+    pub cwd: Option<String>,
+    pub git_branch: Option<String>,
+    pub git_remote: Option<String>,
+    /// Time of the first record.
+    pub started: Option<Timestamp>,
+    /// Time of the last record.
+    pub updated: Option<Timestamp>,
+    pub model: Option<String>,
+    /// Title the agent or the user gave the session.
+    pub title: Option<String>,
+    /// The session this one was spawned from, when it is a sub-agent.
+    pub parent: Option<String>,
+    /// True for sub-agent (sidechain) sessions, which are not extracted on their own by default.
+    pub is_subagent: bool,
+    /// Number of records that carried the user's own words, before filtering.
+    pub user_messages: u32,
+}
+
+impl SessionMeta {
+    /// Note a record's time: the first one seen is the start, the latest the update.
+    pub fn saw_time(&mut self, ts: Option<Timestamp>) {
+        let Some(ts) = ts else { return };
+        if self.started.is_none_or(|s| ts < s) {
+            self.started = Some(ts);
+        }
+        if self.updated.is_none_or(|u| ts > u) {
+            self.updated = Some(ts);
+        }
+    }
+
+    /// Set `field` from `value` when the value is present and not blank.
+    pub fn set_if_present(field: &mut Option<String>, value: Option<&str>) {
+        if let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) {
+            *field = Some(v.to_string());
+        }
+    }
+}
+
+/// One normalised record of a transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event<'a> {
+    /// 1-based line of the transcript the event came from.
+    pub line: u64,
+    pub kind: EventKind<'a>,
+}
+
+/// What happened at one point of a session.
+///
+/// Reasoning and instruction records carry no text at all: nothing downstream can leak what
+/// it never received.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind<'a> {
+    /// Text the user typed (or that arrived in the user's turn, before filtering).
+    User(Cow<'a, str>),
+    /// Text the assistant showed the user.
+    Assistant(Unredacted<'a>),
+    /// Chain of thought. Its content is dropped by the reader.
+    Reasoning,
+    /// Developer or system scaffolding. Its content is dropped by the reader.
+    Instruction,
+    ToolCall(ToolCall<'a>),
+    ToolResult(ToolResult<'a>),
+    /// The agent summarised earlier history to free context.
+    Compaction(Option<Cow<'a, str>>),
+}
+
+/// A tool invocation by the assistant.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolCall<'a> {
+    /// Pairs the call with its [`ToolResult`].
+    pub id: Option<Cow<'a, str>>,
+    pub name: Cow<'a, str>,
+    /// The shell command line, when the tool runs one.
+    pub command: Option<Cow<'a, str>>,
+    /// Files the call writes (edits, creates, deletes), as given.
+    pub writes: Vec<String>,
+    /// Files the call reads, as given.
+    pub reads: Vec<String>,
+    /// The tool's input as compact text, for display.
+    pub input: Unredacted<'a>,
+}
+
+/// The result of a tool invocation.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolResult<'a> {
+    pub id: Option<Cow<'a, str>>,
+    pub output: Unredacted<'a>,
+    /// Exit status of a shell command, when the transcript records it.
+    pub exit_code: Option<i64>,
+    /// The agent marked the result as an error.
+    pub is_error: bool,
+}
+
+impl ToolResult<'_> {
+    /// True when the call failed: a non-zero exit status, or an error flag without one.
+    pub fn failed(&self) -> bool {
+        match self.exit_code {
+            Some(code) => code != 0,
+            None => self.is_error,
+        }
+    }
+}
+
+/// Bulky text straight from a transcript (tool inputs and outputs, assistant prose) that has
+/// not been through redaction, because most of it is never kept and redacting it all would
+/// cost more than the rest of a run.
+///
+/// Read it with [`Unredacted::for_scanning`] to look for something; keep a piece of it only
+/// through [`Unredacted::excerpt`] or by redacting the piece.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Unredacted<'a>(Cow<'a, str>);
+
+impl<'a> Unredacted<'a> {
+    pub fn new(text: impl Into<Cow<'a, str>>) -> Unredacted<'a> {
+        Unredacted(text.into())
+    }
+
+    /// The raw text, to search. Whatever is kept of it must be redacted.
+    pub fn for_scanning(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// A problem with one line of a transcript. The rest of the session goes on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineWarning {
+    pub line: u64,
+    pub message: String,
+}

@@ -1,0 +1,80 @@
+//! The stored stage-1 record of one session (`.handbook/stage1/<id>.json`): what extraction
+//! produced, where it came from, and how often later sessions cited it.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::core::extract::Facts;
+use crate::core::session::Agent;
+
+/// Bumped when the record's shape changes incompatibly.
+pub const STAGE1_VERSION: u32 = 1;
+
+/// One session's stage-1 output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stage1 {
+    pub version: u32,
+    pub session_id: String,
+    pub agent: Agent,
+    /// The transcript it was extracted from.
+    pub rollout_path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Project key: git remote, repository root or cwd.
+    pub project: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Timestamp>,
+    /// Last activity in the session (its last record, else the file's modification time).
+    pub updated_at: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Content hash of the transcript this was extracted from.
+    pub source_hash: String,
+    pub rollout_slug: String,
+    pub rollout_summary: String,
+    pub raw_memory: String,
+    pub facts: Facts,
+    /// How many later replies cited this session.
+    #[serde(default)]
+    pub usage_count: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_usage: Option<Timestamp>,
+}
+
+/// The file name that stores a session's record: the id when it is safe as a file name,
+/// else a readable prefix of it plus a hash, so two ids never share a file.
+///
+/// ```
+/// use handbook::core::stage1::file_name;
+/// assert_eq!(file_name("019b64e5-57fa-7463-b644-fba7e456f905"), "019b64e5-57fa-7463-b644-fba7e456f905.json");
+/// assert!(file_name("../etc/passwd").starts_with("etc_passwd-"));
+/// ```
+pub fn file_name(session_id: &str) -> String {
+    let safe = !session_id.is_empty()
+        && session_id.len() <= 120
+        && !session_id.starts_with('.')
+        && session_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if safe {
+        return format!("{session_id}.json");
+    }
+    let readable: String = session_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .trim_matches('_')
+        .chars()
+        .take(60)
+        .collect();
+    let hash = blake3::hash(session_id.as_bytes()).to_hex();
+    format!("{readable}-{}.json", &hash[..12])
+}

@@ -1,0 +1,131 @@
+//! Finding transcript files under the source folders, in a stable order. Unreadable folders
+//! and symlink loops become warnings; the walk goes on.
+
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use crate::config::SourceRoot;
+
+/// What a walk of the sources found.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    /// Transcript files, absolute, sorted, without duplicates.
+    pub files: Vec<PathBuf>,
+    /// Source roots that exist; a recorded file under one of them that was not found is gone.
+    pub roots: Vec<PathBuf>,
+    pub warnings: Vec<String>,
+    /// Explicit sources that do not exist.
+    pub missing: Vec<PathBuf>,
+}
+
+/// True for file names that can hold a transcript.
+pub fn is_transcript_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".jsonl"))
+}
+
+/// Walk every root. A root that is a file is taken whatever its name.
+pub fn discover(roots: &[SourceRoot]) -> Discovery {
+    let mut found = Discovery::default();
+    for root in roots {
+        let path = std::path::absolute(&root.path).unwrap_or_else(|_| root.path.clone());
+        let meta = match std::fs::metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if root.explicit {
+                    found.missing.push(path);
+                }
+                continue;
+            }
+            Err(e) => {
+                found
+                    .warnings
+                    .push(format!("{}: cannot read source: {e}", path.display()));
+                continue;
+            }
+        };
+        found.roots.push(path.clone());
+        if meta.is_file() {
+            found.files.push(path);
+            continue;
+        }
+        for entry in WalkDir::new(&path).follow_links(true).sort_by_file_name() {
+            match entry {
+                Ok(entry) if entry.file_type().is_file() && is_transcript_name(entry.path()) => {
+                    found.files.push(entry.into_path());
+                }
+                Ok(_) => {}
+                Err(e) => found.warnings.push(walk_warning(&e)),
+            }
+        }
+    }
+    found.files.sort();
+    found.files.dedup();
+    found
+}
+
+fn walk_warning(error: &walkdir::Error) -> String {
+    let at = error
+        .path()
+        .map_or_else(|| "?".to_string(), |p| p.display().to_string());
+    match error.loop_ancestor() {
+        Some(ancestor) => format!(
+            "{at}: symlink loop back to {}; not followed",
+            ancestor.display()
+        ),
+        None => match error.io_error() {
+            Some(io) => format!("{at}: cannot read: {io}; skipped"),
+            None => format!("{at}: {error}; skipped"),
+        },
+    }
+}
+
+/// True when `file` lies under one of the scanned `roots`.
+pub fn under_roots(file: &Path, roots: &[PathBuf]) -> bool {
+    roots.iter().any(|root| file.starts_with(root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_transcripts_sorted_and_warns_about_loops() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("b/c")).unwrap();
+        std::fs::write(root.join("b/c/2.jsonl"), "{}").unwrap();
+        std::fs::write(root.join("1.jsonl"), "{}").unwrap();
+        std::fs::write(root.join("notes.txt"), "x").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root, root.join("b/loop")).unwrap();
+        let found = discover(&[
+            SourceRoot {
+                path: root.to_path_buf(),
+                explicit: true,
+            },
+            SourceRoot {
+                path: root.join("nope"),
+                explicit: true,
+            },
+        ]);
+        let names: Vec<_> = found
+            .files
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(
+            names,
+            [PathBuf::from("1.jsonl"), PathBuf::from("b/c/2.jsonl")]
+        );
+        #[cfg(unix)]
+        assert!(
+            found.warnings.iter().any(|w| w.contains("symlink loop")),
+            "{:?}",
+            found.warnings
+        );
+        assert_eq!(found.missing, [root.join("nope")]);
+    }
+}

@@ -1,0 +1,84 @@
+//! The workspace lock: every command that writes holds `.handbook/lock`, an advisory lock the
+//! operating system releases when the process ends, however it ends.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use super::fsio::ensure_private_dir;
+
+/// Held while a run writes the workspace; dropping it releases the lock.
+#[derive(Debug)]
+pub struct WorkspaceLock {
+    _file: File,
+}
+
+/// Another run holds the lock and did not release it in time.
+#[derive(Debug)]
+pub struct LockHeld {
+    pub path: String,
+    pub waited: Duration,
+}
+
+impl std::fmt::Display for LockHeld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "another handbook run holds the workspace lock {} (waited {:.1}s); try again when it ends, or raise --wait",
+            self.path,
+            self.waited.as_secs_f64()
+        )
+    }
+}
+
+impl std::error::Error for LockHeld {}
+
+/// Take the lock at `path`, waiting up to `wait` for another run to release it.
+pub fn acquire(path: &Path, wait: Duration) -> Result<WorkspaceLock> {
+    if let Some(dir) = path.parent() {
+        ensure_private_dir(dir)?;
+    }
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+    let start = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(WorkspaceLock { _file: file }),
+            Err(TryLockError::WouldBlock) if start.elapsed() < wait => {
+                std::thread::sleep(Duration::from_millis(50))
+            }
+            Err(TryLockError::WouldBlock) => {
+                return Err(LockHeld {
+                    path: path.display().to_string(),
+                    waited: start.elapsed(),
+                }
+                .into());
+            }
+            Err(TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_holder_waits_then_gives_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".handbook/lock");
+        let first = acquire(&path, Duration::ZERO).unwrap();
+        let err = acquire(&path, Duration::from_millis(120)).unwrap_err();
+        assert!(err.downcast_ref::<LockHeld>().is_some());
+        drop(first);
+        acquire(&path, Duration::ZERO).unwrap();
+    }
+}

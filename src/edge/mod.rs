@@ -1,0 +1,11 @@
+//! The edges: everything that touches the outside world. Files (atomic writes, the lock,
+//! the workspace), discovery of transcripts, git repositories, and the terminal.
+
+pub mod discover;
+pub mod fsio;
+pub mod git;
+pub mod lines;
+pub mod lock;
+pub mod terminal;
+pub mod transcript;
+pub mod workspace;

@@ -1,0 +1,125 @@
+//! The terminal, decided once per run: colour, progress bars, and how results and
+//! diagnostics are printed. stdout carries results, stderr diagnostics and progress.
+
+use std::borrow::Cow;
+use std::io::{IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use crate::cli::ColorChoice;
+use crate::config::Output;
+
+/// How this run talks to the user.
+#[derive(Debug, Clone, Copy)]
+pub struct Terminal {
+    pub json: bool,
+    pub quiet: bool,
+    /// Colour on stderr.
+    pub color: bool,
+    /// Progress bars on stderr.
+    pub progress: bool,
+}
+
+impl Terminal {
+    pub fn detect(output: &Output) -> Terminal {
+        let stderr_tty = std::io::stderr().is_terminal();
+        let color = match output.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => stderr_tty,
+        };
+        Terminal {
+            json: output.json,
+            quiet: output.quiet,
+            color,
+            progress: stderr_tty && !output.json && !output.quiet,
+        }
+    }
+
+    /// A diagnostic on stderr: `handbook: warning: …`.
+    pub fn warn(&self, message: &str) {
+        let label = if self.color {
+            "\x1b[33mwarning\x1b[0m"
+        } else {
+            "warning"
+        };
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "handbook: {label}: {}",
+            escape(message)
+        );
+    }
+
+    /// A note on stderr that is not a problem, unless `--quiet`.
+    pub fn note(&self, message: &str) {
+        if !self.quiet {
+            let _ = writeln!(std::io::stderr().lock(), "handbook: {}", escape(message));
+        }
+    }
+
+    /// A line of results on stdout (text mode only).
+    pub fn line(&self, text: &str) -> std::io::Result<()> {
+        if self.json {
+            return Ok(());
+        }
+        writeln!(std::io::stdout().lock(), "{}", escape(text))
+    }
+
+    /// One `{"type": …, "data": …}` object on stdout (JSON mode only).
+    pub fn json<T: Serialize>(&self, kind: &str, data: &T) -> std::io::Result<()> {
+        if !self.json {
+            return Ok(());
+        }
+        let line = serde_json::to_string(&serde_json::json!({ "type": kind, "data": data }))
+            .map_err(std::io::Error::other)?;
+        writeln!(std::io::stdout().lock(), "{line}")
+    }
+
+    /// A progress bar over `len` items, hidden unless stderr is a terminal.
+    pub fn progress(&self, len: u64, what: &str) -> ProgressBar {
+        if !self.progress || len < 2 {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_prefix(what.to_string());
+        bar
+    }
+}
+
+/// Text from transcripts made safe for a terminal: control characters (escape sequences,
+/// carriage returns) are shown as `\u{…}` instead of being interpreted.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_control() && c != '\n' && c != '\t' {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(escape("plain\ttext"), "plain\ttext");
+        assert_eq!(escape("\x1b[2Jboom\r"), "\\u{1b}[2Jboom\\u{d}");
+    }
+}

@@ -1,0 +1,182 @@
+//! Reading one transcript file through the core pipeline: detect its format, stream its
+//! lines (bounded memory, whatever the file size), hash it on the same pass, and turn every
+//! bad line into a warning that names the line.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::lines::{Line, Lines, MAX_LINE_BYTES};
+use crate::core::formats::{FileHint, format_by_location, sniff};
+use crate::core::pipeline::{Finished, SessionPipeline, Sink};
+use crate::core::session::Agent;
+
+/// Non-blank lines looked at to detect a format.
+const SNIFF_LINES: usize = 8;
+/// Bytes of those lines kept for detection at most.
+const SNIFF_BYTES: usize = 4 * 1024 * 1024;
+
+/// What reading a file gave.
+pub enum FileRead<S> {
+    /// A transcript, read through the pipeline.
+    Session {
+        agent: Agent,
+        finished: Box<Finished<S>>,
+        hash: String,
+    },
+    /// Not a transcript: empty, binary, or of no known format.
+    NotATranscript { reason: String, hash: String },
+}
+
+/// Content hash of a whole file.
+pub fn hash_file(path: &Path) -> Result<String> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut hasher = blake3::Hasher::new();
+    hasher
+        .update_reader(file)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// Read the transcript at `path`, as `forced` when given, feeding its events to the sink
+/// `make_sink` builds. An error means the file could not be read at all.
+pub fn read_transcript<S: Sink>(
+    path: &Path,
+    forced: Option<Agent>,
+    make_sink: impl FnOnce() -> S,
+) -> Result<FileRead<S>> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    read_from(
+        BufReader::with_capacity(256 * 1024, file),
+        &path.to_string_lossy(),
+        forced,
+        make_sink,
+    )
+    .with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// [`read_transcript`] over any reader; `name` is the file's path, for the format hints.
+pub fn read_from<R: Read, S: Sink>(
+    reader: BufReader<R>,
+    name: &str,
+    forced: Option<Agent>,
+    make_sink: impl FnOnce() -> S,
+) -> std::io::Result<FileRead<S>> {
+    let mut lines = Lines::new(reader);
+    // Hold the first lines back until the format is known.
+    let mut held: Vec<(u64, Line, Vec<u8>)> = Vec::new();
+    let mut held_bytes = 0;
+    let mut saw_any = false;
+    let agent = match forced {
+        Some(agent) => Some(agent),
+        None => {
+            while held
+                .iter()
+                .filter(|(_, l, b)| matches!(l, Line::Text { .. }) && !is_blank(b))
+                .count()
+                < SNIFF_LINES
+                && held_bytes < SNIFF_BYTES
+            {
+                let Some((n, line)) = lines.next_line()? else {
+                    break;
+                };
+                saw_any = true;
+                held_bytes += lines.bytes().len();
+                held.push((n, line, lines.bytes().to_vec()));
+            }
+            let texts = held
+                .iter()
+                .filter(|(_, l, _)| matches!(l, Line::Text { .. }))
+                .filter_map(|(_, _, b)| std::str::from_utf8(b).ok());
+            sniff(texts).or_else(|| format_by_location(name))
+        }
+    };
+    let Some(agent) = agent else {
+        let reason = if !saw_any || held.iter().all(|(_, _, b)| is_blank(b)) {
+            "empty file".to_string()
+        } else if held.iter().any(|(_, _, b)| looks_binary(b)) {
+            "binary data, not a transcript".to_string()
+        } else {
+            "not a recognised transcript format (use --format to force one)".to_string()
+        };
+        return Ok(FileRead::NotATranscript {
+            reason,
+            hash: lines.finish_hash()?,
+        });
+    };
+    let mut pipeline = SessionPipeline::new(agent, FileHint::from_path(name), make_sink());
+    for (n, line, bytes) in &held {
+        feed(&mut pipeline, *n, *line, bytes);
+    }
+    drop(held);
+    while let Some((n, line)) = lines.next_line()? {
+        saw_any = true;
+        feed(&mut pipeline, n, line, lines.bytes());
+    }
+    let hash = lines.finish_hash()?;
+    if !saw_any {
+        return Ok(FileRead::NotATranscript {
+            reason: "empty file".to_string(),
+            hash,
+        });
+    }
+    Ok(FileRead::Session {
+        agent,
+        finished: Box::new(pipeline.finish()),
+        hash,
+    })
+}
+
+fn feed<S: Sink>(pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &[u8]) {
+    match line {
+        Line::TooLong { len } => pipeline.warn(
+            n,
+            format!(
+                "line is {:.1} MB, over the {} MB limit; skipped",
+                len as f64 / 1e6,
+                MAX_LINE_BYTES / (1024 * 1024)
+            ),
+        ),
+        Line::Text { terminated } => {
+            if looks_binary(bytes) {
+                pipeline.warn(n, "binary data; skipped".to_string());
+                return;
+            }
+            let text = String::from_utf8_lossy(bytes);
+            let lossy = matches!(text, std::borrow::Cow::Owned(_));
+            match pipeline.feed(n, &text) {
+                Ok(()) if lossy => {
+                    pipeline.warn(n, "invalid UTF-8; undecodable bytes replaced".to_string())
+                }
+                Ok(()) => {}
+                Err(message) if !terminated => pipeline.warn(
+                    n,
+                    format!("torn last line (still being written?): {message}; skipped"),
+                ),
+                Err(message) if lossy => {
+                    pipeline.warn(n, format!("invalid UTF-8 and {message}; skipped"))
+                }
+                Err(message) => pipeline.warn(n, format!("{message}; skipped")),
+            }
+        }
+    }
+}
+
+fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(u8::is_ascii_whitespace)
+}
+
+/// NUL bytes, or mostly control bytes, mean this is not text.
+fn looks_binary(bytes: &[u8]) -> bool {
+    let sample = &bytes[..bytes.len().min(4096)];
+    if memchr::memchr(0, sample).is_some() {
+        return true;
+    }
+    let control = sample
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x1b))
+        .count();
+    !sample.is_empty() && control * 10 > sample.len()
+}

@@ -1,0 +1,66 @@
+//! handbook: a memory that lasts across coding-agent sessions.
+//!
+//! ```text
+//! sources ─ discover ─ read+normalise ─ filter ─ redact ─ extract ─▶ stage-1 outputs (state)
+//!                                                                          │
+//! summary / search ◀─ workspace ◀─ validate ◀─ consolidate ◀─ diff vs manifest ◀─ sync inputs ◀─ select
+//! ```
+//!
+//! - [`core`] is pure: readers per transcript format, the filter, redaction, extraction.
+//! - [`edge`] does the I/O: discovery, streaming reads, atomic writes, the lock, the terminal.
+//! - [`cmd`] holds one module per subcommand, joining the two.
+//! - [`cli`] declares the flags; [`config`] resolves them with the environment and the config
+//!   file into [`config::Settings`].
+
+pub mod cli;
+pub mod cmd;
+pub mod config;
+pub mod core;
+pub mod edge;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::config::{CommandSettings, Env, Settings};
+use crate::edge::lock::LockHeld;
+use crate::edge::terminal::Terminal;
+
+/// Exit status: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit status: `search` found nothing.
+pub const EXIT_NOTHING_FOUND: u8 = 1;
+/// Exit status: an error stopped the run.
+pub const EXIT_ERROR: u8 = 2;
+/// Exit status: another run holds the workspace lock.
+pub const EXIT_LOCKED: u8 = 3;
+
+/// Run handbook with parsed flags, returning the exit status.
+pub fn run(cli: cli::Cli) -> Result<u8> {
+    let settings = Settings::resolve(cli, &Env::from_process())?;
+    let term = Terminal::detect(&settings.output);
+    match &settings.command {
+        CommandSettings::Extract(opts) => cmd::extract::run(&settings, opts, &term)?,
+    }
+    Ok(EXIT_OK)
+}
+
+/// The exit status and message for an error: a held lock has its own status, a closed
+/// stdout (`handbook … | head`) is not an error at all.
+pub fn exit_for(error: &anyhow::Error) -> (ExitCode, Option<String>) {
+    if error.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    }) {
+        return (ExitCode::from(EXIT_OK), None);
+    }
+    let status = if error.downcast_ref::<LockHeld>().is_some() {
+        EXIT_LOCKED
+    } else {
+        EXIT_ERROR
+    };
+    (
+        ExitCode::from(status),
+        Some(format!("handbook: error: {error:#}")),
+    )
+}
