@@ -31,19 +31,13 @@ impl Env {
     /// An environment holding only `pairs`.
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Env {
         Env {
-            vars: pairs
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            vars: pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         }
     }
 
     /// A variable's value, when set and not empty.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.vars
-            .get(key)
-            .map(String::as_str)
-            .filter(|v| !v.is_empty())
+        self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
     }
 
     fn path(&self, key: &str) -> Option<PathBuf> {
@@ -131,16 +125,15 @@ impl Settings {
             Some(choice) => choice,
             None if env.get("NO_COLOR").is_some() => ColorChoice::Never,
             None => match env.get("HANDBOOK_COLOR") {
-                Some(v) => ColorChoice::from_str_value(v).with_context(|| {
-                    format!("HANDBOOK_COLOR={v}: expected auto, always or never")
-                })?,
+                Some(v) => ColorChoice::from_str_value(v)
+                    .with_context(|| format!("HANDBOOK_COLOR={v}: expected auto, always or never"))?,
                 None => ColorChoice::Auto,
             },
         };
         let now = match env.get("HANDBOOK_NOW") {
-            Some(v) => v.parse().with_context(|| {
-                format!("HANDBOOK_NOW={v}: expected an RFC 3339 time such as 2026-11-29T12:00:00Z")
-            })?,
+            Some(v) => v
+                .parse()
+                .with_context(|| format!("HANDBOOK_NOW={v}: expected an RFC 3339 time such as 2026-11-29T12:00:00Z"))?,
             None => Timestamp::now(),
         };
         let output = Output {
@@ -175,10 +168,7 @@ fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<E
     let sources = if !args.sources.is_empty() {
         args.sources
             .into_iter()
-            .map(|path| SourceRoot {
-                path,
-                explicit: true,
-            })
+            .map(|path| SourceRoot { path, explicit: true })
             .collect()
     } else if let Some(paths) = &file.sources {
         paths
@@ -192,34 +182,28 @@ fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<E
         default_sources(env)
     };
     let min_idle = match (args.min_idle, env.get("HANDBOOK_MIN_IDLE_HOURS")) {
-        (Some(flag), _) => {
-            parse_duration(&flag, Unit::Hours).with_context(|| format!("--min-idle {flag}"))?
-        }
-        (None, Some(v)) => parse_duration(v, Unit::Hours)
-            .with_context(|| format!("HANDBOOK_MIN_IDLE_HOURS={v}"))?,
+        (Some(flag), _) => parse_duration(&flag, Unit::Hours).with_context(|| format!("--min-idle {flag}"))?,
+        (None, Some(v)) => parse_duration(v, Unit::Hours).with_context(|| format!("HANDBOOK_MIN_IDLE_HOURS={v}"))?,
         (None, None) => hours(file.min_idle_hours.unwrap_or(DEFAULT_MIN_IDLE_HOURS))?,
     };
     let max_age = match (args.max_age, env.get("HANDBOOK_MAX_AGE_DAYS")) {
-        (Some(flag), _) => {
-            parse_duration(&flag, Unit::Days).with_context(|| format!("--max-age {flag}"))?
-        }
-        (None, Some(v)) => {
-            parse_duration(v, Unit::Days).with_context(|| format!("HANDBOOK_MAX_AGE_DAYS={v}"))?
-        }
+        (Some(flag), _) => parse_duration(&flag, Unit::Days).with_context(|| format!("--max-age {flag}"))?,
+        (None, Some(v)) => parse_duration(v, Unit::Days).with_context(|| format!("HANDBOOK_MAX_AGE_DAYS={v}"))?,
         (None, None) => hours(file.max_age_days.unwrap_or(DEFAULT_MAX_AGE_DAYS) * 24.0)?,
     };
     let limit = match (args.limit, env.get("HANDBOOK_MAX_SESSIONS_PER_RUN")) {
         (Some(n), _) => Some(n),
-        (None, Some(v)) => Some(v.parse().with_context(|| {
-            format!("HANDBOOK_MAX_SESSIONS_PER_RUN={v}: expected a whole number")
-        })?),
+        (None, Some(v)) => Some(
+            v.parse()
+                .with_context(|| format!("HANDBOOK_MAX_SESSIONS_PER_RUN={v}: expected a whole number"))?,
+        ),
         (None, None) => file.max_sessions_per_run,
     };
     let include_subagents = args.include_subagents
         || match env.get("HANDBOOK_INCLUDE_SUBAGENTS") {
-            Some(v) => parse_bool(v).with_context(|| {
-                format!("HANDBOOK_INCLUDE_SUBAGENTS={v}: expected true or false")
-            })?,
+            Some(v) => {
+                parse_bool(v).with_context(|| format!("HANDBOOK_INCLUDE_SUBAGENTS={v}: expected true or false"))?
+            }
             None => file.include_subagents.unwrap_or(false),
         };
     let wait = args
@@ -252,9 +236,7 @@ pub fn default_sources(env: &Env) -> Vec<SourceRoot> {
     let home = env.home_dir();
     let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
     let codex = env.path("CODEX_HOME").or_else(|| under_home(".codex"));
-    let claude = env
-        .path("CLAUDE_CONFIG_DIR")
-        .or_else(|| under_home(".claude"));
+    let claude = env.path("CLAUDE_CONFIG_DIR").or_else(|| under_home(".claude"));
     let candidates = [
         codex.as_ref().map(|c| c.join("sessions")),
         codex.as_ref().map(|c| c.join("archived_sessions")),
@@ -263,10 +245,7 @@ pub fn default_sources(env: &Env) -> Vec<SourceRoot> {
     candidates
         .into_iter()
         .flatten()
-        .map(|path| SourceRoot {
-            path,
-            explicit: false,
-        })
+        .map(|path| SourceRoot { path, explicit: false })
         .collect()
 }
 
@@ -278,10 +257,7 @@ fn expand_tilde(path: &Path, env: &Env) -> PathBuf {
 }
 
 fn load_config(flag: Option<&Path>, env: &Env) -> Result<FileConfig> {
-    let (path, required) = match flag
-        .map(Path::to_path_buf)
-        .or_else(|| env.path("HANDBOOK_CONFIG"))
-    {
+    let (path, required) = match flag.map(Path::to_path_buf).or_else(|| env.path("HANDBOOK_CONFIG")) {
         Some(path) => (path, true),
         None => {
             let dir = env
@@ -321,9 +297,7 @@ fn hours(h: f64) -> Result<SignedDuration> {
 /// Parse `90m`, `6h`, `10d`, `2w`, or a bare number in `bare` units.
 fn parse_duration(text: &str, bare: Unit) -> Result<SignedDuration> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(text.len());
+    let split = text.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     let value: f64 = number
         .trim()
@@ -379,11 +353,7 @@ mod tests {
         assert_eq!(s.home, PathBuf::from("/env-home"));
         assert_eq!(extract(&s).min_idle, SignedDuration::from_hours(2));
         assert_eq!(extract(&s).max_age, SignedDuration::from_hours(240));
-        let s = resolve(
-            &["--home", "/flag-home", "extract", "--min-idle", "30m"],
-            &env,
-        )
-        .unwrap();
+        let s = resolve(&["--home", "/flag-home", "extract", "--min-idle", "30m"], &env).unwrap();
         assert_eq!(s.home, PathBuf::from("/flag-home"));
         assert_eq!(extract(&s).min_idle, SignedDuration::from_mins(30));
     }
@@ -416,10 +386,7 @@ mod tests {
 
     #[test]
     fn durations_read_units_and_bare_numbers() {
-        assert_eq!(
-            parse_duration("6", Unit::Hours).unwrap(),
-            SignedDuration::from_hours(6)
-        );
+        assert_eq!(parse_duration("6", Unit::Hours).unwrap(), SignedDuration::from_hours(6));
         assert_eq!(
             parse_duration("10", Unit::Days).unwrap(),
             SignedDuration::from_hours(240)
@@ -440,9 +407,6 @@ mod tests {
     fn bad_values_name_their_source() {
         let env = Env::from_pairs([("HOME", "/h"), ("HANDBOOK_NOW", "yesterday")]);
         let err = resolve(&["extract"], &env).unwrap_err();
-        assert!(
-            format!("{err:#}").contains("HANDBOOK_NOW=yesterday"),
-            "{err:#}"
-        );
+        assert!(format!("{err:#}").contains("HANDBOOK_NOW=yesterday"), "{err:#}");
     }
 }

@@ -59,8 +59,5 @@ pub fn exit_for(error: &anyhow::Error) -> (ExitCode, Option<String>) {
     } else {
         EXIT_ERROR
     };
-    (
-        ExitCode::from(status),
-        Some(format!("handbook: error: {error:#}")),
-    )
+    (ExitCode::from(status), Some(format!("handbook: error: {error:#}")))
 }

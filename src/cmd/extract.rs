@@ -13,9 +13,7 @@ use crate::config::{ExtractSettings, Settings};
 use crate::core::extract::{Context, Extraction, Extractor, Memory};
 use crate::core::session::{Agent, LineWarning};
 use crate::core::stage1::{STAGE1_VERSION, Stage1};
-use crate::core::state::{
-    Coverage, FileStat, Plan, SourceEntry, SourceState, Sources, Windows, plan,
-};
+use crate::core::state::{Coverage, FileStat, Plan, SourceEntry, SourceState, Sources, Windows, plan};
 use crate::edge::discover::{discover, under_roots};
 use crate::edge::git::Projects;
 use crate::edge::terminal::Terminal;
@@ -84,23 +82,13 @@ impl SessionReport {
     fn line(&self) -> String {
         let detail = match self.outcome {
             "extracted" => {
-                let plural = |n: usize, one: &str, many: &str| {
-                    format!("{n} {}", if n == 1 { one } else { many })
-                };
+                let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
                 let mut parts = vec![plural(self.tasks, "task", "tasks")];
                 for (n, one, many) in [
                     (self.preferences, "preference", "preferences"),
-                    (
-                        self.verified_commands,
-                        "verified command",
-                        "verified commands",
-                    ),
+                    (self.verified_commands, "verified command", "verified commands"),
                     (self.fixes, "fix", "fixes"),
-                    (
-                        self.unresolved_errors,
-                        "unresolved error",
-                        "unresolved errors",
-                    ),
+                    (self.unresolved_errors, "unresolved error", "unresolved errors"),
                 ] {
                     if n > 0 {
                         parts.push(plural(n, one, many));
@@ -129,20 +117,13 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
         term.warn(warning);
     }
     for missing in &found.missing {
-        term.warn(&format!(
-            "{}: source does not exist; skipped",
-            missing.display()
-        ));
+        term.warn(&format!("{}: source does not exist; skipped", missing.display()));
     }
     if found.roots.is_empty() && !found.missing.is_empty() {
         bail!("none of the given sources exist; check the paths");
     }
     if found.roots.is_empty() {
-        let tried: Vec<String> = opts
-            .sources
-            .iter()
-            .map(|s| s.path.display().to_string())
-            .collect();
+        let tried: Vec<String> = opts.sources.iter().map(|s| s.path.display().to_string()).collect();
         term.note(&format!(
             "no transcripts found: none of the default sources exist ({}); pass a SOURCE",
             tried.join(", ")
@@ -192,10 +173,7 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
                 run.coverage.failed += 1;
                 run.coverage.failures.push((
                     key.clone(),
-                    format!(
-                        "gave up after {} tries: {reason}",
-                        crate::core::state::MAX_TRIES
-                    ),
+                    format!("gave up after {} tries: {reason}", crate::core::state::MAX_TRIES),
                 ));
             }
             Plan::Read => to_read.push((path.clone(), key, stat)),
@@ -225,9 +203,7 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
 
     if opts.sessions.is_empty() {
         for (key, entry) in sources.sources.iter_mut() {
-            let gone = !seen.contains(key)
-                && under_roots(Path::new(key), &found.roots)
-                && !Path::new(key).exists();
+            let gone = !seen.contains(key) && under_roots(Path::new(key), &found.roots) && !Path::new(key).exists();
             if gone && entry.state != SourceState::Vanished {
                 entry.state = SourceState::Vanished;
                 run.coverage.vanished += 1;
@@ -235,9 +211,7 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
         }
     }
     let Run {
-        coverage,
-        mut reports,
-        ..
+        coverage, mut reports, ..
     } = run;
     if !opts.dry_run {
         sources.last_extract = Some(settings.now);
@@ -247,8 +221,7 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
 }
 
 fn stat_of(path: &Path) -> Result<FileStat> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read file metadata: {e}"))?;
+    let meta = std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read file metadata: {e}"))?;
     let mtime_ns = meta
         .modified()
         .ok()
@@ -263,10 +236,9 @@ fn stat_of(path: &Path) -> Result<FileStat> {
 /// True when `--session` is not given, or names this file by session id or path text.
 fn selected(sessions: &[String], key: &str, entry: Option<&SourceEntry>) -> bool {
     sessions.is_empty()
-        || sessions.iter().any(|s| {
-            key.contains(s.as_str())
-                || entry.and_then(|e| e.session_id.as_deref()) == Some(s.as_str())
-        })
+        || sessions
+            .iter()
+            .any(|s| key.contains(s.as_str()) || entry.and_then(|e| e.session_id.as_deref()) == Some(s.as_str()))
 }
 
 struct Run<'a> {
@@ -282,9 +254,7 @@ impl Run<'_> {
     /// Record a file that could not be read. Its earlier extraction, if any, stays.
     fn fail(&mut self, key: &str, stat: Option<FileStat>, reason: &str, sources: &mut Sources) {
         self.coverage.failed += 1;
-        self.coverage
-            .failures
-            .push((key.to_string(), reason.to_string()));
+        self.coverage.failures.push((key.to_string(), reason.to_string()));
         let mut report = SessionReport::new(key, "failed");
         report.reason = Some(reason.to_string());
         self.reports.push(report);
@@ -305,23 +275,14 @@ impl Run<'_> {
         entry.last_error = Some(reason.to_string());
     }
 
-    fn process(
-        &mut self,
-        path: &Path,
-        key: &str,
-        stat: FileStat,
-        sources: &mut Sources,
-    ) -> Result<()> {
+    fn process(&mut self, path: &Path, key: &str, stat: FileStat, sources: &mut Sources) -> Result<()> {
         let prior = sources.sources.get(key).cloned();
         // Touched but not changed: the content hash says so without a full read.
         if let Some(prior) = &prior
             && prior.size == stat.size
             && matches!(
                 prior.state,
-                SourceState::Extracted
-                    | SourceState::NoOp
-                    | SourceState::Excluded
-                    | SourceState::Skipped
+                SourceState::Extracted | SourceState::NoOp | SourceState::Excluded | SourceState::Skipped
             )
             && let Some(old_hash) = &prior.hash
             && hash_file(path).ok().as_ref() == Some(old_hash)
@@ -358,11 +319,7 @@ impl Run<'_> {
                 self.settle(key, entry, sources);
                 return Ok(());
             }
-            FileRead::Session {
-                agent,
-                finished,
-                hash,
-            } => (agent, finished, hash),
+            FileRead::Session { agent, finished, hash } => (agent, finished, hash),
         };
         self.print_warnings(key, &finished.warnings);
         self.coverage.warnings += finished.warnings.len() as u64;
@@ -415,9 +372,7 @@ impl Run<'_> {
             return Ok(());
         }
 
-        let project = self
-            .projects
-            .key(meta.git_remote.as_deref(), meta.cwd.as_deref());
+        let project = self.projects.key(meta.git_remote.as_deref(), meta.cwd.as_deref());
         report.project = Some(project.clone());
         let context = Context {
             agent: agent.name().to_string(),
@@ -483,8 +438,7 @@ impl Run<'_> {
 
     fn print_warnings(&self, key: &str, warnings: &[LineWarning]) {
         for warning in warnings.iter().take(WARNINGS_SHOWN_PER_FILE) {
-            self.term
-                .warn(&format!("{key}:{}: {}", warning.line, warning.message));
+            self.term.warn(&format!("{key}:{}: {}", warning.line, warning.message));
         }
         if warnings.len() > WARNINGS_SHOWN_PER_FILE {
             self.term.warn(&format!(
@@ -496,10 +450,7 @@ impl Run<'_> {
 }
 
 fn reason_is_duplicate(entry: &SourceEntry) -> bool {
-    entry
-        .reason
-        .as_deref()
-        .is_some_and(|r| r.starts_with("duplicate"))
+    entry.reason.as_deref().is_some_and(|r| r.starts_with("duplicate"))
 }
 
 /// Another file already extracted as this session, still on disk: the first one keeps it.
@@ -540,12 +491,7 @@ fn blank_entry(state: SourceState) -> SourceEntry {
     }
 }
 
-fn report(
-    term: &Terminal,
-    reports: &mut [SessionReport],
-    coverage: &Coverage,
-    dry_run: bool,
-) -> Result<()> {
+fn report(term: &Terminal, reports: &mut [SessionReport], coverage: &Coverage, dry_run: bool) -> Result<()> {
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     for r in reports.iter() {
         term.json("session", r)?;

@@ -80,14 +80,8 @@ mod tests {
         assert_eq!(normalize_remote("git@github.com:acme/app.git"), key);
         assert_eq!(normalize_remote("https://github.com/acme/app"), key);
         assert_eq!(normalize_remote("https://GitHub.com/acme/app.git/"), key);
-        assert_eq!(
-            normalize_remote("ssh://git@github.com:22/acme/app.git"),
-            key
-        );
-        assert_eq!(
-            normalize_remote("https://deploy:hunter2@github.com/acme/app.git"),
-            key
-        );
+        assert_eq!(normalize_remote("ssh://git@github.com:22/acme/app.git"), key);
+        assert_eq!(normalize_remote("https://deploy:hunter2@github.com/acme/app.git"), key);
         assert_eq!(
             normalize_remote("/srv/git/app.git"),
             Some("/srv/git/app.git".to_string())

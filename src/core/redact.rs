@@ -82,6 +82,13 @@ const RULES: &[Rule] = &[
         keep: None,
     },
     Rule {
+        kind: "aws_secret_key",
+        // A 40-character key written near its access key id or after the word "secret".
+        pattern: r"(?:\b(?:AKIA|ASIA)[A-Z0-9]{16}\b.{0,80}?|(?i:\bsecret(?:[ _-]access)?(?:[ _-]key)?\b)\W{0,4}(?:is\W{1,3})?)\b([A-Za-z0-9/+]{40})(?:\b|$)",
+        group: Some(1),
+        keep: None,
+    },
+    Rule {
         kind: "aws_access_key_id",
         pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
         group: None,
@@ -152,7 +159,7 @@ const RULES: &[Rule] = &[
         // `NAME=value`, `"name": "value"`, `name: value` where the name ends in a word
         // that means a credential. The name must end there, so `token_count` is left alone.
         // Values that are references (`$VAR`, `${…}`, `<…>`) or already redacted are kept.
-        pattern: r#"(?i)\b[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|credentials?|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`$<>\[{(),;][^\s"'`<>,;()]{7,})"#,
+        pattern: r#"(?i)\b[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|credentials?|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|secret[_-]?key|encryption[_-]?key|signing[_-]?key|master[_-]?key|session[_-]?key|app[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`$<>\[{(),;][^\s"'`<>,;()]{7,})"#,
         group: Some(1),
         keep: Some(is_code_not_secret),
     },
@@ -273,11 +280,7 @@ impl Unredacted<'_> {
         let head = cut_before(text, max_bytes / 2);
         let tail = cut_after(text, text.len() - max_bytes / 2);
         let omitted = text.len() - head.len() - tail.len();
-        format!(
-            "{}\n[… {omitted} bytes omitted …]\n{}",
-            redact(head),
-            redact(tail)
-        )
+        format!("{}\n[… {omitted} bytes omitted …]\n{}", redact(head), redact(tail))
     }
 }
 
@@ -316,8 +319,7 @@ pub fn secret_kinds(text: &str) -> Vec<&'static str> {
             let rule = &compiled.rules[i];
             rule.re.captures_iter(text).any(|c| {
                 !rule.keep.is_some_and(|keep| keep(text, &c))
-                    && secret_of(&c, rule.group)
-                        .is_some_and(|s| !s.as_str().starts_with("[REDACTED"))
+                    && secret_of(&c, rule.group).is_some_and(|s| !s.as_str().starts_with("[REDACTED"))
             })
         })
         .map(|i| compiled.rules[i].kind)
@@ -372,11 +374,7 @@ mod tests {
 
     #[test]
     fn openai_keys_including_project_keys() {
-        hides(
-            "key sk-abcdefghijklmnopqrstuvwxyz0123 here",
-            "sk-abcdefghij",
-            "openai",
-        );
+        hides("key sk-abcdefghijklmnopqrstuvwxyz0123 here", "sk-abcdefghij", "openai");
         hides(
             "OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
             "sk-proj-Ab3d",
@@ -405,6 +403,11 @@ mod tests {
             "wJalrXUtnFEMI",
             "aws_secret_key",
         );
+        hides(
+            "use key AKIAIOSFODNN7EXAMPLE with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY please",
+            "wJalrXUtnFEMI",
+            "aws_secret_key",
+        );
     }
 
     #[test]
@@ -423,18 +426,10 @@ mod tests {
     #[test]
     fn gitlab_slack_stripe_google() {
         hides("glpat-xYz123AbC456dEf789gHi0", "glpat-xYz", "gitlab");
-        hides(
-            "xoxb-123456789012-1234567890123-AbCdEfGhIjKl",
-            "xoxb-1234",
-            "slack",
-        );
+        hides("xoxb-123456789012-1234567890123-AbCdEfGhIjKl", "xoxb-1234", "slack");
         hides("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC3", "stripe");
         hides("rk_live_4eC39HqLyjWDarjtT1zdp7dc", "rk_live_4eC3", "stripe");
-        hides(
-            "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
-            "AIzaSyD-9tS",
-            "google",
-        );
+        hides("AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "AIzaSyD-9tS", "google");
     }
 
     #[test]
@@ -450,11 +445,7 @@ mod tests {
             let block = format!(
                 "-----BEGIN {label}-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END {label}-----"
             );
-            hides(
-                &format!("cat key.pem\n{block}\ndone"),
-                "MIIEvQIBADAN",
-                "private_key",
-            );
+            hides(&format!("cat key.pem\n{block}\ndone"), "MIIEvQIBADAN", "private_key");
             assert!(redact(&format!("{block}\ndone")).ends_with("done"));
         }
         hides(
@@ -493,19 +484,12 @@ mod tests {
             out,
             "git clone https://[REDACTED:url_credentials]@git.example.com/acme/app.git"
         );
-        assert_eq!(
-            redact("see https://example.com/a:b"),
-            "see https://example.com/a:b"
-        );
+        assert_eq!(redact("see https://example.com/a:b"), "see https://example.com/a:b");
     }
 
     #[test]
     fn npm_pypi_huggingface_azure() {
-        hides(
-            "npm_abcdefghijklmnopqrstuvwxyz0123456789",
-            "npm_abcdef",
-            "npm",
-        );
+        hides("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_abcdef", "npm");
         hides(
             "//registry.npmjs.org/:_authToken=abcdef12-3456-7890",
             "abcdef12-3456",
@@ -540,19 +524,12 @@ mod tests {
             "s3cr3tvalue99",
             "secret_assignment",
         );
+        hides("export API_KEY='abc123def456ghi'", "abc123def456", "secret_assignment");
+        hides("GITHUB_TOKEN: zzzzyyyyxxxx1111", "zzzzyyyyxxxx", "secret_assignment");
+        hides("credentials = mYcReDeNtIaL42", "mYcReDeNtIaL42", "secret_assignment");
         hides(
-            "export API_KEY='abc123def456ghi'",
-            "abc123def456",
-            "secret_assignment",
-        );
-        hides(
-            "GITHUB_TOKEN: zzzzyyyyxxxx1111",
-            "zzzzyyyyxxxx",
-            "secret_assignment",
-        );
-        hides(
-            "credentials = mYcReDeNtIaL42",
-            "mYcReDeNtIaL42",
+            "SECRET_KEY=django-insecure-abc123",
+            "django-insecure",
             "secret_assignment",
         );
     }
@@ -585,8 +562,7 @@ mod tests {
 
     #[test]
     fn redaction_is_idempotent() {
-        let once = redact("DB_PASSWORD=correct-horse-battery and sk-abcdefghijklmnopqrstuvwxyz")
-            .into_owned();
+        let once = redact("DB_PASSWORD=correct-horse-battery and sk-abcdefghijklmnopqrstuvwxyz").into_owned();
         assert_eq!(redact(&once), once);
         assert!(secret_kinds(&once).is_empty(), "{:?}", secret_kinds(&once));
     }

@@ -98,10 +98,9 @@ pub struct FileStat {
 
 impl FileStat {
     pub fn modified(&self) -> Timestamp {
-        let clamped = self.mtime_ns.clamp(
-            Timestamp::MIN.as_nanosecond(),
-            Timestamp::MAX.as_nanosecond(),
-        );
+        let clamped = self
+            .mtime_ns
+            .clamp(Timestamp::MIN.as_nanosecond(), Timestamp::MAX.as_nanosecond());
         Timestamp::from_nanosecond(clamped).unwrap_or(Timestamp::UNIX_EPOCH)
     }
 }
@@ -215,12 +214,7 @@ impl Coverage {
         }
         let _ = write!(out, ", {} failed", self.failed);
         if !self.failures.is_empty() {
-            let shown: Vec<String> = self
-                .failures
-                .iter()
-                .take(3)
-                .map(|(p, r)| format!("{p}: {r}"))
-                .collect();
+            let shown: Vec<String> = self.failures.iter().take(3).map(|(p, r)| format!("{p}: {r}")).collect();
             let more = self.failures.len().saturating_sub(3);
             let _ = write!(
                 out,
@@ -252,10 +246,7 @@ impl Coverage {
 
     /// Count a reason under `excluded: ` or `skipped: `.
     pub fn count_reason(&mut self, class: &str, reason: &str) {
-        *self
-            .reasons
-            .entry(format!("{class}: {reason}"))
-            .or_default() += 1;
+        *self.reasons.entry(format!("{class}: {reason}")).or_default() += 1;
     }
 }
 
@@ -329,19 +320,11 @@ mod tests {
     fn failures_are_retried_until_they_give_up() {
         let stat = stat_at("2026-11-25T10:00:00Z", 10);
         assert_eq!(
-            plan(
-                Some(&entry(stat, SourceState::Failed, 1)),
-                stat,
-                windows(false)
-            ),
+            plan(Some(&entry(stat, SourceState::Failed, 1)), stat, windows(false)),
             Plan::Read
         );
         assert_eq!(
-            plan(
-                Some(&entry(stat, SourceState::Failed, MAX_TRIES)),
-                stat,
-                windows(false)
-            ),
+            plan(Some(&entry(stat, SourceState::Failed, MAX_TRIES)), stat, windows(false)),
             Plan::GaveUp
         );
     }
@@ -358,8 +341,7 @@ mod tests {
         };
         c.count_reason("excluded", "sub-agent");
         c.count_reason("excluded", "sub-agent");
-        c.failures
-            .push(("a.jsonl".into(), "permission denied".into()));
+        c.failures.push(("a.jsonl".into(), "permission denied".into()));
         assert_eq!(
             c.line(),
             "4 sessions: 1 extracted, 0 no-op, 0 unchanged, 0 still active, 0 too old, 2 excluded (2 sub-agent), 1 failed (a.jsonl: permission denied); 3 warnings"

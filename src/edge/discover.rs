@@ -30,7 +30,10 @@ pub fn is_transcript_name(path: &Path) -> bool {
 pub fn discover(roots: &[SourceRoot]) -> Discovery {
     let mut found = Discovery::default();
     for root in roots {
-        let path = std::path::absolute(&root.path).unwrap_or_else(|_| root.path.clone());
+        // Canonical roots give every file one stable key, however the source was spelled.
+        let path = std::fs::canonicalize(&root.path)
+            .or_else(|_| std::path::absolute(&root.path))
+            .unwrap_or_else(|_| root.path.clone());
         let meta = match std::fs::metadata(&path) {
             Ok(meta) => meta,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -71,10 +74,7 @@ fn walk_warning(error: &walkdir::Error) -> String {
         .path()
         .map_or_else(|| "?".to_string(), |p| p.display().to_string());
     match error.loop_ancestor() {
-        Some(ancestor) => format!(
-            "{at}: symlink loop back to {}; not followed",
-            ancestor.display()
-        ),
+        Some(ancestor) => format!("{at}: symlink loop back to {}; not followed", ancestor.display()),
         None => match error.io_error() {
             Some(io) => format!("{at}: cannot read: {io}; skipped"),
             None => format!("{at}: {error}; skipped"),
@@ -116,10 +116,7 @@ mod tests {
             .iter()
             .map(|p| p.strip_prefix(root).unwrap().to_path_buf())
             .collect();
-        assert_eq!(
-            names,
-            [PathBuf::from("1.jsonl"), PathBuf::from("b/c/2.jsonl")]
-        );
+        assert_eq!(names, [PathBuf::from("1.jsonl"), PathBuf::from("b/c/2.jsonl")]);
         #[cfg(unix)]
         assert!(
             found.warnings.iter().any(|w| w.contains("symlink loop")),

@@ -48,8 +48,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Write `value` as pretty JSON (with a final newline), atomically.
 pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    let mut bytes = serde_json::to_vec_pretty(value)
-        .with_context(|| format!("cannot encode {}", path.display()))?;
+    let mut bytes = serde_json::to_vec_pretty(value).with_context(|| format!("cannot encode {}", path.display()))?;
     bytes.push(b'\n');
     write_atomic(path, &bytes)
 }
@@ -93,16 +92,9 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
+            assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
             assert_eq!(
-                fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-                0o600
-            );
-            assert_eq!(
-                fs::metadata(dir.path().join("a"))
-                    .unwrap()
-                    .permissions()
-                    .mode()
-                    & 0o777,
+                fs::metadata(dir.path().join("a")).unwrap().permissions().mode() & 0o777,
                 0o700
             );
         }
@@ -116,13 +108,7 @@ mod tests {
         let path = dir.path().join("sources.json");
         fs::write(&path, "{not json").unwrap();
         let err = read_json::<Vec<u32>>(&path).unwrap_err();
-        assert!(
-            format!("{err:#}").contains("sources.json is damaged"),
-            "{err:#}"
-        );
-        assert_eq!(
-            read_json::<Vec<u32>>(&dir.path().join("missing.json")).unwrap(),
-            None
-        );
+        assert!(format!("{err:#}").contains("sources.json is damaged"), "{err:#}");
+        assert_eq!(read_json::<Vec<u32>>(&dir.path().join("missing.json")).unwrap(), None);
     }
 }

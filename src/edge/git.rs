@@ -32,10 +32,7 @@ impl Projects {
             return key.clone();
         }
         let (root, origin) = match repository_of(Path::new(cwd)) {
-            Some((root, git_dir)) => (
-                Some(root.to_string_lossy().into_owned()),
-                origin_url(&git_dir),
-            ),
+            Some((root, git_dir)) => (Some(root.to_string_lossy().into_owned()), origin_url(&git_dir)),
             None => (None, None),
         };
         let key = project_key(origin.as_deref(), root.as_deref(), Some(cwd));
@@ -58,19 +55,13 @@ fn repository_of(dir: &Path) -> Option<(PathBuf, PathBuf)> {
             // leads back to the main `.git`.
             let text = fs::read_to_string(&dot_git).ok()?;
             let gitdir = PathBuf::from(text.trim().strip_prefix("gitdir:")?.trim());
-            let gitdir = if gitdir.is_absolute() {
-                gitdir
-            } else {
-                d.join(gitdir)
-            };
+            let gitdir = if gitdir.is_absolute() { gitdir } else { d.join(gitdir) };
             let common = match fs::read_to_string(gitdir.join("commondir")) {
                 Ok(c) => gitdir.join(c.trim()),
                 Err(_) => gitdir,
             };
             let common = fs::canonicalize(&common).unwrap_or(common);
-            let root = common
-                .parent()
-                .map_or_else(|| d.to_path_buf(), Path::to_path_buf);
+            let root = common.parent().map_or_else(|| d.to_path_buf(), Path::to_path_buf);
             return Some((root, common));
         }
         current = d.parent();
@@ -122,10 +113,7 @@ mod tests {
         fs::create_dir_all(tree.join("src")).unwrap();
         fs::write(
             tree.join(".git"),
-            format!(
-                "gitdir: {}\n",
-                main.join(".git/worktrees/feature").display()
-            ),
+            format!("gitdir: {}\n", main.join(".git/worktrees/feature").display()),
         )
         .unwrap();
         let mut projects = Projects::new();

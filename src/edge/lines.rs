@@ -140,18 +140,9 @@ mod tests {
     #[test]
     fn splits_lines_and_marks_a_torn_last_line() {
         let got = collect(b"one\r\ntwo\nthr", 100);
-        assert_eq!(
-            got[0],
-            (1, Line::Text { terminated: true }, b"one".to_vec())
-        );
-        assert_eq!(
-            got[1],
-            (2, Line::Text { terminated: true }, b"two".to_vec())
-        );
-        assert_eq!(
-            got[2],
-            (3, Line::Text { terminated: false }, b"thr".to_vec())
-        );
+        assert_eq!(got[0], (1, Line::Text { terminated: true }, b"one".to_vec()));
+        assert_eq!(got[1], (2, Line::Text { terminated: true }, b"two".to_vec()));
+        assert_eq!(got[2], (3, Line::Text { terminated: false }, b"thr".to_vec()));
     }
 
     #[test]
@@ -159,10 +150,7 @@ mod tests {
         let input = format!("short\n{}\nafter\n", "x".repeat(50));
         let got = collect(input.as_bytes(), 10);
         assert_eq!(got[1].1, Line::TooLong { len: 50 });
-        assert_eq!(
-            got[2],
-            (3, Line::Text { terminated: true }, b"after".to_vec())
-        );
+        assert_eq!(got[2], (3, Line::Text { terminated: true }, b"after".to_vec()));
     }
 
     #[test]
@@ -170,9 +158,6 @@ mod tests {
         let input = b"a\nb\nc\n";
         let mut lines = Lines::new(io::BufReader::new(&input[..]));
         lines.next_line().unwrap();
-        assert_eq!(
-            lines.finish_hash().unwrap(),
-            blake3::hash(input).to_hex().to_string()
-        );
+        assert_eq!(lines.finish_hash().unwrap(), blake3::hash(input).to_hex().to_string());
     }
 }

@@ -40,19 +40,21 @@ pub fn acquire(path: &Path, wait: Duration) -> Result<WorkspaceLock> {
     if let Some(dir) = path.parent() {
         ensure_private_dir(dir)?;
     }
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options
         .open(path)
         .with_context(|| format!("cannot open the lock file {}", path.display()))?;
     let start = Instant::now();
     loop {
         match file.try_lock() {
             Ok(()) => return Ok(WorkspaceLock { _file: file }),
-            Err(TryLockError::WouldBlock) if start.elapsed() < wait => {
-                std::thread::sleep(Duration::from_millis(50))
-            }
+            Err(TryLockError::WouldBlock) if start.elapsed() < wait => std::thread::sleep(Duration::from_millis(50)),
             Err(TryLockError::WouldBlock) => {
                 return Err(LockHeld {
                     path: path.display().to_string(),

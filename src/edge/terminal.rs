@@ -44,11 +44,7 @@ impl Terminal {
         } else {
             "warning"
         };
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "handbook: {label}: {}",
-            escape(message)
-        );
+        let _ = writeln!(std::io::stderr().lock(), "handbook: {label}: {}", escape(message));
     }
 
     /// A note on stderr that is not a problem, unless `--quiet`.
@@ -71,8 +67,8 @@ impl Terminal {
         if !self.json {
             return Ok(());
         }
-        let line = serde_json::to_string(&serde_json::json!({ "type": kind, "data": data }))
-            .map_err(std::io::Error::other)?;
+        let line =
+            serde_json::to_string(&serde_json::json!({ "type": kind, "data": data })).map_err(std::io::Error::other)?;
         writeln!(std::io::stdout().lock(), "{line}")
     }
 
@@ -94,10 +90,7 @@ impl Terminal {
 /// Text from transcripts made safe for a terminal: control characters (escape sequences,
 /// carriage returns) are shown as `\u{…}` instead of being interpreted.
 pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
+    if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         return Cow::Borrowed(text);
     }
     Cow::Owned(

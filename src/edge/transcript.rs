@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::lines::{Line, Lines, MAX_LINE_BYTES};
-use crate::core::formats::{FileHint, format_by_location, sniff};
+use crate::core::formats::{FileHint, Sniffed, format_by_location, sniff};
 use crate::core::pipeline::{Finished, SessionPipeline, Sink};
 use crate::core::session::Agent;
 
@@ -90,7 +90,17 @@ pub fn read_from<R: Read, S: Sink>(
                 .iter()
                 .filter(|(_, l, _)| matches!(l, Line::Text { .. }))
                 .filter_map(|(_, _, b)| std::str::from_utf8(b).ok());
-            sniff(texts).or_else(|| format_by_location(name))
+            match sniff(texts) {
+                Some(Sniffed::Known(agent)) => Some(agent),
+                Some(Sniffed::Unsupported(what)) => {
+                    let reason = format!("{what} transcripts are not supported yet");
+                    return Ok(FileRead::NotATranscript {
+                        reason,
+                        hash: lines.finish_hash()?,
+                    });
+                }
+                None => format_by_location(name),
+            }
         }
     };
     let Some(agent) = agent else {
@@ -147,17 +157,12 @@ fn feed<S: Sink>(pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &
             let text = String::from_utf8_lossy(bytes);
             let lossy = matches!(text, std::borrow::Cow::Owned(_));
             match pipeline.feed(n, &text) {
-                Ok(()) if lossy => {
-                    pipeline.warn(n, "invalid UTF-8; undecodable bytes replaced".to_string())
-                }
+                Ok(()) if lossy => pipeline.warn(n, "invalid UTF-8; undecodable bytes replaced".to_string()),
                 Ok(()) => {}
-                Err(message) if !terminated => pipeline.warn(
-                    n,
-                    format!("torn last line (still being written?): {message}; skipped"),
-                ),
-                Err(message) if lossy => {
-                    pipeline.warn(n, format!("invalid UTF-8 and {message}; skipped"))
+                Err(message) if !terminated => {
+                    pipeline.warn(n, format!("torn last line (still being written?): {message}; skipped"))
                 }
+                Err(message) if lossy => pipeline.warn(n, format!("invalid UTF-8 and {message}; skipped")),
                 Err(message) => pipeline.warn(n, format!("{message}; skipped")),
             }
         }

@@ -91,12 +91,8 @@ impl Workspace {
     }
 
     pub fn save_stage1(&self, record: &Stage1) -> Result<()> {
-        write_json(&self.stage1_path(&record.session_id), record).with_context(|| {
-            format!(
-                "cannot store the extraction of session {}",
-                record.session_id
-            )
-        })
+        write_json(&self.stage1_path(&record.session_id), record)
+            .with_context(|| format!("cannot store the extraction of session {}", record.session_id))
     }
 
     pub fn remove_stage1(&self, session_id: &str) -> Result<()> {

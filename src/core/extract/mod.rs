@@ -32,13 +32,13 @@ const MAX_PENDING: usize = 4096;
 const MAX_KEYWORDS: usize = 10;
 /// Longest task title, in bytes.
 const MAX_TITLE: usize = 120;
+/// Commands remembered as run between a failure and its fix.
+const MAX_STEPS_BETWEEN: usize = 4;
 /// Longest command kept, in bytes.
 const MAX_COMMAND: usize = 240;
 
 /// How a task (or a session) ended.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     Success,
@@ -98,6 +98,9 @@ pub struct Fix {
     /// Files edited between the failure and the success.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edited: Vec<String>,
+    /// Other commands that succeeded in between (an install, a config change).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ran: Vec<String>,
 }
 
 /// What one task of a session taught.
@@ -192,9 +195,11 @@ struct PendingCall {
 
 struct OpenFailure {
     failure: Failure,
+    kind: CommandKind,
     task: usize,
     attempts: u32,
     edited: Vec<String>,
+    ran: Vec<String>,
 }
 
 #[derive(Default)]
@@ -369,28 +374,38 @@ impl Extractor {
                 call.family,
                 OpenFailure {
                     failure,
+                    kind: call.kind,
                     task: task_index.unwrap_or(0),
                     attempts: 1,
                     edited: Vec::new(),
+                    ran: Vec::new(),
                 },
             );
             return;
         }
-        let fixed = self.open.remove(&call.family);
+        let fixed = self.resolved_by(&call);
+        if call.kind != CommandKind::Explore {
+            for open in self.open.values_mut() {
+                if !open.ran.contains(&call.command) && open.ran.len() < MAX_STEPS_BETWEEN {
+                    open.ran.push(call.command.clone());
+                }
+            }
+        }
         let Some((_, task)) = self.current() else {
             return;
         };
         task.commands += 1;
-        if let Some(open) = fixed
-            && task.fixes.len() < MAX_FACTS
-        {
-            task.fixes.push(Fix {
-                failure: open.failure,
-                attempts: open.attempts,
-                command: call.command.clone(),
-                line: call.line,
-                edited: open.edited,
-            });
+        for open in fixed {
+            if task.fixes.len() < MAX_FACTS {
+                task.fixes.push(Fix {
+                    failure: open.failure,
+                    attempts: open.attempts,
+                    command: call.command.clone(),
+                    line: call.line,
+                    edited: open.edited,
+                    ran: open.ran,
+                });
+            }
         }
         let known = task.verified.iter().any(|v| v.command == call.command);
         if call.kind.is_verification() && !known && task.verified.len() < MAX_FACTS {
@@ -400,6 +415,32 @@ impl Extractor {
                 line: call.line,
             });
         }
+    }
+
+    /// The open failures a successful command resolves: those of its own family, and those of
+    /// the same job done another way (a failing `npm test` answered by a passing
+    /// `pnpm vitest run` is the lesson "use pnpm vitest").
+    fn resolved_by(&mut self, call: &PendingCall) -> Vec<OpenFailure> {
+        let same_job = |kind: CommandKind| {
+            kind == call.kind
+                && matches!(
+                    kind,
+                    CommandKind::Test
+                        | CommandKind::Build
+                        | CommandKind::Lint
+                        | CommandKind::Format
+                        | CommandKind::Install
+                )
+        };
+        let families: Vec<String> = self
+            .open
+            .iter()
+            .filter(|(family, open)| **family == call.family || same_job(open.kind))
+            .map(|(family, _)| family.clone())
+            .collect();
+        let mut fixed: Vec<OpenFailure> = families.iter().filter_map(|f| self.open.remove(f)).collect();
+        fixed.sort_by_key(|f| f.failure.line);
+        fixed
     }
 
     /// Close the session: settle outcomes, decide no-op, render the stage-1 texts.
@@ -442,11 +483,7 @@ impl Extractor {
     }
 }
 
-fn task_outcome(
-    task: &TaskFacts,
-    feedback: Option<Feedback>,
-    last_failed: Option<bool>,
-) -> Outcome {
+fn task_outcome(task: &TaskFacts, feedback: Option<Feedback>, last_failed: Option<bool>) -> Outcome {
     let succeeded = !task.verified.is_empty() || !task.fixes.is_empty();
     match feedback {
         Some(Feedback::Negative) if succeeded => return Outcome::Partial,
@@ -489,7 +526,13 @@ pub fn title_of(text: &str) -> String {
         .find(|l| !l.is_empty())
         .unwrap_or("");
     let collapsed: String = first.split_whitespace().collect::<Vec<_>>().join(" ");
-    clip_at_word(&collapsed, MAX_TITLE)
+    // The first sentence, when it says enough on its own.
+    let sentence = collapsed
+        .match_indices(['.', '!', '?'])
+        .map(|(i, _)| &collapsed[..=i])
+        .find(|s| collapsed[s.len()..].starts_with(' ') && s.split_whitespace().count() >= 4)
+        .unwrap_or(&collapsed);
+    clip_at_word(sentence, MAX_TITLE)
 }
 
 fn clip_command(command: &str) -> String {
@@ -513,11 +556,20 @@ pub fn clip_at_word(text: &str, max: usize) -> String {
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let cut = text[..end]
-        .rfind(' ')
-        .filter(|&i| i > max / 2)
-        .unwrap_or(end);
+    let cut = text[..end].rfind(' ').filter(|&i| i > max / 2).unwrap_or(end);
     format!("{}…", text[..cut].trim_end())
+}
+
+/// Text without its `[REDACTED:kind]` markers, for keywords.
+fn strip_redactions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("[REDACTED:") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..].find(']').map_or("", |end| &rest[start + end + 1..]);
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `path` relative to `cwd` when it lies inside it.
@@ -534,17 +586,15 @@ fn relative_to(path: &str, cwd: Option<&str>) -> String {
 }
 
 const STOPWORDS: &[&str] = &[
-    "the", "and", "for", "with", "that", "this", "from", "into", "when", "then", "than", "but",
-    "not", "are", "was", "were", "you", "your", "our", "can", "could", "would", "should", "will",
-    "please", "make", "sure", "use", "using", "have", "has", "had", "there", "here", "what", "why",
-    "how", "which", "who", "all", "any", "some", "also", "just", "its", "it's", "let", "lets",
-    "get", "got", "need", "needs", "want", "like", "now", "new", "one", "two", "out", "about",
-    "does", "did", "done", "don't", "dont", "doesn't", "them", "they", "these", "those", "been",
-    "being", "again", "still", "only", "more", "most", "very", "same", "other", "each", "every",
-    "over", "under", "after", "before", "while", "where", "fix", "add", "run", "see", "try",
-    "look", "check", "help", "thanks", "okay", "yes", "always", "never", "prefer", "remember",
-    "instead", "rather", "sure", "via", "per", "etc", "md", "rs", "py", "js", "ts", "txt", "json",
-    "tmp", "src", "lib", "main", "test", "tests",
+    "the", "and", "for", "with", "that", "this", "from", "into", "when", "then", "than", "but", "not", "are", "was",
+    "were", "you", "your", "our", "can", "could", "would", "should", "will", "please", "make", "sure", "use", "using",
+    "have", "has", "had", "there", "here", "what", "why", "how", "which", "who", "all", "any", "some", "also", "just",
+    "its", "it's", "let", "lets", "get", "got", "need", "needs", "want", "like", "now", "new", "one", "two", "out",
+    "about", "does", "did", "done", "don't", "dont", "doesn't", "them", "they", "these", "those", "been", "being",
+    "again", "still", "only", "more", "most", "very", "same", "other", "each", "every", "over", "under", "after",
+    "before", "while", "where", "fix", "add", "run", "see", "try", "look", "check", "help", "thanks", "okay", "yes",
+    "always", "never", "prefer", "remember", "instead", "rather", "sure", "via", "per", "etc", "md", "rs", "py", "js",
+    "ts", "txt", "json", "tmp", "src", "lib", "main", "test", "tests",
 ];
 
 /// The session's keywords: words from task titles, command families, file names and error
@@ -552,21 +602,22 @@ const STOPWORDS: &[&str] = &[
 fn keywords(tasks: &[TaskFacts]) -> Vec<String> {
     let mut counts: BTreeMap<String, u32> = BTreeMap::new();
     let mut add = |word: &str, weight: u32| {
-        let w = word
-            .trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase();
+        let w = word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
         let plausible = w.len() >= 3
             && w.len() <= 32
             && !w.chars().all(|c| c.is_ascii_digit())
+            && !w.contains("://")
+            && !w.starts_with("http")
+            && !w.starts_with("redacted")
+            && !w.contains('.')
             && !STOPWORDS.contains(&w.as_str());
         if plausible {
             *counts.entry(w).or_default() += weight;
         }
     };
     for task in tasks {
-        for word in task.title.split(|c: char| {
-            c.is_whitespace() || matches!(c, '/' | ',' | '(' | ')' | '`' | '"' | ':')
-        }) {
+        let title = strip_redactions(&task.title);
+        for word in title.split(|c: char| c.is_whitespace() || matches!(c, '/' | ',' | '(' | ')' | '`' | '"' | ':')) {
             add(word, 2);
         }
         let commands = task.verified.iter().map(|v| v.command.as_str());

@@ -77,11 +77,7 @@ fn headline(facts: &Facts) -> String {
     }
     let fixes: usize = facts.tasks.iter().map(|t| t.fixes.len()).sum();
     if fixes > 0 {
-        let _ = write!(
-            line,
-            "; {fixes} failure{} fixed",
-            if fixes == 1 { "" } else { "s" }
-        );
+        let _ = write!(line, "; {fixes} failure{} fixed", if fixes == 1 { "" } else { "s" });
     }
     line
 }
@@ -95,28 +91,29 @@ fn fix_sentence(fix: &Fix) -> String {
         let _ = write!(s, " ({} times)", fix.attempts);
     }
     let _ = write!(s, " (line {})", fix.failure.line);
-    if fix.edited.is_empty() && fix.command == fix.failure.command {
-        let _ = write!(
-            s,
-            " -> the same command passed on a plain retry (line {}); the failure may be flaky",
-            fix.line
-        );
-    } else if fix.edited.is_empty() {
-        let _ = write!(
-            s,
-            " -> {} succeeded instead (line {})",
-            code(&fix.command),
-            fix.line
-        );
-    } else {
-        let _ = write!(
-            s,
-            " -> after editing {}, {} succeeded (line {})",
-            list(&fix.edited, 5),
-            code(&fix.command),
-            fix.line
-        );
+    let mut steps = Vec::new();
+    if !fix.edited.is_empty() {
+        steps.push(format!("editing {}", list(&fix.edited, 5)));
     }
+    if !fix.ran.is_empty() {
+        steps.push(format!("running {}", list(&fix.ran, 3)));
+    }
+    let retried = fix.command == fix.failure.command;
+    let _ = match (steps.is_empty(), retried) {
+        (true, true) => write!(
+            s,
+            " -> the same command passed on a plain retry (line {}); it may be flaky",
+            fix.line
+        ),
+        (true, false) => write!(s, " -> {} succeeded instead (line {})", code(&fix.command), fix.line),
+        (false, _) => write!(
+            s,
+            " -> after {}, {} succeeded (line {})",
+            steps.join(" and "),
+            code(&fix.command),
+            fix.line
+        ),
+    };
     s
 }
 
@@ -128,11 +125,7 @@ fn failure_sentence(failure: &Failure) -> String {
     if !failure.error.is_empty() {
         let _ = write!(s, " with {}", code(&failure.error));
     }
-    let _ = write!(
-        s,
-        " (line {}) and was not resolved in this session",
-        failure.line
-    );
+    let _ = write!(s, " (line {}) and was not resolved in this session", failure.line);
     s
 }
 
@@ -218,9 +211,6 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool) {
         if !task.files.is_empty() {
             let _ = writeln!(out, "- edited {}", list(&task.files, 8));
         }
-        for v in &task.verified {
-            let _ = writeln!(out, "- {} passed (line {})", code(&v.command), v.line);
-        }
     }
     if !task.fixes.is_empty() || !task.unresolved.is_empty() {
         heading(out, "Failures and how to do differently");
@@ -262,34 +252,25 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool) {
 /// Verbatim evidence: failed commands with their exact error, and the commands that passed.
 fn references(task: &TaskFacts) -> Vec<String> {
     let mut refs = Vec::new();
-    let failures = task
-        .fixes
-        .iter()
-        .map(|f| &f.failure)
-        .chain(&task.unresolved);
+    let failures = task.fixes.iter().map(|f| &f.failure).chain(&task.unresolved);
     for f in failures {
-        let exit = f
-            .exit_code
-            .map(|c| format!(" exit {c}"))
-            .unwrap_or_default();
+        let exit = f.exit_code.map(|c| format!(" exit {c}")).unwrap_or_default();
         let error = if f.error.is_empty() {
             String::new()
         } else {
             format!(": {}", code(&f.error))
         };
-        refs.push(format!(
-            "line {}: {}{exit}{error}",
-            f.line,
-            code(&f.command)
-        ));
+        refs.push(format!("line {}: {}{exit}{error}", f.line, code(&f.command)));
     }
-    for fix in &task.fixes {
-        refs.push(format!("line {}: {} exit 0", fix.line, code(&fix.command)));
-    }
-    for v in &task.verified {
-        let line = format!("line {}: {} exit 0", v.line, code(&v.command));
-        if !refs.contains(&line) {
-            refs.push(line);
+    let passed = task
+        .fixes
+        .iter()
+        .map(|f| (f.line, &f.command))
+        .chain(task.verified.iter().map(|v| (v.line, &v.command)));
+    for (line, command) in passed {
+        let reference = format!("line {line}: {} exit 0", code(command));
+        if !refs.contains(&reference) {
+            refs.push(reference);
         }
     }
     refs
@@ -305,9 +286,7 @@ fn raw_memory(facts: &Facts, meta: &SessionMeta, context: &Context) -> String {
     let _ = writeln!(
         out,
         "cwd: {}",
-        meta.cwd
-            .as_deref()
-            .map_or_else(|| "unknown".to_string(), one_line)
+        meta.cwd.as_deref().map_or_else(|| "unknown".to_string(), one_line)
     );
     let _ = writeln!(out, "keywords: {}", facts.keywords.join(", "));
     out.push_str("---\n");
@@ -339,12 +318,7 @@ fn description(facts: &Facts) -> String {
                 .next()
                 .map(|v| format!("{} works", code(&v.command)))
         })
-        .or_else(|| {
-            all()
-                .flat_map(|t| &t.unresolved)
-                .next()
-                .map(failure_sentence)
-        })
+        .or_else(|| all().flat_map(|t| &t.unresolved).next().map(failure_sentence))
         .unwrap_or_else(|| format!("touched {}", list(&first.files, 3)));
     format!(
         "{} ({}); {}",

@@ -148,19 +148,54 @@ fn segments(command: &str) -> Vec<Vec<String>> {
     segments
 }
 
-const PREFIX_COMMANDS: &[&str] = &[
-    "sudo", "time", "nice", "nohup", "command", "exec", "xvfb-run", "stdbuf",
-];
+const PREFIX_COMMANDS: &[&str] = &["sudo", "time", "nice", "nohup", "command", "exec", "xvfb-run", "stdbuf"];
 const NO_OP_COMMANDS: &[&str] = &[
     "cd", "export", "source", ".", "set", "pushd", "popd", "unset", "alias", "true", ":",
 ];
+/// Package-manager commands that are not project scripts (`pnpm why`, `yarn config`).
+const PACKAGE_MANAGER_COMMANDS: &[&str] = &[
+    "config",
+    "set",
+    "get",
+    "why",
+    "info",
+    "view",
+    "list",
+    "ls",
+    "outdated",
+    "audit",
+    "cache",
+    "link",
+    "unlink",
+    "publish",
+    "pack",
+    "login",
+    "logout",
+    "whoami",
+    "version",
+    "init",
+    "create",
+    "store",
+    "patch",
+    "remove",
+    "rm",
+    "uninstall",
+    "global",
+    "prune",
+    "rebuild",
+    "dedupe",
+    "doctor",
+    "search",
+    "owner",
+    "help",
+    "env",
+];
 const WRAPPERS: &[&str] = &["npx", "bunx", "pnpx", "dotenv"];
 const EXPLORE: &[&str] = &[
-    "ls", "cat", "head", "tail", "grep", "rg", "ag", "find", "fd", "sed", "awk", "wc", "pwd",
-    "echo", "printf", "which", "type", "file", "stat", "tree", "less", "more", "diff", "cmp",
-    "test", "[", "jq", "du", "df", "ps", "env", "printenv", "date", "whoami", "uname", "nl",
-    "sort", "uniq", "cut", "realpath", "dirname", "basename", "readlink", "sleep", "xxd",
-    "hexdump", "od", "tr", "column", "bat", "lsof", "id", "hostname", "history", "man", "help",
+    "ls", "cat", "head", "tail", "grep", "rg", "ag", "find", "fd", "sed", "awk", "wc", "pwd", "echo", "printf",
+    "which", "type", "file", "stat", "tree", "less", "more", "diff", "cmp", "test", "[", "jq", "du", "df", "ps", "env",
+    "printenv", "date", "whoami", "uname", "nl", "sort", "uniq", "cut", "realpath", "dirname", "basename", "readlink",
+    "sleep", "xxd", "hexdump", "od", "tr", "column", "bat", "lsof", "id", "hostname", "history", "man", "help",
 ];
 
 fn classify_segment(words: &[String]) -> Option<Classified> {
@@ -251,13 +286,8 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             Some(i) => classify_program(&program_name(args[i]), &args[i + 1..]),
             None => named(Other, p, None),
         },
-        "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle"
-            if matches!(sub, Some("run" | "exec")) =>
-        {
-            let i = args
-                .iter()
-                .position(|a| Some(*a) == sub)
-                .map_or(args.len(), |i| i + 1);
+        "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" if matches!(sub, Some("run" | "exec")) => {
+            let i = args.iter().position(|a| Some(*a) == sub).map_or(args.len(), |i| i + 1);
             match args.get(i) {
                 Some(next) => classify_program(&program_name(next), &args[i + 1..]),
                 None => named(Run, program, sub),
@@ -294,12 +324,7 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         }
         "npm" | "pnpm" | "yarn" | "bun" | "deno" => match sub {
             Some("run" | "run-script") => {
-                let script = first_word(
-                    &args[args
-                        .iter()
-                        .position(|a| Some(*a) == sub)
-                        .map_or(0, |i| i + 1)..],
-                );
+                let script = first_word(&args[args.iter().position(|a| Some(*a) == sub).map_or(0, |i| i + 1)..]);
                 let kind = script.map_or(Run, script_kind);
                 let family = format!("{program} run {}", script.unwrap_or(""));
                 Classified {
@@ -309,45 +334,27 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 }
             }
             Some("test" | "t" | "tst") => named(Test, program, Some("test")),
-            Some("install" | "i" | "ci" | "add" | "update" | "upgrade") => {
-                named(Install, program, sub)
-            }
+            Some("install" | "i" | "ci" | "add" | "update" | "upgrade") => named(Install, program, sub),
             Some("start" | "dev" | "serve" | "preview") => named(Run, program, sub),
             Some("exec" | "x" | "dlx") => {
-                let rest: Vec<&str> = args
-                    .iter()
-                    .copied()
-                    .skip_while(|a| Some(*a) != sub)
-                    .skip(1)
-                    .collect();
+                let rest: Vec<&str> = args.iter().copied().skip_while(|a| Some(*a) != sub).skip(1).collect();
                 match rest.iter().position(|a| !a.starts_with('-')) {
                     Some(i) => classify_program(&program_name(rest[i]), &rest[i + 1..]),
                     None => named(Other, program, sub),
                 }
             }
+            Some(builtin) if PACKAGE_MANAGER_COMMANDS.contains(&builtin) => named(Other, program, Some(builtin)),
+            Some(script) if program == "npm" => named(Other, program, Some(script)),
             Some(script) => named(script_kind(script), program, Some(script)),
-            None => named(
-                if program == "yarn" { Install } else { Other },
-                program,
-                None,
-            ),
+            None => named(if program == "yarn" { Install } else { Other }, program, None),
         },
         "make" | "just" | "task" | "mage" | "rake" | "invoke" => {
-            let target = args
-                .iter()
-                .copied()
-                .find(|a| !a.starts_with('-') && !a.contains('='));
+            let target = args.iter().copied().find(|a| !a.starts_with('-') && !a.contains('='));
             let kind = match target {
                 None => Build,
                 Some(t) => match script_kind(t) {
-                    Run if t.contains("install") || t.contains("deps") || t.contains("setup") => {
-                        Install
-                    }
-                    Run if !(t.contains("run")
-                        || t.contains("serve")
-                        || t.contains("dev")
-                        || t.contains("start")) =>
-                    {
+                    Run if t.contains("install") || t.contains("deps") || t.contains("setup") => Install,
+                    Run if !(t.contains("run") || t.contains("serve") || t.contains("dev") || t.contains("start")) => {
                         Build
                     }
                     k => k,
@@ -355,35 +362,23 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             };
             named(kind, program, target)
         }
-        "pytest" | "py.test" | "jest" | "vitest" | "mocha" | "rspec" | "phpunit" | "tox"
-        | "nox" | "bats" | "ctest" | "unittest" | "karma" | "ava" | "tap" | "playwright"
-        | "cypress" | "nextest" => named(Test, program, None),
+        "pytest" | "py.test" | "jest" | "vitest" | "mocha" | "rspec" | "phpunit" | "tox" | "nox" | "bats" | "ctest"
+        | "unittest" | "karma" | "ava" | "tap" | "playwright" | "cypress" | "nextest" => named(Test, program, None),
         "tsc" if has_flag(args, &["--noEmit", "--noemit"]) => named(Lint, "tsc", None),
-        "tsc" | "webpack" | "esbuild" | "rollup" | "javac" | "gcc" | "g++" | "clang"
-        | "clang++" | "cc" | "rustc" | "ninja" | "msbuild" | "meson" | "scons" | "parcel"
-        | "turbo" | "nx" => named(Build, program, None),
+        "tsc" | "webpack" | "esbuild" | "rollup" | "javac" | "gcc" | "g++" | "clang" | "clang++" | "cc" | "rustc"
+        | "ninja" | "msbuild" | "meson" | "scons" | "parcel" | "turbo" | "nx" => named(Build, program, None),
         "vite" | "next" | "nuxt" | "astro" | "svelte-kit" => match sub {
             Some("build") => named(Build, program, sub),
             Some("test") => named(Test, program, sub),
             _ => named(Run, program, sub),
         },
-        "cmake" => named(
-            if has_flag(args, &["--build"]) {
-                Build
-            } else {
-                Other
-            },
-            "cmake",
-            None,
-        ),
-        "mvn" | "gradle" | "gradlew" | "./gradlew" | "mvnw" | "sbt" | "lein" | "mix" | "dotnet"
-        | "swift" | "zig" | "bazel" | "buck" | "stack" | "cabal" | "dune" => {
+        "cmake" => named(if has_flag(args, &["--build"]) { Build } else { Other }, "cmake", None),
+        "mvn" | "gradle" | "gradlew" | "./gradlew" | "mvnw" | "sbt" | "lein" | "mix" | "dotnet" | "swift" | "zig"
+        | "bazel" | "buck" | "stack" | "cabal" | "dune" => {
             let program = program.trim_start_matches("./");
             let kind = match sub {
                 Some("test" | "verify" | "check" | "spec") => Test,
-                Some(
-                    "build" | "compile" | "package" | "install" | "assemble" | "publish" | "jar",
-                ) => Build,
+                Some("build" | "compile" | "package" | "install" | "assemble" | "publish" | "jar") => Build,
                 Some("run" | "exec" | "bootRun") => Run,
                 Some("format" | "fmt") => Format,
                 Some("clean") => Other,
@@ -399,11 +394,9 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             };
             named(kind, program, sub)
         }
-        "eslint" | "flake8" | "pylint" | "mypy" | "pyright" | "golangci-lint" | "shellcheck"
-        | "clippy-driver" | "stylelint" | "hadolint" | "rubocop" | "ktlint" | "swiftlint"
-        | "markdownlint" | "yamllint" | "actionlint" | "vale" | "typos" => {
-            named(Lint, program, None)
-        }
+        "eslint" | "flake8" | "pylint" | "mypy" | "pyright" | "golangci-lint" | "shellcheck" | "clippy-driver"
+        | "stylelint" | "hadolint" | "rubocop" | "ktlint" | "swiftlint" | "markdownlint" | "yamllint"
+        | "actionlint" | "vale" | "typos" => named(Lint, program, None),
         "ruff" | "biome" => match sub {
             Some("format") => named(Format, program, sub),
             _ => named(Lint, program, sub.filter(|s| *s == "check")),
@@ -417,13 +410,9 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             program,
             None,
         ),
-        "gofmt" | "rustfmt" | "clang-format" | "shfmt" | "taplo" | "dprint" => {
-            named(Format, program, None)
-        }
-        "pip" | "pipx" | "apt" | "apt-get" | "brew" | "conda" | "mamba" | "gem" | "composer"
-        | "dnf" | "yum" | "apk" | "pacman" | "rustup" | "asdf" | "mise" | "nvm" => {
-            named(Install, program, sub)
-        }
+        "gofmt" | "rustfmt" | "clang-format" | "shfmt" | "taplo" | "dprint" => named(Format, program, None),
+        "pip" | "pipx" | "apt" | "apt-get" | "brew" | "conda" | "mamba" | "gem" | "composer" | "dnf" | "yum"
+        | "apk" | "pacman" | "rustup" | "asdf" | "mise" | "nvm" => named(Install, program, sub),
         "uv" | "poetry" | "pipenv" | "pdm" | "bundle" => named(
             if matches!(sub, Some("sync" | "install" | "add" | "lock" | "pip")) {
                 Install
@@ -455,27 +444,12 @@ mod tests {
     #[test]
     fn common_jobs_are_recognised() {
         use CommandKind::*;
-        assert_eq!(
-            family("cargo test --workspace"),
-            (Test, "cargo test".into())
-        );
-        assert_eq!(
-            family("cargo +nightly fmt -- --check"),
-            (Lint, "cargo fmt".into())
-        );
-        assert_eq!(
-            family("npm run build:prod"),
-            (Build, "npm run build:prod".into())
-        );
-        assert_eq!(
-            family("pnpm test -- --watch=false"),
-            (Test, "pnpm test".into())
-        );
+        assert_eq!(family("cargo test --workspace"), (Test, "cargo test".into()));
+        assert_eq!(family("cargo +nightly fmt -- --check"), (Lint, "cargo fmt".into()));
+        assert_eq!(family("npm run build:prod"), (Build, "npm run build:prod".into()));
+        assert_eq!(family("pnpm test -- --watch=false"), (Test, "pnpm test".into()));
         assert_eq!(family("yarn lint"), (Lint, "yarn lint".into()));
-        assert_eq!(
-            family("python -m pytest tests/test_api.py -x"),
-            (Test, "pytest".into())
-        );
+        assert_eq!(family("python -m pytest tests/test_api.py -x"), (Test, "pytest".into()));
         assert_eq!(family("uv run pytest -q"), (Test, "pytest".into()));
         assert_eq!(family("npx vitest run"), (Test, "vitest".into()));
         assert_eq!(family("make -j4 test"), (Test, "make test".into()));
@@ -484,10 +458,7 @@ mod tests {
         assert_eq!(family("./gradlew test"), (Test, "gradlew test".into()));
         assert_eq!(family("git push origin main"), (Vcs, "git push".into()));
         assert_eq!(family("ls -la src"), (Explore, "ls".into()));
-        assert_eq!(
-            family("python3.11 manage.py migrate"),
-            (Run, "python manage.py".into())
-        );
+        assert_eq!(family("python3.11 manage.py migrate"), (Run, "python manage.py".into()));
     }
 
     #[test]
@@ -501,14 +472,8 @@ mod tests {
             family("RUST_BACKTRACE=1 timeout 600 cargo build --release"),
             (Build, "cargo build".into())
         );
-        assert_eq!(
-            family("echo 'a && cargo test' > notes.txt"),
-            (Explore, "echo".into())
-        );
-        assert_eq!(
-            family("cat <<'EOF' > x.sh\ncargo test\nEOF"),
-            (Explore, "cat".into())
-        );
+        assert_eq!(family("echo 'a && cargo test' > notes.txt"), (Explore, "echo".into()));
+        assert_eq!(family("cat <<'EOF' > x.sh\ncargo test\nEOF"), (Explore, "cat".into()));
         assert_eq!(family("cd /tmp"), (Other, String::new()));
     }
 }

@@ -179,9 +179,7 @@ pub fn feedback(text: &str) -> Option<Feedback> {
 
 /// True when a message opens with a correction of the agent ("no, use …").
 pub fn is_correction(text: &str) -> bool {
-    sentences(text)
-        .next()
-        .is_some_and(|s| CORRECTION.is_match(s))
+    sentences(text).next().is_some_and(|s| CORRECTION.is_match(s))
 }
 
 /// The preference signals in a user message, near-verbatim, strongest kind per sentence.
@@ -229,11 +227,7 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
             }
             !fence && !in_fence
         })
-        .filter(|line| {
-            !line.starts_with("    ")
-                && !line.starts_with('\t')
-                && !line.trim_start().starts_with('>')
-        })
+        .filter(|line| !line.starts_with("    ") && !line.starts_with('\t') && !line.trim_start().starts_with('>'))
         .flat_map(split_sentences)
         .map(|s| s.trim().trim_start_matches(['-', '*', '•']).trim_start())
         .map(strip_list_number)
@@ -254,8 +248,7 @@ fn split_sentences(line: &str) -> Vec<&str> {
     let mut start = 0;
     let bytes = line.as_bytes();
     for i in 0..bytes.len() {
-        let ends =
-            matches!(bytes[i], b'.' | b'!' | b'?') && bytes.get(i + 1).is_some_and(|b| *b == b' ');
+        let ends = matches!(bytes[i], b'.' | b'!' | b'?') && bytes.get(i + 1).is_some_and(|b| *b == b' ');
         // `e.g. x` and `v1.2` are not sentence ends.
         let abbreviation = i >= 3 && matches!(&line[i - 3..=i], "e.g." | "i.e." | "etc." | " vs.");
         if ends && !abbreviation {
@@ -272,36 +265,18 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<SignalKind> {
-        preference_signals(text)
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect()
+        preference_signals(text).into_iter().map(|(k, _)| k).collect()
     }
 
     #[test]
     fn standing_preferences_are_found() {
         use SignalKind::*;
-        assert_eq!(
-            kinds("I prefer tabs over spaces in this repo."),
-            [Preference]
-        );
-        assert_eq!(
-            kinds("Always run cargo fmt before committing."),
-            [Preference]
-        );
+        assert_eq!(kinds("I prefer tabs over spaces in this repo."), [Preference]);
+        assert_eq!(kinds("Always run cargo fmt before committing."), [Preference]);
         assert_eq!(kinds("We use pnpm, not npm."), [Preference]);
-        assert_eq!(
-            kinds("Please use the staging database for tests."),
-            [Preference]
-        );
-        assert_eq!(
-            kinds("From now on, write commit messages in English."),
-            [Preference]
-        );
-        assert_eq!(
-            kinds("Don't touch the generated files under gen/."),
-            [Preference]
-        );
+        assert_eq!(kinds("Please use the staging database for tests."), [Preference]);
+        assert_eq!(kinds("From now on, write commit messages in English."), [Preference]);
+        assert_eq!(kinds("Don't touch the generated files under gen/."), [Preference]);
         assert_eq!(kinds("Use ripgrep instead of grep."), [Preference]);
     }
 
@@ -309,22 +284,10 @@ mod tests {
     fn corrections_and_remember_requests_outrank_preferences() {
         use SignalKind::*;
         assert_eq!(kinds("No, use the v2 endpoint for uploads."), [Correction]);
-        assert_eq!(
-            kinds("Actually, the config lives in ~/.config/app."),
-            [Correction]
-        );
-        assert_eq!(
-            kinds("Remember that we always deploy on Tuesdays."),
-            [Remember]
-        );
-        assert_eq!(
-            kinds("Please remember: the API key rotates monthly."),
-            [Remember]
-        );
-        assert_eq!(
-            kinds("Can you remember that port 8443 is staging?"),
-            [Remember]
-        );
+        assert_eq!(kinds("Actually, the config lives in ~/.config/app."), [Correction]);
+        assert_eq!(kinds("Remember that we always deploy on Tuesdays."), [Remember]);
+        assert_eq!(kinds("Please remember: the API key rotates monthly."), [Remember]);
+        assert_eq!(kinds("Can you remember that port 8443 is staging?"), [Remember]);
     }
 
     #[test]
@@ -351,15 +314,7 @@ mod tests {
 
     #[test]
     fn acknowledgements_are_trivial() {
-        for text in [
-            "ok",
-            "Continue.",
-            "thanks!",
-            "yes please",
-            "go ahead",
-            "2",
-            "LGTM 👍",
-        ] {
+        for text in ["ok", "Continue.", "thanks!", "yes please", "go ahead", "2", "LGTM 👍"] {
             assert!(is_trivial(text), "{text}");
         }
         for text in ["fix the build", "what's 2+2?", "No, use the v2 endpoint"] {
@@ -370,10 +325,7 @@ mod tests {
     #[test]
     fn feedback_reads_short_verdicts() {
         assert_eq!(feedback("perfect, that works"), Some(Feedback::Positive));
-        assert_eq!(
-            feedback("still failing with the same error"),
-            Some(Feedback::Negative)
-        );
+        assert_eq!(feedback("still failing with the same error"), Some(Feedback::Negative));
         assert_eq!(feedback("add a test for the parser"), None);
         assert_eq!(
             feedback("Now add a nice logo to the README, centred above the title please"),

@@ -16,9 +16,7 @@ use serde_json::value::RawValue;
 
 use super::common::{self, ToolInput};
 use super::{FileHint, Reader, UnknownTypes};
-use crate::core::session::{
-    Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted,
-};
+use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
 /// Entry types this reader knows, including those it deliberately skips.
 const KNOWN_TYPES: &[&str] = &[
@@ -155,18 +153,12 @@ impl ClaudeReader {
         }
     }
 
-    fn user<'a>(
-        &mut self,
-        line: u64,
-        entry: Entry<'a>,
-        emit: &mut dyn FnMut(Event<'a>),
-    ) -> Result<(), String> {
+    fn user<'a>(&mut self, line: u64, entry: Entry<'a>, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
         let Some(content) = entry.message.and_then(|m| m.content) else {
             return Ok(());
         };
         if entry.is_compact_summary == Some(true) {
-            let text =
-                common::text_of(content).map_err(|e| format!("malformed compact summary: {e}"))?;
+            let text = common::text_of(content).map_err(|e| format!("malformed compact summary: {e}"))?;
             emit(Event {
                 line,
                 kind: EventKind::Compaction(Some(text)),
@@ -181,8 +173,8 @@ impl ClaudeReader {
             return Ok(());
         }
         if content.get().starts_with('"') {
-            let text: Cow<'a, str> = serde_json::from_str(content.get())
-                .map_err(|e| format!("malformed user text: {e}"))?;
+            let text: Cow<'a, str> =
+                serde_json::from_str(content.get()).map_err(|e| common::bad("malformed user text", e))?;
             self.meta.user_messages += 1;
             emit(Event {
                 line,
@@ -190,16 +182,15 @@ impl ClaudeReader {
             });
             return Ok(());
         }
-        let blocks: Vec<Block<'a>> = serde_json::from_str(content.get())
-            .map_err(|e| format!("malformed user content: {e}"))?;
+        let blocks: Vec<Block<'a>> =
+            serde_json::from_str(content.get()).map_err(|e| common::bad("malformed user content", e))?;
         let mut texts = Vec::new();
         for block in blocks {
             match block.kind.as_deref() {
                 Some("text") => texts.extend(block.text),
                 Some("tool_result") => {
                     let output = match block.content {
-                        Some(raw) => common::text_of(raw)
-                            .map_err(|e| format!("malformed tool result: {e}"))?,
+                        Some(raw) => common::text_of(raw).map_err(|e| format!("malformed tool result: {e}"))?,
                         None => Cow::Borrowed(""),
                     };
                     let exit_code = common::exit_code_from_text(&output);
@@ -226,12 +217,7 @@ impl ClaudeReader {
         Ok(())
     }
 
-    fn assistant<'a>(
-        &mut self,
-        line: u64,
-        entry: Entry<'a>,
-        emit: &mut dyn FnMut(Event<'a>),
-    ) -> Result<(), String> {
+    fn assistant<'a>(&mut self, line: u64, entry: Entry<'a>, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
         let Some(message) = entry.message else {
             return Ok(());
         };
@@ -244,8 +230,8 @@ impl ClaudeReader {
             return Ok(());
         };
         if content.get().starts_with('"') {
-            let text: Cow<'a, str> = serde_json::from_str(content.get())
-                .map_err(|e| format!("malformed assistant text: {e}"))?;
+            let text: Cow<'a, str> =
+                serde_json::from_str(content.get()).map_err(|e| common::bad("malformed assistant text", e))?;
             if self.first_sight(message.id.as_deref(), &["text", &text]) {
                 emit(Event {
                     line,
@@ -254,8 +240,8 @@ impl ClaudeReader {
             }
             return Ok(());
         }
-        let blocks: Vec<Block<'a>> = serde_json::from_str(content.get())
-            .map_err(|e| format!("malformed assistant content: {e}"))?;
+        let blocks: Vec<Block<'a>> =
+            serde_json::from_str(content.get()).map_err(|e| common::bad("malformed assistant content", e))?;
         let message_id = message.id.as_deref();
         for block in blocks {
             let kind = match block.kind.as_deref() {
@@ -288,15 +274,10 @@ fn tool_use(block: Block<'_>) -> ToolCall<'_> {
     let input_json = common::compact_input(block.input);
     let input = ToolInput::parse(&input_json);
     let name = block.name.unwrap_or(Cow::Borrowed("tool"));
-    let path = input
-        .file_path
-        .clone()
-        .or_else(|| input.notebook_path.clone());
+    let path = input.file_path.clone().or_else(|| input.notebook_path.clone());
     let (command, writes, reads) = match name.as_ref() {
         "Bash" | "BashOutput" => (input.shell_command(), Vec::new(), Vec::new()),
-        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
-            (None, path.into_iter().collect(), Vec::new())
-        }
+        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => (None, path.into_iter().collect(), Vec::new()),
         "Read" => (None, Vec::new(), path.into_iter().collect()),
         _ => (None, Vec::new(), Vec::new()),
     };
@@ -311,14 +292,8 @@ fn tool_use(block: Block<'_>) -> ToolCall<'_> {
 }
 
 impl Reader for ClaudeReader {
-    fn read_line<'a>(
-        &mut self,
-        line: u64,
-        text: &'a str,
-        emit: &mut dyn FnMut(Event<'a>),
-    ) -> Result<(), String> {
-        let entry: Entry<'a> =
-            serde_json::from_str(text).map_err(|e| format!("not a JSON record: {e}"))?;
+    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
+        let entry: Entry<'a> = serde_json::from_str(text).map_err(|e| common::bad("not a JSON record", e))?;
         let Some(kind) = entry.kind.clone() else {
             return Err("record has no `type`".to_string());
         };
@@ -332,8 +307,7 @@ impl Reader for ClaudeReader {
         if entry.is_sidechain == Some(true) && !self.meta.is_subagent {
             return Ok(());
         }
-        self.meta
-            .saw_time(common::parse_time(entry.timestamp.as_deref()));
+        self.meta.saw_time(common::parse_time(entry.timestamp.as_deref()));
         if self.meta.is_subagent {
             SessionMeta::set_if_present(&mut self.meta.parent, entry.session_id.as_deref());
         } else if self.meta.id.is_none() {
@@ -390,9 +364,7 @@ impl Reader for ClaudeReader {
         }
         if meta.is_subagent || meta.id.is_none() {
             // Sub-agent entries carry the parent's sessionId; the file name tells them apart.
-            meta.id = Some(self.hint.stem.clone())
-                .filter(|s| !s.is_empty())
-                .or(meta.id);
+            meta.id = Some(self.hint.stem.clone()).filter(|s| !s.is_empty()).or(meta.id);
         }
         let warnings = std::mem::take(&mut self.unknown).into_warnings("entry type");
         (meta, warnings)
@@ -403,11 +375,7 @@ impl Reader for ClaudeReader {
 mod tests {
     use super::*;
 
-    fn read(
-        stem: &str,
-        subagents_dir: bool,
-        lines: &[&str],
-    ) -> (SessionMeta, Vec<EventKind<'static>>, Vec<String>) {
+    fn read(stem: &str, subagents_dir: bool, lines: &[&str]) -> (SessionMeta, Vec<EventKind<'static>>, Vec<String>) {
         let mut reader = ClaudeReader::new(FileHint {
             stem: stem.into(),
             in_subagents_dir: subagents_dir,
@@ -478,9 +446,7 @@ mod tests {
         assert_eq!(errors, ["unknown entry type `brand-new-entry` skipped"]);
         assert_eq!(events.len(), 3);
         assert_eq!(events[0], EventKind::Instruction);
-        assert!(
-            matches!(&events[2], EventKind::Compaction(Some(t)) if t.starts_with("This session"))
-        );
+        assert!(matches!(&events[2], EventKind::Compaction(Some(t)) if t.starts_with("This session")));
     }
 
     #[test]

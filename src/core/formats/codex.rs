@@ -17,9 +17,7 @@ use serde_json::value::RawValue;
 
 use super::common::{self, ToolInput};
 use super::{FileHint, Reader, UnknownTypes};
-use crate::core::session::{
-    Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted,
-};
+use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
 /// Top-level record types this reader knows, including those it deliberately skips.
 const KNOWN_TYPES: &[&str] = &[
@@ -62,6 +60,8 @@ struct Envelope<'a> {
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     cwd: Option<Cow<'a, str>>,
+    #[serde(default)]
+    git: Option<Git>,
     #[serde(default)]
     record_type: Option<serde::de::IgnoredAny>,
 }
@@ -244,8 +244,8 @@ impl CodexReader {
     }
 
     fn session_meta(&mut self, payload: &RawValue) -> Result<(), String> {
-        let meta: MetaPayload = serde_json::from_str(payload.get())
-            .map_err(|e| format!("malformed session_meta: {e}"))?;
+        let meta: MetaPayload =
+            serde_json::from_str(payload.get()).map_err(|e| common::bad("malformed session_meta", e))?;
         // A resumed rollout may carry a second session_meta for a parent; the first one wins.
         if self.meta.id.is_some() {
             return Ok(());
@@ -257,9 +257,7 @@ impl CodexReader {
             SessionMeta::set_if_present(&mut self.meta.git_remote, git.repository_url.as_deref());
         }
         self.own_start = common::parse_time(meta.timestamp.as_deref());
-        if let Some(source) = meta
-            .source
-            .and_then(|s| serde_json::from_str::<Source>(s.get()).ok())
+        if let Some(source) = meta.source.and_then(|s| serde_json::from_str::<Source>(s.get()).ok())
             && let Some(subagent) = source.subagent
         {
             self.meta.is_subagent = true;
@@ -275,37 +273,24 @@ impl CodexReader {
         Ok(())
     }
 
-    fn response_item<'a>(
-        &mut self,
-        line: u64,
-        json: &'a str,
-        emit: &mut dyn FnMut(Event<'a>),
-    ) -> Result<(), String> {
-        let item: Item<'a> =
-            serde_json::from_str(json).map_err(|e| format!("malformed response_item: {e}"))?;
+    fn response_item<'a>(&mut self, line: u64, json: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
+        let item: Item<'a> = serde_json::from_str(json).map_err(|e| common::bad("malformed response_item", e))?;
         let kind = match item.kind.as_ref() {
             "message" => {
                 let text = match item.content {
-                    Some(content) => common::text_of(content)
-                        .map_err(|e| format!("malformed message content: {e}"))?,
+                    Some(content) => common::text_of(content).map_err(|e| format!("malformed message content: {e}"))?,
                     None => Cow::Borrowed(""),
                 };
                 match item.role.as_deref() {
                     Some("user") => {
-                        if self
-                            .echoes
-                            .is_copy(Stream::ResponseItem, Speaker::User, &text)
-                        {
+                        if self.echoes.is_copy(Stream::ResponseItem, Speaker::User, &text) {
                             return Ok(());
                         }
                         self.meta.user_messages += 1;
                         EventKind::User(text)
                     }
                     Some("assistant") => {
-                        if self
-                            .echoes
-                            .is_copy(Stream::ResponseItem, Speaker::Assistant, &text)
-                        {
+                        if self.echoes.is_copy(Stream::ResponseItem, Speaker::Assistant, &text) {
                             return Ok(());
                         }
                         EventKind::Assistant(Unredacted::new(text))
@@ -317,10 +302,8 @@ impl CodexReader {
             "function_call" => {
                 let args = match item.arguments {
                     // Arguments are a JSON document encoded as a string.
-                    Some(raw) if raw.get().starts_with('"') => {
-                        serde_json::from_str::<Cow<str>>(raw.get())
-                            .map_err(|e| format!("malformed arguments: {e}"))?
-                    }
+                    Some(raw) if raw.get().starts_with('"') => serde_json::from_str::<Cow<str>>(raw.get())
+                        .map_err(|e| common::bad("malformed arguments", e))?,
                     Some(raw) => Cow::Borrowed(raw.get()),
                     None => Cow::Borrowed(""),
                 };
@@ -329,8 +312,7 @@ impl CodexReader {
             }
             "custom_tool_call" => {
                 let input = match item.input {
-                    Some(raw) => common::text_of(raw)
-                        .map_err(|e| format!("malformed custom tool input: {e}"))?,
+                    Some(raw) => common::text_of(raw).map_err(|e| format!("malformed custom tool input: {e}"))?,
                     None => Cow::Borrowed(""),
                 };
                 let name = item.name.unwrap_or(Cow::Borrowed("custom_tool"));
@@ -353,8 +335,9 @@ impl CodexReader {
             }
             "local_shell_call" => {
                 let action: ShellAction = match item.action {
-                    Some(raw) => serde_json::from_str(raw.get())
-                        .map_err(|e| format!("malformed local_shell_call: {e}"))?,
+                    Some(raw) => {
+                        serde_json::from_str(raw.get()).map_err(|e| common::bad("malformed local_shell_call", e))?
+                    }
                     None => ShellAction {
                         command: Vec::new(),
                         query: None,
@@ -390,19 +373,11 @@ impl CodexReader {
         Ok(())
     }
 
-    fn event_msg<'a>(
-        &mut self,
-        line: u64,
-        json: &'a str,
-        emit: &mut dyn FnMut(Event<'a>),
-    ) -> Result<(), String> {
-        let msg: EventMsg<'a> =
-            serde_json::from_str(json).map_err(|e| format!("malformed event_msg: {e}"))?;
+    fn event_msg<'a>(&mut self, line: u64, json: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
+        let msg: EventMsg<'a> = serde_json::from_str(json).map_err(|e| common::bad("malformed event_msg", e))?;
         let text = || -> Result<Cow<'a, str>, String> {
             match msg.message {
-                Some(raw) => {
-                    common::text_of(raw).map_err(|e| format!("malformed event message: {e}"))
-                }
+                Some(raw) => common::text_of(raw).map_err(|e| format!("malformed event message: {e}")),
                 None => Ok(Cow::Borrowed("")),
             }
         };
@@ -417,10 +392,7 @@ impl CodexReader {
             }
             "agent_message" => {
                 let text = text()?;
-                if self
-                    .echoes
-                    .is_copy(Stream::EventMsg, Speaker::Assistant, &text)
-                {
+                if self.echoes.is_copy(Stream::EventMsg, Speaker::Assistant, &text) {
                     return Ok(());
                 }
                 EventKind::Assistant(Unredacted::new(text))
@@ -456,18 +428,10 @@ impl CodexReader {
 fn tool_call<'a>(id: Option<Cow<'a, str>>, name: Cow<'a, str>, args: Cow<'a, str>) -> ToolCall<'a> {
     let input = ToolInput::parse(&args);
     let is_shell = SHELL_TOOLS.contains(&name.as_ref()) || input.cmd.is_some();
-    let mut command = if is_shell {
-        input.shell_command()
-    } else {
-        None
-    };
+    let mut command = if is_shell { input.shell_command() } else { None };
     let mut writes = Vec::new();
     if name == "apply_patch" {
-        let patch = input
-            .input
-            .as_deref()
-            .or(input.patch.as_deref())
-            .unwrap_or(&args);
+        let patch = input.input.as_deref().or(input.patch.as_deref()).unwrap_or(&args);
         writes = common::patch_files(patch);
     } else if let Some(cmd) = command.as_deref().filter(|c| common::is_inline_patch(c)) {
         // Older versions ran `apply_patch <<'EOF' … EOF` through the shell tool.
@@ -484,10 +448,7 @@ fn tool_call<'a>(id: Option<Cow<'a, str>>, name: Cow<'a, str>, args: Cow<'a, str
     }
 }
 
-fn tool_output<'a>(
-    call_id: Option<Cow<'a, str>>,
-    output: Option<&'a RawValue>,
-) -> Result<ToolResult<'a>, String> {
+fn tool_output<'a>(call_id: Option<Cow<'a, str>>, output: Option<&'a RawValue>) -> Result<ToolResult<'a>, String> {
     let Some(raw) = output else {
         return Ok(ToolResult {
             id: call_id,
@@ -517,19 +478,12 @@ fn tool_output<'a>(
 }
 
 impl Reader for CodexReader {
-    fn read_line<'a>(
-        &mut self,
-        line: u64,
-        text: &'a str,
-        emit: &mut dyn FnMut(Event<'a>),
-    ) -> Result<(), String> {
-        let env: Envelope<'a> =
-            serde_json::from_str(text).map_err(|e| format!("not a JSON record: {e}"))?;
+    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
+        let env: Envelope<'a> = serde_json::from_str(text).map_err(|e| common::bad("not a JSON record", e))?;
         if self.is_copied_history(env.timestamp.as_deref(), env.metadata) {
             return Ok(());
         }
-        self.meta
-            .saw_time(common::parse_time(env.timestamp.as_deref()));
+        self.meta.saw_time(common::parse_time(env.timestamp.as_deref()));
         let Some(kind) = env.kind.as_deref() else {
             // Legacy header (`{"id","timestamp","instructions",…}`) or a state marker.
             if env.record_type.is_none() {
@@ -537,6 +491,10 @@ impl Reader for CodexReader {
                     SessionMeta::set_if_present(&mut self.meta.id, env.id.as_deref());
                 }
                 SessionMeta::set_if_present(&mut self.meta.cwd, env.cwd.as_deref());
+                if let Some(git) = env.git {
+                    SessionMeta::set_if_present(&mut self.meta.git_branch, git.branch.as_deref());
+                    SessionMeta::set_if_present(&mut self.meta.git_remote, git.repository_url.as_deref());
+                }
             }
             return Ok(());
         };
@@ -549,15 +507,15 @@ impl Reader for CodexReader {
             "response_item" => self.response_item(line, payload.get(), emit),
             "event_msg" => self.event_msg(line, payload.get(), emit),
             "turn_context" => {
-                let ctx: TurnContext = serde_json::from_str(payload.get())
-                    .map_err(|e| format!("malformed turn_context: {e}"))?;
+                let ctx: TurnContext =
+                    serde_json::from_str(payload.get()).map_err(|e| common::bad("malformed turn_context", e))?;
                 SessionMeta::set_if_present(&mut self.meta.cwd, ctx.cwd.as_deref());
                 SessionMeta::set_if_present(&mut self.meta.model, ctx.model.as_deref());
                 Ok(())
             }
             "compacted" => {
-                let compacted: Compacted<'a> = serde_json::from_str(payload.get())
-                    .map_err(|e| format!("malformed compacted record: {e}"))?;
+                let compacted: Compacted<'a> =
+                    serde_json::from_str(payload.get()).map_err(|e| common::bad("malformed compacted record", e))?;
                 emit(Event {
                     line,
                     kind: EventKind::Compaction(compacted.message),
@@ -634,24 +592,12 @@ mod tests {
             r#"{"timestamp":"2026-01-02T03:04:11.001Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Tests fail."}]}}"#,
         ]);
         assert!(errors.is_empty(), "{errors:?}");
-        assert_eq!(
-            meta.id.as_deref(),
-            Some("11111111-1111-4111-8111-111111111111")
-        );
+        assert_eq!(meta.id.as_deref(), Some("11111111-1111-4111-8111-111111111111"));
         assert_eq!(meta.git_branch.as_deref(), Some("main"));
-        assert_eq!(
-            meta.git_remote.as_deref(),
-            Some("git@github.com:acme/app.git")
-        );
+        assert_eq!(meta.git_remote.as_deref(), Some("git@github.com:acme/app.git"));
         assert_eq!(meta.model.as_deref(), Some("gpt-5"));
-        let users = events
-            .iter()
-            .filter(|e| matches!(e, EventKind::User(_)))
-            .count();
-        let assistants = events
-            .iter()
-            .filter(|e| matches!(e, EventKind::Assistant(_)))
-            .count();
+        let users = events.iter().filter(|e| matches!(e, EventKind::User(_))).count();
+        let assistants = events.iter().filter(|e| matches!(e, EventKind::Assistant(_))).count();
         assert_eq!((users, assistants), (1, 1));
         assert!(events.contains(&EventKind::Reasoning));
         let call = events
@@ -701,10 +647,7 @@ mod tests {
                 _ => None,
             })
             .unwrap();
-        assert_eq!(
-            (result.exit_code, result.output.for_scanning()),
-            (Some(1), "1 failing")
-        );
+        assert_eq!((result.exit_code, result.output.for_scanning()), (Some(1), "1 failing"));
     }
 
     #[test]
@@ -715,31 +658,23 @@ mod tests {
             r#"{"timestamp":"2026-01-03T04:05:11.000Z","type":"event_msg","payload":{"type":"user_message","message":"Inspect fixtures."}}"#,
         ]);
         assert!(meta.is_subagent);
-        assert_eq!(
-            meta.parent.as_deref(),
-            Some("22222222-2222-4222-8222-222222222222")
-        );
-        assert_eq!(
-            events,
-            [EventKind::User(Cow::Borrowed("Inspect fixtures."))]
-        );
+        assert_eq!(meta.parent.as_deref(), Some("22222222-2222-4222-8222-222222222222"));
+        assert_eq!(events, [EventKind::User(Cow::Borrowed("Inspect fixtures."))]);
     }
 
     #[test]
     fn reads_the_legacy_bare_item_shape() {
         let (meta, events, errors) = read(&[
-            r#"{"id":"0f0e0d0c-0000-4000-8000-000000000001","timestamp":"2025-06-01T10:00:00Z","instructions":"be nice","cwd":"/w/old"}"#,
+            r#"{"id":"0f0e0d0c-0000-4000-8000-000000000001","timestamp":"2025-06-01T10:00:00Z","instructions":"be nice","cwd":"/w/old","git":{"branch":"dev","repository_url":"https://github.com/acme/old.git"}}"#,
             r#"{"record_type":"state"}"#,
             r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"fix the build"}]}"#,
             r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"make\"]}","call_id":"c1"}"#,
             r#"{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"ok\",\"metadata\":{\"exit_code\":0}}"}"#,
         ]);
         assert!(errors.is_empty(), "{errors:?}");
-        assert_eq!(
-            meta.id.as_deref(),
-            Some("0f0e0d0c-0000-4000-8000-000000000001")
-        );
+        assert_eq!(meta.id.as_deref(), Some("0f0e0d0c-0000-4000-8000-000000000001"));
         assert_eq!(meta.cwd.as_deref(), Some("/w/old"));
+        assert_eq!(meta.git_remote.as_deref(), Some("https://github.com/acme/old.git"));
         assert_eq!(events.len(), 3);
     }
 
@@ -759,8 +694,7 @@ mod tests {
     #[test]
     fn the_file_name_gives_the_id_when_session_meta_is_missing() {
         assert_eq!(
-            id_from_file_name("rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111")
-                .as_deref(),
+            id_from_file_name("rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111").as_deref(),
             Some("11111111-1111-4111-8111-111111111111")
         );
     }

@@ -42,9 +42,7 @@ pub fn exit_code_from_text(output: &str) -> Option<i64> {
 fn exit_code_in_line(line: &str) -> Option<i64> {
     let line = line.trim();
     let lower_prefix = line.get(..line.len().min(32))?.to_ascii_lowercase();
-    let prefix = EXIT_PREFIXES
-        .iter()
-        .find(|p| lower_prefix.starts_with(**p))?;
+    let prefix = EXIT_PREFIXES.iter().find(|p| lower_prefix.starts_with(**p))?;
     let rest = line[prefix.len()..].trim_start();
     let digits: &str = {
         let end = rest
@@ -121,16 +119,54 @@ pub struct TextItem<'a> {
 
 /// Join the text of a JSON value that is either a string or an array of text items.
 /// Items are separated by a newline; non-text items are skipped.
-pub fn text_of(raw: &RawValue) -> Result<Cow<'_, str>, serde_json::Error> {
+///
+/// Any other JSON type is an error: a record of the wrong shape is reported, not read as
+/// empty.
+pub fn text_of(raw: &RawValue) -> Result<Cow<'_, str>, String> {
     let json = raw.get();
-    if json.starts_with('"') {
-        return serde_json::from_str::<Cow<str>>(json);
+    match json.as_bytes().first() {
+        Some(b'"') => serde_json::from_str::<Cow<str>>(json).map_err(|e| describe(&e)),
+        Some(b'[') => {
+            let items: Vec<TextItem> = serde_json::from_str(json).map_err(|e| describe(&e))?;
+            Ok(join_texts(items.into_iter().filter_map(|i| i.text)))
+        }
+        _ if json == "null" => Ok(Cow::Borrowed("")),
+        _ => Err(format!(
+            "expected text or a list of content items, found {}",
+            json_type(json)
+        )),
     }
-    if json.starts_with('[') {
-        let items: Vec<TextItem> = serde_json::from_str(json)?;
-        return Ok(join_texts(items.into_iter().filter_map(|i| i.text)));
+}
+
+/// The JSON type of a raw value, for messages.
+fn json_type(json: &str) -> &'static str {
+    match json.as_bytes().first() {
+        Some(b'{') => "an object",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        Some(b'"') => "a string",
+        Some(b'[') => "a list",
+        _ => "a number",
     }
-    Ok(Cow::Borrowed(""))
+}
+
+/// A serde error in words that fit a warning about one transcript line: the position within
+/// the line as a column (the line number is the transcript's own).
+pub fn describe(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let message = match text.rfind(" at line ") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    match error.column() {
+        0 => message.to_string(),
+        column => format!("{message} (column {column})"),
+    }
+}
+
+/// A reader's error for a record of `what` that did not parse.
+pub fn bad(what: &str, error: serde_json::Error) -> String {
+    format!("{what}: {}", describe(&error))
 }
 
 /// Join text pieces with newlines, borrowing when there is only one.
@@ -189,10 +225,7 @@ impl ToolInput {
         match &self.command {
             Some(serde_json::Value::String(s)) => Some(s.clone()),
             Some(serde_json::Value::Array(items)) => {
-                let argv: Vec<String> = items
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect();
+                let argv: Vec<String> = items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
                 (!argv.is_empty()).then(|| command_from_argv(&argv))
             }
             _ => None,
@@ -211,28 +244,20 @@ mod tests {
             Some(1)
         );
         assert_eq!(
-            exit_code_from_text(
-                "Chunk ID: c1\nWall time: 0.2 seconds\nProcess exited with code 2\nOutput:\n"
-            ),
+            exit_code_from_text("Chunk ID: c1\nWall time: 0.2 seconds\nProcess exited with code 2\nOutput:\n"),
             Some(2)
         );
         assert_eq!(
             exit_code_from_text("Exit code 127\nbash: foo: command not found"),
             Some(127)
         );
-        assert_eq!(
-            exit_code_from_text("running 3 tests\n...\nexit status: 101"),
-            Some(101)
-        );
+        assert_eq!(exit_code_from_text("running 3 tests\n...\nexit status: 101"), Some(101));
         assert_eq!(exit_code_from_text("all good"), None);
     }
 
     #[test]
     fn prose_that_mentions_an_exit_code_is_not_a_status() {
-        assert_eq!(
-            exit_code_from_text("exit code 3 means the config is missing"),
-            None
-        );
+        assert_eq!(exit_code_from_text("exit code 3 means the config is missing"), None);
         let log = "line\nline\nline\nline\nexit code 1\nline\nok";
         assert_eq!(exit_code_from_text(log), None);
     }
@@ -258,9 +283,23 @@ mod tests {
 
     #[test]
     fn text_of_reads_strings_and_item_arrays() {
-        let raw: Box<RawValue> = serde_json::from_str(r#"[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"x"},{"type":"text","text":"b"}]"#).unwrap();
+        let raw: Box<RawValue> = serde_json::from_str(
+            r#"[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"x"},{"type":"text","text":"b"}]"#,
+        )
+        .unwrap();
         assert_eq!(text_of(&raw).unwrap(), "a\nb");
         let raw: Box<RawValue> = serde_json::from_str(r#""plain\ntext""#).unwrap();
         assert_eq!(text_of(&raw).unwrap(), "plain\ntext");
+        let raw: Box<RawValue> = serde_json::from_str("42").unwrap();
+        assert_eq!(
+            text_of(&raw).unwrap_err(),
+            "expected text or a list of content items, found a number"
+        );
+    }
+
+    #[test]
+    fn serde_errors_speak_of_columns() {
+        let err = serde_json::from_str::<serde_json::Value>("{oops").unwrap_err();
+        assert_eq!(describe(&err), "key must be a string (column 2)");
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! Roles: `user`, `assistant`, `system`/`developer`, `reasoning`/`thinking`, `tool_call` and
 //! `tool` (a result). Optional fields: `session_id`, `cwd`, `git_branch`, `model`, `name`
-//! (the tool), `command` (a shell command line), `id` (pairs a call with its result),
-//! `exit_code`, `is_error`. `content` is a string or an array of `{"type":"text","text"}`.
+//! (the tool), `command` (a shell command line), `path` (the file a tool writes), `id` (pairs
+//! a call with its result), `exit_code`, `is_error`. A `tool_call` whose content is an
+//! `apply_patch` envelope writes the files it names. `content` is a string or an array of `{"type":"text","text"}`.
 //! A line without `role` that carries `session_id` or `cwd` is a header.
 
 use std::borrow::Cow;
@@ -14,9 +15,7 @@ use serde_json::value::RawValue;
 
 use super::common;
 use super::{FileHint, Reader, UnknownTypes};
-use crate::core::session::{
-    Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted,
-};
+use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
 #[derive(Deserialize)]
 struct Record<'a> {
@@ -38,6 +37,8 @@ struct Record<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     command: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    path: Option<Cow<'a, str>>,
     #[serde(borrow, default, alias = "tool_call_id")]
     id: Option<Cow<'a, str>>,
     #[serde(default)]
@@ -74,14 +75,8 @@ fn timestamp_of(raw: Option<&RawValue>) -> Option<jiff::Timestamp> {
 }
 
 impl Reader for GenericReader {
-    fn read_line<'a>(
-        &mut self,
-        line: u64,
-        text: &'a str,
-        emit: &mut dyn FnMut(Event<'a>),
-    ) -> Result<(), String> {
-        let record: Record<'a> =
-            serde_json::from_str(text).map_err(|e| format!("not a JSON record: {e}"))?;
+    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
+        let record: Record<'a> = serde_json::from_str(text).map_err(|e| common::bad("not a JSON record", e))?;
         self.meta.saw_time(timestamp_of(record.timestamp));
         if self.meta.id.is_none() {
             SessionMeta::set_if_present(&mut self.meta.id, record.session_id.as_deref());
@@ -107,17 +102,22 @@ impl Reader for GenericReader {
             "assistant" | "ai" | "model" => EventKind::Assistant(Unredacted::new(content)),
             "system" | "developer" => EventKind::Instruction,
             "reasoning" | "thinking" => EventKind::Reasoning,
-            "tool_call" => EventKind::ToolCall(ToolCall {
-                id: record.id,
-                name: record.name.unwrap_or(Cow::Borrowed("shell")),
-                command: record.command,
-                input: Unredacted::new(content),
-                ..ToolCall::default()
-            }),
+            "tool_call" => {
+                let mut writes: Vec<String> = record.path.iter().map(|p| p.to_string()).collect();
+                if common::is_inline_patch(&content) {
+                    writes.extend(common::patch_files(&content));
+                }
+                EventKind::ToolCall(ToolCall {
+                    id: record.id,
+                    name: record.name.unwrap_or(Cow::Borrowed("shell")),
+                    command: record.command,
+                    writes,
+                    input: Unredacted::new(content),
+                    ..ToolCall::default()
+                })
+            }
             "tool" | "tool_result" | "function" => {
-                let exit_code = record
-                    .exit_code
-                    .or_else(|| common::exit_code_from_text(&content));
+                let exit_code = record.exit_code.or_else(|| common::exit_code_from_text(&content));
                 EventKind::ToolResult(ToolResult {
                     id: record.id,
                     exit_code,
@@ -139,10 +139,7 @@ impl Reader for GenericReader {
         if meta.id.is_none() && !self.hint.stem.is_empty() {
             meta.id = Some(self.hint.stem.clone());
         }
-        (
-            meta,
-            std::mem::take(&mut self.unknown).into_warnings("role"),
-        )
+        (meta, std::mem::take(&mut self.unknown).into_warnings("role"))
     }
 }
 
@@ -167,9 +164,7 @@ mod tests {
         let mut events = Vec::new();
         let mut errors = Vec::new();
         for (i, line) in lines.iter().enumerate() {
-            if let Err(e) =
-                reader.read_line(i as u64 + 1, line, &mut |ev| events.push(ev.kind.clone()))
-            {
+            if let Err(e) = reader.read_line(i as u64 + 1, line, &mut |ev| events.push(ev.kind.clone())) {
                 errors.push(e);
             }
         }

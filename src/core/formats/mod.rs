@@ -33,11 +33,9 @@ impl FileHint {
             .or_else(|| name.strip_suffix(".json"))
             .unwrap_or(name)
             .to_string();
-        let in_subagents_dir = normalised.contains("/subagents/");
-        FileHint {
-            stem,
-            in_subagents_dir,
-        }
+        let parent = normalised.rsplit('/').nth(1).unwrap_or("");
+        let in_subagents_dir = parent == "subagents";
+        FileHint { stem, in_subagents_dir }
     }
 }
 
@@ -45,12 +43,7 @@ impl FileHint {
 pub trait Reader {
     /// Read one line (without its line ending), sending the events it holds to `emit`.
     /// An error means the line was skipped; the reader stays usable.
-    fn read_line<'a>(
-        &mut self,
-        line: u64,
-        text: &'a str,
-        emit: &mut dyn FnMut(Event<'a>),
-    ) -> Result<(), String>;
+    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String>;
 
     /// The metadata gathered over all lines, and warnings that were held back to be reported
     /// once per file (unknown record types).
@@ -79,40 +72,50 @@ pub fn format_by_location(path: &str) -> Option<Agent> {
     }
 }
 
+/// What the first records of a file say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sniffed {
+    /// A format handbook reads.
+    Known(Agent),
+    /// A transcript of an agent handbook has no reader for yet.
+    Unsupported(&'static str),
+}
+
 /// Guess the format from the first records of a file. `lines` are the first few non-blank
 /// lines; the first one that says something decides.
-pub fn sniff<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<Agent> {
+pub fn sniff<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<Sniffed> {
     lines.into_iter().find_map(sniff_line)
 }
 
-fn sniff_line(line: &str) -> Option<Agent> {
+fn sniff_line(line: &str) -> Option<Sniffed> {
     let value: serde_json::Value = serde_json::from_str(line).ok()?;
     let obj = value.as_object()?;
     let kind = obj.get("type").and_then(|t| t.as_str());
+    // Gemini CLI chat recordings and pi sessions look like others at a glance.
+    if obj.contains_key("projectHash") || obj.contains_key("$set") || obj.contains_key("$rewindTo") {
+        return Some(Sniffed::Unsupported("Gemini CLI"));
+    }
+    if kind == Some("session") && obj.contains_key("cwd") {
+        return Some(Sniffed::Unsupported("pi"));
+    }
+    sniff_known(obj, kind).map(Sniffed::Known)
+}
+
+fn sniff_known(obj: &serde_json::Map<String, serde_json::Value>, kind: Option<&str>) -> Option<Agent> {
     if obj.contains_key("payload") && obj.contains_key("timestamp") && kind.is_some() {
         return Some(Agent::Codex);
     }
     // Codex before the envelope: a bare header, then `{"record_type":"state"}` lines.
-    if kind.is_none()
-        && obj.contains_key("id")
-        && obj.contains_key("timestamp")
-        && obj.contains_key("instructions")
-    {
+    if kind.is_none() && obj.contains_key("id") && obj.contains_key("timestamp") && obj.contains_key("instructions") {
         return Some(Agent::Codex);
     }
     if obj.contains_key("record_type") {
         return Some(Agent::Codex);
     }
-    if obj.contains_key("sessionId")
-        || obj.contains_key("parentUuid")
-        || obj.contains_key("leafUuid")
-    {
+    if obj.contains_key("sessionId") || obj.contains_key("parentUuid") || obj.contains_key("leafUuid") {
         return Some(Agent::Claude);
     }
-    if matches!(
-        kind,
-        Some("file-history-snapshot" | "summary" | "queue-operation")
-    ) {
+    if matches!(kind, Some("file-history-snapshot" | "summary" | "queue-operation")) {
         return Some(Agent::Claude);
     }
     if obj.contains_key("role") && obj.contains_key("content") {
@@ -169,13 +172,18 @@ mod tests {
         let claude = r#"{"type":"user","sessionId":"s","uuid":"u","message":{"role":"user","content":"hi"}}"#;
         let snapshot = r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{}}"#;
         let generic = r#"{"role":"user","content":"hi","timestamp":"2026-01-01T00:00:00Z"}"#;
-        assert_eq!(sniff([codex]), Some(Agent::Codex));
-        assert_eq!(sniff([legacy]), Some(Agent::Codex));
-        assert_eq!(sniff([claude]), Some(Agent::Claude));
-        assert_eq!(sniff([snapshot]), Some(Agent::Claude));
-        assert_eq!(sniff([generic]), Some(Agent::Generic));
+        let known = |a| Some(Sniffed::Known(a));
+        assert_eq!(sniff([codex]), known(Agent::Codex));
+        assert_eq!(sniff([legacy]), known(Agent::Codex));
+        assert_eq!(sniff([claude]), known(Agent::Claude));
+        assert_eq!(sniff([snapshot]), known(Agent::Claude));
+        assert_eq!(sniff([generic]), known(Agent::Generic));
         assert_eq!(sniff(["not json", "{\"a\":1}"]), None);
-        assert_eq!(sniff(["\u{0}\u{1}binary", generic]), Some(Agent::Generic));
+        assert_eq!(sniff(["\u{0}\u{1}binary", generic]), known(Agent::Generic));
+        let gemini = r#"{"sessionId":"1a2b","projectHash":"5f0c","startTime":"2026-03-01T10:00:00.000Z"}"#;
+        assert_eq!(sniff([gemini]), Some(Sniffed::Unsupported("Gemini CLI")));
+        let pi = r#"{"type":"session","id":"ffae","timestamp":"2025-12-09T00:53:29.825Z","cwd":"/w"}"#;
+        assert_eq!(sniff([pi]), Some(Sniffed::Unsupported("pi")));
     }
 
     #[test]
@@ -196,5 +204,6 @@ mod tests {
         let hint = FileHint::from_path("/p/.claude/projects/x/s1/subagents/agent-a1.jsonl");
         assert_eq!(hint.stem, "agent-a1");
         assert!(hint.in_subagents_dir);
+        assert!(!FileHint::from_path("/fixtures/subagents/projects/x/s1.jsonl").in_subagents_dir);
     }
 }
