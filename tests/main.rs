@@ -1,1 +1,9 @@
-//! Integration tests: the `handbook` binary run on the fixtures, with a scrubbed environment.
+//! Integration tests: the `handbook` binary run on the fixtures, with a scrubbed environment
+//! (HOME, XDG_* and the agents' homes point into temporary folders; no HANDBOOK_* variable
+//! leaks in from the machine running the tests).
+
+mod bad_input;
+mod common;
+mod docs;
+mod extract;
+mod fixtures;

@@ -21,7 +21,7 @@ use crate::edge::transcript::{FileRead, hash_file, read_transcript};
 use crate::edge::workspace::Workspace;
 
 /// Warnings printed per file before the rest are only counted.
-const WARNINGS_SHOWN_PER_FILE: usize = 5;
+const WARNINGS_SHOWN_PER_FILE: usize = 10;
 
 /// What happened to one file this run, for the report.
 #[derive(Debug, Serialize)]
@@ -440,10 +440,11 @@ impl Run<'_> {
         for warning in warnings.iter().take(WARNINGS_SHOWN_PER_FILE) {
             self.term.warn(&format!("{key}:{}: {}", warning.line, warning.message));
         }
-        if warnings.len() > WARNINGS_SHOWN_PER_FILE {
+        let more = warnings.len().saturating_sub(WARNINGS_SHOWN_PER_FILE);
+        if more > 0 {
             self.term.warn(&format!(
-                "{key}: {} more warnings",
-                warnings.len() - WARNINGS_SHOWN_PER_FILE
+                "{key}: {more} more warning{}",
+                if more == 1 { "" } else { "s" }
             ));
         }
     }

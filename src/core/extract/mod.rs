@@ -458,6 +458,10 @@ impl Extractor {
             let Some(mut facts) = state.facts else {
                 continue;
             };
+            // A sub-agent's "user" is the agent that spawned it: its words are not the user's.
+            if meta.is_subagent {
+                facts.preferences.clear();
+            }
             facts.files = facts.files.iter().map(|f| relative_to(f, cwd)).collect();
             for fix in &mut facts.fixes {
                 fix.edited = fix.edited.iter().map(|f| relative_to(f, cwd)).collect();

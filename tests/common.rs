@@ -1,0 +1,134 @@
+//! Helpers shared by the integration tests.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The repository's `fixtures/` folder.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// A workspace and a user home, both temporary, and a way to run handbook in them.
+pub struct Handbook {
+    pub home: TempDir,
+    pub user: TempDir,
+}
+
+impl Handbook {
+    pub fn new() -> Handbook {
+        Handbook {
+            home: tempfile::tempdir().unwrap(),
+            user: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// `handbook --home <home>` with nothing from the real environment but PATH.
+    pub fn cmd(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_handbook"));
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.user.path())
+            .env("XDG_CONFIG_HOME", self.user.path().join(".config"))
+            .env("XDG_DATA_HOME", self.user.path().join(".local/share"))
+            .arg("--home")
+            .arg(self.home.path());
+        cmd
+    }
+
+    /// Run `extract --all --json` on `sources` plus `extra` arguments; the JSON lines.
+    pub fn extract_json(&self, sources: &[&Path], extra: &[&str]) -> Vec<Value> {
+        let output = self
+            .cmd()
+            .arg("--json")
+            .arg("extract")
+            .arg("--all")
+            .args(extra)
+            .args(sources)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "extract failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        json_lines(&output.stdout)
+    }
+
+    pub fn state(&self) -> PathBuf {
+        self.home.path().join(".handbook")
+    }
+
+    /// The stored stage-1 record of a session.
+    pub fn stage1(&self, session_id: &str) -> Option<Value> {
+        let path = self
+            .state()
+            .join("stage1")
+            .join(handbook::core::stage1::file_name(session_id));
+        let text = std::fs::read_to_string(path).ok()?;
+        Some(serde_json::from_str(&text).unwrap())
+    }
+
+    pub fn sources(&self) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(self.state().join("sources.json")).unwrap()).unwrap()
+    }
+
+    /// Every file under the workspace, with its contents as text.
+    pub fn every_file(&self) -> Vec<(PathBuf, String)> {
+        walkdir::WalkDir::new(self.home.path())
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                (
+                    e.path().to_path_buf(),
+                    String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// Panic when `needle` appears in any file under the workspace.
+    pub fn assert_nowhere(&self, needle: &str) {
+        for (path, text) in self.every_file() {
+            assert!(!text.contains(needle), "{needle:?} found in {}", path.display());
+        }
+    }
+}
+
+/// Parse stdout as one JSON object per line.
+pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8(stdout.to_vec())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
+        .collect()
+}
+
+/// The `session` objects of a JSON run.
+pub fn sessions(lines: &[Value]) -> Vec<&Value> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "session")
+        .map(|l| &l["data"])
+        .collect()
+}
+
+/// The coverage object of a JSON run's totals.
+pub fn coverage(lines: &[Value]) -> &Value {
+    &lines.iter().find(|l| l["type"] == "totals").expect("a totals object")["data"]["coverage"]
+}
+
+/// Copy a folder tree.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).into_iter().filter_map(Result::ok) {
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
