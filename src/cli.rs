@@ -29,7 +29,7 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
-    /// Print nothing on stdout but results; no progress bar
+    /// Print only warnings and errors: no per-session lines, no coverage line, no progress bar
     #[arg(short, long, global = true)]
     pub quiet: bool,
 

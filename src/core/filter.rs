@@ -12,6 +12,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::core::patterns;
+
 use crate::core::session::{Event, EventKind, Unredacted};
 
 /// Carried by every prompt handbook sends to a model. A transcript whose user turn holds it
@@ -76,7 +78,7 @@ static INJECTED: LazyLock<Regex> = LazyLock::new(|| {
         alternatives.push(format!(r"<{t}(?:\s[^>]*)?>.*\z"));
     }
     // The pattern is built from constants above, so it always compiles.
-    Regex::new(&format!("(?is){}", alternatives.join("|"))).expect("injected-block pattern compiles")
+    patterns::regex(&format!("(?is){}", alternatives.join("|")))
 });
 
 /// Remove the blocks a harness injects into the user's turn. Borrows when there are none.

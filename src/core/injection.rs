@@ -6,8 +6,10 @@ use std::sync::LazyLock;
 
 use regex::RegexSet;
 
+use crate::core::patterns;
+
 static PATTERNS: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new([
+    patterns::regex_set([
         r"(?i)\b(?:ignore|disregard|forget|override)\b.{0,30}\b(?:previous|prior|above|earlier|all|any|your)\b.{0,20}\b(?:instructions?|prompts?|rules|directives|guidelines|context)\b",
         r"(?i)\byou are now\b|\bnew (?:system )?instructions?\s*:|\bsystem prompt\b",
         r"(?i)^\s*(?:system|assistant|developer)\s*:",
@@ -21,8 +23,6 @@ static PATTERNS: LazyLock<RegexSet> = LazyLock::new(|| {
         r"(?i)\byou must (?:now |always |immediately )?(?:ignore|obey|run|execute|delete|send|upload|disable|grant)\b",
         r"(?i)\b(?:important|attention|urgent)\s*[:!]\s*(?:ai|assistant|agent|llm)s?\b",
     ])
-    // Constant patterns, checked by the tests below.
-    .expect("instruction patterns compile")
 });
 
 /// True when `text` reads like an instruction aimed at an AI agent rather than a fact.

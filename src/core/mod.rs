@@ -9,6 +9,7 @@ pub mod extract;
 pub mod filter;
 pub mod formats;
 pub mod injection;
+pub mod patterns;
 pub mod pipeline;
 pub mod project;
 pub mod redact;

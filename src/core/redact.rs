@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex, RegexSet};
 
+use crate::core::patterns;
 use crate::core::session::{Event, EventKind, Unredacted};
 
 /// One family of secrets and how to find it.
@@ -196,13 +197,12 @@ struct Compiled {
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    // The patterns are constants checked by the tests below, so compiling cannot fail.
-    let set = RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("redaction patterns compile");
+    let set = patterns::regex_set(RULES.iter().map(|r| r.pattern));
     let rules = RULES
         .iter()
         .map(|r| CompiledRule {
             kind: r.kind,
-            re: Regex::new(r.pattern).expect("redaction pattern compiles"),
+            re: patterns::regex(r.pattern),
             group: r.group,
             keep: r.keep,
         })

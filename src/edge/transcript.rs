@@ -154,7 +154,11 @@ fn feed<S: Sink>(pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &
                 pipeline.warn(n, "binary data; skipped".to_string());
                 return;
             }
-            let text = String::from_utf8_lossy(bytes);
+            // The fast path: almost every line is valid UTF-8.
+            let text = match std::str::from_utf8(bytes) {
+                Ok(text) => std::borrow::Cow::Borrowed(text),
+                Err(_) => String::from_utf8_lossy(bytes),
+            };
             let lossy = matches!(text, std::borrow::Cow::Owned(_));
             match pipeline.feed(n, &text) {
                 Ok(()) if lossy => pipeline.warn(n, "invalid UTF-8; undecodable bytes replaced".to_string()),

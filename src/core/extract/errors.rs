@@ -1,18 +1,37 @@
 //! Finding the line of a failed command's output that says what went wrong: the exact error
 //! string a future session can search for.
+//!
+//! Outputs can be megabytes of build log, so one regex with a literal prefilter finds the
+//! lines that could be errors, and only those are scored.
 
-use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use crate::core::formats::common::exit_code_from_text;
 use crate::core::injection::looks_like_instruction;
+use crate::core::patterns;
 
 /// Longest error line kept, in bytes.
 const MAX_ERROR_LINE: usize = 300;
 /// Output beyond this many bytes from either end is not searched: errors sit near the ends.
 const SEARCH_WINDOW: usize = 256 * 1024;
+/// Candidate lines scored per window at most; a log of ten thousand warnings has its answer
+/// among the first.
+const MAX_CANDIDATES: usize = 512;
+
+/// Words and codes that can mark an error line. Lines without any are never the answer,
+/// except as the last-resort fallback.
+static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
+    patterns::regex(concat!(
+        r"(?i:error|fail|panic|fatal|not found|no such file|denied|exception|traceback|refused|",
+        r"segmentation fault|undefined reference|address already in use|cannot find|abort)",
+        r"|\b[A-Z]{1,3}[0-9]{3,5}\b",
+    ))
+});
 
 /// The most telling error line of a failed command's output, trimmed and cut to a sensible
-/// length, or `None` when the output is empty. The caller redacts it before keeping it.
+/// length, or `None` when the output has no usable line. The caller redacts it.
 ///
 /// ```
 /// use handbook::core::extract::errors::error_line;
@@ -20,35 +39,32 @@ const SEARCH_WINDOW: usize = 256 * 1024;
 /// assert_eq!(error_line(out).as_deref(), Some("error[E0425]: cannot find value `x` in this scope"));
 /// ```
 pub fn error_line(output: &str) -> Option<String> {
-    let mut best: Option<(u8, Cow<str>)> = None;
-    let mut last_plain: Option<Cow<str>> = None;
-    for line in searched_lines(output) {
-        let line = match line.contains(['\u{1b}', '\r']) {
-            true => Cow::Owned(strip_ansi(line)),
-            false => Cow::Borrowed(line),
-        };
-        let trimmed = line.trim();
-        if trimmed.is_empty() || is_status_header(trimmed) || looks_like_instruction(trimmed) {
-            continue;
+    let (head, tail) = windows(output);
+    let mut best: Option<(u8, &str)> = None;
+    for window in [head, tail] {
+        for line in candidate_lines(window) {
+            let clean = clean(line);
+            let score = score(&clean);
+            if score > best.map_or(0, |(b, _)| b) && usable(&clean) {
+                best = Some((score, line));
+            }
         }
-        let score = score(trimmed);
-        let line = match line {
-            Cow::Borrowed(l) => Cow::Borrowed(l.trim()),
-            Cow::Owned(l) => Cow::Owned(l.trim().to_string()),
-        };
-        if score > 0 && best.as_ref().is_none_or(|(b, _)| score > *b) {
-            best = Some((score, line.clone()));
-        }
-        last_plain = Some(line);
     }
-    let chosen = best.map(|(_, l)| l).or(last_plain)?;
-    Some(clip(&chosen))
+    let chosen = match best {
+        Some((_, line)) => line,
+        None => tail
+            .lines()
+            .rev()
+            .chain(head.lines().rev())
+            .find(|l| usable(&clean(l)))?,
+    };
+    Some(clip(&clean(chosen)))
 }
 
-/// The lines of the head and tail windows of a (possibly huge) output.
-fn searched_lines(output: &str) -> Box<dyn Iterator<Item = &str> + '_> {
+/// The head and tail windows of a (possibly huge) output; the tail is empty for short ones.
+fn windows(output: &str) -> (&str, &str) {
     if output.len() <= 2 * SEARCH_WINDOW {
-        return Box::new(output.lines());
+        return (output, "");
     }
     let mut head_end = SEARCH_WINDOW;
     while !output.is_char_boundary(head_end) {
@@ -58,7 +74,29 @@ fn searched_lines(output: &str) -> Box<dyn Iterator<Item = &str> + '_> {
     while !output.is_char_boundary(tail_start) {
         tail_start += 1;
     }
-    Box::new(output[..head_end].lines().chain(output[tail_start..].lines()))
+    (&output[..head_end], &output[tail_start..])
+}
+
+/// The distinct lines of `text` holding a candidate match, in order.
+fn candidate_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut next_line_start = 0;
+    CANDIDATE
+        .find_iter(text)
+        .filter_map(move |m| {
+            if m.start() < next_line_start {
+                return None;
+            }
+            let start = memchr::memrchr(b'\n', &text.as_bytes()[..m.start()]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &text.as_bytes()[m.end()..]).map_or(text.len(), |i| m.end() + i);
+            next_line_start = end + 1;
+            Some(&text[start..end])
+        })
+        .take(MAX_CANDIDATES)
+}
+
+/// A line worth quoting: not blank, not a status header agents add, not aimed at an AI.
+fn usable(line: &str) -> bool {
+    !line.is_empty() && !is_status_header(line) && !looks_like_instruction(line)
 }
 
 /// Lines agents add around an output (`Exit code: 1`, `Wall time: …`), not part of it.
@@ -91,11 +129,10 @@ fn score(line: &str) -> u8 {
         "module not found",
         "undefined reference",
         "segmentation fault",
-        "traceback (most recent call last)",
         "connection refused",
         "address already in use",
     ];
-    if specific.iter().any(|s| lower.contains(s)) && !lower.starts_with("traceback") {
+    if specific.iter().any(|s| lower.contains(s)) {
         return 5;
     }
     // `ValueError: bad input`, `E   AssertionError: …`, `error TS2304: …`.
@@ -108,7 +145,11 @@ fn score(line: &str) -> u8 {
     {
         return 5;
     }
-    if lower.starts_with("error") || lower.starts_with("fatal") || lower.starts_with("e   ") || has_location(line) {
+    // `src/app.py:3:8: F401 …`, `main.c:4:1: error: …`: a diagnostic that says where.
+    if has_location(line) {
+        return 4;
+    }
+    if lower.starts_with("error") || lower.starts_with("fatal") || lower.starts_with("e   ") {
         return 4;
     }
     // `Found 3 errors.` and `1 failed, 2 passed` summarise; the lines above say what failed.
@@ -121,10 +162,10 @@ fn score(line: &str) -> u8 {
     if lower.contains("error") || lower.contains("exception") || lower.contains("not found") {
         return 2;
     }
-    0
+    1
 }
 
-/// True for a diagnostic that starts with where it is: `src/app.py:3:8: F401 …`.
+/// True for a diagnostic that starts with where it is (`src/app.py:3:8: F401 …`).
 fn has_location(line: &str) -> bool {
     let mut parts = line.splitn(3, ':');
     let (Some(path), Some(number)) = (parts.next(), parts.next()) else {
@@ -134,7 +175,11 @@ fn has_location(line: &str) -> bool {
     looks_like_path && !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn strip_ansi(line: &str) -> String {
+/// The line without escape sequences, control characters or surrounding space.
+fn clean(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains(['\u{1b}', '\r']) {
+        return std::borrow::Cow::Borrowed(line.trim());
+    }
     let mut out = String::with_capacity(line.len());
     let mut chars = line.chars();
     while let Some(c) = chars.next() {
@@ -149,7 +194,7 @@ fn strip_ansi(line: &str) -> String {
             out.push(c);
         }
     }
-    out
+    std::borrow::Cow::Owned(out.trim().to_string())
 }
 
 fn clip(line: &str) -> String {
@@ -186,6 +231,11 @@ mod tests {
             error_line(ruff).as_deref(),
             Some("src/app.py:3:8: F401 [*] `os` imported but unused")
         );
+        let vitest = "src/a.rs:12:1: note: checked in 3ms\n FAIL  src/orders.test.ts > paginates";
+        assert_eq!(
+            error_line(vitest).as_deref(),
+            Some("FAIL  src/orders.test.ts > paginates")
+        );
     }
 
     #[test]
@@ -208,6 +258,16 @@ mod tests {
         assert_eq!(
             error_line("\u{1b}[31merror\u{1b}[0m: bad").as_deref(),
             Some("error: bad")
+        );
+    }
+
+    #[test]
+    fn huge_outputs_are_searched_at_both_ends() {
+        let middle = "noise line\n".repeat(100_000);
+        let out = format!("starting\n{middle}error[E0599]: no method named `frob` found\n");
+        assert_eq!(
+            error_line(&out).as_deref(),
+            Some("error[E0599]: no method named `frob` found")
         );
     }
 }

@@ -80,8 +80,7 @@ static POSITIVE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn re(pattern: &str) -> Regex {
-    // The patterns above are constants, checked by the tests.
-    Regex::new(pattern).expect("signal pattern compiles")
+    crate::core::patterns::regex(pattern)
 }
 
 /// Words that acknowledge or nudge without asking for anything new.

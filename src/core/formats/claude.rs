@@ -14,7 +14,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common::{self, ToolInput};
+use super::common::{self, Text, ToolInput};
 use super::{FileHint, Reader, UnknownTypes};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
@@ -85,7 +85,45 @@ struct Message<'a> {
     #[serde(borrow, default)]
     model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+    content: Option<Content<'a>>,
+}
+
+/// `message.content`: a plain string, or a list of content blocks. Read in one pass.
+enum Content<'a> {
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Content<'a>, D::Error> {
+        struct ContentVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for ContentVisitor<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("text or a list of content blocks")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Content<'a>, E> {
+                Ok(Content::Blocks(Vec::new()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'a>, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(block) = seq.next_element::<Block<'de>>()? {
+                    blocks.push(block);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+        }
+        deserializer.deserialize_any(ContentVisitor(std::marker::PhantomData))
+    }
 }
 
 /// A content block, in the union of the fields of its kinds.
@@ -104,7 +142,7 @@ struct Block<'a> {
     #[serde(borrow, default)]
     tool_use_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+    content: Option<Text<'a>>,
     #[serde(default)]
     is_error: Option<bool>,
 }
@@ -157,14 +195,6 @@ impl ClaudeReader {
         let Some(content) = entry.message.and_then(|m| m.content) else {
             return Ok(());
         };
-        if entry.is_compact_summary == Some(true) {
-            let text = common::text_of(content).map_err(|e| format!("malformed compact summary: {e}"))?;
-            emit(Event {
-                line,
-                kind: EventKind::Compaction(Some(text)),
-            });
-            return Ok(());
-        }
         if entry.is_meta == Some(true) {
             emit(Event {
                 line,
@@ -172,27 +202,30 @@ impl ClaudeReader {
             });
             return Ok(());
         }
-        if content.get().starts_with('"') {
-            let text: Cow<'a, str> =
-                serde_json::from_str(content.get()).map_err(|e| common::bad("malformed user text", e))?;
-            self.meta.user_messages += 1;
-            emit(Event {
-                line,
-                kind: EventKind::User(text),
-            });
-            return Ok(());
-        }
-        let blocks: Vec<Block<'a>> =
-            serde_json::from_str(content.get()).map_err(|e| common::bad("malformed user content", e))?;
+        let blocks = match content {
+            Content::Text(text) if entry.is_compact_summary == Some(true) => {
+                emit(Event {
+                    line,
+                    kind: EventKind::Compaction(Some(text)),
+                });
+                return Ok(());
+            }
+            Content::Text(text) => {
+                self.meta.user_messages += 1;
+                emit(Event {
+                    line,
+                    kind: EventKind::User(text),
+                });
+                return Ok(());
+            }
+            Content::Blocks(blocks) => blocks,
+        };
         let mut texts = Vec::new();
         for block in blocks {
             match block.kind.as_deref() {
                 Some("text") => texts.extend(block.text),
                 Some("tool_result") => {
-                    let output = match block.content {
-                        Some(raw) => common::text_of(raw).map_err(|e| format!("malformed tool result: {e}"))?,
-                        None => Cow::Borrowed(""),
-                    };
+                    let output = block.content.map_or(Cow::Borrowed(""), Text::into_cow);
                     let exit_code = common::exit_code_from_text(&output);
                     emit(Event {
                         line,
@@ -207,11 +240,20 @@ impl ClaudeReader {
                 _ => {}
             }
         }
-        if !texts.is_empty() {
+        if texts.is_empty() {
+            return Ok(());
+        }
+        let text = common::join_texts(texts.into_iter());
+        if entry.is_compact_summary == Some(true) {
+            emit(Event {
+                line,
+                kind: EventKind::Compaction(Some(text)),
+            });
+        } else {
             self.meta.user_messages += 1;
             emit(Event {
                 line,
-                kind: EventKind::User(common::join_texts(texts.into_iter())),
+                kind: EventKind::User(text),
             });
         }
         Ok(())
@@ -229,19 +271,18 @@ impl ClaudeReader {
         let Some(content) = message.content else {
             return Ok(());
         };
-        if content.get().starts_with('"') {
-            let text: Cow<'a, str> =
-                serde_json::from_str(content.get()).map_err(|e| common::bad("malformed assistant text", e))?;
-            if self.first_sight(message.id.as_deref(), &["text", &text]) {
-                emit(Event {
-                    line,
-                    kind: EventKind::Assistant(Unredacted::new(text)),
-                });
+        let blocks = match content {
+            Content::Text(text) => {
+                if self.first_sight(message.id.as_deref(), &["text", &text]) {
+                    emit(Event {
+                        line,
+                        kind: EventKind::Assistant(Unredacted::new(text)),
+                    });
+                }
+                return Ok(());
             }
-            return Ok(());
-        }
-        let blocks: Vec<Block<'a>> =
-            serde_json::from_str(content.get()).map_err(|e| common::bad("malformed assistant content", e))?;
+            Content::Blocks(blocks) => blocks,
+        };
         let message_id = message.id.as_deref();
         for block in blocks {
             let kind = match block.kind.as_deref() {
@@ -293,7 +334,7 @@ fn tool_use(block: Block<'_>) -> ToolCall<'_> {
 
 impl Reader for ClaudeReader {
     fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
-        let entry: Entry<'a> = serde_json::from_str(text).map_err(|e| common::bad("not a JSON record", e))?;
+        let entry: Entry<'a> = serde_json::from_str(text).map_err(common::bad_record)?;
         let Some(kind) = entry.kind.clone() else {
             return Err("record has no `type`".to_string());
         };

@@ -6,6 +6,9 @@
 //! harness context) and assistant text from `response_item`; the other copy is dropped. A
 //! sub-agent or forked rollout starts with a copy of its parent's history, recognised by
 //! timestamps older than its own start, and dropped.
+//!
+//! Each line is parsed once, into one struct holding the union of the payload fields, so the
+//! bulky strings (tool outputs) are scanned a single time.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -15,7 +18,7 @@ use jiff::Timestamp;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common::{self, ToolInput};
+use super::common::{self, Text, ToolInput};
 use super::{FileHint, Reader, UnknownTypes};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
@@ -45,14 +48,15 @@ const SHELL_TOOLS: &[&str] = &[
     "bash",
 ];
 
+/// One line: the envelope, and the legacy header's fields.
 #[derive(Deserialize)]
-struct Envelope<'a> {
+struct Line<'a> {
     #[serde(borrow, default)]
     timestamp: Option<Cow<'a, str>>,
     #[serde(rename = "type", borrow, default)]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    payload: Option<&'a RawValue>,
+    payload: Option<Payload<'a>>,
     #[serde(borrow, default)]
     metadata: Option<&'a RawValue>,
     // The legacy header line.
@@ -66,8 +70,13 @@ struct Envelope<'a> {
     record_type: Option<serde::de::IgnoredAny>,
 }
 
-#[derive(Deserialize)]
-struct MetaPayload<'a> {
+/// The union of the fields of every payload this reader uses: `session_meta`,
+/// `turn_context`, `response_item`, `event_msg` and `compacted`.
+#[derive(Deserialize, Default)]
+struct Payload<'a> {
+    /// The item or event kind (`message`, `function_call`, `user_message`, ...).
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -80,6 +89,28 @@ struct MetaPayload<'a> {
     source: Option<&'a RawValue>,
     #[serde(default)]
     git: Option<Git>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    message: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    thread_name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    output: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    input: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    action: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -95,54 +126,6 @@ struct Git {
 struct Source {
     #[serde(default)]
     subagent: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-struct TurnContext<'a> {
-    #[serde(borrow, default)]
-    cwd: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    model: Option<Cow<'a, str>>,
-}
-
-/// A `response_item` payload, in the union of the fields of its variants.
-#[derive(Deserialize)]
-struct Item<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(borrow, default)]
-    role: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    call_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    output: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    action: Option<&'a RawValue>,
-}
-
-/// An `event_msg` payload, in the union of the fields this reader uses.
-#[derive(Deserialize)]
-struct EventMsg<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    thread_name: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct Compacted<'a> {
-    #[serde(borrow, default)]
-    message: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -243,12 +226,10 @@ impl CodexReader {
         }
     }
 
-    fn session_meta(&mut self, payload: &RawValue) -> Result<(), String> {
-        let meta: MetaPayload =
-            serde_json::from_str(payload.get()).map_err(|e| common::bad("malformed session_meta", e))?;
+    fn session_meta(&mut self, meta: Payload<'_>) {
         // A resumed rollout may carry a second session_meta for a parent; the first one wins.
         if self.meta.id.is_some() {
-            return Ok(());
+            return;
         }
         SessionMeta::set_if_present(&mut self.meta.id, meta.id.as_deref());
         SessionMeta::set_if_present(&mut self.meta.cwd, meta.cwd.as_deref());
@@ -270,51 +251,42 @@ impl CodexReader {
         if meta.forked_from_id.is_some() {
             self.copies_history = true;
         }
-        Ok(())
     }
 
-    fn response_item<'a>(&mut self, line: u64, json: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
-        let item: Item<'a> = serde_json::from_str(json).map_err(|e| common::bad("malformed response_item", e))?;
-        let kind = match item.kind.as_ref() {
+    fn response_item<'a>(
+        &mut self,
+        line: u64,
+        item: Payload<'a>,
+        emit: &mut dyn FnMut(Event<'a>),
+    ) -> Result<(), String> {
+        let text = |t: Option<Text<'a>>| t.map_or(Cow::Borrowed(""), Text::into_cow);
+        let kind = match item.kind.as_deref().unwrap_or("") {
             "message" => {
-                let text = match item.content {
-                    Some(content) => common::text_of(content).map_err(|e| format!("malformed message content: {e}"))?,
-                    None => Cow::Borrowed(""),
-                };
+                let content = text(item.content);
                 match item.role.as_deref() {
                     Some("user") => {
-                        if self.echoes.is_copy(Stream::ResponseItem, Speaker::User, &text) {
+                        if self.echoes.is_copy(Stream::ResponseItem, Speaker::User, &content) {
                             return Ok(());
                         }
                         self.meta.user_messages += 1;
-                        EventKind::User(text)
+                        EventKind::User(content)
                     }
                     Some("assistant") => {
-                        if self.echoes.is_copy(Stream::ResponseItem, Speaker::Assistant, &text) {
+                        if self.echoes.is_copy(Stream::ResponseItem, Speaker::Assistant, &content) {
                             return Ok(());
                         }
-                        EventKind::Assistant(Unredacted::new(text))
+                        EventKind::Assistant(Unredacted::new(content))
                     }
                     _ => EventKind::Instruction,
                 }
             }
             "reasoning" => EventKind::Reasoning,
             "function_call" => {
-                let args = match item.arguments {
-                    // Arguments are a JSON document encoded as a string.
-                    Some(raw) if raw.get().starts_with('"') => serde_json::from_str::<Cow<str>>(raw.get())
-                        .map_err(|e| common::bad("malformed arguments", e))?,
-                    Some(raw) => Cow::Borrowed(raw.get()),
-                    None => Cow::Borrowed(""),
-                };
                 let name = item.name.unwrap_or(Cow::Borrowed("function"));
-                EventKind::ToolCall(tool_call(item.call_id, name, args))
+                EventKind::ToolCall(tool_call(item.call_id, name, text(item.arguments)))
             }
             "custom_tool_call" => {
-                let input = match item.input {
-                    Some(raw) => common::text_of(raw).map_err(|e| format!("malformed custom tool input: {e}"))?,
-                    None => Cow::Borrowed(""),
-                };
+                let input = text(item.input);
                 let name = item.name.unwrap_or(Cow::Borrowed("custom_tool"));
                 let writes = if name == "apply_patch" {
                     common::patch_files(&input)
@@ -331,7 +303,7 @@ impl CodexReader {
                 })
             }
             "function_call_output" | "custom_tool_call_output" => {
-                EventKind::ToolResult(tool_output(item.call_id, item.output)?)
+                EventKind::ToolResult(tool_output(item.call_id, item.output))
             }
             "local_shell_call" => {
                 let action: ShellAction = match item.action {
@@ -373,41 +345,32 @@ impl CodexReader {
         Ok(())
     }
 
-    fn event_msg<'a>(&mut self, line: u64, json: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
-        let msg: EventMsg<'a> = serde_json::from_str(json).map_err(|e| common::bad("malformed event_msg", e))?;
-        let text = || -> Result<Cow<'a, str>, String> {
-            match msg.message {
-                Some(raw) => common::text_of(raw).map_err(|e| format!("malformed event message: {e}")),
-                None => Ok(Cow::Borrowed("")),
-            }
-        };
-        let kind = match msg.kind.as_ref() {
+    fn event_msg<'a>(&mut self, line: u64, msg: Payload<'a>, emit: &mut dyn FnMut(Event<'a>)) {
+        let text = msg.message.map_or(Cow::Borrowed(""), Text::into_cow);
+        let kind = match msg.kind.as_deref().unwrap_or("") {
             "user_message" => {
-                let text = text()?;
                 if self.echoes.is_copy(Stream::EventMsg, Speaker::User, &text) {
-                    return Ok(());
+                    return;
                 }
                 self.meta.user_messages += 1;
                 EventKind::User(text)
             }
             "agent_message" => {
-                let text = text()?;
                 if self.echoes.is_copy(Stream::EventMsg, Speaker::Assistant, &text) {
-                    return Ok(());
+                    return;
                 }
                 EventKind::Assistant(Unredacted::new(text))
             }
             "agent_reasoning" | "agent_reasoning_raw_content" => EventKind::Reasoning,
             "thread_name_updated" => {
                 SessionMeta::set_if_present(&mut self.meta.title, msg.thread_name.as_deref());
-                return Ok(());
+                return;
             }
             // Runtime events (token counts, turn markers, command and patch echoes of items
             // already read) add nothing.
-            _ => return Ok(()),
+            _ => return,
         };
         emit(Event { line, kind });
-        Ok(())
     }
 
     /// True when a record is part of the parent history a sub-agent or fork starts with.
@@ -421,6 +384,20 @@ impl CodexReader {
         match (self.own_start, common::parse_time(timestamp)) {
             (Some(start), Some(ts)) => ts < start,
             _ => false,
+        }
+    }
+
+    fn legacy_header(&mut self, line: Line<'_>) {
+        if line.record_type.is_some() {
+            return;
+        }
+        if self.meta.id.is_none() {
+            SessionMeta::set_if_present(&mut self.meta.id, line.id.as_deref());
+        }
+        SessionMeta::set_if_present(&mut self.meta.cwd, line.cwd.as_deref());
+        if let Some(git) = line.git {
+            SessionMeta::set_if_present(&mut self.meta.git_branch, git.branch.as_deref());
+            SessionMeta::set_if_present(&mut self.meta.git_remote, git.repository_url.as_deref());
         }
     }
 }
@@ -448,86 +425,65 @@ fn tool_call<'a>(id: Option<Cow<'a, str>>, name: Cow<'a, str>, args: Cow<'a, str
     }
 }
 
-fn tool_output<'a>(call_id: Option<Cow<'a, str>>, output: Option<&'a RawValue>) -> Result<ToolResult<'a>, String> {
-    let Some(raw) = output else {
-        return Ok(ToolResult {
-            id: call_id,
-            ..ToolResult::default()
-        });
-    };
-    let text = common::text_of(raw).map_err(|e| format!("malformed tool output: {e}"))?;
+fn tool_output<'a>(call_id: Option<Cow<'a, str>>, output: Option<Text<'a>>) -> ToolResult<'a> {
+    let text = output.map_or(Cow::Borrowed(""), Text::into_cow);
     // Older versions wrapped the output as `{"output": …, "metadata": {"exit_code": …}}`.
     if text.starts_with('{')
         && let Ok(structured) = serde_json::from_str::<StructuredOutput>(&text)
         && let Some(code) = structured.metadata.and_then(|m| m.exit_code)
     {
-        return Ok(ToolResult {
+        return ToolResult {
             id: call_id,
             output: Unredacted::new(structured.output.into_owned()),
             exit_code: Some(code),
             is_error: code != 0,
-        });
+        };
     }
     let exit_code = common::exit_code_from_text(&text);
-    Ok(ToolResult {
+    ToolResult {
         id: call_id,
         is_error: exit_code.is_some_and(|c| c != 0),
         exit_code,
         output: Unredacted::new(text),
-    })
+    }
 }
 
 impl Reader for CodexReader {
     fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
-        let env: Envelope<'a> = serde_json::from_str(text).map_err(|e| common::bad("not a JSON record", e))?;
-        if self.is_copied_history(env.timestamp.as_deref(), env.metadata) {
+        let record: Line<'a> = serde_json::from_str(text).map_err(common::bad_record)?;
+        if self.is_copied_history(record.timestamp.as_deref(), record.metadata) {
             return Ok(());
         }
-        self.meta.saw_time(common::parse_time(env.timestamp.as_deref()));
-        let Some(kind) = env.kind.as_deref() else {
+        self.meta.saw_time(common::parse_time(record.timestamp.as_deref()));
+        let Some(kind) = record.kind.clone() else {
             // Legacy header (`{"id","timestamp","instructions",…}`) or a state marker.
-            if env.record_type.is_none() {
-                if self.meta.id.is_none() {
-                    SessionMeta::set_if_present(&mut self.meta.id, env.id.as_deref());
-                }
-                SessionMeta::set_if_present(&mut self.meta.cwd, env.cwd.as_deref());
-                if let Some(git) = env.git {
-                    SessionMeta::set_if_present(&mut self.meta.git_branch, git.branch.as_deref());
-                    SessionMeta::set_if_present(&mut self.meta.git_remote, git.repository_url.as_deref());
-                }
-            }
+            self.legacy_header(record);
             return Ok(());
         };
-        let Some(payload) = env.payload else {
+        let Some(payload) = record.payload else {
             // Legacy rollouts write response items bare, without an envelope.
-            return self.response_item(line, text, emit);
+            let item: Payload<'a> = serde_json::from_str(text).map_err(common::bad_record)?;
+            return self.response_item(line, item, emit);
         };
-        match kind {
+        match kind.as_ref() {
             "session_meta" => self.session_meta(payload),
-            "response_item" => self.response_item(line, payload.get(), emit),
-            "event_msg" => self.event_msg(line, payload.get(), emit),
+            "response_item" => return self.response_item(line, payload, emit),
+            "event_msg" => self.event_msg(line, payload, emit),
             "turn_context" => {
-                let ctx: TurnContext =
-                    serde_json::from_str(payload.get()).map_err(|e| common::bad("malformed turn_context", e))?;
-                SessionMeta::set_if_present(&mut self.meta.cwd, ctx.cwd.as_deref());
-                SessionMeta::set_if_present(&mut self.meta.model, ctx.model.as_deref());
-                Ok(())
+                SessionMeta::set_if_present(&mut self.meta.cwd, payload.cwd.as_deref());
+                SessionMeta::set_if_present(&mut self.meta.model, payload.model.as_deref());
             }
             "compacted" => {
-                let compacted: Compacted<'a> =
-                    serde_json::from_str(payload.get()).map_err(|e| common::bad("malformed compacted record", e))?;
+                let summary = payload.message.map(Text::into_cow);
                 emit(Event {
                     line,
-                    kind: EventKind::Compaction(compacted.message),
+                    kind: EventKind::Compaction(summary),
                 });
-                Ok(())
             }
-            known if KNOWN_TYPES.contains(&known) => Ok(()),
-            unknown => {
-                self.unknown.saw(unknown, line);
-                Ok(())
-            }
+            known if KNOWN_TYPES.contains(&known) => {}
+            unknown => self.unknown.saw(unknown, line),
         }
+        Ok(())
     }
 
     fn finish(&mut self) -> (SessionMeta, Vec<LineWarning>) {

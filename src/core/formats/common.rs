@@ -4,7 +4,11 @@
 use std::borrow::Cow;
 
 use jiff::Timestamp;
+use std::fmt;
+use std::marker::PhantomData;
+
 use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 /// Parse an RFC 3339 timestamp, or `None` when it is missing or malformed.
@@ -108,46 +112,65 @@ fn shell_quote(arg: &str) -> Cow<'_, str> {
     }
 }
 
-/// One item of a content array, in the union of the shapes the agents write
-/// (`{"type":"text","text":…}`, `{"type":"input_text","text":…}`, `{"type":"output_text",…}`).
-/// Other item kinds (images, audio, documents) carry no text and are skipped.
-#[derive(Deserialize)]
-pub struct TextItem<'a> {
-    #[serde(borrow, default)]
-    pub text: Option<Cow<'a, str>>,
+/// Text that agents write either as a string or as a list of content items
+/// (`{"type":"text","text":…}`, `input_text`, `output_text`), read in one pass: items without
+/// text (images, audio) are skipped and the rest joined by newlines. Borrows from the line
+/// when it can. Any other JSON type is an error, so a record of the wrong shape is reported
+/// rather than read as empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Text<'a>(pub Cow<'a, str>);
+
+impl<'a> Text<'a> {
+    pub fn into_cow(self) -> Cow<'a, str> {
+        self.0
+    }
 }
 
-/// Join the text of a JSON value that is either a string or an array of text items.
-/// Items are separated by a newline; non-text items are skipped.
-///
-/// Any other JSON type is an error: a record of the wrong shape is reported, not read as
-/// empty.
-pub fn text_of(raw: &RawValue) -> Result<Cow<'_, str>, String> {
-    let json = raw.get();
-    match json.as_bytes().first() {
-        Some(b'"') => serde_json::from_str::<Cow<str>>(json).map_err(|e| describe(&e)),
-        Some(b'[') => {
-            let items: Vec<TextItem> = serde_json::from_str(json).map_err(|e| describe(&e))?;
-            Ok(join_texts(items.into_iter().filter_map(|i| i.text)))
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Text<'a>, D::Error> {
+        deserializer.deserialize_any(TextVisitor(PhantomData))
+    }
+}
+
+struct TextVisitor<'a>(PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
+    type Value = Text<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("text or a list of content items")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'a>, E> {
+        Ok(Text(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'a>, E> {
+        Ok(Text(Cow::Owned(v.to_string())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Text<'a>, E> {
+        Ok(Text(Cow::Owned(v)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Text<'a>, E> {
+        Ok(Text::default())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Text<'a>, A::Error> {
+        let mut pieces = Vec::new();
+        while let Some(item) = seq.next_element::<TextItem<'de>>()? {
+            pieces.extend(item.text);
         }
-        _ if json == "null" => Ok(Cow::Borrowed("")),
-        _ => Err(format!(
-            "expected text or a list of content items, found {}",
-            json_type(json)
-        )),
+        Ok(Text(join_texts(pieces.into_iter())))
     }
 }
 
-/// The JSON type of a raw value, for messages.
-fn json_type(json: &str) -> &'static str {
-    match json.as_bytes().first() {
-        Some(b'{') => "an object",
-        Some(b't' | b'f') => "a boolean",
-        Some(b'n') => "null",
-        Some(b'"') => "a string",
-        Some(b'[') => "a list",
-        _ => "a number",
-    }
+/// One item of a content list; only its text matters.
+#[derive(Deserialize)]
+struct TextItem<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
 }
 
 /// A serde error in words that fit a warning about one transcript line: the position within
@@ -167,6 +190,16 @@ pub fn describe(error: &serde_json::Error) -> String {
 /// A reader's error for a record of `what` that did not parse.
 pub fn bad(what: &str, error: serde_json::Error) -> String {
     format!("{what}: {}", describe(&error))
+}
+
+/// A reader's error for a line that did not parse as a record, by what went wrong.
+pub fn bad_record(error: serde_json::Error) -> String {
+    let what = match error.classify() {
+        serde_json::error::Category::Eof => "record cut short",
+        serde_json::error::Category::Data => "record of an unexpected shape",
+        _ => "not a JSON record",
+    };
+    bad(what, error)
 }
 
 /// Join text pieces with newlines, borrowing when there is only one.
@@ -282,19 +315,20 @@ mod tests {
     }
 
     #[test]
-    fn text_of_reads_strings_and_item_arrays() {
-        let raw: Box<RawValue> = serde_json::from_str(
-            r#"[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"x"},{"type":"text","text":"b"}]"#,
-        )
-        .unwrap();
-        assert_eq!(text_of(&raw).unwrap(), "a\nb");
-        let raw: Box<RawValue> = serde_json::from_str(r#""plain\ntext""#).unwrap();
-        assert_eq!(text_of(&raw).unwrap(), "plain\ntext");
-        let raw: Box<RawValue> = serde_json::from_str("42").unwrap();
+    fn text_reads_strings_and_item_lists_in_one_pass() {
+        let read = |json: &'static str| serde_json::from_str::<Text>(json).map(|t| t.0.into_owned());
+        let items =
+            r#"[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"x"},{"type":"text","text":"b"}]"#;
+        assert_eq!(read(items).unwrap(), "a\nb");
+        assert_eq!(read(r#""plain\ntext""#).unwrap(), "plain\ntext");
+        assert_eq!(read("null").unwrap(), "");
+        let err = read("42").unwrap_err();
         assert_eq!(
-            text_of(&raw).unwrap_err(),
-            "expected text or a list of content items, found a number"
+            describe(&err),
+            "invalid type: integer `42`, expected text or a list of content items (column 2)"
         );
+        let borrowed: Text = serde_json::from_str(r#""no escapes""#).unwrap();
+        assert!(matches!(borrowed.0, Cow::Borrowed(_)));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common;
+use super::common::{self, Text};
 use super::{FileHint, Reader, UnknownTypes};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
@@ -22,7 +22,7 @@ struct Record<'a> {
     #[serde(borrow, default)]
     role: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+    content: Option<Text<'a>>,
     #[serde(borrow, default)]
     timestamp: Option<&'a RawValue>,
     #[serde(borrow, default, alias = "sessionId")]
@@ -76,7 +76,7 @@ fn timestamp_of(raw: Option<&RawValue>) -> Option<jiff::Timestamp> {
 
 impl Reader for GenericReader {
     fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
-        let record: Record<'a> = serde_json::from_str(text).map_err(|e| common::bad("not a JSON record", e))?;
+        let record: Record<'a> = serde_json::from_str(text).map_err(common::bad_record)?;
         self.meta.saw_time(timestamp_of(record.timestamp));
         if self.meta.id.is_none() {
             SessionMeta::set_if_present(&mut self.meta.id, record.session_id.as_deref());
@@ -90,10 +90,7 @@ impl Reader for GenericReader {
                 false => Err("record has no `role`".to_string()),
             };
         };
-        let content = match record.content {
-            Some(raw) => common::text_of(raw).map_err(|e| format!("malformed content: {e}"))?,
-            None => Cow::Borrowed(""),
-        };
+        let content = record.content.map_or(Cow::Borrowed(""), Text::into_cow);
         let kind = match role {
             "user" | "human" => {
                 self.meta.user_messages += 1;

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Benchmarks for `handbook extract`, run side by side so the ratios hold on a busy machine:
+#   1. first extract of a corpus (default 1 GB) against a bare serde_json parse of the same lines;
+#   2. a re-run with nothing changed over 10,000 session files;
+#   3. peak memory on the whole corpus and on one huge transcript.
+# Results go to stdout and to target/bench/results.md.
+#
+#   scripts/bench.sh                 # 1 GB corpus
+#   BENCH_BYTES=200000000 scripts/bench.sh   # quicker
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+BYTES=${BENCH_BYTES:-1000000000}
+FILES=${BENCH_FILES:-2000}
+SMALL_FILES=10000
+SINGLE_BYTES=${BENCH_SINGLE_BYTES:-1000000000}
+OUT=target/bench
+mkdir -p "$OUT"
+
+if ! /usr/bin/time -f %M true 2>/dev/null; then
+    echo "bench: GNU time is needed for peak memory (apt-get install time)" >&2
+    exit 2
+fi
+
+cargo build --release --quiet --bin handbook --example corpus --example parse_baseline
+BIN=target/release/handbook
+CORPUS=$OUT/corpus-$BYTES-$FILES
+SMALL=$OUT/corpus-small-$SMALL_FILES
+SINGLE=$OUT/corpus-single-$SINGLE_BYTES
+
+[ -d "$CORPUS" ] || target/release/examples/corpus "$CORPUS" "$BYTES" "$FILES" >/dev/null
+[ -d "$SMALL" ] || target/release/examples/corpus "$SMALL" $((SMALL_FILES * 20000)) "$SMALL_FILES" 7 >/dev/null
+[ -d "$SINGLE" ] || target/release/examples/corpus "$SINGLE" "$SINGLE_BYTES" 1 11 >/dev/null
+
+# Seconds and peak KB of a command, from GNU time.
+measure() {
+    /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null
+    cat "$OUT/time.txt"
+}
+
+warm() { find "$1" -name '*.jsonl' -exec cat {} + >/dev/null; }
+
+corpus_bytes=$(find "$CORPUS" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
+warm "$CORPUS"
+
+# 1. Throughput, alternating baseline and handbook three times; best of each.
+best_base=999999
+best_hb=999999
+hb_kb=0
+for _ in 1 2 3; do
+    read -r base_s _ < <(measure target/release/examples/parse_baseline "$CORPUS")
+    home=$(mktemp -d)
+    read -r hb_s kb < <(measure "$BIN" --home "$home" --quiet extract --all "$CORPUS")
+    rm -rf "$home"
+    best_base=$(awk -v a="$best_base" -v b="$base_s" 'BEGIN {print (b < a) ? b : a}')
+    best_hb=$(awk -v a="$best_hb" -v b="$hb_s" 'BEGIN {print (b < a) ? b : a}')
+    hb_kb=$(( kb > hb_kb ? kb : hb_kb ))
+done
+ratio=$(awk -v b="$best_base" -v h="$best_hb" 'BEGIN {printf "%.2f", b / h}')
+base_mbs=$(awk -v n="$corpus_bytes" -v s="$best_base" 'BEGIN {printf "%.0f", n / s / 1e6}')
+hb_mbs=$(awk -v n="$corpus_bytes" -v s="$best_hb" 'BEGIN {printf "%.0f", n / s / 1e6}')
+
+# 2. Re-run over 10,000 unchanged files: one full extract, then three timed re-runs.
+home=$(mktemp -d)
+"$BIN" --home "$home" --quiet extract --all "$SMALL"
+best_rerun=999999
+for _ in 1 2 3; do
+    read -r s _ < <(measure "$BIN" --home "$home" --quiet extract --all "$SMALL")
+    best_rerun=$(awk -v a="$best_rerun" -v b="$s" 'BEGIN {print (b < a) ? b : a}')
+done
+rm -rf "$home"
+
+# 3. Peak memory on one huge transcript.
+warm "$SINGLE"
+home=$(mktemp -d)
+read -r single_s single_kb < <(measure "$BIN" --home "$home" --quiet extract --all "$SINGLE")
+rm -rf "$home"
+single_bytes=$(find "$SINGLE" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
+
+pass() { awk -v c="$1" 'BEGIN {print (c) ? "yes" : "NO"}'; }
+report=$(cat <<EOF
+| measure | result | target | met |
+|---|---|---|---|
+| first extract, $((corpus_bytes / 1000000)) MB in $FILES files | ${best_hb} s (${hb_mbs} MB/s) | | |
+| bare serde_json parse of the same lines | ${best_base} s (${base_mbs} MB/s) | | |
+| extract speed / parse speed | ${ratio} | >= 0.33 | $(pass "$ratio >= 0.33") |
+| re-run, nothing changed, $SMALL_FILES files | ${best_rerun} s | < 0.5 s | $(pass "$best_rerun < 0.5") |
+| peak memory, whole corpus | $((hb_kb / 1024)) MB | < 200 MB | $(pass "$hb_kb < 204800") |
+| peak memory, one $((single_bytes / 1000000)) MB transcript | $((single_kb / 1024)) MB (${single_s} s) | < 200 MB | $(pass "$single_kb < 204800") |
+EOF
+)
+echo "$report" | tee "$OUT/results.md"
+echo "machine: $(nproc) cores, $(uname -m); $(date -u +%Y-%m-%d)" | tee -a "$OUT/results.md"
