@@ -49,15 +49,9 @@ const PROMPTS: &[&str] = &[
 ];
 const COMMANDS: &[(&str, &str)] = &[
     ("cargo test --workspace", "error[E0308]: mismatched types"),
-    (
-        "cargo build --release",
-        "error: linking with `cc` failed: exit status: 1",
-    ),
+    ("cargo build --release", "error: linking with `cc` failed: exit status: 1"),
     ("npm test", "FAIL src/orders.test.ts > paginates results"),
-    (
-        "pnpm lint",
-        "src/worker.ts:12:7  error  'x' is assigned a value but never used",
-    ),
+    ("pnpm lint", "src/worker.ts:12:7  error  'x' is assigned a value but never used"),
     ("pytest -q tests/test_orders.py", "E   AssertionError: assert 20 == 25"),
     ("go test ./...", "--- FAIL: TestPaginate (0.01s)"),
     ("make build", "make: *** [Makefile:14: build] Error 2"),
@@ -94,11 +88,7 @@ fn log_output(rng: &mut Rng, bytes: usize) -> String {
         n += 1;
         let (a, b, c) = (rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS));
         let line = match rng.below(4) {
-            0 => format!(
-                "   Compiling {a}-{b} v0.{}.{} (/work/{c})\n",
-                rng.below(9),
-                rng.below(20)
-            ),
+            0 => format!("   Compiling {a}-{b} v0.{}.{} (/work/{c})\n", rng.below(9), rng.below(20)),
             1 => format!("test {a}::{b}::{c}_{n} ... ok\n"),
             2 => format!(
                 "src/{a}/{b}.rs:{}:{}: note: {c} \"{a}\" checked in {}ms\n",
@@ -142,9 +132,7 @@ fn uuid(rng: &mut Rng) -> String {
 
 fn write_line(out: &mut impl Write, value: &Value) -> usize {
     let text = value.to_string();
-    out.write_all(text.as_bytes())
-        .and_then(|_| out.write_all(b"\n"))
-        .expect("write corpus");
+    out.write_all(text.as_bytes()).and_then(|_| out.write_all(b"\n")).expect("write corpus");
     text.len() + 1
 }
 
@@ -256,10 +244,7 @@ fn claude_session(dir: &Path, file: usize, budget: usize, rng: &mut Rng) -> usiz
     let mut step = 0;
     while written < budget {
         step += 1;
-        written += write_line(
-            &mut out,
-            &entry("user", step, json!({"role": "user", "content": rng.pick(PROMPTS)})),
-        );
+        written += write_line(&mut out, &entry("user", step, json!({"role": "user", "content": rng.pick(PROMPTS)})));
         for _ in 0..(2 + rng.below(6)) {
             if written >= budget {
                 break;
@@ -344,10 +329,7 @@ fn main() {
     let dir = Path::new(&args[1]);
     let total: usize = args[2].parse().expect("TOTAL_BYTES is a number");
     let files: usize = args[3].parse().expect("FILES is a number");
-    let mut rng = Rng(args
-        .get(4)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_1234_abcd_ef01));
+    let mut rng = Rng(args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0x5eed_1234_abcd_ef01));
     let per_file = total / files.max(1);
     let mut written = 0;
     for file in 0..files {

@@ -58,9 +58,133 @@ pub enum Command {
     /// (--max-age), and stores one stage-1 record per session in the workspace. Ends with a
     /// coverage line that accounts for every file.
     Extract(ExtractArgs),
+
+    /// Merge the extracted lessons into the handbook (phase 2)
+    ///
+    /// Selects the stage-1 records to keep (by use, then recency; the top --max-raw-memories
+    /// of those used or updated within --max-unused-days), rewrites raw_memories.md and
+    /// rollout_summaries/ to exactly that selection, compares the workspace with the last good
+    /// consolidation (a content-hash manifest), and, when something changed, rebuilds MEMORY.md
+    /// and memory_summary.md. Hand edits to those two files and notes are kept. The new
+    /// baseline is recorded only after the result is validated, so a failed run leaves its
+    /// changes for the next one.
+    Consolidate(ConsolidateArgs),
+
+    /// Extract, then consolidate: the command for cron and timers
+    ///
+    /// Prints nothing unless something is wrong: warnings and errors go to stderr.
+    Update(UpdateArgs),
+
+    /// Print the summary for an agent's context, within a token cap
+    ///
+    /// Prints memory_summary.md, dropping its lowest-ranked entries whole (oldest topics first)
+    /// until it fits --max-tokens (and --max-chars). With no handbook yet it prints nothing and
+    /// exits 0.
+    Summary(SummaryArgs),
+
+    /// Write a note: a lesson in your own words, read first by the next consolidation
+    Note(NoteArgs),
+
+    /// Stop learning from sessions and forget what they taught
+    ///
+    /// Marks each session (by id, or by its transcript's path) as excluded and removes its
+    /// stage-1 record; the next consolidation removes what only those sessions supported.
+    Forget(ForgetArgs),
+
+    /// Show coverage, the last runs, the summary's size, and a scan for secrets and
+    /// instruction-like text
+    Status,
+
+    /// Remove the workspace and its state (keeps the list of forgotten sessions)
+    Reset(ResetArgs),
 }
 
 #[derive(Debug, Args)]
+pub struct ConsolidateArgs {
+    /// Consolidate even within the cooldown after the last consolidation
+    #[arg(long)]
+    pub force: bool,
+
+    /// Sessions that feed the handbook at most [env: HANDBOOK_MAX_RAW_MEMORIES] [default: 256]
+    #[arg(long, value_name = "N")]
+    pub max_raw_memories: Option<usize>,
+
+    /// Sessions neither used nor updated for this many days drop out [env: HANDBOOK_MAX_UNUSED_DAYS]
+    /// [default: 30]
+    #[arg(long, value_name = "DAYS")]
+    pub max_unused_days: Option<u32>,
+
+    /// Seconds to wait for another run to release the workspace lock [default: 5]
+    #[arg(long, value_name = "SECONDS")]
+    pub wait: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    #[command(flatten)]
+    pub extract: ExtractArgs,
+
+    /// Consolidate even within the cooldown after the last consolidation
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    /// Token cap, counted conservatively for the o200k tokenizer [env: HANDBOOK_SUMMARY_MAX_TOKENS]
+    /// [default: 2500]
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<usize>,
+
+    /// Character cap, on top of the token cap (Claude Code keeps 10,000 characters of hook output)
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
+
+    /// Only the entries of the project DIR belongs to, besides the global sections
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Wrap the summary in instructions for an agent: where the handbook is, how to look things
+    /// up, that memory is evidence and not orders, and how to cite what it used
+    #[arg(long)]
+    pub prompt: bool,
+
+    /// Print a SessionStart hook's JSON ({"hookSpecificOutput": {"additionalContext": ...}});
+    /// on any failure print nothing and exit 0, so a broken handbook never blocks an agent
+    #[arg(long)]
+    pub hook: bool,
+
+    /// Write to FILE (atomically, and only when its bytes change) instead of stdout
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct NoteArgs {
+    /// The note; `-` or nothing reads it from stdin
+    #[arg(value_name = "TEXT")]
+    pub text: Vec<String>,
+
+    /// A title [default: the note's first line]
+    #[arg(long, value_name = "TITLE")]
+    pub title: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Session ids or transcript paths
+    #[arg(value_name = "SESSION", required = true)]
+    pub sessions: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ResetArgs {
+    /// Do not ask for confirmation (required when stdin is not a terminal)
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct ExtractArgs {
     /// Transcript files or folders to read [default: ~/.codex/sessions, ~/.claude/projects, ...]
     #[arg(value_name = "SOURCE")]

@@ -9,8 +9,9 @@ use anyhow::{Context, Result, bail};
 use jiff::{SignedDuration, Timestamp};
 use serde::Deserialize;
 
-use crate::cli::{Cli, ColorChoice, Command, ExtractArgs, FormatArg};
+use crate::cli::{Cli, ColorChoice, Command, ConsolidateArgs, ExtractArgs, FormatArg, NoteArgs, SummaryArgs};
 use crate::core::session::Agent;
+use crate::core::tokens::Cap;
 
 /// A snapshot of the environment variables handbook reads, so resolution is testable.
 #[derive(Debug, Clone, Default)]
@@ -30,9 +31,7 @@ impl Env {
 
     /// An environment holding only `pairs`.
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Env {
-        Env {
-            vars: pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        }
+        Env { vars: pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
     }
 
     /// A variable's value, when set and not empty.
@@ -59,6 +58,10 @@ pub struct FileConfig {
     pub max_sessions_per_run: Option<usize>,
     pub include_subagents: Option<bool>,
     pub lock_wait_seconds: Option<f64>,
+    pub max_raw_memories: Option<usize>,
+    pub max_unused_days: Option<u32>,
+    pub summary_max_tokens: Option<usize>,
+    pub consolidate_cooldown_hours: Option<f64>,
 }
 
 /// How output looks, decided once per run.
@@ -76,12 +79,52 @@ pub struct Settings {
     pub output: Output,
     /// The time the run treats as now (`HANDBOOK_NOW` fixes it for reproducible runs).
     pub now: Timestamp,
+    /// The summary's token cap (`summary_max_tokens`), which consolidation and `status` use too.
+    pub summary_max_tokens: usize,
+    /// A named point at which the run aborts (`HANDBOOK_FAULT`), to test that a run killed
+    /// there loses nothing.
+    pub fault: Option<String>,
+    /// Where a config file and template overrides live.
+    pub config_dir: Option<PathBuf>,
     pub command: CommandSettings,
 }
 
 #[derive(Debug, Clone)]
 pub enum CommandSettings {
     Extract(ExtractSettings),
+    Consolidate(ConsolidateSettings),
+    Update(ExtractSettings, ConsolidateSettings),
+    Summary(SummarySettings),
+    Note(NoteSettings),
+    Forget(Vec<String>),
+    Status,
+    Reset { yes: bool },
+}
+
+#[derive(Debug, Clone)]
+pub struct ConsolidateSettings {
+    pub max_raw_memories: usize,
+    pub max_unused: SignedDuration,
+    pub cooldown: SignedDuration,
+    pub force: bool,
+    pub lock_wait: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct SummarySettings {
+    pub cap: Cap,
+    pub project: Option<PathBuf>,
+    pub prompt: bool,
+    pub hook: bool,
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NoteSettings {
+    /// The note, or `None` to read it from stdin.
+    pub text: Option<String>,
+    pub title: Option<String>,
+    pub lock_wait: Duration,
 }
 
 /// A folder or file to read transcripts from.
@@ -109,10 +152,16 @@ pub struct ExtractSettings {
 const DEFAULT_MIN_IDLE_HOURS: f64 = 6.0;
 const DEFAULT_MAX_AGE_DAYS: f64 = 10.0;
 const DEFAULT_LOCK_WAIT_SECONDS: f64 = 5.0;
+const DEFAULT_MAX_RAW_MEMORIES: usize = 256;
+const DEFAULT_MAX_UNUSED_DAYS: u32 = 30;
+const DEFAULT_SUMMARY_MAX_TOKENS: usize = 2500;
+/// The built-in engine is cheap, so it may consolidate after every extract.
+const DEFAULT_COOLDOWN_HOURS: f64 = 0.0;
 
 impl Settings {
     /// Resolve the parsed flags against the environment and the config file.
     pub fn resolve(cli: Cli, env: &Env) -> Result<Settings> {
+        let cli_config = cli.config.clone();
         let file = load_config(cli.config.as_deref(), env)?;
         let home = cli
             .home
@@ -136,20 +185,35 @@ impl Settings {
                 .with_context(|| format!("HANDBOOK_NOW={v}: expected an RFC 3339 time such as 2026-11-29T12:00:00Z"))?,
             None => Timestamp::now(),
         };
-        let output = Output {
-            json: cli.json,
-            quiet: cli.quiet,
-            color,
+        let output = Output { json: cli.json, quiet: cli.quiet, color };
+        let summary_max_tokens = match env.get("HANDBOOK_SUMMARY_MAX_TOKENS") {
+            Some(v) => {
+                v.parse().with_context(|| format!("HANDBOOK_SUMMARY_MAX_TOKENS={v}: expected a whole number"))?
+            }
+            None => file.summary_max_tokens.unwrap_or(DEFAULT_SUMMARY_MAX_TOKENS),
         };
         let command = match cli.command {
             Command::Extract(args) => CommandSettings::Extract(extract_settings(args, &file, env)?),
+            Command::Consolidate(args) => CommandSettings::Consolidate(consolidate_settings(&args, &file, env)?),
+            Command::Update(args) => {
+                let consolidate = ConsolidateArgs {
+                    force: args.force,
+                    max_raw_memories: None,
+                    max_unused_days: None,
+                    wait: args.extract.wait,
+                };
+                let consolidate = consolidate_settings(&consolidate, &file, env)?;
+                CommandSettings::Update(extract_settings(args.extract, &file, env)?, consolidate)
+            }
+            Command::Summary(args) => CommandSettings::Summary(summary_settings(args, summary_max_tokens)),
+            Command::Note(args) => CommandSettings::Note(note_settings(args, &file)?),
+            Command::Forget(args) => CommandSettings::Forget(args.sessions),
+            Command::Status => CommandSettings::Status,
+            Command::Reset(args) => CommandSettings::Reset { yes: args.yes },
         };
-        Ok(Settings {
-            home,
-            output,
-            now,
-            command,
-        })
+        let fault = env.get("HANDBOOK_FAULT").map(str::to_string);
+        let config_dir = config_path(cli_config.as_deref(), env).0.and_then(|p| p.parent().map(Path::to_path_buf));
+        Ok(Settings { home, output, now, summary_max_tokens, fault, config_dir, command })
     }
 }
 
@@ -166,18 +230,9 @@ impl ColorChoice {
 
 fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<ExtractSettings> {
     let sources = if !args.sources.is_empty() {
-        args.sources
-            .into_iter()
-            .map(|path| SourceRoot { path, explicit: true })
-            .collect()
+        args.sources.into_iter().map(|path| SourceRoot { path, explicit: true }).collect()
     } else if let Some(paths) = &file.sources {
-        paths
-            .iter()
-            .map(|p| SourceRoot {
-                path: expand_tilde(p, env),
-                explicit: true,
-            })
-            .collect()
+        paths.iter().map(|p| SourceRoot { path: expand_tilde(p, env), explicit: true }).collect()
     } else {
         default_sources(env)
     };
@@ -193,10 +248,9 @@ fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<E
     };
     let limit = match (args.limit, env.get("HANDBOOK_MAX_SESSIONS_PER_RUN")) {
         (Some(n), _) => Some(n),
-        (None, Some(v)) => Some(
-            v.parse()
-                .with_context(|| format!("HANDBOOK_MAX_SESSIONS_PER_RUN={v}: expected a whole number"))?,
-        ),
+        (None, Some(v)) => {
+            Some(v.parse().with_context(|| format!("HANDBOOK_MAX_SESSIONS_PER_RUN={v}: expected a whole number"))?)
+        }
         (None, None) => file.max_sessions_per_run,
     };
     let include_subagents = args.include_subagents
@@ -206,13 +260,7 @@ fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<E
             }
             None => file.include_subagents.unwrap_or(false),
         };
-    let wait = args
-        .wait
-        .or(file.lock_wait_seconds)
-        .unwrap_or(DEFAULT_LOCK_WAIT_SECONDS);
-    if !(0.0..=3600.0).contains(&wait) {
-        bail!("--wait {wait}: expected between 0 and 3600 seconds");
-    }
+    let lock_wait = lock_wait(args.wait, file)?;
     Ok(ExtractSettings {
         sources,
         format: args.format.map(|f| match f {
@@ -227,8 +275,68 @@ fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<E
         sessions: args.session,
         dry_run: args.dry_run,
         include_subagents,
-        lock_wait: Duration::from_secs_f64(wait),
+        lock_wait,
     })
+}
+
+fn consolidate_settings(args: &ConsolidateArgs, file: &FileConfig, env: &Env) -> Result<ConsolidateSettings> {
+    let max_raw_memories = match (args.max_raw_memories, env.get("HANDBOOK_MAX_RAW_MEMORIES")) {
+        (Some(n), _) => n,
+        (None, Some(v)) => {
+            v.parse().with_context(|| format!("HANDBOOK_MAX_RAW_MEMORIES={v}: expected a whole number"))?
+        }
+        (None, None) => file.max_raw_memories.unwrap_or(DEFAULT_MAX_RAW_MEMORIES),
+    };
+    if !(1..=100_000).contains(&max_raw_memories) {
+        bail!("max_raw_memories {max_raw_memories}: expected between 1 and 100000");
+    }
+    let max_unused_days = match (args.max_unused_days, env.get("HANDBOOK_MAX_UNUSED_DAYS")) {
+        (Some(n), _) => n,
+        (None, Some(v)) => {
+            v.parse().with_context(|| format!("HANDBOOK_MAX_UNUSED_DAYS={v}: expected a whole number of days"))?
+        }
+        (None, None) => file.max_unused_days.unwrap_or(DEFAULT_MAX_UNUSED_DAYS),
+    };
+    let cooldown = match env.get("HANDBOOK_CONSOLIDATE_COOLDOWN_HOURS") {
+        Some(v) => {
+            parse_duration(v, Unit::Hours).with_context(|| format!("HANDBOOK_CONSOLIDATE_COOLDOWN_HOURS={v}"))?
+        }
+        None => hours(file.consolidate_cooldown_hours.unwrap_or(DEFAULT_COOLDOWN_HOURS))?,
+    };
+    Ok(ConsolidateSettings {
+        max_raw_memories,
+        max_unused: hours(f64::from(max_unused_days) * 24.0)?,
+        cooldown,
+        force: args.force,
+        lock_wait: lock_wait(args.wait, file)?,
+    })
+}
+
+fn summary_settings(args: SummaryArgs, default_tokens: usize) -> SummarySettings {
+    SummarySettings {
+        cap: Cap { tokens: Some(args.max_tokens.unwrap_or(default_tokens)), chars: args.max_chars },
+        project: args.project,
+        prompt: args.prompt,
+        hook: args.hook,
+        output: args.output,
+    }
+}
+
+fn note_settings(args: NoteArgs, file: &FileConfig) -> Result<NoteSettings> {
+    let text = match args.text.as_slice() {
+        [] => None,
+        [dash] if dash == "-" => None,
+        words => Some(words.join(" ")),
+    };
+    Ok(NoteSettings { text, title: args.title, lock_wait: lock_wait(None, file)? })
+}
+
+fn lock_wait(flag: Option<f64>, file: &FileConfig) -> Result<Duration> {
+    let wait = flag.or(file.lock_wait_seconds).unwrap_or(DEFAULT_LOCK_WAIT_SECONDS);
+    if !(0.0..=3600.0).contains(&wait) {
+        bail!("--wait {wait}: expected between 0 and 3600 seconds");
+    }
+    Ok(Duration::from_secs_f64(wait))
 }
 
 /// The agents' own session folders, in a stable order. Missing ones are skipped later.
@@ -242,11 +350,7 @@ pub fn default_sources(env: &Env) -> Vec<SourceRoot> {
         codex.as_ref().map(|c| c.join("archived_sessions")),
         claude.map(|c| c.join("projects")),
     ];
-    candidates
-        .into_iter()
-        .flatten()
-        .map(|path| SourceRoot { path, explicit: false })
-        .collect()
+    candidates.into_iter().flatten().map(|path| SourceRoot { path, explicit: false }).collect()
 }
 
 fn expand_tilde(path: &Path, env: &Env) -> PathBuf {
@@ -256,18 +360,20 @@ fn expand_tilde(path: &Path, env: &Env) -> PathBuf {
     }
 }
 
-fn load_config(flag: Option<&Path>, env: &Env) -> Result<FileConfig> {
-    let (path, required) = match flag.map(Path::to_path_buf).or_else(|| env.path("HANDBOOK_CONFIG")) {
-        Some(path) => (path, true),
+/// The config file's path, and whether it must exist (it was named explicitly).
+fn config_path(flag: Option<&Path>, env: &Env) -> (Option<PathBuf>, bool) {
+    match flag.map(Path::to_path_buf).or_else(|| env.path("HANDBOOK_CONFIG")) {
+        Some(path) => (Some(path), true),
         None => {
-            let dir = env
-                .path("XDG_CONFIG_HOME")
-                .or_else(|| env.home_dir().map(|h| h.join(".config")));
-            match dir {
-                Some(dir) => (dir.join("handbook/config.toml"), false),
-                None => return Ok(FileConfig::default()),
-            }
+            let dir = env.path("XDG_CONFIG_HOME").or_else(|| env.home_dir().map(|h| h.join(".config")));
+            (dir.map(|d| d.join("handbook/config.toml")), false)
         }
+    }
+}
+
+fn load_config(flag: Option<&Path>, env: &Env) -> Result<FileConfig> {
+    let (Some(path), required) = config_path(flag, env) else {
+        return Ok(FileConfig::default());
     };
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -299,10 +405,8 @@ fn parse_duration(text: &str, bare: Unit) -> Result<SignedDuration> {
     let text = text.trim();
     let split = text.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .trim()
-        .parse()
-        .with_context(|| format!("{text:?} is not a duration such as 6h, 90m, 10d or 2w"))?;
+    let value: f64 =
+        number.trim().parse().with_context(|| format!("{text:?} is not a duration such as 6h, 90m, 10d or 2w"))?;
     let hours_per = match unit.trim() {
         "" => match bare {
             Unit::Hours => 1.0,
@@ -339,16 +443,13 @@ mod tests {
     fn extract(settings: &Settings) -> &ExtractSettings {
         match &settings.command {
             CommandSettings::Extract(e) => e,
+            other => panic!("not extract: {other:?}"),
         }
     }
 
     #[test]
     fn flags_beat_environment_beats_defaults() {
-        let env = Env::from_pairs([
-            ("HOME", "/h"),
-            ("HANDBOOK_HOME", "/env-home"),
-            ("HANDBOOK_MIN_IDLE_HOURS", "2"),
-        ]);
+        let env = Env::from_pairs([("HOME", "/h"), ("HANDBOOK_HOME", "/env-home"), ("HANDBOOK_MIN_IDLE_HOURS", "2")]);
         let s = resolve(&["extract"], &env).unwrap();
         assert_eq!(s.home, PathBuf::from("/env-home"));
         assert_eq!(extract(&s).min_idle, SignedDuration::from_hours(2));
@@ -360,11 +461,7 @@ mod tests {
 
     #[test]
     fn home_falls_back_to_xdg_then_home() {
-        let s = resolve(
-            &["extract"],
-            &Env::from_pairs([("HOME", "/h"), ("XDG_DATA_HOME", "/x")]),
-        )
-        .unwrap();
+        let s = resolve(&["extract"], &Env::from_pairs([("HOME", "/h"), ("XDG_DATA_HOME", "/x")])).unwrap();
         assert_eq!(s.home, PathBuf::from("/x/handbook"));
         let s = resolve(&["extract"], &Env::from_pairs([("HOME", "/h")])).unwrap();
         assert_eq!(s.home, PathBuf::from("/h/.local/share/handbook"));
@@ -374,31 +471,15 @@ mod tests {
     fn default_sources_follow_the_agents_homes() {
         let env = Env::from_pairs([("HOME", "/h"), ("CODEX_HOME", "/c")]);
         let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
-        assert_eq!(
-            paths,
-            [
-                PathBuf::from("/c/sessions"),
-                "/c/archived_sessions".into(),
-                "/h/.claude/projects".into()
-            ]
-        );
+        assert_eq!(paths, [PathBuf::from("/c/sessions"), "/c/archived_sessions".into(), "/h/.claude/projects".into()]);
     }
 
     #[test]
     fn durations_read_units_and_bare_numbers() {
         assert_eq!(parse_duration("6", Unit::Hours).unwrap(), SignedDuration::from_hours(6));
-        assert_eq!(
-            parse_duration("10", Unit::Days).unwrap(),
-            SignedDuration::from_hours(240)
-        );
-        assert_eq!(
-            parse_duration("2w", Unit::Days).unwrap(),
-            SignedDuration::from_hours(336)
-        );
-        assert_eq!(
-            parse_duration("90m", Unit::Hours).unwrap(),
-            SignedDuration::from_mins(90)
-        );
+        assert_eq!(parse_duration("10", Unit::Days).unwrap(), SignedDuration::from_hours(240));
+        assert_eq!(parse_duration("2w", Unit::Days).unwrap(), SignedDuration::from_hours(336));
+        assert_eq!(parse_duration("90m", Unit::Hours).unwrap(), SignedDuration::from_mins(90));
         assert!(parse_duration("soon", Unit::Hours).is_err());
         assert!(parse_duration("5y", Unit::Hours).is_err());
     }

@@ -41,6 +41,13 @@ pub fn run(cli: cli::Cli) -> Result<u8> {
     let term = Terminal::detect(&settings.output);
     match &settings.command {
         CommandSettings::Extract(opts) => cmd::extract::run(&settings, opts, &term)?,
+        CommandSettings::Consolidate(opts) => cmd::consolidate::run(&settings, opts, &term)?,
+        CommandSettings::Update(extract, consolidate) => cmd::update::run(&settings, extract, consolidate, &term)?,
+        CommandSettings::Summary(opts) => cmd::summary::run(&settings, opts, &term)?,
+        CommandSettings::Note(opts) => cmd::note::run(&settings, opts, &term)?,
+        CommandSettings::Forget(sessions) => cmd::forget::run(&settings, sessions, &term)?,
+        CommandSettings::Status => cmd::status::run(&settings, &term)?,
+        CommandSettings::Reset { yes } => cmd::reset::run(&settings, *yes, &term)?,
     }
     Ok(EXIT_OK)
 }
@@ -48,16 +55,12 @@ pub fn run(cli: cli::Cli) -> Result<u8> {
 /// The exit status and message for an error: a held lock has its own status, a closed
 /// stdout (`handbook … | head`) is not an error at all.
 pub fn exit_for(error: &anyhow::Error) -> (ExitCode, Option<String>) {
-    if error.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    }) {
+    if error
+        .chain()
+        .any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    {
         return (ExitCode::from(EXIT_OK), None);
     }
-    let status = if error.downcast_ref::<LockHeld>().is_some() {
-        EXIT_LOCKED
-    } else {
-        EXIT_ERROR
-    };
+    let status = if error.downcast_ref::<LockHeld>().is_some() { EXIT_LOCKED } else { EXIT_ERROR };
     (ExitCode::from(status), Some(format!("handbook: error: {error:#}")))
 }

@@ -19,10 +19,7 @@ pub struct Handbook {
 
 impl Handbook {
     pub fn new() -> Handbook {
-        Handbook {
-            home: tempfile::tempdir().unwrap(),
-            user: tempfile::tempdir().unwrap(),
-        }
+        Handbook { home: tempfile::tempdir().unwrap(), user: tempfile::tempdir().unwrap() }
     }
 
     /// `handbook --home <home>` with nothing from the real environment but PATH.
@@ -40,20 +37,8 @@ impl Handbook {
 
     /// Run `extract --all --json` on `sources` plus `extra` arguments; the JSON lines.
     pub fn extract_json(&self, sources: &[&Path], extra: &[&str]) -> Vec<Value> {
-        let output = self
-            .cmd()
-            .arg("--json")
-            .arg("extract")
-            .arg("--all")
-            .args(extra)
-            .args(sources)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "extract failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let output = self.cmd().arg("--json").arg("extract").arg("--all").args(extra).args(sources).output().unwrap();
+        assert!(output.status.success(), "extract failed: {}", String::from_utf8_lossy(&output.stderr));
         json_lines(&output.stdout)
     }
 
@@ -63,10 +48,7 @@ impl Handbook {
 
     /// The stored stage-1 record of a session.
     pub fn stage1(&self, session_id: &str) -> Option<Value> {
-        let path = self
-            .state()
-            .join("stage1")
-            .join(handbook::core::stage1::file_name(session_id));
+        let path = self.state().join("stage1").join(handbook::core::stage1::file_name(session_id));
         let text = std::fs::read_to_string(path).ok()?;
         Some(serde_json::from_str(&text).unwrap())
     }
@@ -81,12 +63,7 @@ impl Handbook {
             .into_iter()
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
-            .map(|e| {
-                (
-                    e.path().to_path_buf(),
-                    String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned(),
-                )
-            })
+            .map(|e| (e.path().to_path_buf(), String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned()))
             .collect()
     }
 
@@ -109,11 +86,7 @@ pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
 
 /// The `session` objects of a JSON run.
 pub fn sessions(lines: &[Value]) -> Vec<&Value> {
-    lines
-        .iter()
-        .filter(|l| l["type"] == "session")
-        .map(|l| &l["data"])
-        .collect()
+    lines.iter().filter(|l| l["type"] == "session").map(|l| &l["data"]).collect()
 }
 
 /// The coverage object of a JSON run's totals.

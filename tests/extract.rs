@@ -21,9 +21,7 @@ fn copy_cases(cases: &[&str]) -> tempfile::TempDir {
 }
 
 fn codex_file(root: &Path) -> std::path::PathBuf {
-    root.join(CODEX_CASE).join(format!(
-        "sessions/2026/11/20/rollout-2026-11-20T09-00-00-{CODEX_ID}.jsonl"
-    ))
+    root.join(CODEX_CASE).join(format!("sessions/2026/11/20/rollout-2026-11-20T09-00-00-{CODEX_ID}.jsonl"))
 }
 
 #[test]
@@ -34,10 +32,7 @@ fn a_second_run_with_nothing_changed_reads_nothing() {
     let sources_before = fs::read(hb.state().join("sources.json")).unwrap();
     let second = hb.extract_json(&[&fixtures()], &[]);
     let c = coverage(&second);
-    assert_eq!(
-        (c["extracted"].as_u64(), c["unchanged"].as_u64()),
-        (Some(0), c["sessions"].as_u64())
-    );
+    assert_eq!((c["extracted"].as_u64(), c["unchanged"].as_u64()), (Some(0), c["sessions"].as_u64()));
     assert!(sessions(&second).is_empty());
     // Only the run time moves; every file entry is as it was.
     let before: serde_json::Value = serde_json::from_slice(&sources_before).unwrap();
@@ -53,12 +48,7 @@ fn a_touched_file_is_recognised_by_its_hash_and_a_changed_one_is_read_again() {
     let first = hb.stage1(CODEX_ID).unwrap();
 
     let later = fs::FileTimes::new().set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60));
-    fs::File::options()
-        .write(true)
-        .open(&file)
-        .unwrap()
-        .set_times(later)
-        .unwrap();
+    fs::File::options().write(true).open(&file).unwrap().set_times(later).unwrap();
     let touched = hb.extract_json(&[dir.path()], &[]);
     assert_eq!(coverage(&touched)["unchanged"], 1);
 
@@ -71,10 +61,7 @@ fn a_touched_file_is_recognised_by_its_hash_and_a_changed_one_is_read_again() {
     let second = hb.stage1(CODEX_ID).unwrap();
     assert_ne!(first["source_hash"], second["source_hash"]);
     assert!(
-        second["raw_memory"]
-            .as_str()
-            .unwrap()
-            .contains("Remember that release builds need the nightly toolchain.")
+        second["raw_memory"].as_str().unwrap().contains("Remember that release builds need the nightly toolchain.")
     );
 }
 
@@ -87,31 +74,18 @@ fn a_vanished_transcript_is_remembered_and_its_lessons_kept_until_consolidation(
     fs::remove_file(&file).unwrap();
     let lines = hb.extract_json(&[dir.path()], &[]);
     assert_eq!(coverage(&lines)["vanished"], 1);
-    let key = fs::canonicalize(dir.path())
-        .unwrap()
-        .join(file.strip_prefix(dir.path()).unwrap());
+    let key = fs::canonicalize(dir.path()).unwrap().join(file.strip_prefix(dir.path()).unwrap());
     assert_eq!(hb.sources()["sources"][key.to_str().unwrap()]["state"], "vanished");
-    assert!(
-        hb.stage1(CODEX_ID).is_some(),
-        "stage-1 output dropped before consolidation"
-    );
+    assert!(hb.stage1(CODEX_ID).is_some(), "stage-1 output dropped before consolidation");
 }
 
 #[test]
 fn dry_run_writes_nothing() {
     let hb = Handbook::new();
-    let output = hb
-        .cmd()
-        .args(["extract", "--all", "--dry-run"])
-        .arg(fixtures())
-        .output()
-        .unwrap();
+    let output = hb.cmd().args(["extract", "--all", "--dry-run"]).arg(fixtures()).output().unwrap();
     assert!(output.status.success());
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(
-        stdout.contains("extract (dry run, nothing written): 12 sessions: 8 extracted"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("extract (dry run, nothing written): 12 sessions: 8 extracted"), "{stdout}");
     assert!(!hb.state().join("sources.json").exists());
     assert!(!hb.state().join("stage1").exists());
 }
@@ -189,15 +163,9 @@ fn a_held_lock_makes_a_second_run_wait_then_exit_3() {
         .arg(fixtures().join("trivial"))
         .assert()
         .code(3)
-        .stderr(predicate::str::contains(
-            "another handbook run holds the workspace lock",
-        ));
+        .stderr(predicate::str::contains("another handbook run holds the workspace lock"));
     lock.unlock().unwrap();
-    hb.cmd()
-        .args(["extract", "--all", "--wait", "0"])
-        .arg(fixtures().join("trivial"))
-        .assert()
-        .success();
+    hb.cmd().args(["extract", "--all", "--wait", "0"]).arg(fixtures().join("trivial")).assert().success();
 }
 
 #[test]
@@ -220,12 +188,7 @@ fn text_output_lists_sessions_and_ends_with_the_coverage_line() {
 #[test]
 fn quiet_prints_only_warnings() {
     let hb = Handbook::new();
-    let output = hb
-        .cmd()
-        .args(["--quiet", "extract", "--all"])
-        .arg(fixtures())
-        .output()
-        .unwrap();
+    let output = hb.cmd().args(["--quiet", "extract", "--all"]).arg(fixtures()).output().unwrap();
     assert!(output.status.success());
     assert!(output.stdout.is_empty());
     assert!(String::from_utf8(output.stderr).unwrap().contains("warning"));

@@ -45,24 +45,10 @@ fn check_case(case: &Path) {
     let lines = hb.extract_json(&[case], &args);
     let reports = sessions(&lines);
     for want in &expect.session {
-        let matching: Vec<_> = reports
-            .iter()
-            .filter(|r| r["path"].as_str().unwrap().contains(&want.file))
-            .collect();
-        assert_eq!(
-            matching.len(),
-            1,
-            "{name}: expected one session matching {:?}, got {}",
-            want.file,
-            matching.len()
-        );
+        let matching: Vec<_> = reports.iter().filter(|r| r["path"].as_str().unwrap().contains(&want.file)).collect();
+        assert_eq!(matching.len(), 1, "{name}: expected one session matching {:?}, got {}", want.file, matching.len());
         let report = matching[0];
-        assert_eq!(
-            report["outcome"],
-            want.outcome.as_str(),
-            "{name}: {} outcome ({report})",
-            want.file
-        );
+        assert_eq!(report["outcome"], want.outcome.as_str(), "{name}: {} outcome ({report})", want.file);
         if let Some(reason) = &want.reason {
             assert_eq!(report["reason"], reason.as_str(), "{name}: {} reason", want.file);
         }
@@ -95,17 +81,10 @@ fn check_case(case: &Path) {
                     assert!(text.contains(must.as_str()), "{name}: {must:?} missing from\n{text}");
                 }
                 for must_not in &want.must_not {
-                    assert!(
-                        !text.contains(must_not.as_str()),
-                        "{name}: {must_not:?} present in\n{text}"
-                    );
+                    assert!(!text.contains(must_not.as_str()), "{name}: {must_not:?} present in\n{text}");
                 }
             }
-            _ => assert!(
-                record.is_none(),
-                "{name}: a {} session left a stage-1 record",
-                want.outcome
-            ),
+            _ => assert!(record.is_none(), "{name}: a {} session left a stage-1 record", want.outcome),
         }
     }
     let mut forbidden = expect.must_not_anywhere.clone();

@@ -2,7 +2,7 @@
 //! core, store the stage-1 records and the per-file state, and account for every file in the
 //! coverage line.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
@@ -13,7 +13,7 @@ use crate::config::{ExtractSettings, Settings};
 use crate::core::extract::{Context, Extraction, Extractor, Memory};
 use crate::core::session::{Agent, LineWarning};
 use crate::core::stage1::{STAGE1_VERSION, Stage1};
-use crate::core::state::{Coverage, FileStat, Plan, SourceEntry, SourceState, Sources, Windows, plan};
+use crate::core::state::{Coverage, FileStat, Plan, SourceEntry, SourceState, Sources, Windows, plan, usage};
 use crate::edge::discover::{discover, under_roots};
 use crate::edge::git::Projects;
 use crate::edge::terminal::Terminal;
@@ -106,11 +106,7 @@ impl SessionReport {
 /// Run `extract`.
 pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
-    let _lock = if opts.dry_run {
-        None
-    } else {
-        Some(workspace.lock(opts.lock_wait)?)
-    };
+    let _lock = if opts.dry_run { None } else { Some(workspace.lock(opts.lock_wait)?) };
     let mut sources = workspace.load_sources()?;
     let found = discover(&opts.sources);
     for warning in &found.warnings {
@@ -134,19 +130,12 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
         workspace: &workspace,
         opts,
         term,
-        coverage: Coverage {
-            warnings: found.warnings.len() as u64,
-            ..Coverage::default()
-        },
+        coverage: Coverage { warnings: found.warnings.len() as u64, ..Coverage::default() },
         reports: Vec::new(),
         projects: Projects::new(),
+        usage_changed: BTreeSet::new(),
     };
-    let windows = Windows {
-        now: settings.now,
-        min_idle: opts.min_idle,
-        max_age: opts.max_age,
-        all: opts.all,
-    };
+    let windows = Windows { now: settings.now, min_idle: opts.min_idle, max_age: opts.max_age, all: opts.all };
     let mut to_read: Vec<(PathBuf, String, FileStat)> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for path in &found.files {
@@ -171,10 +160,9 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
             Plan::GaveUp => {
                 let reason = entry.and_then(|e| e.last_error.clone()).unwrap_or_default();
                 run.coverage.failed += 1;
-                run.coverage.failures.push((
-                    key.clone(),
-                    format!("gave up after {} tries: {reason}", crate::core::state::MAX_TRIES),
-                ));
+                run.coverage
+                    .failures
+                    .push((key.clone(), format!("gave up after {} tries: {reason}", crate::core::state::MAX_TRIES)));
             }
             Plan::Read => to_read.push((path.clone(), key, stat)),
         }
@@ -191,11 +179,7 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
 
     let bar = term.progress(to_read.len() as u64, "extract");
     for (path, key, stat) in &to_read {
-        bar.set_message(
-            path.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        );
+        bar.set_message(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
         run.process(path, key, *stat, &mut sources)?;
         bar.inc(1);
     }
@@ -207,30 +191,23 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
             if gone && entry.state != SourceState::Vanished {
                 entry.state = SourceState::Vanished;
                 run.coverage.vanished += 1;
+                run.usage_changed.extend(entry.cited.keys().cloned());
             }
         }
     }
-    let Run {
-        coverage, mut reports, ..
-    } = run;
+    let Run { coverage, mut reports, usage_changed, .. } = run;
     if !opts.dry_run {
         sources.last_extract = Some(settings.now);
         workspace.save_sources(&sources)?;
+        sync_usage(&workspace, &sources, &usage_changed)?;
     }
     report(term, &mut reports, &coverage, opts.dry_run)
 }
 
 fn stat_of(path: &Path) -> Result<FileStat> {
     let meta = std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read file metadata: {e}"))?;
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| Timestamp::try_from(t).ok())
-        .map_or(0, |t| t.as_nanosecond());
-    Ok(FileStat {
-        size: meta.len(),
-        mtime_ns,
-    })
+    let mtime_ns = meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map_or(0, |t| t.as_nanosecond());
+    Ok(FileStat { size: meta.len(), mtime_ns })
 }
 
 /// True when `--session` is not given, or names this file by session id or path text.
@@ -248,6 +225,9 @@ struct Run<'a> {
     coverage: Coverage,
     reports: Vec<SessionReport>,
     projects: Projects,
+    /// Sessions whose usage may have changed this run: cited before or now by a transcript
+    /// read this run, or extracted this run.
+    usage_changed: BTreeSet<String>,
 }
 
 impl Run<'_> {
@@ -261,10 +241,7 @@ impl Run<'_> {
         if self.opts.dry_run {
             return;
         }
-        let entry = sources
-            .sources
-            .entry(key.to_string())
-            .or_insert_with(|| blank_entry(SourceState::Failed));
+        let entry = sources.sources.entry(key.to_string()).or_insert_with(|| blank_entry(SourceState::Failed));
         let changed = stat.is_some_and(|s| s.size != entry.size || s.mtime_ns != entry.mtime_ns);
         entry.tries = if changed { 1 } else { entry.tries + 1 };
         if let Some(stat) = stat {
@@ -311,11 +288,8 @@ impl Run<'_> {
                 let mut report = SessionReport::new(key, "skipped");
                 report.reason = Some(reason.clone());
                 self.reports.push(report);
-                let entry = SourceEntry {
-                    reason: Some(reason),
-                    hash: Some(hash),
-                    ..stat_entry(stat, SourceState::Skipped)
-                };
+                let entry =
+                    SourceEntry { reason: Some(reason), hash: Some(hash), ..stat_entry(stat, SourceState::Skipped) };
                 self.settle(key, entry, sources);
                 return Ok(());
             }
@@ -330,12 +304,19 @@ impl Run<'_> {
         report.agent = Some(agent);
         report.session_id = Some(session_id.clone());
         report.warnings = finished.warnings.clone();
+        // Handbook's own prompts quote other sessions' replies: their citations are not uses.
+        let cited = if finished.own_prompt { BTreeMap::new() } else { finished.sink.citations(meta.id.as_deref()) };
+        if let Some(prior) = &prior {
+            self.usage_changed.extend(prior.cited.keys().cloned());
+        }
+        self.usage_changed.extend(cited.keys().cloned());
         let mut entry = SourceEntry {
             format: Some(agent),
             session_id: Some(session_id.clone()),
             hash: Some(hash.clone()),
             updated_at: meta.updated,
             warnings: finished.warnings.len() as u32,
+            cited,
             ..stat_entry(stat, SourceState::Extracted)
         };
 
@@ -349,16 +330,9 @@ impl Run<'_> {
             None
         };
         let duplicate_of = duplicate_owner(sources, key, &session_id);
-        if let Some(reason) = exclusion
-            .map(str::to_string)
-            .or(duplicate_of.map(|p| format!("duplicate of {p}")))
-        {
+        if let Some(reason) = exclusion.map(str::to_string).or(duplicate_of.map(|p| format!("duplicate of {p}"))) {
             self.coverage.excluded += 1;
-            let class = if reason.starts_with("duplicate") {
-                "duplicate"
-            } else {
-                reason.as_str()
-            };
+            let class = if reason.starts_with("duplicate") { "duplicate" } else { reason.as_str() };
             self.coverage.count_reason("excluded", class);
             report.outcome = "excluded";
             report.reason = Some(reason.clone());
@@ -374,10 +348,7 @@ impl Run<'_> {
 
         let project = self.projects.key(meta.git_remote.as_deref(), meta.cwd.as_deref());
         report.project = Some(project.clone());
-        let context = Context {
-            agent: agent.name().to_string(),
-            project: project.clone(),
-        };
+        let context = Context { agent: agent.name().to_string(), project: project.clone() };
         match finished.sink.finish(&meta, &context) {
             Extraction::NoOp => {
                 self.coverage.no_op += 1;
@@ -390,6 +361,7 @@ impl Run<'_> {
             Extraction::Memory(memory) => {
                 self.coverage.extracted += 1;
                 report.counts_from(&memory);
+                self.usage_changed.insert(session_id.clone());
                 if !self.opts.dry_run {
                     let earlier = self.workspace.load_stage1(&session_id)?;
                     let record = Stage1 {
@@ -442,12 +414,28 @@ impl Run<'_> {
         }
         let more = warnings.len().saturating_sub(WARNINGS_SHOWN_PER_FILE);
         if more > 0 {
-            self.term.warn(&format!(
-                "{key}: {more} more warning{}",
-                if more == 1 { "" } else { "s" }
-            ));
+            self.term.warn(&format!("{key}: {more} more warning{}", if more == 1 { "" } else { "s" }));
         }
     }
+}
+
+/// Bring the usage stored with each affected session's record in line with the citations
+/// recorded across all transcripts.
+fn sync_usage(workspace: &Workspace, sources: &Sources, affected: &BTreeSet<String>) -> Result<()> {
+    if affected.is_empty() {
+        return Ok(());
+    }
+    let totals = usage(sources);
+    for id in affected {
+        let Some(mut record) = workspace.load_stage1(id)? else { continue };
+        let total = totals.get(id).copied().unwrap_or_default();
+        if (record.usage_count, record.last_usage) != (total.count, total.last) {
+            record.usage_count = total.count;
+            record.last_usage = total.last;
+            workspace.save_stage1(&record)?;
+        }
+    }
+    Ok(())
 }
 
 fn reason_is_duplicate(entry: &SourceEntry) -> bool {
@@ -469,11 +457,7 @@ fn duplicate_owner(sources: &Sources, key: &str, session_id: &str) -> Option<Str
 }
 
 fn stat_entry(stat: FileStat, state: SourceState) -> SourceEntry {
-    SourceEntry {
-        size: stat.size,
-        mtime_ns: stat.mtime_ns,
-        ..blank_entry(state)
-    }
+    SourceEntry { size: stat.size, mtime_ns: stat.mtime_ns, ..blank_entry(state) }
 }
 
 fn blank_entry(state: SourceState) -> SourceEntry {
@@ -489,6 +473,7 @@ fn blank_entry(state: SourceState) -> SourceEntry {
         tries: 0,
         last_error: None,
         warnings: 0,
+        cited: BTreeMap::new(),
     }
 }
 
@@ -500,16 +485,9 @@ fn report(term: &Terminal, reports: &mut [SessionReport], coverage: &Coverage, d
             term.line(&r.line())?;
         }
     }
-    term.json(
-        "totals",
-        &serde_json::json!({ "coverage": coverage, "dry_run": dry_run }),
-    )?;
+    term.json("totals", &serde_json::json!({ "coverage": coverage, "dry_run": dry_run }))?;
     if !term.quiet {
-        let prefix = if dry_run {
-            "extract (dry run, nothing written)"
-        } else {
-            "extract"
-        };
+        let prefix = if dry_run { "extract (dry run, nothing written)" } else { "extract" };
         term.line(&format!("{prefix}: {}", coverage.line()))?;
     }
     Ok(())

@@ -1,3 +1,10 @@
 //! One module per subcommand: glue between the edges and the core.
 
+pub mod consolidate;
 pub mod extract;
+pub mod forget;
+pub mod note;
+pub mod reset;
+pub mod status;
+pub mod summary;
+pub mod update;

@@ -174,10 +174,7 @@ mod tests {
     use crate::core::session::{ToolCall, ToolResult};
 
     fn user(text: &str) -> Event<'_> {
-        Event {
-            line: 1,
-            kind: EventKind::User(Cow::Borrowed(text)),
-        }
+        Event { line: 1, kind: EventKind::User(Cow::Borrowed(text)) }
     }
 
     #[test]
@@ -196,22 +193,8 @@ mod tests {
     #[test]
     fn reasoning_and_scaffolding_are_dropped() {
         let mut filter = Filter::new();
-        assert!(
-            filter
-                .apply(Event {
-                    line: 1,
-                    kind: EventKind::Reasoning
-                })
-                .is_none()
-        );
-        assert!(
-            filter
-                .apply(Event {
-                    line: 2,
-                    kind: EventKind::Instruction
-                })
-                .is_none()
-        );
+        assert!(filter.apply(Event { line: 1, kind: EventKind::Reasoning }).is_none());
+        assert!(filter.apply(Event { line: 2, kind: EventKind::Instruction }).is_none());
         assert!(filter.apply(user("<skill>\nname: x\nCANARY\n</skill>")).is_none());
         assert!(filter.apply(user("fix it")).is_some());
     }
@@ -234,22 +217,14 @@ mod tests {
             input: Unredacted::new(r#"{"file_path":"/w/app/CLAUDE.md"}"#),
             ..ToolCall::default()
         };
-        filter.apply(Event {
-            line: 1,
-            kind: EventKind::ToolCall(read),
-        });
+        filter.apply(Event { line: 1, kind: EventKind::ToolCall(read) });
         let result = ToolResult {
             id: Some(Cow::Borrowed("t1")),
             output: Unredacted::new("CANARY body"),
             ..ToolResult::default()
         };
-        let Some(Event {
-            kind: EventKind::ToolResult(result),
-            ..
-        }) = filter.apply(Event {
-            line: 2,
-            kind: EventKind::ToolResult(result),
-        })
+        let Some(Event { kind: EventKind::ToolResult(result), .. }) =
+            filter.apply(Event { line: 2, kind: EventKind::ToolResult(result) })
         else {
             panic!("result dropped")
         };
@@ -259,10 +234,7 @@ mod tests {
             command: Some(Cow::Borrowed("cat AGENTS.md")),
             ..ToolCall::default()
         };
-        filter.apply(Event {
-            line: 3,
-            kind: EventKind::ToolCall(cat),
-        });
+        filter.apply(Event { line: 3, kind: EventKind::ToolCall(cat) });
         assert!(filter.withheld_calls.contains("t2"));
         assert!(!names_instruction_file("cat README.md"));
     }

@@ -5,14 +5,23 @@
 //! every rule testable on string literals and every output deterministic.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod citations;
+pub mod consolidate;
 pub mod extract;
 pub mod filter;
 pub mod formats;
 pub mod injection;
+pub mod layout;
+pub mod manifest;
+pub mod notes;
 pub mod patterns;
 pub mod pipeline;
 pub mod project;
 pub mod redact;
+pub mod select;
 pub mod session;
 pub mod stage1;
 pub mod state;
+pub mod summary;
+pub mod templates;
+pub mod tokens;

@@ -19,11 +19,7 @@ pub fn project_key(remote: Option<&str>, repo_root: Option<&str>, cwd: Option<&s
 
 fn trim_path(path: &str) -> String {
     let trimmed = path.trim().trim_end_matches(['/', '\\']);
-    if trimmed.is_empty() {
-        path.trim().to_string()
-    } else {
-        trimmed.to_string()
-    }
+    if trimmed.is_empty() { path.trim().to_string() } else { trimmed.to_string() }
 }
 
 /// `host/owner/repo` for a git remote URL in any of its spellings, without credentials,
@@ -63,11 +59,7 @@ pub fn normalize_remote(url: &str) -> Option<String> {
 
 /// A short display name: the last path component of the key.
 pub fn display_name(key: &str) -> &str {
-    key.trim_end_matches(['/', '\\'])
-        .rsplit(['/', '\\'])
-        .next()
-        .filter(|s| !s.is_empty())
-        .unwrap_or(key)
+    key.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next().filter(|s| !s.is_empty()).unwrap_or(key)
 }
 
 #[cfg(test)]
@@ -82,10 +74,7 @@ mod tests {
         assert_eq!(normalize_remote("https://GitHub.com/acme/app.git/"), key);
         assert_eq!(normalize_remote("ssh://git@github.com:22/acme/app.git"), key);
         assert_eq!(normalize_remote("https://deploy:hunter2@github.com/acme/app.git"), key);
-        assert_eq!(
-            normalize_remote("/srv/git/app.git"),
-            Some("/srv/git/app.git".to_string())
-        );
+        assert_eq!(normalize_remote("/srv/git/app.git"), Some("/srv/git/app.git".to_string()));
         assert_eq!(normalize_remote(""), None);
     }
 

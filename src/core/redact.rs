@@ -40,12 +40,7 @@ const RULES: &[Rule] = &[
         group: None,
         keep: None,
     },
-    Rule {
-        kind: "anthropic",
-        pattern: r"\bsk-ant-[A-Za-z0-9_-]{20,}",
-        group: None,
-        keep: None,
-    },
+    Rule { kind: "anthropic", pattern: r"\bsk-ant-[A-Za-z0-9_-]{20,}", group: None, keep: None },
     Rule {
         kind: "openai",
         pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}",
@@ -58,30 +53,15 @@ const RULES: &[Rule] = &[
         group: None,
         keep: None,
     },
-    Rule {
-        kind: "gitlab",
-        pattern: r"\bglpat-[A-Za-z0-9_-]{20,}",
-        group: None,
-        keep: None,
-    },
+    Rule { kind: "gitlab", pattern: r"\bglpat-[A-Za-z0-9_-]{20,}", group: None, keep: None },
     Rule {
         kind: "slack",
         pattern: r"\bxox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+",
         group: None,
         keep: None,
     },
-    Rule {
-        kind: "stripe",
-        pattern: r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
-        group: None,
-        keep: None,
-    },
-    Rule {
-        kind: "google",
-        pattern: r"\bAIza[0-9A-Za-z_-]{35}",
-        group: None,
-        keep: None,
-    },
+    Rule { kind: "stripe", pattern: r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", group: None, keep: None },
+    Rule { kind: "google", pattern: r"\bAIza[0-9A-Za-z_-]{35}", group: None, keep: None },
     Rule {
         kind: "aws_secret_key",
         // A 40-character key written near its access key id or after the word "secret".
@@ -101,30 +81,10 @@ const RULES: &[Rule] = &[
         group: Some(1),
         keep: None,
     },
-    Rule {
-        kind: "npm",
-        pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
-        group: None,
-        keep: None,
-    },
-    Rule {
-        kind: "npm",
-        pattern: r"(?i)_authToken\s*=\s*(\S{8,})",
-        group: Some(1),
-        keep: None,
-    },
-    Rule {
-        kind: "pypi",
-        pattern: r"\bpypi-[A-Za-z0-9_-]{50,}",
-        group: None,
-        keep: None,
-    },
-    Rule {
-        kind: "huggingface",
-        pattern: r"\bhf_[A-Za-z0-9]{30,}\b",
-        group: None,
-        keep: None,
-    },
+    Rule { kind: "npm", pattern: r"\bnpm_[A-Za-z0-9]{36}\b", group: None, keep: None },
+    Rule { kind: "npm", pattern: r"(?i)_authToken\s*=\s*(\S{8,})", group: Some(1), keep: None },
+    Rule { kind: "pypi", pattern: r"\bpypi-[A-Za-z0-9_-]{50,}", group: None, keep: None },
+    Rule { kind: "huggingface", pattern: r"\bhf_[A-Za-z0-9]{30,}\b", group: None, keep: None },
     Rule {
         kind: "azure",
         pattern: r"(?i)\b(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/=]{20,})",
@@ -200,12 +160,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let set = patterns::regex_set(RULES.iter().map(|r| r.pattern));
     let rules = RULES
         .iter()
-        .map(|r| CompiledRule {
-            kind: r.kind,
-            re: patterns::regex(r.pattern),
-            group: r.group,
-            keep: r.keep,
-        })
+        .map(|r| CompiledRule { kind: r.kind, re: patterns::regex(r.pattern), group: r.group, keep: r.keep })
         .collect();
     Compiled { set, rules }
 });
@@ -257,10 +212,7 @@ pub fn redact_event(event: Event<'_>) -> Event<'_> {
         EventKind::Compaction(summary) => EventKind::Compaction(summary.map(redact_cow)),
         EventKind::ToolCall(mut call) => {
             call.command = call.command.map(redact_cow);
-            call.writes
-                .iter_mut()
-                .chain(call.reads.iter_mut())
-                .for_each(redact_string);
+            call.writes.iter_mut().chain(call.reads.iter_mut()).for_each(redact_string);
             EventKind::ToolCall(call)
         }
         other => other,
@@ -366,43 +318,24 @@ mod tests {
     fn hides(input: &str, secret: &str, kind: &str) {
         let out = redact(input);
         assert!(!out.contains(secret), "{kind}: secret survived in {out:?}");
-        assert!(
-            out.contains(&format!("[REDACTED:{kind}]")),
-            "{kind}: no marker in {out:?}"
-        );
+        assert!(out.contains(&format!("[REDACTED:{kind}]")), "{kind}: no marker in {out:?}");
     }
 
     #[test]
     fn openai_keys_including_project_keys() {
         hides("key sk-abcdefghijklmnopqrstuvwxyz0123 here", "sk-abcdefghij", "openai");
-        hides(
-            "OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
-            "sk-proj-Ab3d",
-            "openai",
-        );
+        hides("OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", "sk-proj-Ab3d", "openai");
     }
 
     #[test]
     fn anthropic_keys() {
-        hides(
-            "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_aa",
-            "api03-AbCd",
-            "anthropic",
-        );
+        hides("sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_aa", "api03-AbCd", "anthropic");
     }
 
     #[test]
     fn aws_access_key_ids_and_secret_keys() {
-        hides(
-            "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
-            "AKIAIOSFODNN7EXAMPLE",
-            "aws_access_key_id",
-        );
-        hides(
-            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-            "wJalrXUtnFEMI",
-            "aws_secret_key",
-        );
+        hides("aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "aws_access_key_id");
+        hides("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI", "aws_secret_key");
         hides(
             "use key AKIAIOSFODNN7EXAMPLE with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY please",
             "wJalrXUtnFEMI",
@@ -457,11 +390,7 @@ mod tests {
 
     #[test]
     fn a_private_key_cut_in_half_is_still_hidden() {
-        hides(
-            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
-            "MIIEvQ",
-            "private_key",
-        );
+        hides("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "MIIEvQ", "private_key");
         hides(
             "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----",
             "MIIEvQ",
@@ -480,31 +409,20 @@ mod tests {
     #[test]
     fn credentials_in_urls() {
         let out = redact("git clone https://deploy:hunter2secret@git.example.com/acme/app.git");
-        assert_eq!(
-            out,
-            "git clone https://[REDACTED:url_credentials]@git.example.com/acme/app.git"
-        );
+        assert_eq!(out, "git clone https://[REDACTED:url_credentials]@git.example.com/acme/app.git");
         assert_eq!(redact("see https://example.com/a:b"), "see https://example.com/a:b");
     }
 
     #[test]
     fn npm_pypi_huggingface_azure() {
         hides("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_abcdef", "npm");
-        hides(
-            "//registry.npmjs.org/:_authToken=abcdef12-3456-7890",
-            "abcdef12-3456",
-            "npm",
-        );
+        hides("//registry.npmjs.org/:_authToken=abcdef12-3456-7890", "abcdef12-3456", "npm");
         hides(
             "pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMAACKlszLCJ",
             "AgEIcHlwaS5vcmc",
             "pypi",
         );
-        hides(
-            "HF_TOKEN hf_abcdefghijklmnopqrstuvwxyzABCDEF",
-            "hf_abcdefgh",
-            "huggingface",
-        );
+        hides("HF_TOKEN hf_abcdefghijklmnopqrstuvwxyzABCDEF", "hf_abcdefgh", "huggingface");
         hides(
             "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;EndpointSuffix=core.windows.net",
             "Zm9vYmFy",
@@ -514,24 +432,12 @@ mod tests {
 
     #[test]
     fn env_style_assignments_of_credential_names() {
-        hides(
-            "DB_PASSWORD=correct-horse-battery",
-            "correct-horse",
-            "secret_assignment",
-        );
-        hides(
-            r#"{"client_secret": "s3cr3tvalue99"}"#,
-            "s3cr3tvalue99",
-            "secret_assignment",
-        );
+        hides("DB_PASSWORD=correct-horse-battery", "correct-horse", "secret_assignment");
+        hides(r#"{"client_secret": "s3cr3tvalue99"}"#, "s3cr3tvalue99", "secret_assignment");
         hides("export API_KEY='abc123def456ghi'", "abc123def456", "secret_assignment");
         hides("GITHUB_TOKEN: zzzzyyyyxxxx1111", "zzzzyyyyxxxx", "secret_assignment");
         hides("credentials = mYcReDeNtIaL42", "mYcReDeNtIaL42", "secret_assignment");
-        hides(
-            "SECRET_KEY=django-insecure-abc123",
-            "django-insecure",
-            "secret_assignment",
-        );
+        hides("SECRET_KEY=django-insecure-abc123", "django-insecure", "secret_assignment");
     }
 
     #[test]

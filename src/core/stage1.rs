@@ -55,21 +55,13 @@ pub fn file_name(session_id: &str) -> String {
     let safe = !session_id.is_empty()
         && session_id.len() <= 120
         && !session_id.starts_with('.')
-        && session_id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+        && session_id.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
     if safe {
         return format!("{session_id}.json");
     }
     let readable: String = session_id
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
         .collect::<String>()
         .trim_matches('_')
         .chars()

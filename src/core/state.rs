@@ -83,6 +83,10 @@ pub struct SourceEntry {
     /// Lines that could not be read at the last read.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub warnings: u32,
+    /// Sessions this transcript's replies cited (handbook, Codex and opencode citation blocks),
+    /// with how many replies cited each. The sum over all transcripts is a session's usage.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cited: BTreeMap<String, u32>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -98,9 +102,7 @@ pub struct FileStat {
 
 impl FileStat {
     pub fn modified(&self) -> Timestamp {
-        let clamped = self
-            .mtime_ns
-            .clamp(Timestamp::MIN.as_nanosecond(), Timestamp::MAX.as_nanosecond());
+        let clamped = self.mtime_ns.clamp(Timestamp::MIN.as_nanosecond(), Timestamp::MAX.as_nanosecond());
         Timestamp::from_nanosecond(clamped).unwrap_or(Timestamp::UNIX_EPOCH)
     }
 }
@@ -128,6 +130,26 @@ pub enum Plan {
     GaveUp,
     /// Needs reading (new, changed, or a failure to retry).
     Read,
+}
+
+/// A session's usage: how many replies cited it, and when the last of them was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    pub count: u32,
+    pub last: Option<Timestamp>,
+}
+
+/// Every cited session's usage, summed over the transcripts that cite it.
+pub fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
+    let mut totals: BTreeMap<String, Usage> = BTreeMap::new();
+    for entry in sources.sources.values().filter(|e| e.state != SourceState::Vanished) {
+        for (id, n) in &entry.cited {
+            let usage = totals.entry(id.clone()).or_default();
+            usage.count += n;
+            usage.last = usage.last.max(entry.updated_at);
+        }
+    }
+    totals
 }
 
 /// Decide what a file needs, from what is known about it and how it looks now.
@@ -198,11 +220,8 @@ impl Coverage {
             self.excluded,
         );
         let reasons = |out: &mut String, prefix: &str| {
-            let matching: Vec<String> = self
-                .reasons
-                .iter()
-                .filter_map(|(r, n)| r.strip_prefix(prefix).map(|r| format!("{n} {r}")))
-                .collect();
+            let matching: Vec<String> =
+                self.reasons.iter().filter_map(|(r, n)| r.strip_prefix(prefix).map(|r| format!("{n} {r}"))).collect();
             if !matching.is_empty() {
                 let _ = write!(out, " ({})", matching.join(", "));
             }
@@ -220,11 +239,7 @@ impl Coverage {
                 out,
                 " ({}{})",
                 shown.join("; "),
-                if more > 0 {
-                    format!("; {more} more")
-                } else {
-                    String::new()
-                }
+                if more > 0 { format!("; {more} more") } else { String::new() }
             );
         }
         if self.vanished > 0 {
@@ -234,12 +249,7 @@ impl Coverage {
             let _ = write!(out, ", {} deferred to a later run", self.deferred);
         }
         if self.warnings > 0 {
-            let _ = write!(
-                out,
-                "; {} warning{}",
-                self.warnings,
-                if self.warnings == 1 { "" } else { "s" }
-            );
+            let _ = write!(out, "; {} warning{}", self.warnings, if self.warnings == 1 { "" } else { "s" });
         }
         out
     }
@@ -265,10 +275,7 @@ mod tests {
 
     fn stat_at(time: &str, size: u64) -> FileStat {
         let ts: Timestamp = time.parse().unwrap();
-        FileStat {
-            size,
-            mtime_ns: ts.as_nanosecond(),
-        }
+        FileStat { size, mtime_ns: ts.as_nanosecond() }
     }
 
     fn entry(stat: FileStat, state: SourceState, tries: u32) -> SourceEntry {
@@ -284,27 +291,16 @@ mod tests {
             tries,
             last_error: None,
             warnings: 0,
+            cited: BTreeMap::new(),
         }
     }
 
     #[test]
     fn windows_keep_active_and_old_sessions_out() {
-        assert_eq!(
-            plan(None, stat_at("2026-11-29T10:00:00Z", 1), windows(false)),
-            Plan::Active
-        );
-        assert_eq!(
-            plan(None, stat_at("2026-11-01T10:00:00Z", 1), windows(false)),
-            Plan::TooOld
-        );
-        assert_eq!(
-            plan(None, stat_at("2026-11-25T10:00:00Z", 1), windows(false)),
-            Plan::Read
-        );
-        assert_eq!(
-            plan(None, stat_at("2026-11-29T10:00:00Z", 1), windows(true)),
-            Plan::Read
-        );
+        assert_eq!(plan(None, stat_at("2026-11-29T10:00:00Z", 1), windows(false)), Plan::Active);
+        assert_eq!(plan(None, stat_at("2026-11-01T10:00:00Z", 1), windows(false)), Plan::TooOld);
+        assert_eq!(plan(None, stat_at("2026-11-25T10:00:00Z", 1), windows(false)), Plan::Read);
+        assert_eq!(plan(None, stat_at("2026-11-29T10:00:00Z", 1), windows(true)), Plan::Read);
     }
 
     #[test]
@@ -319,26 +315,13 @@ mod tests {
     #[test]
     fn failures_are_retried_until_they_give_up() {
         let stat = stat_at("2026-11-25T10:00:00Z", 10);
-        assert_eq!(
-            plan(Some(&entry(stat, SourceState::Failed, 1)), stat, windows(false)),
-            Plan::Read
-        );
-        assert_eq!(
-            plan(Some(&entry(stat, SourceState::Failed, MAX_TRIES)), stat, windows(false)),
-            Plan::GaveUp
-        );
+        assert_eq!(plan(Some(&entry(stat, SourceState::Failed, 1)), stat, windows(false)), Plan::Read);
+        assert_eq!(plan(Some(&entry(stat, SourceState::Failed, MAX_TRIES)), stat, windows(false)), Plan::GaveUp);
     }
 
     #[test]
     fn the_coverage_line_names_reasons_and_failures() {
-        let mut c = Coverage {
-            sessions: 4,
-            extracted: 1,
-            excluded: 2,
-            failed: 1,
-            warnings: 3,
-            ..Coverage::default()
-        };
+        let mut c = Coverage { sessions: 4, extracted: 1, excluded: 2, failed: 1, warnings: 3, ..Coverage::default() };
         c.count_reason("excluded", "sub-agent");
         c.count_reason("excluded", "sub-agent");
         c.failures.push(("a.jsonl".into(), "permission denied".into()));

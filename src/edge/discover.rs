@@ -21,9 +21,7 @@ pub struct Discovery {
 
 /// True for file names that can hold a transcript.
 pub fn is_transcript_name(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(".jsonl"))
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".jsonl"))
 }
 
 /// Walk every root. A root that is a file is taken whatever its name.
@@ -43,9 +41,7 @@ pub fn discover(roots: &[SourceRoot]) -> Discovery {
                 continue;
             }
             Err(e) => {
-                found
-                    .warnings
-                    .push(format!("{}: cannot read source: {e}", path.display()));
+                found.warnings.push(format!("{}: cannot read source: {e}", path.display()));
                 continue;
             }
         };
@@ -70,9 +66,7 @@ pub fn discover(roots: &[SourceRoot]) -> Discovery {
 }
 
 fn walk_warning(error: &walkdir::Error) -> String {
-    let at = error
-        .path()
-        .map_or_else(|| "?".to_string(), |p| p.display().to_string());
+    let at = error.path().map_or_else(|| "?".to_string(), |p| p.display().to_string());
     match error.loop_ancestor() {
         Some(ancestor) => format!("{at}: symlink loop back to {}; not followed", ancestor.display()),
         None => match error.io_error() {
@@ -102,27 +96,13 @@ mod tests {
         #[cfg(unix)]
         std::os::unix::fs::symlink(root, root.join("b/loop")).unwrap();
         let found = discover(&[
-            SourceRoot {
-                path: root.to_path_buf(),
-                explicit: true,
-            },
-            SourceRoot {
-                path: root.join("nope"),
-                explicit: true,
-            },
+            SourceRoot { path: root.to_path_buf(), explicit: true },
+            SourceRoot { path: root.join("nope"), explicit: true },
         ]);
-        let names: Vec<_> = found
-            .files
-            .iter()
-            .map(|p| p.strip_prefix(root).unwrap().to_path_buf())
-            .collect();
+        let names: Vec<_> = found.files.iter().map(|p| p.strip_prefix(root).unwrap().to_path_buf()).collect();
         assert_eq!(names, [PathBuf::from("1.jsonl"), PathBuf::from("b/c/2.jsonl")]);
         #[cfg(unix)]
-        assert!(
-            found.warnings.iter().any(|w| w.contains("symlink loop")),
-            "{:?}",
-            found.warnings
-        );
+        assert!(found.warnings.iter().any(|w| w.contains("symlink loop")), "{:?}", found.warnings);
         assert_eq!(found.missing, [root.join("nope")]);
     }
 }

@@ -18,31 +18,21 @@ pub fn ensure_private_dir(dir: &Path) -> Result<()> {
         use std::os::unix::fs::DirBuilderExt;
         builder.mode(0o700);
     }
-    builder
-        .create(dir)
-        .with_context(|| format!("cannot create folder {}", dir.display()))
+    builder.create(dir).with_context(|| format!("cannot create folder {}", dir.display()))
 }
 
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, synced, then
 /// renamed over the target. Readers see the old file or the new one, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     ensure_private_dir(dir)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".tmp-")
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.as_file()
-        .sync_all()
-        .with_context(|| format!("cannot sync {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
+    tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.as_file().sync_all().with_context(|| format!("cannot sync {}", path.display()))?;
+    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
 }
 
@@ -61,12 +51,9 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    serde_json::from_slice(&bytes).map(Some).with_context(|| {
-        format!(
-            "{} is damaged; move it aside and run again to rebuild it",
-            path.display()
-        )
-    })
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display()))
 }
 
 /// Remove a file; a file already gone is fine.
@@ -93,10 +80,7 @@ mod tests {
         {
             use std::os::unix::fs::PermissionsExt;
             assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-            assert_eq!(
-                fs::metadata(dir.path().join("a")).unwrap().permissions().mode() & 0o777,
-                0o700
-            );
+            assert_eq!(fs::metadata(dir.path().join("a")).unwrap().permissions().mode() & 0o777, 0o700);
         }
         let leftovers: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().collect();
         assert_eq!(leftovers.len(), 1);

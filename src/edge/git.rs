@@ -111,20 +111,10 @@ mod tests {
         fs::write(main.join(".git/worktrees/feature/commondir"), "../..\n").unwrap();
         let tree = dir.path().join("feature");
         fs::create_dir_all(tree.join("src")).unwrap();
-        fs::write(
-            tree.join(".git"),
-            format!("gitdir: {}\n", main.join(".git/worktrees/feature").display()),
-        )
-        .unwrap();
+        fs::write(tree.join(".git"), format!("gitdir: {}\n", main.join(".git/worktrees/feature").display())).unwrap();
         let mut projects = Projects::new();
-        assert_eq!(
-            projects.key(None, Some(&main.join("src").to_string_lossy())),
-            "github.com/acme/app"
-        );
-        assert_eq!(
-            projects.key(None, Some(&tree.join("src").to_string_lossy())),
-            "github.com/acme/app"
-        );
+        assert_eq!(projects.key(None, Some(&main.join("src").to_string_lossy())), "github.com/acme/app");
+        assert_eq!(projects.key(None, Some(&tree.join("src").to_string_lossy())), "github.com/acme/app");
         fs::remove_file(main.join(".git/config")).unwrap();
         let mut fresh = Projects::new();
         let main_key = fresh.key(None, Some(&main.to_string_lossy()));

@@ -35,14 +35,7 @@ impl<R: BufRead> Lines<R> {
     }
 
     pub fn with_cap(inner: R, max: usize) -> Lines<R> {
-        Lines {
-            inner,
-            line: Vec::new(),
-            number: 0,
-            hasher: blake3::Hasher::new(),
-            bytes_read: 0,
-            max,
-        }
+        Lines { inner, line: Vec::new(), number: 0, hasher: blake3::Hasher::new(), bytes_read: 0, max }
     }
 
     /// The next line and its 1-based number, or `None` at the end.

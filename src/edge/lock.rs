@@ -47,20 +47,14 @@ pub fn acquire(path: &Path, wait: Duration) -> Result<WorkspaceLock> {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    let file = options
-        .open(path)
-        .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+    let file = options.open(path).with_context(|| format!("cannot open the lock file {}", path.display()))?;
     let start = Instant::now();
     loop {
         match file.try_lock() {
             Ok(()) => return Ok(WorkspaceLock { _file: file }),
             Err(TryLockError::WouldBlock) if start.elapsed() < wait => std::thread::sleep(Duration::from_millis(50)),
             Err(TryLockError::WouldBlock) => {
-                return Err(LockHeld {
-                    path: path.display().to_string(),
-                    waited: start.elapsed(),
-                }
-                .into());
+                return Err(LockHeld { path: path.display().to_string(), waited: start.elapsed() }.into());
             }
             Err(TryLockError::Error(e)) => {
                 return Err(e).with_context(|| format!("cannot lock {}", path.display()));

@@ -39,11 +39,7 @@ impl Terminal {
 
     /// A diagnostic on stderr: `handbook: warning: …`.
     pub fn warn(&self, message: &str) {
-        let label = if self.color {
-            "\x1b[33mwarning\x1b[0m"
-        } else {
-            "warning"
-        };
+        let label = if self.color { "\x1b[33mwarning\x1b[0m" } else { "warning" };
         let _ = writeln!(std::io::stderr().lock(), "handbook: {label}: {}", escape(message));
     }
 
@@ -95,13 +91,15 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     }
     Cow::Owned(
         text.chars()
-            .map(|c| {
-                if c.is_control() && c != '\n' && c != '\t' {
-                    c.escape_unicode().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
+            .map(
+                |c| {
+                    if c.is_control() && c != '\n' && c != '\t' {
+                        c.escape_unicode().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                },
+            )
             .collect(),
     )
 }

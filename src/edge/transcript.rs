@@ -21,11 +21,7 @@ const SNIFF_BYTES: usize = 4 * 1024 * 1024;
 /// What reading a file gave.
 pub enum FileRead<S> {
     /// A transcript, read through the pipeline.
-    Session {
-        agent: Agent,
-        finished: Box<Finished<S>>,
-        hash: String,
-    },
+    Session { agent: Agent, finished: Box<Finished<S>>, hash: String },
     /// Not a transcript: empty, binary, or of no known format.
     NotATranscript { reason: String, hash: String },
 }
@@ -34,9 +30,7 @@ pub enum FileRead<S> {
 pub fn hash_file(path: &Path) -> Result<String> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut hasher = blake3::Hasher::new();
-    hasher
-        .update_reader(file)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    hasher.update_reader(file).with_context(|| format!("cannot read {}", path.display()))?;
     Ok(hasher.finalize().to_hex().to_string())
 }
 
@@ -48,13 +42,8 @@ pub fn read_transcript<S: Sink>(
     make_sink: impl FnOnce() -> S,
 ) -> Result<FileRead<S>> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    read_from(
-        BufReader::with_capacity(256 * 1024, file),
-        &path.to_string_lossy(),
-        forced,
-        make_sink,
-    )
-    .with_context(|| format!("cannot read {}", path.display()))
+    read_from(BufReader::with_capacity(256 * 1024, file), &path.to_string_lossy(), forced, make_sink)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// [`read_transcript`] over any reader; `name` is the file's path, for the format hints.
@@ -72,11 +61,7 @@ pub fn read_from<R: Read, S: Sink>(
     let agent = match forced {
         Some(agent) => Some(agent),
         None => {
-            while held
-                .iter()
-                .filter(|(_, l, b)| matches!(l, Line::Text { .. }) && !is_blank(b))
-                .count()
-                < SNIFF_LINES
+            while held.iter().filter(|(_, l, b)| matches!(l, Line::Text { .. }) && !is_blank(b)).count() < SNIFF_LINES
                 && held_bytes < SNIFF_BYTES
             {
                 let Some((n, line)) = lines.next_line()? else {
@@ -94,10 +79,7 @@ pub fn read_from<R: Read, S: Sink>(
                 Some(Sniffed::Known(agent)) => Some(agent),
                 Some(Sniffed::Unsupported(what)) => {
                     let reason = format!("{what} transcripts are not supported yet");
-                    return Ok(FileRead::NotATranscript {
-                        reason,
-                        hash: lines.finish_hash()?,
-                    });
+                    return Ok(FileRead::NotATranscript { reason, hash: lines.finish_hash()? });
                 }
                 None => format_by_location(name),
             }
@@ -111,10 +93,7 @@ pub fn read_from<R: Read, S: Sink>(
         } else {
             "not a recognised transcript format (use --format to force one)".to_string()
         };
-        return Ok(FileRead::NotATranscript {
-            reason,
-            hash: lines.finish_hash()?,
-        });
+        return Ok(FileRead::NotATranscript { reason, hash: lines.finish_hash()? });
     };
     let mut pipeline = SessionPipeline::new(agent, FileHint::from_path(name), make_sink());
     for (n, line, bytes) in &held {
@@ -127,16 +106,9 @@ pub fn read_from<R: Read, S: Sink>(
     }
     let hash = lines.finish_hash()?;
     if !saw_any {
-        return Ok(FileRead::NotATranscript {
-            reason: "empty file".to_string(),
-            hash,
-        });
+        return Ok(FileRead::NotATranscript { reason: "empty file".to_string(), hash });
     }
-    Ok(FileRead::Session {
-        agent,
-        finished: Box::new(pipeline.finish()),
-        hash,
-    })
+    Ok(FileRead::Session { agent, finished: Box::new(pipeline.finish()), hash })
 }
 
 fn feed<S: Sink>(pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &[u8]) {
@@ -183,9 +155,6 @@ fn looks_binary(bytes: &[u8]) -> bool {
     if memchr::memchr(0, sample).is_some() {
         return true;
     }
-    let control = sample
-        .iter()
-        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x1b))
-        .count();
+    let control = sample.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x1b)).count();
     !sample.is_empty() && control * 10 > sample.len()
 }

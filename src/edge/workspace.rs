@@ -1,15 +1,24 @@
 //! The workspace on disk (HANDBOOK_HOME): where each file lives, and loading and saving the
 //! private state under `.handbook/`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use super::fsio::{ensure_private_dir, read_json, remove_if_exists, write_json};
+use super::fsio::{ensure_private_dir, read_json, remove_if_exists, write_atomic, write_json};
 use super::lock::{WorkspaceLock, acquire};
+use crate::core::consolidate::edits::Edits;
+use crate::core::layout::{DIFF_FILE, NOTES_DIR};
+use crate::core::manifest::{MANIFEST_VERSION, Manifest};
+use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::{SOURCES_VERSION, Sources};
+
+/// Files handbook is writing in a consolidation that has not been committed yet: if the run
+/// dies, the next one knows these contents are its own and not the user's edits.
+pub type Pending = BTreeMap<String, String>;
 
 /// Paths of one workspace.
 #[derive(Debug, Clone)]
@@ -19,9 +28,7 @@ pub struct Workspace {
 
 impl Workspace {
     pub fn new(home: &Path) -> Workspace {
-        Workspace {
-            home: home.to_path_buf(),
-        }
+        Workspace { home: home.to_path_buf() }
     }
 
     /// `.handbook/`: private state, never shown to agents.
@@ -55,16 +62,9 @@ impl Workspace {
 
     pub fn load_sources(&self) -> Result<Sources> {
         let path = self.sources_path();
-        let sources: Sources = read_json(&path)?.unwrap_or(Sources {
-            version: SOURCES_VERSION,
-            ..Sources::default()
-        });
+        let sources: Sources = read_json(&path)?.unwrap_or(Sources { version: SOURCES_VERSION, ..Sources::default() });
         if sources.version > SOURCES_VERSION {
-            bail!(
-                "{} was written by a newer handbook (version {}); upgrade handbook",
-                path.display(),
-                sources.version
-            );
+            bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), sources.version);
         }
         Ok(sources)
     }
@@ -81,11 +81,7 @@ impl Workspace {
         if let Some(r) = &record
             && r.version > STAGE1_VERSION
         {
-            bail!(
-                "{} was written by a newer handbook (version {}); upgrade handbook",
-                path.display(),
-                r.version
-            );
+            bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), r.version);
         }
         Ok(record)
     }
@@ -97,5 +93,200 @@ impl Workspace {
 
     pub fn remove_stage1(&self, session_id: &str) -> Result<()> {
         remove_if_exists(&self.stage1_path(session_id))
+    }
+
+    /// Every stored stage-1 record, sorted by session id. A damaged record is reported
+    /// through `warn` and skipped: one bad file never stops a run.
+    pub fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
+        let dir = self.stage1_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
+        };
+        let mut records = Vec::new();
+        for entry in entries {
+            let path = entry.with_context(|| format!("cannot read {}", dir.display()))?.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            match read_json::<Stage1>(&path) {
+                Ok(Some(record)) if record.version <= STAGE1_VERSION => records.push(record),
+                Ok(Some(record)) => warn(format!(
+                    "{}: written by a newer handbook (version {}); skipped",
+                    path.display(),
+                    record.version
+                )),
+                Ok(None) => {}
+                Err(e) => warn(format!("{e:#}; skipped")),
+            }
+        }
+        records.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+        Ok(records)
+    }
+
+    /// The absolute path of a workspace-relative path.
+    pub fn file(&self, relative: &str) -> PathBuf {
+        self.home.join(relative)
+    }
+
+    /// Read a workspace file, or `None` when it does not exist.
+    pub fn read(&self, relative: &str) -> Result<Option<String>> {
+        let path = self.file(relative);
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+
+    /// Write a workspace file atomically, only when its bytes change.
+    pub fn write(&self, relative: &str, text: &str) -> Result<()> {
+        if self.read(relative)?.as_deref() == Some(text) {
+            return Ok(());
+        }
+        write_atomic(&self.file(relative), text.as_bytes())
+    }
+
+    /// Every regular file of the workspace (not `.handbook/`, not the diff file, not
+    /// temporary files), workspace-relative with `/` separators, with its content hash.
+    pub fn current_files(&self) -> Result<BTreeMap<String, String>> {
+        let mut files = BTreeMap::new();
+        if !self.home.exists() {
+            return Ok(files);
+        }
+        let walk = walkdir::WalkDir::new(&self.home).sort_by_file_name().into_iter().filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            let private = e.depth() == 1 && name == ".handbook";
+            let temporary = name.starts_with(".tmp-");
+            !private && !temporary
+        });
+        for entry in walk {
+            let entry = entry.with_context(|| format!("cannot read the workspace {}", self.home.display()))?;
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let relative = entry.path().strip_prefix(&self.home).unwrap_or(entry.path());
+            let relative = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            if relative == DIFF_FILE {
+                continue;
+            }
+            let bytes =
+                std::fs::read(entry.path()).with_context(|| format!("cannot read {}", entry.path().display()))?;
+            files.insert(relative, blake3::hash(&bytes).to_hex().to_string());
+        }
+        Ok(files)
+    }
+
+    pub fn load_manifest(&self) -> Result<Manifest> {
+        let path = self.state_dir().join("manifest.json");
+        let manifest: Manifest =
+            read_json(&path)?.unwrap_or(Manifest { version: MANIFEST_VERSION, ..Manifest::default() });
+        if manifest.version > MANIFEST_VERSION {
+            bail!(
+                "{} was written by a newer handbook (version {}); upgrade handbook",
+                path.display(),
+                manifest.version
+            );
+        }
+        Ok(manifest)
+    }
+
+    pub fn save_manifest(&self, manifest: &Manifest) -> Result<()> {
+        write_json(&self.state_dir().join("manifest.json"), manifest)
+    }
+
+    fn object_path(&self, hash: &str) -> PathBuf {
+        self.state_dir().join("objects").join(hash)
+    }
+
+    /// Keep a copy of `bytes` under their content hash (the baseline's contents, for diffs).
+    pub fn store_object(&self, bytes: &[u8]) -> Result<String> {
+        let hash = blake3::hash(bytes).to_hex().to_string();
+        let path = self.object_path(&hash);
+        if !path.exists() {
+            write_atomic(&path, bytes)?;
+        }
+        Ok(hash)
+    }
+
+    /// A workspace file's bytes, or `None` when it does not exist.
+    pub fn read_bytes(&self, relative: &str) -> Result<Option<Vec<u8>>> {
+        let path = self.file(relative);
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+
+    /// The baseline contents stored under `hash`.
+    pub fn object(&self, hash: &str) -> Result<Option<String>> {
+        let path = self.object_path(hash);
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+
+    /// Remove stored contents no longer referenced by `keep`.
+    pub fn prune_objects(&self, keep: &BTreeSet<&String>) -> Result<()> {
+        let dir = self.state_dir().join("objects");
+        let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(()) };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !keep.iter().any(|k| **k == name) {
+                remove_if_exists(&entry.path())?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn load_edits(&self) -> Result<Edits> {
+        Ok(read_json(&self.state_dir().join("edits.json"))?.unwrap_or_default())
+    }
+
+    pub fn save_edits(&self, edits: &Edits) -> Result<()> {
+        write_json(&self.state_dir().join("edits.json"), edits)
+    }
+
+    pub fn load_pending(&self) -> Result<Pending> {
+        Ok(read_json(&self.state_dir().join("pending.json"))?.unwrap_or_default())
+    }
+
+    pub fn save_pending(&self, pending: &Pending) -> Result<()> {
+        write_json(&self.state_dir().join("pending.json"), pending)
+    }
+
+    pub fn clear_pending(&self) -> Result<()> {
+        remove_if_exists(&self.state_dir().join("pending.json"))
+    }
+
+    /// The notes, in file-name order.
+    pub fn notes(&self) -> Result<Vec<Note>> {
+        let dir = self.home.join(NOTES_DIR);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
+        };
+        let mut notes = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "md") || !path.is_file() {
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let text = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            notes.push(notes::parse(&format!("{NOTES_DIR}/{name}"), &String::from_utf8_lossy(&text)));
+        }
+        notes.sort_by(|a, b| a.file.cmp(&b.file));
+        Ok(notes)
+    }
+
+    /// True when `home` holds a handbook workspace.
+    pub fn exists(&self) -> bool {
+        self.state_dir().is_dir()
     }
 }

@@ -52,11 +52,7 @@ pub fn error_line(output: &str) -> Option<String> {
     }
     let chosen = match best {
         Some((_, line)) => line,
-        None => tail
-            .lines()
-            .rev()
-            .chain(head.lines().rev())
-            .find(|l| usable(&clean(l)))?,
+        None => tail.lines().rev().chain(head.lines().rev()).find(|l| usable(&clean(l)))?,
     };
     Some(clip(&clean(chosen)))
 }
@@ -102,15 +98,9 @@ fn usable(line: &str) -> bool {
 /// Lines agents add around an output (`Exit code: 1`, `Wall time: …`), not part of it.
 fn is_status_header(line: &str) -> bool {
     exit_code_from_text(line).is_some()
-        || [
-            "Wall time:",
-            "Output:",
-            "Chunk ID:",
-            "Original token count:",
-            "Total output lines:",
-        ]
-        .iter()
-        .any(|h| line.starts_with(h))
+        || ["Wall time:", "Output:", "Chunk ID:", "Original token count:", "Total output lines:"]
+            .iter()
+            .any(|h| line.starts_with(h))
 }
 
 /// How telling an error line is; 0 for lines that do not look like errors.
@@ -136,11 +126,7 @@ fn score(line: &str) -> u8 {
         return 5;
     }
     // `ValueError: bad input`, `E   AssertionError: …`, `error TS2304: …`.
-    let first = line
-        .trim_start_matches(['E', ' '])
-        .split([':', ' '])
-        .next()
-        .unwrap_or("");
+    let first = line.trim_start_matches(['E', ' ']).split([':', ' ']).next().unwrap_or("");
     if (first.ends_with("Error") || first.ends_with("Exception")) && line.contains(':') || lower.starts_with("error ts")
     {
         return 5;
@@ -215,27 +201,15 @@ mod tests {
     #[test]
     fn picks_the_specific_error_over_the_summary() {
         let rust = "error: unused import\nerror[E0432]: unresolved import `crate::foo`\nerror: could not compile `app`";
-        assert_eq!(
-            error_line(rust).as_deref(),
-            Some("error[E0432]: unresolved import `crate::foo`")
-        );
+        assert_eq!(error_line(rust).as_deref(), Some("error[E0432]: unresolved import `crate::foo`"));
         let py = "Traceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'requests'";
-        assert_eq!(
-            error_line(py).as_deref(),
-            Some("ModuleNotFoundError: No module named 'requests'")
-        );
+        assert_eq!(error_line(py).as_deref(), Some("ModuleNotFoundError: No module named 'requests'"));
         let npm = "> app@1.0.0 build\nnpm ERR! missing script: build";
         assert_eq!(error_line(npm).as_deref(), Some("npm ERR! missing script: build"));
         let ruff = "src/app.py:3:8: F401 [*] `os` imported but unused\nFound 1 error.";
-        assert_eq!(
-            error_line(ruff).as_deref(),
-            Some("src/app.py:3:8: F401 [*] `os` imported but unused")
-        );
+        assert_eq!(error_line(ruff).as_deref(), Some("src/app.py:3:8: F401 [*] `os` imported but unused"));
         let vitest = "src/a.rs:12:1: note: checked in 3ms\n FAIL  src/orders.test.ts > paginates";
-        assert_eq!(
-            error_line(vitest).as_deref(),
-            Some("FAIL  src/orders.test.ts > paginates")
-        );
+        assert_eq!(error_line(vitest).as_deref(), Some("FAIL  src/orders.test.ts > paginates"));
     }
 
     #[test]
@@ -248,26 +222,17 @@ mod tests {
 
     #[test]
     fn falls_back_to_the_last_line_and_clips_long_ones() {
-        assert_eq!(
-            error_line("building\nsomething odd happened").as_deref(),
-            Some("something odd happened")
-        );
+        assert_eq!(error_line("building\nsomething odd happened").as_deref(), Some("something odd happened"));
         let long = format!("error: {}", "x".repeat(1000));
         let line = error_line(&long).unwrap();
         assert!(line.len() <= MAX_ERROR_LINE + 3 && line.ends_with('…'));
-        assert_eq!(
-            error_line("\u{1b}[31merror\u{1b}[0m: bad").as_deref(),
-            Some("error: bad")
-        );
+        assert_eq!(error_line("\u{1b}[31merror\u{1b}[0m: bad").as_deref(), Some("error: bad"));
     }
 
     #[test]
     fn huge_outputs_are_searched_at_both_ends() {
         let middle = "noise line\n".repeat(100_000);
         let out = format!("starting\n{middle}error[E0599]: no method named `frob` found\n");
-        assert_eq!(
-            error_line(&out).as_deref(),
-            Some("error[E0599]: no method named `frob` found")
-        );
+        assert_eq!(error_line(&out).as_deref(), Some("error[E0599]: no method named `frob` found"));
     }
 }

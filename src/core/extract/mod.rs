@@ -32,6 +32,8 @@ const MAX_PENDING: usize = 4096;
 const MAX_KEYWORDS: usize = 10;
 /// Longest task title, in bytes.
 const MAX_TITLE: usize = 120;
+/// Distinct sessions a session's replies can cite that are counted.
+const MAX_CITED: usize = 256;
 /// Commands remembered as run between a failure and its fix.
 const MAX_STEPS_BETWEEN: usize = 4;
 /// Longest command kept, in bytes.
@@ -220,6 +222,8 @@ pub struct Extractor {
     user_messages: u32,
     commands: u32,
     failed_commands: u32,
+    /// Sessions cited by the assistant's replies, and in how many replies.
+    cited: BTreeMap<String, u32>,
 }
 
 impl Extractor {
@@ -233,6 +237,13 @@ impl Extractor {
             EventKind::User(text) => self.user(text, event.line),
             EventKind::ToolCall(call) => self.tool_call(call, event.line),
             EventKind::ToolResult(result) => self.tool_result(result),
+            EventKind::Assistant(text) => {
+                for id in crate::core::citations::cited_sessions(text.for_scanning()) {
+                    if self.cited.len() < MAX_CITED || self.cited.contains_key(&id) {
+                        *self.cited.entry(id).or_default() += 1;
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -248,19 +259,14 @@ impl Extractor {
             self.start_task(text, line);
         }
         let last = self.tasks.len() - 1;
-        self.tasks[last]
-            .facts
-            .get_or_insert_with(|| TaskFacts::new(title_of(text), line))
+        self.tasks[last].facts.get_or_insert_with(|| TaskFacts::new(title_of(text), line))
     }
 
     fn start_task(&mut self, text: &str, line: u64) {
         if self.tasks.len() >= MAX_TASKS {
             return;
         }
-        self.tasks.push(TaskState {
-            facts: Some(TaskFacts::new(title_of(text), line)),
-            ..TaskState::default()
-        });
+        self.tasks.push(TaskState { facts: Some(TaskFacts::new(title_of(text), line)), ..TaskState::default() });
     }
 
     fn user(&mut self, text: &str, line: u64) {
@@ -282,11 +288,7 @@ impl Extractor {
         for (kind, sentence) in signals {
             let seen = task.preferences.iter().any(|p| p.text == sentence);
             if !seen && task.preferences.len() < MAX_FACTS {
-                task.preferences.push(Signal {
-                    kind,
-                    text: sentence,
-                    line,
-                });
+                task.preferences.push(Signal { kind, text: sentence, line });
             }
         }
     }
@@ -315,11 +317,7 @@ impl Extractor {
         let pending = PendingCall {
             command: clip_command(command),
             kind: classified.kind,
-            family: if classified.family.is_empty() {
-                command.trim().to_string()
-            } else {
-                classified.family
-            },
+            family: if classified.family.is_empty() { command.trim().to_string() } else { classified.family },
             line,
         };
         match call.id.as_deref() {
@@ -361,15 +359,9 @@ impl Extractor {
                 open.attempts += 1;
                 return;
             }
-            let error = errors::error_line(result.output.for_scanning())
-                .map(|e| redact(&e).into_owned())
-                .unwrap_or_default();
-            let failure = Failure {
-                command: call.command,
-                error,
-                exit_code: result.exit_code,
-                line: call.line,
-            };
+            let error =
+                errors::error_line(result.output.for_scanning()).map(|e| redact(&e).into_owned()).unwrap_or_default();
+            let failure = Failure { command: call.command, error, exit_code: result.exit_code, line: call.line };
             self.open.insert(
                 call.family,
                 OpenFailure {
@@ -409,11 +401,7 @@ impl Extractor {
         }
         let known = task.verified.iter().any(|v| v.command == call.command);
         if call.kind.is_verification() && !known && task.verified.len() < MAX_FACTS {
-            task.verified.push(Verified {
-                command: call.command,
-                kind: call.kind,
-                line: call.line,
-            });
+            task.verified.push(Verified { command: call.command, kind: call.kind, line: call.line });
         }
     }
 
@@ -441,6 +429,12 @@ impl Extractor {
         let mut fixed: Vec<OpenFailure> = families.iter().filter_map(|f| self.open.remove(f)).collect();
         fixed.sort_by_key(|f| f.failure.line);
         fixed
+    }
+
+    /// The sessions this session's replies cited, with how many replies cited each (a session
+    /// citing itself does not count).
+    pub fn citations(&self, own_id: Option<&str>) -> BTreeMap<String, u32> {
+        self.cited.iter().filter(|(id, _)| Some(id.as_str()) != own_id).map(|(id, n)| (id.clone(), *n)).collect()
     }
 
     /// Close the session: settle outcomes, decide no-op, render the stage-1 texts.
@@ -501,11 +495,7 @@ fn task_outcome(task: &TaskFacts, feedback: Option<Feedback>, last_failed: Optio
             _ => Outcome::Partial,
         };
     }
-    if succeeded {
-        Outcome::Success
-    } else {
-        Outcome::Uncertain
-    }
+    if succeeded { Outcome::Success } else { Outcome::Uncertain }
 }
 
 fn session_outcome(tasks: &[TaskFacts]) -> Outcome {
@@ -544,11 +534,7 @@ fn clip_command(command: &str) -> String {
     let first = lines.next().unwrap_or("").trim_end();
     let more = lines.next().is_some();
     let clipped = clip_at_word(first, MAX_COMMAND);
-    if more && !clipped.ends_with('…') {
-        format!("{clipped} …")
-    } else {
-        clipped
-    }
+    if more && !clipped.ends_with('…') { format!("{clipped} …") } else { clipped }
 }
 
 /// Cut `text` to at most `max` bytes at a word boundary, marking the cut with `…`.
@@ -640,12 +626,7 @@ fn keywords(tasks: &[TaskFacts]) -> Vec<String> {
             let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
             add(name.split('.').next().unwrap_or(name), 1);
         }
-        for error in task
-            .fixes
-            .iter()
-            .map(|f| &f.failure.error)
-            .chain(task.unresolved.iter().map(|f| &f.error))
-        {
+        for error in task.fixes.iter().map(|f| &f.failure.error).chain(task.unresolved.iter().map(|f| &f.error)) {
             for word in error.split(|c: char| !c.is_alphanumeric()) {
                 // Error codes such as E0425 or TS2304 are the best search keys there are.
                 let is_code = word.len() >= 4
@@ -660,12 +641,7 @@ fn keywords(tasks: &[TaskFacts]) -> Vec<String> {
     let mut ranked: Vec<(String, u32)> = counts.into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let mut seen = BTreeSet::new();
-    ranked
-        .into_iter()
-        .filter(|(w, _)| seen.insert(w.clone()))
-        .take(MAX_KEYWORDS)
-        .map(|(w, _)| w)
-        .collect()
+    ranked.into_iter().filter(|(w, _)| seen.insert(w.clone())).take(MAX_KEYWORDS).map(|(w, _)| w).collect()
 }
 
 #[cfg(test)]

@@ -15,22 +15,13 @@ pub fn memory(facts: Facts, meta: &SessionMeta, context: &Context) -> Memory {
     let rollout_summary = redact(&rollout_summary(&facts, meta, context)).into_owned();
     let raw_memory = redact(&raw_memory(&facts, meta, context)).into_owned();
     let rollout_slug = slug(facts.tasks.first().map_or("", |t| t.title.as_str()));
-    Memory {
-        facts,
-        rollout_summary,
-        raw_memory,
-        rollout_slug,
-    }
+    Memory { facts, rollout_summary, raw_memory, rollout_slug }
 }
 
 /// A filesystem-safe slug from a title: lowercase words joined by `-`, at most 60 bytes.
 pub fn slug(title: &str) -> String {
     let mut out = String::new();
-    for word in title
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .take(8)
-    {
+    for word in title.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).take(8) {
         if out.len() + word.len() + 1 > 60 {
             break;
         }
@@ -45,11 +36,7 @@ pub fn slug(title: &str) -> String {
 /// Inline code, fenced so that backticks inside survive.
 pub fn code(text: &str) -> String {
     let text = one_line(text);
-    if text.contains('`') {
-        format!("`` {text} ``")
-    } else {
-        format!("`{text}`")
-    }
+    if text.contains('`') { format!("`` {text} ``") } else { format!("`{text}`") }
 }
 
 /// Text on one line, for list items and frontmatter values.
@@ -58,22 +45,14 @@ pub fn one_line(text: &str) -> String {
 }
 
 fn time(ts: Option<Timestamp>) -> String {
-    ts.map_or_else(
-        || "unknown time".to_string(),
-        |t| t.strftime("%Y-%m-%d %H:%M UTC").to_string(),
-    )
+    ts.map_or_else(|| "unknown time".to_string(), |t| t.strftime("%Y-%m-%d %H:%M UTC").to_string())
 }
 
 fn headline(facts: &Facts) -> String {
     let first = &facts.tasks[0];
     let mut line = format!("{} ({})", first.title, first.outcome.name());
     if facts.tasks.len() > 1 {
-        let _ = write!(
-            line,
-            "; {} more task{}",
-            facts.tasks.len() - 1,
-            if facts.tasks.len() == 2 { "" } else { "s" }
-        );
+        let _ = write!(line, "; {} more task{}", facts.tasks.len() - 1, if facts.tasks.len() == 2 { "" } else { "s" });
     }
     let fixes: usize = facts.tasks.iter().map(|t| t.fixes.len()).sum();
     if fixes > 0 {
@@ -83,6 +62,12 @@ fn headline(facts: &Facts) -> String {
 }
 
 fn fix_sentence(fix: &Fix) -> String {
+    fix_lesson(fix, true)
+}
+
+/// A failure → fix pair as one sentence; `lines` adds the transcript lines.
+pub fn fix_lesson(fix: &Fix, lines: bool) -> String {
+    let at = |line: u64| if lines { format!(" (line {line})") } else { String::new() };
     let mut s = format!("{} failed", code(&fix.failure.command));
     if !fix.failure.error.is_empty() {
         let _ = write!(s, " with {}", code(&fix.failure.error));
@@ -90,7 +75,7 @@ fn fix_sentence(fix: &Fix) -> String {
     if fix.attempts > 1 {
         let _ = write!(s, " ({} times)", fix.attempts);
     }
-    let _ = write!(s, " (line {})", fix.failure.line);
+    s.push_str(&at(fix.failure.line));
     let mut steps = Vec::new();
     if !fix.edited.is_empty() {
         steps.push(format!("editing {}", list(&fix.edited, 5)));
@@ -100,24 +85,21 @@ fn fix_sentence(fix: &Fix) -> String {
     }
     let retried = fix.command == fix.failure.command;
     let _ = match (steps.is_empty(), retried) {
-        (true, true) => write!(
-            s,
-            " -> the same command passed on a plain retry (line {}); it may be flaky",
-            fix.line
-        ),
-        (true, false) => write!(s, " -> {} succeeded instead (line {})", code(&fix.command), fix.line),
-        (false, _) => write!(
-            s,
-            " -> after {}, {} succeeded (line {})",
-            steps.join(" and "),
-            code(&fix.command),
-            fix.line
-        ),
+        (true, true) => write!(s, " -> the same command passed on a plain retry{}; it may be flaky", at(fix.line)),
+        (true, false) => write!(s, " -> {} succeeded instead{}", code(&fix.command), at(fix.line)),
+        (false, _) => write!(s, " -> after {}, {} succeeded{}", steps.join(" and "), code(&fix.command), at(fix.line)),
     };
     s
 }
 
 fn failure_sentence(failure: &Failure) -> String {
+    let mut s = unresolved_lesson(failure);
+    let _ = write!(s, " (line {}) and was not resolved in this session", failure.line);
+    s
+}
+
+/// A failure nothing fixed, as the start of a sentence: the command, its exit, its error.
+pub fn unresolved_lesson(failure: &Failure) -> String {
     let mut s = format!("{} failed", code(&failure.command));
     if let Some(exit) = failure.exit_code {
         let _ = write!(s, " (exit {exit})");
@@ -125,7 +107,6 @@ fn failure_sentence(failure: &Failure) -> String {
     if !failure.error.is_empty() {
         let _ = write!(s, " with {}", code(&failure.error));
     }
-    let _ = write!(s, " (line {}) and was not resolved in this session", failure.line);
     s
 }
 
@@ -187,13 +168,7 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool) {
                     p.line
                 );
             } else {
-                let _ = writeln!(
-                    out,
-                    "- {}: \"{quote}\" -> {} (line {})",
-                    p.kind.name(),
-                    p.kind.implication(),
-                    p.line
-                );
+                let _ = writeln!(out, "- {}: \"{quote}\" -> {} (line {})", p.kind.name(), p.kind.implication(), p.line);
             }
         }
     }
@@ -224,13 +199,7 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool) {
     if !task.verified.is_empty() || (raw && !task.files.is_empty()) {
         heading(out, "Reusable knowledge");
         for v in &task.verified {
-            let _ = writeln!(
-                out,
-                "- verified {} command: {} (line {})",
-                v.kind.name(),
-                code(&v.command),
-                v.line
-            );
+            let _ = writeln!(out, "- verified {} command: {} (line {})", v.kind.name(), code(&v.command), v.line);
         }
         if raw && !task.files.is_empty() {
             let _ = writeln!(out, "- files touched: {}", list(&task.files, 12));
@@ -255,18 +224,11 @@ fn references(task: &TaskFacts) -> Vec<String> {
     let failures = task.fixes.iter().map(|f| &f.failure).chain(&task.unresolved);
     for f in failures {
         let exit = f.exit_code.map(|c| format!(" exit {c}")).unwrap_or_default();
-        let error = if f.error.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", code(&f.error))
-        };
+        let error = if f.error.is_empty() { String::new() } else { format!(": {}", code(&f.error)) };
         refs.push(format!("line {}: {}{exit}{error}", f.line, code(&f.command)));
     }
-    let passed = task
-        .fixes
-        .iter()
-        .map(|f| (f.line, &f.command))
-        .chain(task.verified.iter().map(|v| (v.line, &v.command)));
+    let passed =
+        task.fixes.iter().map(|f| (f.line, &f.command)).chain(task.verified.iter().map(|v| (v.line, &v.command)));
     for (line, command) in passed {
         let reference = format!("line {line}: {} exit 0", code(command));
         if !refs.contains(&reference) {
@@ -283,11 +245,7 @@ fn raw_memory(facts: &Facts, meta: &SessionMeta, context: &Context) -> String {
     let _ = writeln!(out, "task: {}", one_line(&first.title));
     let _ = writeln!(out, "task_group: {}", one_line(&context.project));
     let _ = writeln!(out, "task_outcome: {}", facts.outcome.name());
-    let _ = writeln!(
-        out,
-        "cwd: {}",
-        meta.cwd.as_deref().map_or_else(|| "unknown".to_string(), one_line)
-    );
+    let _ = writeln!(out, "cwd: {}", meta.cwd.as_deref().map_or_else(|| "unknown".to_string(), one_line));
     let _ = writeln!(out, "keywords: {}", facts.keywords.join(", "));
     out.push_str("---\n");
     for (index, task) in facts.tasks.iter().enumerate() {
@@ -312,20 +270,10 @@ fn description(facts: &Facts) -> String {
         .min_by_key(|p| (p.kind, p.line))
         .map(|p| format!("the user said \"{}\"", p.text))
         .or_else(|| all().flat_map(|t| &t.fixes).next().map(fix_sentence))
-        .or_else(|| {
-            all()
-                .flat_map(|t| &t.verified)
-                .next()
-                .map(|v| format!("{} works", code(&v.command)))
-        })
+        .or_else(|| all().flat_map(|t| &t.verified).next().map(|v| format!("{} works", code(&v.command))))
         .or_else(|| all().flat_map(|t| &t.unresolved).next().map(failure_sentence))
         .unwrap_or_else(|| format!("touched {}", list(&first.files, 3)));
-    format!(
-        "{} ({}); {}",
-        first.title,
-        first.outcome.name(),
-        clip_at_word(&one_line(&takeaway), 240)
-    )
+    format!("{} ({}); {}", first.title, first.outcome.name(), clip_at_word(&one_line(&takeaway), 240))
 }
 
 #[cfg(test)]
@@ -334,10 +282,7 @@ mod tests {
 
     #[test]
     fn slugs_are_short_lowercase_and_safe() {
-        assert_eq!(
-            slug("Fix the failing `cargo test` in parse.rs!"),
-            "fix-the-failing-cargo-test-in-parse-rs"
-        );
+        assert_eq!(slug("Fix the failing `cargo test` in parse.rs!"), "fix-the-failing-cargo-test-in-parse-rs");
         assert_eq!(slug(""), "");
         assert!(slug(&"word ".repeat(40)).len() <= 60);
     }

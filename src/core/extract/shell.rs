@@ -87,18 +87,11 @@ pub fn classify(command: &str) -> Classified {
         let Some(classified) = classify_segment(&segment) else {
             continue;
         };
-        if best
-            .as_ref()
-            .is_none_or(|b| classified.kind.priority() > b.kind.priority())
-        {
+        if best.as_ref().is_none_or(|b| classified.kind.priority() > b.kind.priority()) {
             best = Some(classified);
         }
     }
-    best.unwrap_or(Classified {
-        kind: CommandKind::Other,
-        family: String::new(),
-        program: String::new(),
-    })
+    best.unwrap_or(Classified { kind: CommandKind::Other, family: String::new(), program: String::new() })
 }
 
 /// Split a command line at `&&`, `||`, `;`, `|` and newlines, ignoring those inside quotes.
@@ -149,9 +142,7 @@ fn segments(command: &str) -> Vec<Vec<String>> {
 }
 
 const PREFIX_COMMANDS: &[&str] = &["sudo", "time", "nice", "nohup", "command", "exec", "xvfb-run", "stdbuf"];
-const NO_OP_COMMANDS: &[&str] = &[
-    "cd", "export", "source", ".", "set", "pushd", "popd", "unset", "alias", "true", ":",
-];
+const NO_OP_COMMANDS: &[&str] = &["cd", "export", "source", ".", "set", "pushd", "popd", "unset", "alias", "true", ":"];
 /// Package-manager commands that are not project scripts (`pnpm why`, `yarn config`).
 const PACKAGE_MANAGER_COMMANDS: &[&str] = &[
     "config",
@@ -236,9 +227,7 @@ fn program_name(word: &str) -> String {
 
 /// The first argument that is not a flag (`-x`, `--x`) or a toolchain pin (`+nightly`).
 fn first_word<'a>(args: &[&'a str]) -> Option<&'a str> {
-    args.iter()
-        .copied()
-        .find(|a| !a.starts_with('-') && !a.starts_with('+'))
+    args.iter().copied().find(|a| !a.starts_with('-') && !a.starts_with('+'))
 }
 
 fn has_flag(args: &[&str], flags: &[&str]) -> bool {
@@ -250,11 +239,7 @@ fn named(kind: CommandKind, program: &str, sub: Option<&str>) -> Classified {
         Some(sub) => format!("{program} {sub}"),
         None => program.to_string(),
     };
-    Classified {
-        kind,
-        family,
-        program: program.to_string(),
-    }
+    Classified { kind, family, program: program.to_string() }
 }
 
 /// The kind of an npm-style script by its name.
@@ -327,11 +312,7 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 let script = first_word(&args[args.iter().position(|a| Some(*a) == sub).map_or(0, |i| i + 1)..]);
                 let kind = script.map_or(Run, script_kind);
                 let family = format!("{program} run {}", script.unwrap_or(""));
-                Classified {
-                    kind,
-                    family: family.trim_end().to_string(),
-                    program: program.to_string(),
-                }
+                Classified { kind, family: family.trim_end().to_string(), program: program.to_string() }
             }
             Some("test" | "t" | "tst") => named(Test, program, Some("test")),
             Some("install" | "i" | "ci" | "add" | "update" | "upgrade") => named(Install, program, sub),
@@ -401,24 +382,14 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             Some("format") => named(Format, program, sub),
             _ => named(Lint, program, sub.filter(|s| *s == "check")),
         },
-        "prettier" | "black" | "isort" | "autopep8" | "yapf" => named(
-            if has_flag(args, &["--check", "-c", "--diff"]) {
-                Lint
-            } else {
-                Format
-            },
-            program,
-            None,
-        ),
+        "prettier" | "black" | "isort" | "autopep8" | "yapf" => {
+            named(if has_flag(args, &["--check", "-c", "--diff"]) { Lint } else { Format }, program, None)
+        }
         "gofmt" | "rustfmt" | "clang-format" | "shfmt" | "taplo" | "dprint" => named(Format, program, None),
         "pip" | "pipx" | "apt" | "apt-get" | "brew" | "conda" | "mamba" | "gem" | "composer" | "dnf" | "yum"
         | "apk" | "pacman" | "rustup" | "asdf" | "mise" | "nvm" => named(Install, program, sub),
         "uv" | "poetry" | "pipenv" | "pdm" | "bundle" => named(
-            if matches!(sub, Some("sync" | "install" | "add" | "lock" | "pip")) {
-                Install
-            } else {
-                Other
-            },
+            if matches!(sub, Some("sync" | "install" | "add" | "lock" | "pip")) { Install } else { Other },
             program,
             sub,
         ),
@@ -464,14 +435,8 @@ mod tests {
     #[test]
     fn compound_lines_are_read_for_their_main_job() {
         use CommandKind::*;
-        assert_eq!(
-            family("cd web && npm ci && npm test 2>&1 | tail -20"),
-            (Test, "npm test".into())
-        );
-        assert_eq!(
-            family("RUST_BACKTRACE=1 timeout 600 cargo build --release"),
-            (Build, "cargo build".into())
-        );
+        assert_eq!(family("cd web && npm ci && npm test 2>&1 | tail -20"), (Test, "npm test".into()));
+        assert_eq!(family("RUST_BACKTRACE=1 timeout 600 cargo build --release"), (Build, "cargo build".into()));
         assert_eq!(family("echo 'a && cargo test' > notes.txt"), (Explore, "echo".into()));
         assert_eq!(family("cat <<'EOF' > x.sh\ncargo test\nEOF"), (Explore, "cat".into()));
         assert_eq!(family("cd /tmp"), (Other, String::new()));

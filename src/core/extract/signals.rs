@@ -147,16 +147,10 @@ const ACKS: &[&str] = &[
 pub fn is_trivial(text: &str) -> bool {
     let words: Vec<String> = text
         .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                .to_lowercase()
-        })
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase())
         .filter(|w| !w.is_empty())
         .collect();
-    words.len() <= 4
-        && words
-            .iter()
-            .all(|w| ACKS.contains(&w.as_str()) || w.chars().all(|c| c.is_ascii_digit()))
+    words.len() <= 4 && words.iter().all(|w| ACKS.contains(&w.as_str()) || w.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// The user's judgement of the work before, when the opening of a message gives one
@@ -302,13 +296,7 @@ mod tests {
     #[test]
     fn sentences_keep_their_words() {
         let found = preference_signals("Fix it. - Always use `just test`, e.g. in CI. thanks");
-        assert_eq!(
-            found,
-            [(
-                SignalKind::Preference,
-                "Always use `just test`, e.g. in CI.".to_string()
-            )]
-        );
+        assert_eq!(found, [(SignalKind::Preference, "Always use `just test`, e.g. in CI.".to_string())]);
     }
 
     #[test]
@@ -326,9 +314,6 @@ mod tests {
         assert_eq!(feedback("perfect, that works"), Some(Feedback::Positive));
         assert_eq!(feedback("still failing with the same error"), Some(Feedback::Negative));
         assert_eq!(feedback("add a test for the parser"), None);
-        assert_eq!(
-            feedback("Now add a nice logo to the README, centred above the title please"),
-            None
-        );
+        assert_eq!(feedback("Now add a nice logo to the README, centred above the title please"), None);
     }
 }

@@ -12,10 +12,7 @@ fn extract(lines: &[serde_json::Value]) -> Extraction {
         pipeline.feed(i as u64 + 1, &line.to_string()).unwrap();
     }
     let finished = pipeline.finish();
-    let context = Context {
-        agent: "generic".into(),
-        project: "github.com/acme/app".into(),
-    };
+    let context = Context { agent: "generic".into(), project: "github.com/acme/app".into() };
     finished.sink.finish(&finished.meta, &context)
 }
 
@@ -48,16 +45,9 @@ fn edit(path: &str) -> serde_json::Value {
 
 #[test]
 fn a_session_with_nothing_reusable_is_a_no_op() {
-    assert_eq!(
-        extract(&[user("what's 2+2?"), assistant("4"), user("thanks!")]),
-        Extraction::NoOp
-    );
-    let exploring = [
-        user("what is in this folder?"),
-        run("1", "ls -la"),
-        result("1", 0, "a b c"),
-        assistant("three files"),
-    ];
+    assert_eq!(extract(&[user("what's 2+2?"), assistant("4"), user("thanks!")]), Extraction::NoOp);
+    let exploring =
+        [user("what is in this folder?"), run("1", "ls -la"), result("1", 0, "a b c"), assistant("three files")];
     assert_eq!(extract(&exploring), Extraction::NoOp);
 }
 
@@ -82,10 +72,7 @@ fn a_failure_then_a_fix_is_a_landmine_with_the_exact_error() {
     assert_eq!((fix.failure.line, fix.line), (2, 5));
     assert_eq!(fix.edited, ["src/main.rs"]);
     assert!(m.raw_memory.contains("error[E0432]: unresolved import `crate::config`"));
-    assert!(
-        m.rollout_summary
-            .contains("after editing `src/main.rs`, `cargo build` succeeded (line 5)")
-    );
+    assert!(m.rollout_summary.contains("after editing `src/main.rs`, `cargo build` succeeded (line 5)"));
 }
 
 #[test]
@@ -98,10 +85,7 @@ fn another_command_for_the_same_job_resolves_a_failure() {
         result("2", 0, "Tests  3 passed (3)"),
     ]);
     let fix = &m.facts.tasks[0].fixes[0];
-    assert_eq!(
-        (fix.failure.command.as_str(), fix.command.as_str()),
-        ("npm test", "pnpm vitest run")
-    );
+    assert_eq!((fix.failure.command.as_str(), fix.command.as_str()), ("npm test", "pnpm vitest run"));
     assert!(m.facts.tasks[0].unresolved.is_empty());
 }
 
@@ -114,11 +98,7 @@ fn a_plain_retry_that_passes_is_called_flaky_and_a_setup_step_is_named() {
         run("2", "pytest"),
         result("2", 0, "ok"),
     ]);
-    assert!(
-        flaky.rollout_summary.contains("plain retry"),
-        "{}",
-        flaky.rollout_summary
-    );
+    assert!(flaky.rollout_summary.contains("plain retry"), "{}", flaky.rollout_summary);
     let setup = memory(&[
         user("Build the docs."),
         run("1", "make docs"),
@@ -160,23 +140,14 @@ fn preferences_come_from_the_user_only_never_from_tool_output_or_the_assistant()
         run("2", "ruff check ."),
         result("2", 0, "All checks passed!"),
     ]);
-    let prefs: Vec<&str> = m
-        .facts
-        .tasks
-        .iter()
-        .flat_map(|t| &t.preferences)
-        .map(|p| p.text.as_str())
-        .collect();
+    let prefs: Vec<&str> = m.facts.tasks.iter().flat_map(|t| &t.preferences).map(|p| p.text.as_str()).collect();
     assert_eq!(prefs, ["Always use ruff, never flake8."]);
     for text in [&m.raw_memory, &m.rollout_summary] {
         assert!(!text.contains("push straight"), "{text}");
         assert!(!text.contains("rm -rf"), "{text}");
         assert!(!text.contains("previous instructions"), "{text}");
     }
-    assert_eq!(
-        m.facts.tasks[0].fixes[0].failure.error,
-        "src/a.py:1:1: F401 unused import"
-    );
+    assert_eq!(m.facts.tasks[0].fixes[0].failure.error, "src/a.py:1:1: F401 unused import");
 }
 
 #[test]
@@ -188,20 +159,12 @@ fn remember_requests_and_corrections_are_kept_near_verbatim() {
         user("No, use port 3001 for the dev server; 3000 is taken by the proxy."),
         user("Remember that the proxy always owns port 3000."),
     ]);
-    let kinds: Vec<(SignalKind, &str)> = m
-        .facts
-        .tasks
-        .iter()
-        .flat_map(|t| &t.preferences)
-        .map(|p| (p.kind, p.text.as_str()))
-        .collect();
+    let kinds: Vec<(SignalKind, &str)> =
+        m.facts.tasks.iter().flat_map(|t| &t.preferences).map(|p| (p.kind, p.text.as_str())).collect();
     assert_eq!(
         kinds,
         [
-            (
-                SignalKind::Correction,
-                "No, use port 3001 for the dev server; 3000 is taken by the proxy."
-            ),
+            (SignalKind::Correction, "No, use port 3001 for the dev server; 3000 is taken by the proxy."),
             (SignalKind::Remember, "Remember that the proxy always owns port 3000."),
         ]
     );
@@ -214,10 +177,7 @@ fn remember_requests_and_corrections_are_kept_near_verbatim() {
 fn secrets_never_reach_the_stage_one_texts() {
     let m = memory(&[
         user("Use the key sk-proj-Abcdefghijklmnopqrstuvwx0123 from now on."),
-        run(
-            "1",
-            "curl -H 'Authorization: Bearer abcdefghijklmnop0123456789' https://api.example.com",
-        ),
+        run("1", "curl -H 'Authorization: Bearer abcdefghijklmnop0123456789' https://api.example.com"),
         result("1", 22, "error: 401 for token ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
     ]);
     let all = format!("{}{}{:?}", m.raw_memory, m.rollout_summary, m.facts);
@@ -229,17 +189,9 @@ fn secrets_never_reach_the_stage_one_texts() {
 
 #[test]
 fn user_feedback_settles_the_outcome() {
-    let m = memory(&[
-        user("Make the tests pass."),
-        edit("src/a.rs"),
-        user("still failing with the same error"),
-    ]);
+    let m = memory(&[user("Make the tests pass."), edit("src/a.rs"), user("still failing with the same error")]);
     assert_eq!(m.facts.tasks[0].outcome, Outcome::Fail);
-    let m = memory(&[
-        user("Make the tests pass."),
-        edit("src/a.rs"),
-        user("perfect, that works"),
-    ]);
+    let m = memory(&[user("Make the tests pass."), edit("src/a.rs"), user("perfect, that works")]);
     assert_eq!(m.facts.tasks[0].outcome, Outcome::Success);
 }
 
@@ -256,18 +208,9 @@ fn verified_commands_are_classified_and_deduplicated() {
         run("4", "git status"),
         result("4", 0, "clean"),
     ]);
-    let verified: Vec<(CommandKind, &str)> = m.facts.tasks[0]
-        .verified
-        .iter()
-        .map(|v| (v.kind, v.command.as_str()))
-        .collect();
-    assert_eq!(
-        verified,
-        [
-            (CommandKind::Lint, "cargo fmt --check"),
-            (CommandKind::Test, "cargo test --workspace")
-        ]
-    );
+    let verified: Vec<(CommandKind, &str)> =
+        m.facts.tasks[0].verified.iter().map(|v| (v.kind, v.command.as_str())).collect();
+    assert_eq!(verified, [(CommandKind::Lint, "cargo fmt --check"), (CommandKind::Test, "cargo test --workspace")]);
     assert!(m.facts.keywords.contains(&"cargo".to_string()));
 }
 
@@ -285,14 +228,8 @@ fn output_is_deterministic() {
 
 #[test]
 fn titles_and_slugs_are_short_and_clean() {
-    assert_eq!(
-        title_of("# Fix the parser.\nIt panics on empty input."),
-        "Fix the parser."
-    );
-    assert_eq!(
-        title_of("Add a unit test for the cart total. We use pnpm."),
-        "Add a unit test for the cart total."
-    );
+    assert_eq!(title_of("# Fix the parser.\nIt panics on empty input."), "Fix the parser.");
+    assert_eq!(title_of("Add a unit test for the cart total. We use pnpm."), "Add a unit test for the cart total.");
     assert!(title_of(&"word ".repeat(100)).len() <= MAX_TITLE + 3);
     let m = memory(&[user("Fix the failing `cargo test` in parse.rs!"), edit("parse.rs")]);
     assert_eq!(m.rollout_slug, "fix-the-failing-cargo-test-in-parse-rs");

@@ -167,10 +167,7 @@ impl ClaudeReader {
     pub fn new(hint: FileHint) -> ClaudeReader {
         let is_subagent = hint.in_subagents_dir || hint.stem.starts_with("agent-");
         ClaudeReader {
-            meta: SessionMeta {
-                is_subagent,
-                ..SessionMeta::default()
-            },
+            meta: SessionMeta { is_subagent, ..SessionMeta::default() },
             hint,
             custom_title: None,
             seen_entries: HashSet::new(),
@@ -196,26 +193,17 @@ impl ClaudeReader {
             return Ok(());
         };
         if entry.is_meta == Some(true) {
-            emit(Event {
-                line,
-                kind: EventKind::Instruction,
-            });
+            emit(Event { line, kind: EventKind::Instruction });
             return Ok(());
         }
         let blocks = match content {
             Content::Text(text) if entry.is_compact_summary == Some(true) => {
-                emit(Event {
-                    line,
-                    kind: EventKind::Compaction(Some(text)),
-                });
+                emit(Event { line, kind: EventKind::Compaction(Some(text)) });
                 return Ok(());
             }
             Content::Text(text) => {
                 self.meta.user_messages += 1;
-                emit(Event {
-                    line,
-                    kind: EventKind::User(text),
-                });
+                emit(Event { line, kind: EventKind::User(text) });
                 return Ok(());
             }
             Content::Blocks(blocks) => blocks,
@@ -245,16 +233,10 @@ impl ClaudeReader {
         }
         let text = common::join_texts(texts.into_iter());
         if entry.is_compact_summary == Some(true) {
-            emit(Event {
-                line,
-                kind: EventKind::Compaction(Some(text)),
-            });
+            emit(Event { line, kind: EventKind::Compaction(Some(text)) });
         } else {
             self.meta.user_messages += 1;
-            emit(Event {
-                line,
-                kind: EventKind::User(text),
-            });
+            emit(Event { line, kind: EventKind::User(text) });
         }
         Ok(())
     }
@@ -274,10 +256,7 @@ impl ClaudeReader {
         let blocks = match content {
             Content::Text(text) => {
                 if self.first_sight(message.id.as_deref(), &["text", &text]) {
-                    emit(Event {
-                        line,
-                        kind: EventKind::Assistant(Unredacted::new(text)),
-                    });
+                    emit(Event { line, kind: EventKind::Assistant(Unredacted::new(text)) });
                 }
                 return Ok(());
             }
@@ -322,14 +301,7 @@ fn tool_use(block: Block<'_>) -> ToolCall<'_> {
         "Read" => (None, Vec::new(), path.into_iter().collect()),
         _ => (None, Vec::new(), Vec::new()),
     };
-    ToolCall {
-        id: block.id,
-        name,
-        command: command.map(Cow::Owned),
-        writes,
-        reads,
-        input: Unredacted::new(input_json),
-    }
+    ToolCall { id: block.id, name, command: command.map(Cow::Owned), writes, reads, input: Unredacted::new(input_json) }
 }
 
 impl Reader for ClaudeReader {
@@ -366,10 +338,7 @@ impl Reader for ClaudeReader {
             "user" => self.user(line, entry, emit),
             "assistant" => self.assistant(line, entry, emit),
             "system" => {
-                emit(Event {
-                    line,
-                    kind: EventKind::Instruction,
-                });
+                emit(Event { line, kind: EventKind::Instruction });
                 Ok(())
             }
             "summary" => {
@@ -417,10 +386,7 @@ mod tests {
     use super::*;
 
     fn read(stem: &str, subagents_dir: bool, lines: &[&str]) -> (SessionMeta, Vec<EventKind<'static>>, Vec<String>) {
-        let mut reader = ClaudeReader::new(FileHint {
-            stem: stem.into(),
-            in_subagents_dir: subagents_dir,
-        });
+        let mut reader = ClaudeReader::new(FileHint { stem: stem.into(), in_subagents_dir: subagents_dir });
         let mut events = Vec::new();
         let mut errors = Vec::new();
         for (i, line) in lines.iter().enumerate() {
@@ -465,9 +431,7 @@ mod tests {
             })
             .collect();
         assert_eq!(kinds, ["user", "reasoning", "assistant", "call", "result"]);
-        let EventKind::ToolResult(result) = &events[4] else {
-            unreachable!()
-        };
+        let EventKind::ToolResult(result) = &events[4] else { unreachable!() };
         assert_eq!(result.exit_code, Some(1));
     }
 
@@ -514,12 +478,8 @@ mod tests {
                 r#"{"type":"assistant","uuid":"a1","sessionId":"s3","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"/w/app/src/lib.rs","old_string":"a","new_string":"b"}},{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/w/app/CLAUDE.md"}}]}}"#,
             ],
         );
-        let EventKind::ToolCall(edit) = &events[0] else {
-            unreachable!()
-        };
-        let EventKind::ToolCall(read) = &events[1] else {
-            unreachable!()
-        };
+        let EventKind::ToolCall(edit) = &events[0] else { unreachable!() };
+        let EventKind::ToolCall(read) = &events[1] else { unreachable!() };
         assert_eq!(edit.writes, ["/w/app/src/lib.rs"]);
         assert_eq!(read.reads, ["/w/app/CLAUDE.md"]);
     }

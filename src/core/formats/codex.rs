@@ -39,14 +39,7 @@ const KNOWN_TYPES: &[&str] = &[
 ];
 
 /// Tool names that run a shell command.
-const SHELL_TOOLS: &[&str] = &[
-    "shell",
-    "container.exec",
-    "shell_command",
-    "exec_command",
-    "local_shell",
-    "bash",
-];
+const SHELL_TOOLS: &[&str] = &["shell", "container.exec", "shell_command", "exec_command", "local_shell", "bash"];
 
 /// One line: the envelope, and the legacy header's fields.
 #[derive(Deserialize)]
@@ -187,10 +180,7 @@ impl Echoes {
         let mut hasher = DefaultHasher::new();
         text.trim().hash(&mut hasher);
         let hash = hasher.finish();
-        let twin = self
-            .recent
-            .iter()
-            .position(|&(s, who, h)| s != stream && who == speaker && h == hash);
+        let twin = self.recent.iter().position(|&(s, who, h)| s != stream && who == speaker && h == hash);
         if let Some(index) = twin {
             self.recent.remove(index);
             return true;
@@ -243,9 +233,7 @@ impl CodexReader {
         {
             self.meta.is_subagent = true;
             self.copies_history = true;
-            let parent = subagent
-                .pointer("/thread_spawn/parent_thread_id")
-                .and_then(|p| p.as_str());
+            let parent = subagent.pointer("/thread_spawn/parent_thread_id").and_then(|p| p.as_str());
             SessionMeta::set_if_present(&mut self.meta.parent, parent);
         }
         if meta.forked_from_id.is_some() {
@@ -288,11 +276,7 @@ impl CodexReader {
             "custom_tool_call" => {
                 let input = text(item.input);
                 let name = item.name.unwrap_or(Cow::Borrowed("custom_tool"));
-                let writes = if name == "apply_patch" {
-                    common::patch_files(&input)
-                } else {
-                    Vec::new()
-                };
+                let writes = if name == "apply_patch" { common::patch_files(&input) } else { Vec::new() };
                 EventKind::ToolCall(ToolCall {
                     id: item.call_id,
                     name,
@@ -310,10 +294,7 @@ impl CodexReader {
                     Some(raw) => {
                         serde_json::from_str(raw.get()).map_err(|e| common::bad("malformed local_shell_call", e))?
                     }
-                    None => ShellAction {
-                        command: Vec::new(),
-                        query: None,
-                    },
+                    None => ShellAction { command: Vec::new(), query: None },
                 };
                 let command = common::command_from_argv(&action.command);
                 EventKind::ToolCall(ToolCall {
@@ -415,14 +396,7 @@ fn tool_call<'a>(id: Option<Cow<'a, str>>, name: Cow<'a, str>, args: Cow<'a, str
         writes = common::patch_files(cmd);
         command = None;
     }
-    ToolCall {
-        id,
-        name,
-        command: command.map(Cow::Owned),
-        writes,
-        reads: Vec::new(),
-        input: Unredacted::new(args),
-    }
+    ToolCall { id, name, command: command.map(Cow::Owned), writes, reads: Vec::new(), input: Unredacted::new(args) }
 }
 
 fn tool_output<'a>(call_id: Option<Cow<'a, str>>, output: Option<Text<'a>>) -> ToolResult<'a> {
@@ -440,12 +414,7 @@ fn tool_output<'a>(call_id: Option<Cow<'a, str>>, output: Option<Text<'a>>) -> T
         };
     }
     let exit_code = common::exit_code_from_text(&text);
-    ToolResult {
-        id: call_id,
-        is_error: exit_code.is_some_and(|c| c != 0),
-        exit_code,
-        output: Unredacted::new(text),
-    }
+    ToolResult { id: call_id, is_error: exit_code.is_some_and(|c| c != 0), exit_code, output: Unredacted::new(text) }
 }
 
 impl Reader for CodexReader {
@@ -475,10 +444,7 @@ impl Reader for CodexReader {
             }
             "compacted" => {
                 let summary = payload.message.map(Text::into_cow);
-                emit(Event {
-                    line,
-                    kind: EventKind::Compaction(summary),
-                });
+                emit(Event { line, kind: EventKind::Compaction(summary) });
             }
             known if KNOWN_TYPES.contains(&known) => {}
             unknown => self.unknown.saw(unknown, line),
@@ -641,10 +607,7 @@ mod tests {
             r#"{"timestamp":"t","type":"future_record","payload":{}}"#,
             r#"{"timestamp":"t","type":"token_usage_record","payload":{}}"#,
         ]);
-        assert_eq!(
-            errors,
-            ["unknown record type `future_record` skipped (1 more lines like it)"]
-        );
+        assert_eq!(errors, ["unknown record type `future_record` skipped (1 more lines like it)"]);
     }
 
     #[test]

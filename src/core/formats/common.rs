@@ -63,12 +63,7 @@ fn exit_code_in_line(line: &str) -> Option<i64> {
 
 /// Files named by an `apply_patch` envelope (`*** Add File: path` and friends).
 pub fn patch_files(patch: &str) -> Vec<String> {
-    const HEADERS: [&str; 4] = [
-        "*** Add File: ",
-        "*** Update File: ",
-        "*** Delete File: ",
-        "*** Move to: ",
-    ];
+    const HEADERS: [&str; 4] = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "];
     let mut files = Vec::new();
     for line in patch.lines() {
         if let Some(path) = HEADERS.iter().find_map(|h| line.strip_prefix(h)) {
@@ -101,15 +96,8 @@ pub fn command_from_argv(argv: &[String]) -> String {
 }
 
 fn shell_quote(arg: &str) -> Cow<'_, str> {
-    let plain = !arg.is_empty()
-        && arg
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
-    if plain {
-        Cow::Borrowed(arg)
-    } else {
-        Cow::Owned(format!("'{}'", arg.replace('\'', r"'\''")))
-    }
+    let plain = !arg.is_empty() && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    if plain { Cow::Borrowed(arg) } else { Cow::Owned(format!("'{}'", arg.replace('\'', r"'\''"))) }
 }
 
 /// Text that agents write either as a string or as a list of content items
@@ -272,18 +260,12 @@ mod tests {
 
     #[test]
     fn exit_codes_written_as_text_are_found() {
-        assert_eq!(
-            exit_code_from_text("Exit code: 1\nWall time: 0.2 seconds\nOutput:\nboom"),
-            Some(1)
-        );
+        assert_eq!(exit_code_from_text("Exit code: 1\nWall time: 0.2 seconds\nOutput:\nboom"), Some(1));
         assert_eq!(
             exit_code_from_text("Chunk ID: c1\nWall time: 0.2 seconds\nProcess exited with code 2\nOutput:\n"),
             Some(2)
         );
-        assert_eq!(
-            exit_code_from_text("Exit code 127\nbash: foo: command not found"),
-            Some(127)
-        );
+        assert_eq!(exit_code_from_text("Exit code 127\nbash: foo: command not found"), Some(127));
         assert_eq!(exit_code_from_text("running 3 tests\n...\nexit status: 101"), Some(101));
         assert_eq!(exit_code_from_text("all good"), None);
     }
@@ -304,14 +286,8 @@ mod tests {
     #[test]
     fn shell_argv_becomes_a_command_line() {
         let argv = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            command_from_argv(&argv(&["bash", "-lc", "cargo test -q"])),
-            "cargo test -q"
-        );
-        assert_eq!(
-            command_from_argv(&argv(&["git", "commit", "-m", "fix it"])),
-            "git commit -m 'fix it'"
-        );
+        assert_eq!(command_from_argv(&argv(&["bash", "-lc", "cargo test -q"])), "cargo test -q");
+        assert_eq!(command_from_argv(&argv(&["git", "commit", "-m", "fix it"])), "git commit -m 'fix it'");
     }
 
     #[test]
@@ -323,10 +299,7 @@ mod tests {
         assert_eq!(read(r#""plain\ntext""#).unwrap(), "plain\ntext");
         assert_eq!(read("null").unwrap(), "");
         let err = read("42").unwrap_err();
-        assert_eq!(
-            describe(&err),
-            "invalid type: integer `42`, expected text or a list of content items (column 2)"
-        );
+        assert_eq!(describe(&err), "invalid type: integer `42`, expected text or a list of content items (column 2)");
         let borrowed: Text = serde_json::from_str(r#""no escapes""#).unwrap();
         assert!(matches!(borrowed.0, Cow::Borrowed(_)));
     }

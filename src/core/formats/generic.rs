@@ -56,11 +56,7 @@ pub struct GenericReader {
 
 impl GenericReader {
     pub fn new(hint: FileHint) -> GenericReader {
-        GenericReader {
-            hint,
-            meta: SessionMeta::default(),
-            unknown: UnknownTypes::default(),
-        }
+        GenericReader { hint, meta: SessionMeta::default(), unknown: UnknownTypes::default() }
     }
 }
 
@@ -154,10 +150,7 @@ mod tests {
             r#"{"role":"critic","content":"?"}"#,
             r#"{"content":"no role"}"#,
         ];
-        let mut reader = GenericReader::new(FileHint {
-            stem: "chat".into(),
-            in_subagents_dir: false,
-        });
+        let mut reader = GenericReader::new(FileHint { stem: "chat".into(), in_subagents_dir: false });
         let mut events = Vec::new();
         let mut errors = Vec::new();
         for (i, line) in lines.iter().enumerate() {
@@ -168,10 +161,7 @@ mod tests {
         let (meta, warnings) = reader.finish();
         assert_eq!(meta.id.as_deref(), Some("g1"));
         assert_eq!(meta.cwd.as_deref(), Some("/w/tool"));
-        assert_eq!(
-            meta.started.map(|t| t.to_string()).as_deref(),
-            Some("2026-02-01T10:00:00Z")
-        );
+        assert_eq!(meta.started.map(|t| t.to_string()).as_deref(), Some("2026-02-01T10:00:00Z"));
         assert_eq!(events.len(), 3);
         assert!(matches!(&events[2], EventKind::ToolResult(r) if r.exit_code == Some(2)));
         assert_eq!(errors, ["record has no `role`"]);

@@ -28,11 +28,7 @@ impl FileHint {
     pub fn from_path(path: &str) -> FileHint {
         let normalised = path.replace('\\', "/");
         let name = normalised.rsplit('/').next().unwrap_or(&normalised);
-        let stem = name
-            .strip_suffix(".jsonl")
-            .or_else(|| name.strip_suffix(".json"))
-            .unwrap_or(name)
-            .to_string();
+        let stem = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json")).unwrap_or(name).to_string();
         let parent = normalised.rsplit('/').nth(1).unwrap_or("");
         let in_subagents_dir = parent == "subagents";
         FileHint { stem, in_subagents_dir }
@@ -150,10 +146,7 @@ impl UnknownTypes {
                     1 => String::new(),
                     n => format!(" ({} more lines like it)", n - 1),
                 };
-                LineWarning {
-                    line,
-                    message: format!("unknown {what} `{kind}` skipped{more}"),
-                }
+                LineWarning { line, message: format!("unknown {what} `{kind}` skipped{more}") }
             })
             .collect();
         warnings.sort_by_key(|w| w.line);
@@ -188,14 +181,8 @@ mod tests {
 
     #[test]
     fn location_names_the_agent() {
-        assert_eq!(
-            format_by_location("/home/u/.codex/sessions/2026/01/02/rollout-x.jsonl"),
-            Some(Agent::Codex)
-        );
-        assert_eq!(
-            format_by_location("/home/u/.claude/projects/-home-u-app/abc.jsonl"),
-            Some(Agent::Claude)
-        );
+        assert_eq!(format_by_location("/home/u/.codex/sessions/2026/01/02/rollout-x.jsonl"), Some(Agent::Codex));
+        assert_eq!(format_by_location("/home/u/.claude/projects/-home-u-app/abc.jsonl"), Some(Agent::Claude));
         assert_eq!(format_by_location("/tmp/export.jsonl"), None);
     }
 

@@ -1,0 +1,269 @@
+//! `handbook consolidate`: select, sync the mechanical inputs, diff against the manifest,
+//! rebuild MEMORY.md and memory_summary.md, validate, and only then commit the new baseline.
+//!
+//! Crash safety: every file is written atomically, and the baseline (manifest and stored
+//! contents) moves only at the very end. A run killed anywhere before that leaves the old
+//! baseline, so the next run sees all the changes again and completes them. Files this run
+//! wrote before dying are recorded as pending first, so the next run does not mistake them for
+//! the user's edits.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{Context, Result, bail};
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::config::{ConsolidateSettings, Settings};
+use crate::core::consolidate::{self, RENDERER};
+use crate::core::layout::{self, DIFF_FILE, MEMORY, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
+use crate::core::manifest::{self, Change, MANIFEST_VERSION, Manifest};
+use crate::core::redact::secret_kinds;
+use crate::core::select::{self, Rules};
+use crate::core::stage1::Stage1;
+use crate::core::state::SourceState;
+use crate::core::summary::{Summary, VERSION_LINE};
+use crate::core::tokens::{Cap, estimate};
+use crate::edge::fsio::remove_if_exists;
+use crate::edge::terminal::Terminal;
+use crate::edge::workspace::{Pending, Workspace};
+
+/// Heading for hand-added lines whose place is gone.
+const ADDED_BY_HAND: &str = "## Added by hand";
+
+/// What a consolidation did.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// `consolidated`, `unchanged` or `cooldown`.
+    pub outcome: &'static str,
+    pub selected: usize,
+    pub changes: Vec<Change>,
+    pub summary_tokens: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_allowed: Option<Timestamp>,
+}
+
+impl Report {
+    pub fn line(&self) -> String {
+        match self.outcome {
+            "cooldown" => format!(
+                "consolidate: skipped, within the cooldown until {} (use --force)",
+                self.next_allowed.map(layout::timestamp).unwrap_or_default()
+            ),
+            "unchanged" => {
+                format!("consolidate: nothing changed since the last consolidation ({} sessions)", self.selected)
+            }
+            _ => {
+                let count = |letter: char| self.changes.iter().filter(|c| c.status.letter() == letter).count();
+                format!(
+                    "consolidate: {} sessions; {} files added, {} modified, {} deleted; summary {} tokens",
+                    self.selected,
+                    count('A'),
+                    count('M'),
+                    count('D'),
+                    self.summary_tokens
+                )
+            }
+        }
+    }
+}
+
+/// Run `consolidate`.
+pub fn run(settings: &Settings, opts: &ConsolidateSettings, term: &Terminal) -> Result<()> {
+    let workspace = Workspace::new(&settings.home);
+    let _lock = workspace.lock(opts.lock_wait)?;
+    let report = consolidate(&workspace, settings, opts, term)?;
+    term.json("consolidate", &report)?;
+    if !term.quiet {
+        term.line(&report.line())?;
+    }
+    Ok(())
+}
+
+/// Abort here when `HANDBOOK_FAULT` names this point: a run killed mid-way, for tests.
+fn fault_point(settings: &Settings, point: &str) {
+    if settings.fault.as_deref() == Some(point) {
+        std::process::abort();
+    }
+}
+
+/// Consolidate the workspace; the caller holds the lock.
+pub fn consolidate(
+    workspace: &Workspace,
+    settings: &Settings,
+    opts: &ConsolidateSettings,
+    term: &Terminal,
+) -> Result<Report> {
+    workspace.create()?;
+    let now = settings.now;
+    let cap = Cap { tokens: Some(settings.summary_max_tokens), chars: None };
+    let manifest = workspace.load_manifest()?;
+    if !opts.force
+        && let Some(last) = manifest.consolidated_at
+        && last + opts.cooldown > now
+    {
+        return Ok(Report {
+            outcome: "cooldown",
+            selected: 0,
+            changes: Vec::new(),
+            summary_tokens: 0,
+            next_allowed: Some(last + opts.cooldown),
+        });
+    }
+
+    // Select.
+    let sources = workspace.load_sources()?;
+    let state_of: BTreeMap<&str, SourceState> =
+        sources.sources.iter().map(|(path, e)| (path.as_str(), e.state)).collect();
+    let records = workspace.all_stage1(&mut |warning| term.warn(&warning))?;
+    let eligible: Vec<Stage1> = records
+        .into_iter()
+        .filter(|r| !sources.excluded.contains(&r.session_id))
+        .filter(|r| {
+            !matches!(state_of.get(r.rollout_path.as_str()), Some(SourceState::Vanished | SourceState::Excluded))
+        })
+        .collect();
+    let selection = select::select(eligible, Rules { now, max: opts.max_raw_memories, max_unused: opts.max_unused });
+
+    // Sync the mechanical inputs to exactly the selection.
+    remove_if_exists(&workspace.file(DIFF_FILE))?;
+    workspace.write(RAW_MEMORIES, &layout::raw_memories(&selection))?;
+    let keep: BTreeSet<String> = selection.iter().map(layout::summary_file).collect();
+    for record in &selection {
+        workspace.write(
+            &format!("{ROLLOUT_SUMMARIES}/{}", layout::summary_file(record)),
+            &layout::rollout_summary(record),
+        )?;
+    }
+    remove_stale_summaries(workspace, &keep)?;
+    fault_point(settings, "after-sync");
+
+    // Diff against the baseline.
+    let current = workspace.current_files()?;
+    let changes = manifest::changes(&manifest.files, &current);
+    let valid = validate(workspace, cap, &current).is_ok();
+    if changes.is_empty() && valid && manifest.renderer == RENDERER {
+        let summary_tokens = workspace.read(SUMMARY)?.map_or(0, |s| estimate(&s));
+        return Ok(Report {
+            outcome: "unchanged",
+            selected: selection.len(),
+            changes,
+            summary_tokens,
+            next_allowed: None,
+        });
+    }
+    let old = |path: &str| manifest.files.get(path).and_then(|h| workspace.object(h).ok().flatten());
+    let new = |path: &str| workspace.read(path).ok().flatten();
+    workspace.write(DIFF_FILE, &manifest::render_diff(&changes, old, new))?;
+
+    // Keep the user's hand edits, then rebuild.
+    let pending = workspace.load_pending()?;
+    let mut edits = workspace.load_edits()?;
+    for file in [MEMORY, SUMMARY] {
+        let Some(now_text) = workspace.read(file)? else { continue };
+        let base_hash = pending.get(file).or_else(|| manifest.files.get(file));
+        let now_hash = blake3::hash(now_text.as_bytes()).to_hex().to_string();
+        if base_hash == Some(&now_hash) {
+            continue;
+        }
+        if let Some(base) = base_hash.and_then(|h| workspace.object(h).ok().flatten()) {
+            edits.files.entry(file.to_string()).or_default().learn(&base, &now_text);
+        }
+    }
+    let notes = workspace.notes()?;
+    let output = consolidate::consolidate(&consolidate::Input { sessions: &selection, notes: &notes, cap });
+    let memory = edits.files.get(MEMORY).map_or(output.memory.clone(), |e| e.apply(&output.memory, ADDED_BY_HAND));
+    let summary = match edits.files.get(SUMMARY) {
+        Some(e) if !e.is_empty() => {
+            let edited = e.apply(&output.summary, ADDED_BY_HAND);
+            Summary::parse(&edited).map_or(output.summary.clone(), |s| s.fit(cap))
+        }
+        _ => output.summary,
+    };
+
+    // Write, remembering that these contents are handbook's own until the baseline moves.
+    let mut pending = Pending::new();
+    pending.insert(MEMORY.to_string(), workspace.store_object(memory.as_bytes())?);
+    pending.insert(SUMMARY.to_string(), workspace.store_object(summary.as_bytes())?);
+    workspace.save_pending(&pending)?;
+    workspace.save_edits(&edits)?;
+    workspace.write(MEMORY, &memory)?;
+    workspace.write(SUMMARY, &summary)?;
+    fault_point(settings, "after-write");
+
+    // Validate, then commit the new baseline.
+    let current = workspace.current_files()?;
+    validate(workspace, cap, &current)
+        .context("the consolidation was not committed; its changes stay for the next run")?;
+    commit(workspace, &current, now)?;
+    remove_if_exists(&workspace.file(DIFF_FILE))?;
+    workspace.clear_pending()?;
+    Ok(Report {
+        outcome: "consolidated",
+        selected: selection.len(),
+        changes,
+        summary_tokens: estimate(&summary),
+        next_allowed: None,
+    })
+}
+
+fn remove_stale_summaries(workspace: &Workspace, keep: &BTreeSet<String>) -> Result<()> {
+    let dir = workspace.file(ROLLOUT_SUMMARIES);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(()) };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") && !keep.contains(&name) {
+            remove_if_exists(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// The checks a consolidation must pass before it becomes the baseline.
+pub fn validate(workspace: &Workspace, cap: Cap, files: &BTreeMap<String, String>) -> Result<()> {
+    let memory = workspace.read(MEMORY)?.context("MEMORY.md is missing")?;
+    let summary = workspace.read(SUMMARY)?.context("memory_summary.md is missing")?;
+    if summary.lines().next() != Some(VERSION_LINE) {
+        bail!("memory_summary.md does not start with the line `{VERSION_LINE}`");
+    }
+    if !cap.fits(&summary) {
+        bail!("memory_summary.md is {} tokens, over the cap of {}", estimate(&summary), cap.tokens.unwrap_or(0));
+    }
+    for reference in
+        memory.lines().filter_map(|l| l.strip_prefix("- ")).filter(|l| l.starts_with(&format!("{ROLLOUT_SUMMARIES}/")))
+    {
+        let file = reference.split_whitespace().next().unwrap_or(reference);
+        if !files.contains_key(file) {
+            bail!("MEMORY.md cites {file}, which does not exist");
+        }
+    }
+    let mut leaks = Vec::new();
+    for path in files.keys() {
+        let text = workspace.read(path)?.unwrap_or_default();
+        let kinds = secret_kinds(&text);
+        if !kinds.is_empty() {
+            leaks.push(format!("{path} ({})", kinds.join(", ")));
+        }
+    }
+    if !leaks.is_empty() {
+        bail!("secrets found in {}; remove them (or `handbook forget` their session) and run again", leaks.join("; "));
+    }
+    Ok(())
+}
+
+/// Record the current files as the new baseline and drop stored contents nobody needs.
+fn commit(workspace: &Workspace, files: &BTreeMap<String, String>, now: Timestamp) -> Result<()> {
+    for path in files.keys() {
+        if let Some(bytes) = workspace.read_bytes(path)? {
+            workspace.store_object(&bytes)?;
+        }
+    }
+    let manifest = Manifest {
+        version: MANIFEST_VERSION,
+        renderer: RENDERER.to_string(),
+        consolidated_at: Some(now),
+        files: files.clone(),
+    };
+    workspace.save_manifest(&manifest)?;
+    workspace.prune_objects(&files.values().collect())?;
+    Ok(())
+}

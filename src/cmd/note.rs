@@ -1,0 +1,83 @@
+//! `handbook note`: write a lesson in the user's own words. Create-only: a note is never
+//! overwritten; a second note in the same second gets a suffix.
+
+use std::io::{IsTerminal, Read, Write};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::config::{NoteSettings, Settings};
+use crate::core::notes::{self, MAX_NOTE_CHARS, note_path};
+use crate::core::redact::{redact, secret_kinds};
+use crate::edge::terminal::Terminal;
+use crate::edge::workspace::Workspace;
+
+#[derive(Serialize)]
+struct Written<'a> {
+    path: &'a str,
+    title: &'a str,
+    redacted: Vec<&'static str>,
+}
+
+/// Run `note`.
+pub fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> Result<()> {
+    let text = match &opts.text {
+        Some(text) => text.clone(),
+        None if std::io::stdin().is_terminal() => {
+            bail!("no note given: pass it as an argument (handbook note \"...\") or pipe it on stdin")
+        }
+        None => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).context("cannot read the note from stdin")?;
+            text
+        }
+    };
+    let text = text.trim();
+    if text.is_empty() {
+        bail!("the note is empty");
+    }
+    let length = text.chars().count();
+    if length > MAX_NOTE_CHARS {
+        bail!(
+            "the note is {length} characters, over the limit of {MAX_NOTE_CHARS}: shorten it, or split it into several notes"
+        );
+    }
+    let found = secret_kinds(text);
+    let body = redact(text).into_owned();
+    let title = redact(&opts.title.clone().unwrap_or_else(|| notes::title_from(&body))).into_owned();
+    if !found.is_empty() {
+        term.warn(&format!("the note held secrets ({}); they were replaced with [REDACTED:<kind>]", found.join(", ")));
+    }
+
+    let workspace = Workspace::new(&settings.home);
+    let _lock = workspace.lock(opts.lock_wait)?;
+    let content = notes::render(&title, &body);
+    let path = create_note(&workspace, settings, &title, &content)?;
+    term.json("note", &Written { path: &path, title: &title, redacted: found })?;
+    if !term.quiet {
+        term.line(&format!("note: {path}"))?;
+    }
+    Ok(())
+}
+
+/// Write the note under a name nobody has, without ever replacing a file.
+fn create_note(workspace: &Workspace, settings: &Settings, title: &str, content: &str) -> Result<String> {
+    for attempt in 1..=1000 {
+        let relative = note_path(settings.now, title, attempt);
+        let path = workspace.file(&relative);
+        let dir = path.parent().context("a note path has a folder")?;
+        crate::edge::fsio::ensure_private_dir(dir)?;
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempfile_in(dir)
+            .with_context(|| format!("cannot write in {}", dir.display()))?;
+        tmp.write_all(content.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+        tmp.as_file().sync_all().with_context(|| format!("cannot sync {}", path.display()))?;
+        match tmp.persist_noclobber(&path) {
+            Ok(_) => return Ok(relative),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e.error).with_context(|| format!("cannot create {}", path.display())),
+        }
+    }
+    bail!("too many notes with this title in the same second; try again")
+}

@@ -1,0 +1,198 @@
+//! `handbook status`: coverage, the last runs, whether the workspace moved since the last
+//! consolidation, the summary's size, and a scan of the workspace for secrets and for
+//! instruction-like text.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::config::Settings;
+use crate::core::injection::looks_like_instruction;
+use crate::core::layout::{SUMMARY, timestamp};
+use crate::core::manifest::{self, Change};
+use crate::core::redact::secret_kinds;
+use crate::core::state::SourceState;
+use crate::core::tokens::estimate;
+use crate::edge::terminal::Terminal;
+use crate::edge::workspace::Workspace;
+
+/// Instruction-like lines listed at most.
+const MAX_FLAGGED: usize = 20;
+
+#[derive(Serialize)]
+struct Status {
+    home: String,
+    exists: bool,
+    sessions: BTreeMap<&'static str, u64>,
+    failures: Vec<Failure>,
+    last_extract: Option<Timestamp>,
+    last_consolidate: Option<Timestamp>,
+    extracted_records: usize,
+    changes_since_consolidation: Vec<Change>,
+    summary_tokens: Option<usize>,
+    summary_chars: Option<usize>,
+    summary_max_tokens: usize,
+    secrets: Vec<Finding>,
+    instruction_like: Vec<Finding>,
+}
+
+#[derive(Serialize)]
+struct Failure {
+    path: String,
+    reason: String,
+    tries: u32,
+}
+
+#[derive(Serialize)]
+struct Finding {
+    path: String,
+    line: usize,
+    what: String,
+}
+
+/// Run `status`.
+pub fn run(settings: &Settings, term: &Terminal) -> Result<()> {
+    let status = gather(settings, term)?;
+    term.json("status", &status)?;
+    if !term.json {
+        for line in render(&status) {
+            term.line(&line)?;
+        }
+    }
+    Ok(())
+}
+
+fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
+    let workspace = Workspace::new(&settings.home);
+    let mut status = Status {
+        home: settings.home.display().to_string(),
+        exists: workspace.exists(),
+        sessions: BTreeMap::new(),
+        failures: Vec::new(),
+        last_extract: None,
+        last_consolidate: None,
+        extracted_records: 0,
+        changes_since_consolidation: Vec::new(),
+        summary_tokens: None,
+        summary_chars: None,
+        summary_max_tokens: settings.summary_max_tokens,
+        secrets: Vec::new(),
+        instruction_like: Vec::new(),
+    };
+    if !status.exists {
+        return Ok(status);
+    }
+    let sources = workspace.load_sources()?;
+    for state in [
+        SourceState::Extracted,
+        SourceState::NoOp,
+        SourceState::Excluded,
+        SourceState::Skipped,
+        SourceState::Failed,
+        SourceState::Vanished,
+    ] {
+        status.sessions.insert(state.name(), sources.sources.values().filter(|e| e.state == state).count() as u64);
+    }
+    for (path, entry) in sources.sources.iter().filter(|(_, e)| e.state == SourceState::Failed) {
+        status.failures.push(Failure {
+            path: path.clone(),
+            reason: entry.last_error.clone().unwrap_or_default(),
+            tries: entry.tries,
+        });
+    }
+    status.last_extract = sources.last_extract;
+    let manifest = workspace.load_manifest()?;
+    status.last_consolidate = manifest.consolidated_at;
+    status.extracted_records = workspace.all_stage1(&mut |w| term.warn(&w))?.len();
+    let files = workspace.current_files()?;
+    status.changes_since_consolidation = manifest::changes(&manifest.files, &files);
+    if let Some(summary) = workspace.read(SUMMARY)? {
+        status.summary_tokens = Some(estimate(&summary));
+        status.summary_chars = Some(summary.chars().count());
+    }
+    for path in files.keys() {
+        let text = workspace.read(path)?.unwrap_or_default();
+        for (index, line) in text.lines().enumerate() {
+            let kinds = secret_kinds(line);
+            if !kinds.is_empty() {
+                status.secrets.push(Finding { path: path.clone(), line: index + 1, what: kinds.join(", ") });
+            }
+            if status.instruction_like.len() < MAX_FLAGGED && looks_like_instruction(line) {
+                let what = crate::core::extract::clip_at_word(line.trim(), 160);
+                status.instruction_like.push(Finding { path: path.clone(), line: index + 1, what });
+            }
+        }
+    }
+    Ok(status)
+}
+
+fn render(status: &Status) -> Vec<String> {
+    let mut out = vec![format!("handbook: {}", status.home)];
+    if !status.exists {
+        out.push(
+            "no workspace yet: run `handbook update` (or `handbook extract` then `handbook consolidate`)".to_string(),
+        );
+        return out;
+    }
+    let known: u64 = status.sessions.values().sum();
+    let counts: Vec<String> = ["extracted", "no-op", "excluded", "skipped", "failed", "vanished"]
+        .iter()
+        .map(|state| format!("{} {state}", status.sessions.get(state).copied().unwrap_or(0)))
+        .collect();
+    out.push(format!("sessions: {known} known: {}", counts.join(", ")));
+    for f in &status.failures {
+        out.push(format!(
+            "  failed: {}: {} ({} tr{})",
+            f.path,
+            f.reason,
+            f.tries,
+            if f.tries == 1 { "y" } else { "ies" }
+        ));
+    }
+    let when = |t: Option<Timestamp>| t.map_or_else(|| "never".to_string(), timestamp);
+    out.push(format!("last extract: {}", when(status.last_extract)));
+    out.push(format!(
+        "last consolidate: {} ({} sessions extracted)",
+        when(status.last_consolidate),
+        status.extracted_records
+    ));
+    if status.changes_since_consolidation.is_empty() {
+        out.push("workspace: as the last consolidation left it".to_string());
+    } else {
+        let list: Vec<String> = status
+            .changes_since_consolidation
+            .iter()
+            .take(8)
+            .map(|c| format!("{} {}", c.status.letter(), c.path))
+            .collect();
+        let more = status.changes_since_consolidation.len().saturating_sub(8);
+        let more = if more > 0 { format!(", {more} more") } else { String::new() };
+        out.push(format!(
+            "workspace: {} file{} changed since the last consolidation ({}{more})",
+            status.changes_since_consolidation.len(),
+            if status.changes_since_consolidation.len() == 1 { "" } else { "s" },
+            list.join(", ")
+        ));
+    }
+    match (status.summary_tokens, status.summary_chars) {
+        (Some(tokens), Some(chars)) => {
+            out.push(format!("summary: {tokens} tokens of {}, {chars} characters", status.summary_max_tokens))
+        }
+        _ => out.push("summary: none yet".to_string()),
+    }
+    if status.secrets.is_empty() {
+        out.push("secrets: none found".to_string());
+    } else {
+        out.push(format!("secrets: {} found; remove them and run `handbook consolidate`", status.secrets.len()));
+        out.extend(status.secrets.iter().map(|f| format!("  {}:{}: {}", f.path, f.line, f.what)));
+    }
+    if status.instruction_like.is_empty() {
+        out.push("instruction-like lines: none found".to_string());
+    } else {
+        out.push(format!("instruction-like lines: {} found; review them", status.instruction_like.len()));
+        out.extend(status.instruction_like.iter().map(|f| format!("  {}:{}: {}", f.path, f.line, f.what)));
+    }
+    out
+}

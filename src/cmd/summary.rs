@@ -1,0 +1,124 @@
+//! `handbook summary`: print memory_summary.md within the caps, for an agent's context.
+//! Fast enough to run at every agent start: it reads one file and nothing else.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::config::{Settings, SummarySettings};
+use crate::core::layout::SUMMARY;
+use crate::core::summary::Summary;
+use crate::core::templates::{self, READ_PATH};
+use crate::core::tokens::{Cap, estimate};
+use crate::edge::fsio::write_atomic;
+use crate::edge::git::Projects;
+use crate::edge::terminal::Terminal;
+use crate::edge::workspace::Workspace;
+
+/// Run `summary`. In hook mode nothing here fails: any problem prints nothing, goes to
+/// stderr, and exits 0, so a broken handbook never stops an agent from starting.
+pub fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result<()> {
+    let text = match render(settings, opts) {
+        Ok(text) => text,
+        Err(e) if opts.hook => {
+            term.warn(&format!("{e:#}; printing nothing"));
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let Some(text) = text else {
+        term.note(&format!(
+            "no handbook yet in {}: run `handbook update` (or extract and consolidate) first",
+            settings.home.display()
+        ));
+        return Ok(());
+    };
+    let out = if opts.hook { hook_json(&text)? } else { text };
+    match &opts.output {
+        Some(path) => write_if_changed(path, &out),
+        None => {
+            let result = std::io::stdout().lock().write_all(out.as_bytes());
+            match result {
+                Err(e) if opts.hook => {
+                    term.warn(&format!("cannot write the summary: {e}"));
+                    Ok(())
+                }
+                other => other.context("cannot write the summary"),
+            }
+        }
+    }
+}
+
+/// The text to print, or `None` when there is no summary yet.
+fn render(settings: &Settings, opts: &SummarySettings) -> Result<Option<String>> {
+    let workspace = Workspace::new(&settings.home);
+    let path = workspace.file(SUMMARY);
+    let Some(raw) = workspace.read(SUMMARY)? else {
+        return Ok(None);
+    };
+    let template = if opts.prompt { Some(read_path_template(settings)?) } else { None };
+    // The caps hold for everything printed: the template's own text comes off first.
+    let cap = match &template {
+        Some(template) => {
+            let frame = templates::render(template, &[("home", &settings.home.to_string_lossy()), ("summary", "")]);
+            Cap {
+                tokens: opts.cap.tokens.map(|t| t.saturating_sub(estimate(&frame))),
+                chars: opts.cap.chars.map(|c| c.saturating_sub(frame.chars().count())),
+            }
+        }
+        None => opts.cap,
+    };
+    let body = match &opts.project {
+        None if cap.fits(&raw) => raw,
+        project => {
+            let parsed = Summary::parse(&raw)
+                .with_context(|| format!("{} is not a handbook summary; run `handbook consolidate`", path.display()))?;
+            let parsed = match project {
+                Some(dir) => parsed.only_project(&project_key(dir)),
+                None => parsed,
+            };
+            parsed.fit(cap)
+        }
+    };
+    Ok(Some(match template {
+        Some(template) => {
+            templates::render(&template, &[("home", &settings.home.to_string_lossy()), ("summary", body.trim_end())])
+        }
+        None => body,
+    }))
+}
+
+/// The read-path template: the user's own from the config directory, else the built-in one.
+fn read_path_template(settings: &Settings) -> Result<String> {
+    if let Some(dir) = &settings.config_dir {
+        let custom = dir.join("read_path.md");
+        match std::fs::read_to_string(&custom) {
+            Ok(text) => return Ok(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", custom.display())),
+        }
+    }
+    Ok(READ_PATH.to_string())
+}
+
+fn project_key(dir: &Path) -> String {
+    let dir: PathBuf = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    Projects::new().key(None, Some(&dir.to_string_lossy()))
+}
+
+/// The SessionStart hook output Claude Code, Codex and Gemini CLI all accept.
+fn hook_json(text: &str) -> Result<String> {
+    let value =
+        serde_json::json!({ "hookSpecificOutput": { "hookEventName": "SessionStart", "additionalContext": text } });
+    Ok(format!("{}\n", serde_json::to_string(&value)?))
+}
+
+/// Write `text` to `path` atomically, and not at all when the file already holds it (so a
+/// file other tools import stays byte-identical and cache-friendly).
+fn write_if_changed(path: &Path, text: &str) -> Result<()> {
+    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(());
+    }
+    write_atomic(path, text.as_bytes())
+}

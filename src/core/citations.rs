@@ -1,0 +1,75 @@
+//! Reading the citation blocks agents append when they used memory, so lessons that get used
+//! rank higher and stay. Three forms are read: handbook's own (`<handbook-citation>`, asked for
+//! by `summary --prompt`), Codex's `<oai-mem-citation>` (with `<rollout_ids>` or the older
+//! `<thread_ids>`), and opencode's `<memory-citation>` (with `<session_ids>`).
+
+const WRAPPERS: &[&str] = &["handbook-citation", "oai-mem-citation", "memory-citation", "memory_citation"];
+const ID_LISTS: &[&str] = &["session_ids", "rollout_ids", "thread_ids"];
+
+/// The session ids one message cites, in order, each once.
+///
+/// ```
+/// use handbook::core::citations::cited_sessions;
+/// let reply = "Done.\n<handbook-citation>\n<citation_entries>\nMEMORY.md:3-4|note=[build]\n</citation_entries>\n<session_ids>\n019d7a10-aaaa\n</session_ids>\n</handbook-citation>";
+/// assert_eq!(cited_sessions(reply), ["019d7a10-aaaa"]);
+/// ```
+pub fn cited_sessions(text: &str) -> Vec<String> {
+    if !text.contains("citation") {
+        return Vec::new();
+    }
+    let mut ids: Vec<String> = Vec::new();
+    for wrapper in WRAPPERS {
+        let open = format!("<{wrapper}>");
+        let close = format!("</{wrapper}>");
+        let mut rest = text;
+        while let Some(start) = rest.find(&open) {
+            let body_start = start + open.len();
+            // An unterminated block runs to the end of the message.
+            let body_end = rest[body_start..].find(&close).map_or(rest.len(), |e| body_start + e);
+            collect_ids(&rest[body_start..body_end], &mut ids);
+            rest = &rest[body_end..];
+        }
+    }
+    ids
+}
+
+fn collect_ids(block: &str, ids: &mut Vec<String>) {
+    for list in ID_LISTS {
+        let (open, close) = (format!("<{list}>"), format!("</{list}>"));
+        let Some(start) = block.find(&open) else { continue };
+        let body = &block[start + open.len()..];
+        let body = body.find(&close).map_or(body, |end| &body[..end]);
+        for id in body.split(|c: char| c.is_whitespace() || c == ',').map(str::trim) {
+            let plausible =
+                (4..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b));
+            if plausible && !ids.iter().any(|known| known == id) {
+                ids.push(id.to_string());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_and_opencode_forms_are_read() {
+        let codex = "<oai-mem-citation>\n<citation_entries>\nMEMORY.md:1-2|note=[x]\n</citation_entries>\n<rollout_ids>\n019c6e27-e55b-73d1-87d8-4e01f1f75043\n</rollout_ids>\n</oai-mem-citation>";
+        assert_eq!(cited_sessions(codex), ["019c6e27-e55b-73d1-87d8-4e01f1f75043"]);
+        let legacy = "<oai-mem-citation><thread_ids>aaaa-1111 bbbb-2222</thread_ids></oai-mem-citation>";
+        assert_eq!(cited_sessions(legacy), ["aaaa-1111", "bbbb-2222"]);
+        let opencode =
+            "<memory-citation>\n<session_ids>\nses_6aade4081ffe216ygZUgcUQdR1\n</session_ids>\n</memory-citation>";
+        assert_eq!(cited_sessions(opencode), ["ses_6aade4081ffe216ygZUgcUQdR1"]);
+    }
+
+    #[test]
+    fn ids_count_once_and_junk_is_ignored() {
+        let twice =
+            "<handbook-citation><session_ids>s-0001\ns-0001, s-0002\n<not an id>\n</session_ids></handbook-citation>";
+        assert_eq!(cited_sessions(twice), ["s-0001", "s-0002"]);
+        assert!(cited_sessions("I cite nothing; <session_ids>s-0003</session_ids> outside a block").is_empty());
+        assert_eq!(cited_sessions("<memory_citation><rollout_ids>r-0001"), ["r-0001"]);
+    }
+}

@@ -1,0 +1,424 @@
+//! The built-in consolidator: merges the selected stage-1 outputs and the user's notes into
+//! `MEMORY.md` (one `# Task Group` per project) and `memory_summary.md` (the injected
+//! summary), deterministically and within the summary's cap.
+//!
+//! Lessons are merged across sessions (the same preference said twice, the same command
+//! verified in three sessions), counted by how many sessions support them, and ranked by use
+//! (citations), then support, then recency. Notes come first: they are the user's own words.
+//! Since everything is rebuilt from the inputs, a lesson only one session supported disappears
+//! with that session, and one that others support stays.
+
+pub mod edits;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use jiff::Timestamp;
+
+use crate::core::extract::clip_at_word;
+use crate::core::extract::render::{code, fix_lesson, one_line, unresolved_lesson};
+use crate::core::extract::signals::SignalKind;
+use crate::core::layout::{ROLLOUT_SUMMARIES, summary_file, timestamp};
+use crate::core::notes::Note;
+use crate::core::project::display_name;
+use crate::core::stage1::Stage1;
+use crate::core::summary::{Summary, VERSION_LINE};
+use crate::core::tokens::Cap;
+
+/// Names this consolidator in the manifest; bump it when the rendering changes, so a clean
+/// workspace is re-rendered once.
+pub const RENDERER: &str = "builtin-1";
+
+/// Preferences listed in the summary at most.
+const SUMMARY_PREFERENCES: usize = 20;
+/// Fixes per project in the summary's tips.
+const TIPS_FIXES_PER_PROJECT: usize = 3;
+/// Verified commands per project in the summary's tips.
+const TIPS_COMMANDS_PER_PROJECT: usize = 4;
+
+/// What consolidation starts from.
+pub struct Input<'a> {
+    /// The selection, in any order.
+    pub sessions: &'a [Stage1],
+    pub notes: &'a [Note],
+    /// The summary's size cap.
+    pub cap: Cap,
+}
+
+/// The two files consolidation writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    pub memory: String,
+    pub summary: String,
+}
+
+/// A lesson merged across sessions.
+#[derive(Debug, Clone)]
+struct Lesson {
+    body: String,
+    /// What kind of lesson, shown in parentheses (`preference`, `remember`); may be empty.
+    label: &'static str,
+    /// Ordering within lessons of equal use, support and recency (preference kinds).
+    weight: u8,
+    sessions: BTreeSet<String>,
+    tasks: BTreeSet<usize>,
+    usage: u64,
+    last: Timestamp,
+}
+
+impl Lesson {
+    fn new(body: String, weight: u8, at: Timestamp) -> Lesson {
+        Lesson { body, label: "", weight, sessions: BTreeSet::new(), tasks: BTreeSet::new(), usage: 0, last: at }
+    }
+
+    /// `label; N sessions` or `N sessions`.
+    fn annotation(&self, project: Option<&str>) -> String {
+        let n = self.sessions.len();
+        let mut parts: Vec<String> = Vec::new();
+        if !self.label.is_empty() {
+            parts.push(self.label.to_string());
+        }
+        if let Some(project) = project {
+            parts.push(project.to_string());
+        }
+        if project.is_none() || n > 1 {
+            parts.push(format!("{n} session{}", if n == 1 { "" } else { "s" }));
+        }
+        parts.join("; ")
+    }
+
+    fn support(&mut self, session: &Stage1, task: usize) {
+        if self.sessions.insert(session.session_id.clone()) {
+            self.usage += u64::from(session.usage_count);
+        }
+        self.tasks.insert(task);
+        self.last = self.last.max(session.updated_at);
+    }
+
+    fn bullet(&self) -> String {
+        let tasks: String = self.tasks.iter().map(|t| format!("[Task {t}]")).collect();
+        format!("- {} ({}) {tasks}", self.body, self.annotation(None))
+    }
+}
+
+/// Highest use first, then most support, most recent, then the weight and text.
+fn rank(lessons: BTreeMap<String, Lesson>) -> Vec<Lesson> {
+    let mut ranked: Vec<Lesson> = lessons.into_values().collect();
+    ranked.sort_by(|a, b| {
+        b.usage
+            .cmp(&a.usage)
+            .then_with(|| b.sessions.len().cmp(&a.sessions.len()))
+            .then_with(|| b.last.cmp(&a.last))
+            .then_with(|| a.weight.cmp(&b.weight))
+            .then_with(|| a.body.cmp(&b.body))
+    });
+    ranked
+}
+
+/// One project's sessions and what they teach.
+struct Group<'a> {
+    key: String,
+    sessions: Vec<&'a Stage1>,
+    preferences: Vec<Lesson>,
+    knowledge: Vec<Lesson>,
+    failures: Vec<Lesson>,
+    usage: u64,
+    last: Timestamp,
+}
+
+/// Text reduced to its words, for merging near-identical sentences.
+fn merge_key(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn signal_weight(kind: SignalKind) -> u8 {
+    match kind {
+        SignalKind::Remember => 0,
+        SignalKind::Correction => 1,
+        SignalKind::Preference => 2,
+    }
+}
+
+/// Usage first, then last use (or activity), then activity, then id: the order of sessions
+/// within a group, which numbers the tasks.
+fn session_order(a: &Stage1, b: &Stage1) -> std::cmp::Ordering {
+    let last = |r: &Stage1| r.last_usage.unwrap_or(r.updated_at);
+    b.usage_count
+        .cmp(&a.usage_count)
+        .then_with(|| last(b).cmp(&last(a)))
+        .then_with(|| b.updated_at.cmp(&a.updated_at))
+        .then_with(|| a.session_id.cmp(&b.session_id))
+}
+
+fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>) -> Group<'a> {
+    sessions.sort_by(|a, b| session_order(a, b));
+    let mut preferences: BTreeMap<String, Lesson> = BTreeMap::new();
+    let mut knowledge: BTreeMap<String, Lesson> = BTreeMap::new();
+    let mut fixes: BTreeMap<String, Lesson> = BTreeMap::new();
+    let mut open: BTreeMap<String, Lesson> = BTreeMap::new();
+    let mut task_number = 0;
+    for session in &sessions {
+        for task in &session.facts.tasks {
+            task_number += 1;
+            for p in &task.preferences {
+                let body = format!("\"{}\"", one_line(&p.text));
+                let lesson = preferences
+                    .entry(merge_key(&p.text))
+                    .or_insert_with(|| Lesson::new(body, signal_weight(p.kind), session.updated_at));
+                if signal_weight(p.kind) <= lesson.weight {
+                    lesson.weight = signal_weight(p.kind);
+                    lesson.label = p.kind.name();
+                }
+                lesson.support(session, task_number);
+            }
+            for v in &task.verified {
+                let body = format!("verified {} command: {}", v.kind.name(), code(&v.command));
+                knowledge
+                    .entry(v.command.clone())
+                    .or_insert_with(|| Lesson::new(body, 0, session.updated_at))
+                    .support(session, task_number);
+            }
+            for fix in &task.fixes {
+                let key = format!("{}\u{0}{}", fix.failure.command, fix.failure.error);
+                fixes
+                    .entry(key)
+                    .or_insert_with(|| Lesson::new(fix_lesson(fix, false), 0, session.updated_at))
+                    .support(session, task_number);
+            }
+            for failure in &task.unresolved {
+                let key = format!("{}\u{0}{}", failure.command, failure.error);
+                let body = format!("{} and was not resolved", unresolved_lesson(failure));
+                open.entry(key)
+                    .or_insert_with(|| Lesson::new(body, 1, session.updated_at))
+                    .support(session, task_number);
+            }
+        }
+    }
+    // A failure fixed in one session is a landmine with a way around it, not an open error.
+    open.retain(|key, _| !fixes.contains_key(key));
+    fixes.extend(open);
+    let usage = sessions.iter().map(|s| u64::from(s.usage_count)).sum();
+    let last = sessions.iter().map(|s| s.last_usage.unwrap_or(s.updated_at)).max().unwrap_or(Timestamp::UNIX_EPOCH);
+    Group {
+        key,
+        sessions,
+        preferences: rank(preferences),
+        knowledge: rank(knowledge),
+        failures: rank(fixes),
+        usage,
+        last,
+    }
+}
+
+/// Consolidate the selection and the notes.
+pub fn consolidate(input: &Input) -> Output {
+    let mut by_project: BTreeMap<String, Vec<&Stage1>> = BTreeMap::new();
+    for session in input.sessions {
+        by_project.entry(session.project.clone()).or_default().push(session);
+    }
+    let mut groups: Vec<Group> = by_project.into_iter().map(|(key, sessions)| group(key, sessions)).collect();
+    groups.sort_by(|a, b| b.usage.cmp(&a.usage).then_with(|| b.last.cmp(&a.last)).then_with(|| a.key.cmp(&b.key)));
+    let mut notes: Vec<&Note> = input.notes.iter().collect();
+    // Newest first: note files start with their creation time.
+    notes.sort_by(|a, b| b.file.cmp(&a.file));
+    let memory = render_memory(&groups, &notes);
+    let summary = render_summary(&groups, &notes, input.sessions);
+    let summary = match Summary::parse(&summary) {
+        Ok(parsed) => parsed.fit(input.cap),
+        Err(_) => summary,
+    };
+    Output { memory, summary }
+}
+
+fn date(ts: Timestamp) -> String {
+    ts.strftime("%Y-%m-%d").to_string()
+}
+
+fn render_memory(groups: &[Group], notes: &[&Note]) -> String {
+    let mut out = String::new();
+    if !notes.is_empty() {
+        out.push_str(
+            "# Notes\n\nWritten by the user with `handbook note`: their own words, ahead of everything below.\n",
+        );
+        for note in notes {
+            let _ =
+                write!(out, "\n## Note: {}\n\nsource: {}\n\n{}\n", one_line(&note.title), note.file, note.body.trim());
+        }
+        out.push('\n');
+    }
+    if groups.is_empty() {
+        out.push_str("# Task Group: none yet\nscope: no session has been consolidated yet\napplies_to: cwd=unknown; reuse_rule=nothing to reuse yet\n");
+        return out;
+    }
+    for (index, group) in groups.iter().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        render_group(&mut out, group);
+    }
+    out
+}
+
+fn render_group(out: &mut String, group: &Group) {
+    let first = group.sessions.iter().map(|s| s.started_at.unwrap_or(s.updated_at)).min();
+    let last = group.sessions.iter().map(|s| s.updated_at).max();
+    let agents: BTreeSet<&str> = group.sessions.iter().map(|s| s.agent.name()).collect();
+    let cwds: BTreeSet<&str> = group.sessions.iter().filter_map(|s| s.cwd.as_deref()).collect();
+    let n = group.sessions.len();
+    let _ = writeln!(out, "# Task Group: {}", group.key);
+    let _ = writeln!(
+        out,
+        "scope: {n} session{} in {} from {} to {} ({}); use for work in this project",
+        if n == 1 { "" } else { "s" },
+        group.key,
+        first.map_or_else(|| "?".into(), date),
+        last.map_or_else(|| "?".into(), date),
+        agents.into_iter().collect::<Vec<_>>().join(", "),
+    );
+    let cwd = if cwds.is_empty() { "unknown".to_string() } else { cwds.into_iter().collect::<Vec<_>>().join(", ") };
+    let _ = writeln!(
+        out,
+        "applies_to: cwd={cwd}; reuse_rule=verified in these sessions; check commands and paths against the current checkout"
+    );
+    let mut task_number = 0;
+    for session in &group.sessions {
+        let file = format!("{ROLLOUT_SUMMARIES}/{}", summary_file(session));
+        for task in &session.facts.tasks {
+            task_number += 1;
+            let _ = write!(out, "\n## Task {task_number}: {} ({})\n\n", one_line(&task.title), task.outcome.name());
+            let _ = write!(
+                out,
+                "### rollout_summary_files\n\n- {file} (cwd={}, rollout_path={}, updated_at={}, session_id={})\n\n",
+                session.cwd.as_deref().unwrap_or("unknown"),
+                session.rollout_path,
+                timestamp(session.updated_at),
+                session.session_id
+            );
+            let _ = writeln!(out, "### keywords\n\n- {}", session.facts.keywords.join(", "));
+        }
+    }
+    for (title, lessons) in [
+        ("User preferences", &group.preferences),
+        ("Reusable knowledge", &group.knowledge),
+        ("Failures and how to do differently", &group.failures),
+    ] {
+        if lessons.is_empty() {
+            continue;
+        }
+        let _ = write!(out, "\n## {title}\n\n");
+        for lesson in lessons {
+            let _ = writeln!(out, "{}", lesson.bullet());
+        }
+    }
+}
+
+fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> String {
+    let mut out = format!("{VERSION_LINE}\n\n## User Profile\n\n{}\n", profile(groups, notes, sessions));
+
+    out.push_str("\n## User preferences\n\n");
+    let mut any = false;
+    for note in notes {
+        let first = note.body.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        let _ = writeln!(out, "- {}: {} (note)", one_line(&note.title), clip_at_word(first, 200));
+        any = true;
+    }
+    let mut preferences: Vec<(&Lesson, &str)> =
+        groups.iter().flat_map(|g| g.preferences.iter().map(move |p| (p, display_name(&g.key)))).collect();
+    preferences.sort_by(|(a, _), (b, _)| {
+        b.usage
+            .cmp(&a.usage)
+            .then_with(|| b.sessions.len().cmp(&a.sessions.len()))
+            .then_with(|| b.last.cmp(&a.last))
+            .then_with(|| a.weight.cmp(&b.weight))
+            .then_with(|| a.body.cmp(&b.body))
+    });
+    for (lesson, project) in preferences.into_iter().take(SUMMARY_PREFERENCES) {
+        let _ = writeln!(out, "- {} ({})", lesson.body, lesson.annotation(Some(project)));
+        any = true;
+    }
+    if !any {
+        out.push_str("- none recorded yet\n");
+    }
+
+    out.push_str("\n## General Tips\n\n");
+    let mut tips = 0;
+    for group in groups {
+        let name = display_name(&group.key);
+        for lesson in group.failures.iter().take(TIPS_FIXES_PER_PROJECT) {
+            let _ = writeln!(out, "- {name}: {}", lesson.body);
+            tips += 1;
+        }
+        let commands: Vec<&str> = group
+            .knowledge
+            .iter()
+            .take(TIPS_COMMANDS_PER_PROJECT)
+            .map(|l| l.body.split_once(": ").map_or(l.body.as_str(), |(_, c)| c))
+            .collect();
+        if !commands.is_empty() {
+            let _ = writeln!(out, "- {name}: verified {}", commands.join(", "));
+            tips += 1;
+        }
+    }
+    if tips == 0 {
+        out.push_str("- none recorded yet\n");
+    }
+
+    out.push_str("\n## What's in Memory\n");
+    for group in groups {
+        let _ = write!(out, "\n### {}\n", group.key);
+        let mut days: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for session in &group.sessions {
+            for task in &session.facts.tasks {
+                let topic = one_line(task.title.trim_end_matches(['.', '!', '?', ':']));
+                let entry = format!("- {} ({}): {}", topic, task.outcome.name(), session.facts.keywords.join(", "));
+                days.entry(date(session.updated_at)).or_default().push(entry);
+            }
+        }
+        for (day, entries) in days.iter().rev() {
+            let _ = write!(out, "\n#### {day}\n\n");
+            for entry in entries {
+                let _ = writeln!(out, "{entry}");
+            }
+        }
+    }
+    out
+}
+
+/// A factual paragraph about where the lessons come from.
+fn profile(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> String {
+    if sessions.is_empty() {
+        return match notes.len() {
+            0 => "No sessions consolidated yet.".to_string(),
+            n => {
+                format!("No sessions consolidated yet; {n} note{} written by the user.", if n == 1 { "" } else { "s" })
+            }
+        };
+    }
+    let agents: BTreeSet<&str> = sessions.iter().map(|s| s.agent.name()).collect();
+    let first = sessions.iter().map(|s| s.started_at.unwrap_or(s.updated_at)).min().map(date).unwrap_or_default();
+    let last = sessions.iter().map(|s| s.updated_at).max().map(date).unwrap_or_default();
+    let n = sessions.len();
+    let mut text = format!(
+        "Lessons from {n} session{} ({}) across {} project{}, {first} to {last}.",
+        if n == 1 { "" } else { "s" },
+        agents.into_iter().collect::<Vec<_>>().join(", "),
+        groups.len(),
+        if groups.len() == 1 { "" } else { "s" },
+    );
+    let mut busiest: Vec<&Group> = groups.iter().collect();
+    busiest.sort_by(|a, b| b.sessions.len().cmp(&a.sessions.len()).then_with(|| a.key.cmp(&b.key)));
+    let top: Vec<String> =
+        busiest.iter().take(3).map(|g| format!("{} ({})", display_name(&g.key), g.sessions.len())).collect();
+    let _ = write!(text, " Most sessions: {}.", top.join(", "));
+    if !notes.is_empty() {
+        let _ = write!(text, " {} note{} written by the user.", notes.len(), if notes.len() == 1 { "" } else { "s" });
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests;

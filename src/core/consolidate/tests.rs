@@ -1,0 +1,162 @@
+//! The built-in consolidator on hand-made stage-1 records.
+
+use super::*;
+use crate::core::extract::shell::CommandKind;
+use crate::core::extract::{Facts, Failure, Fix, Outcome, Signal, TaskFacts, Verified};
+use crate::core::session::Agent;
+
+fn task(title: &str) -> TaskFacts {
+    TaskFacts {
+        title: title.into(),
+        line: 1,
+        outcome: Outcome::Success,
+        preferences: Vec::new(),
+        verified: Vec::new(),
+        fixes: Vec::new(),
+        unresolved: Vec::new(),
+        files: Vec::new(),
+        commands: 0,
+        failed_commands: 0,
+    }
+}
+
+fn record(id: &str, project: &str, day: u32, tasks: Vec<TaskFacts>) -> Stage1 {
+    let at: Timestamp = format!("2026-11-{day:02}T10:00:00Z").parse().unwrap();
+    Stage1 {
+        version: 1,
+        session_id: id.into(),
+        agent: Agent::Codex,
+        rollout_path: format!("/t/{id}.jsonl"),
+        cwd: Some(format!("/w/{}", display_name(project))),
+        project: project.into(),
+        git_branch: None,
+        started_at: Some(at),
+        updated_at: at,
+        title: None,
+        source_hash: "h".into(),
+        rollout_slug: "slug".into(),
+        rollout_summary: "# summary".into(),
+        raw_memory: "raw".into(),
+        facts: Facts {
+            tasks,
+            keywords: vec!["cargo".into()],
+            outcome: Outcome::Success,
+            user_messages: 1,
+            commands: 1,
+            failed_commands: 0,
+        },
+        usage_count: 0,
+        last_usage: None,
+    }
+}
+
+fn verified(cmd: &str) -> Verified {
+    Verified { command: cmd.into(), kind: CommandKind::Test, line: 3 }
+}
+
+fn preference(text: &str) -> Signal {
+    Signal { kind: SignalKind::Preference, text: text.into(), line: 2 }
+}
+
+fn sessions() -> Vec<Stage1> {
+    let mut a = task("Fix the parser tests.");
+    a.verified.push(verified("cargo test"));
+    a.preferences.push(preference("Always run clippy before finishing."));
+    a.fixes.push(Fix {
+        failure: Failure {
+            command: "cargo test".into(),
+            error: "error[E0425]: cannot find value".into(),
+            exit_code: Some(101),
+            line: 4,
+        },
+        attempts: 1,
+        command: "cargo test".into(),
+        line: 9,
+        edited: vec!["src/lib.rs".into()],
+        ran: Vec::new(),
+    });
+    let mut b = task("Add a lexer test.");
+    b.verified.push(verified("cargo test"));
+    b.preferences.push(preference("always run Clippy before finishing!"));
+    let mut c = task("Cart total test.");
+    c.preferences.push(Signal {
+        kind: SignalKind::Remember,
+        text: "Remember that staging needs the VPN.".into(),
+        line: 5,
+    });
+    vec![
+        record("s-a", "github.com/acme/parser", 20, vec![a]),
+        record("s-b", "github.com/acme/parser", 21, vec![b]),
+        record("s-c", "/w/webshop", 22, vec![c]),
+    ]
+}
+
+fn run(sessions: &[Stage1], notes: &[Note]) -> Output {
+    consolidate(&Input { sessions, notes, cap: Cap { tokens: Some(2500), chars: None } })
+}
+
+#[test]
+fn lessons_are_merged_across_sessions_and_counted() {
+    let out = run(&sessions(), &[]);
+    assert!(
+        out.memory.contains("- verified test command: `cargo test` (2 sessions) [Task 1][Task 2]"),
+        "{}",
+        out.memory
+    );
+    // Near-identical wording merges; the most recent phrasing is not required, one is kept.
+    assert_eq!(out.memory.matches("before finishing").count(), 1, "{}", out.memory);
+    assert!(out.memory.contains("(2 sessions)"));
+    assert!(out.memory.contains("# Task Group: github.com/acme/parser"));
+    assert!(out.memory.contains("### rollout_summary_files\n\n- rollout_summaries/"));
+    assert!(out.summary.starts_with("v1\n\n## User Profile\n"));
+}
+
+#[test]
+fn forgetting_a_session_keeps_what_others_support() {
+    let all = sessions();
+    let without_a: Vec<Stage1> = all.iter().filter(|s| s.session_id != "s-a").cloned().collect();
+    let out = run(&without_a, &[]);
+    assert!(!out.memory.contains("E0425"), "a lesson only s-a supported survived");
+    assert!(out.memory.contains("- verified test command: `cargo test` (1 session)"), "{}", out.memory);
+    assert!(out.memory.contains("Clippy before finishing"), "{}", out.memory);
+}
+
+#[test]
+fn notes_come_first() {
+    let notes = [Note {
+        file: "extensions/ad_hoc/notes/2026-11-29T00-00-00-vpn.md".into(),
+        title: "VPN".into(),
+        body: "Staging needs the VPN.".into(),
+    }];
+    let out = run(&sessions(), &notes);
+    assert!(out.memory.starts_with("# Notes\n"), "{}", out.memory);
+    let prefs = out.summary.split("## User preferences\n\n").nth(1).unwrap();
+    assert!(prefs.starts_with("- VPN: Staging needs the VPN. (note)"), "{prefs}");
+}
+
+#[test]
+fn usage_ranks_a_project_first() {
+    let mut all = sessions();
+    all[2].usage_count = 5;
+    let out = run(&all, &[]);
+    let webshop = out.memory.find("# Task Group: /w/webshop").unwrap();
+    let parser = out.memory.find("# Task Group: github.com/acme/parser").unwrap();
+    assert!(webshop < parser);
+}
+
+#[test]
+fn the_output_does_not_depend_on_input_order_and_fits_the_cap() {
+    let mut reversed = sessions();
+    reversed.reverse();
+    assert_eq!(run(&sessions(), &[]), run(&reversed, &[]));
+    let tight = consolidate(&Input { sessions: &sessions(), notes: &[], cap: Cap { tokens: Some(120), chars: None } });
+    assert!(crate::core::tokens::estimate(&tight.summary) <= 120, "{}", tight.summary);
+    assert!(tight.summary.starts_with("v1\n"));
+}
+
+#[test]
+fn an_empty_selection_still_renders_both_files() {
+    let out = run(&[], &[]);
+    assert!(out.memory.contains("# Task Group: none yet"));
+    assert!(out.summary.starts_with("v1\n") && out.summary.contains("No sessions consolidated yet."));
+}

@@ -1,0 +1,106 @@
+//! Notes: the user's own words, written by `handbook note` as
+//! `extensions/ad_hoc/notes/<YYYY-MM-DDTHH-MM-SS>-<slug>.md` and read first by consolidation.
+
+use jiff::Timestamp;
+
+use crate::core::layout::NOTES_DIR;
+
+/// Longest note accepted, in characters: a note is a lesson, not a document.
+pub const MAX_NOTE_CHARS: usize = 4000;
+/// Longest title, in characters.
+const MAX_TITLE_CHARS: usize = 80;
+
+/// A note as consolidation reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// Workspace-relative path.
+    pub file: String,
+    pub title: String,
+    pub body: String,
+}
+
+/// Read a note file: the title is its `# ` heading (else the file name), the body the rest.
+pub fn parse(file: &str, text: &str) -> Note {
+    let mut lines = text.lines();
+    let first = lines.clone().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let (title, body) = match first.strip_prefix("# ") {
+        Some(title) => {
+            let rest: Vec<&str> = lines.by_ref().skip_while(|l| l.trim().is_empty()).skip(1).collect();
+            (title.trim().to_string(), rest.join("\n").trim().to_string())
+        }
+        None => {
+            let stem = file.rsplit('/').next().unwrap_or(file).trim_end_matches(".md");
+            (stem.to_string(), text.trim().to_string())
+        }
+    };
+    Note { file: file.to_string(), title, body }
+}
+
+/// The text of a note file.
+pub fn render(title: &str, body: &str) -> String {
+    format!("# {}\n\n{}\n", title.trim(), body.trim())
+}
+
+/// A title from the note itself: its first line, cut at a word.
+pub fn title_from(body: &str) -> String {
+    let first = body.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("note");
+    let first = first.trim_start_matches(['#', '-', '*', ' ']);
+    if first.chars().count() <= MAX_TITLE_CHARS {
+        return first.to_string();
+    }
+    let cut: String = first.chars().take(MAX_TITLE_CHARS).collect();
+    let at_word = cut.rfind(' ').filter(|&i| i > MAX_TITLE_CHARS / 2).map_or(cut.as_str(), |i| &cut[..i]);
+    format!("{}…", at_word.trim_end())
+}
+
+/// The workspace-relative path of a new note; `attempt` > 1 adds a suffix after a collision.
+///
+/// ```
+/// # use handbook::core::notes::note_path;
+/// let now = "2026-11-29T09:30:00Z".parse().unwrap();
+/// assert_eq!(note_path(now, "Staging needs the VPN!", 1), "extensions/ad_hoc/notes/2026-11-29T09-30-00-staging-needs-the-vpn.md");
+/// assert_eq!(note_path(now, "Staging needs the VPN!", 2), "extensions/ad_hoc/notes/2026-11-29T09-30-00-staging-needs-the-vpn-2.md");
+/// ```
+pub fn note_path(now: Timestamp, title: &str, attempt: u32) -> String {
+    let mut slug = String::new();
+    for word in title.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+        if slug.len() + word.len() + 1 > 60 {
+            break;
+        }
+        if !slug.is_empty() {
+            slug.push('-');
+        }
+        slug.push_str(&word.to_ascii_lowercase());
+    }
+    if slug.is_empty() {
+        slug.push_str("note");
+    }
+    let suffix = if attempt > 1 { format!("-{attempt}") } else { String::new() };
+    format!("{NOTES_DIR}/{}-{slug}{suffix}.md", now.strftime("%Y-%m-%dT%H-%M-%S"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_round_trip() {
+        let text = render("Staging", "Staging needs the VPN.\nPort 8443.");
+        assert_eq!(
+            parse("extensions/ad_hoc/notes/x.md", &text),
+            Note {
+                file: "extensions/ad_hoc/notes/x.md".into(),
+                title: "Staging".into(),
+                body: "Staging needs the VPN.\nPort 8443.".into(),
+            }
+        );
+        let plain = parse("extensions/ad_hoc/notes/2026-01-01T00-00-00-vpn.md", "just text\n");
+        assert_eq!((plain.title.as_str(), plain.body.as_str()), ("2026-01-01T00-00-00-vpn", "just text"));
+    }
+
+    #[test]
+    fn titles_come_from_the_first_line() {
+        assert_eq!(title_from("\n- use pnpm\nmore"), "use pnpm");
+        assert!(title_from(&"word ".repeat(50)).ends_with('…'));
+    }
+}

@@ -1,0 +1,370 @@
+//! `memory_summary.md` as a document of whole entries, so it can be cut to a size cap without
+//! cutting a line in half, and narrowed to one project.
+//!
+//! The shape (first line `v1`):
+//!
+//! ```text
+//! v1
+//!
+//! ## User Profile           paragraphs
+//! ## User preferences       bullets
+//! ## General Tips           bullets
+//! ## What's in Memory       ### <project> → #### <YYYY-MM-DD> → bullets
+//! ```
+//!
+//! When the document is over the cap, entries are dropped whole, lowest-ranked first: the
+//! oldest topics of "What's in Memory", then the last tips, then the last preferences, then
+//! the profile. Headings left empty go too.
+
+use std::fmt::Write;
+
+use crate::core::tokens::Cap;
+
+/// The first line every summary starts with.
+pub const VERSION_LINE: &str = "v1";
+
+/// A bullet with its continuation lines, or a paragraph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub lines: Vec<String>,
+}
+
+/// `#### <date>` and its topics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Day {
+    pub heading: String,
+    pub entries: Vec<Entry>,
+}
+
+/// `### <project>`: text under the heading, then its days.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    pub heading: String,
+    pub entries: Vec<Entry>,
+    pub days: Vec<Day>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub heading: String,
+    pub entries: Vec<Entry>,
+    /// Only in "What's in Memory".
+    pub projects: Vec<Project>,
+}
+
+/// A parsed summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub sections: Vec<Section>,
+}
+
+/// The summary does not start with `v1`: it was written by something else, or by hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotV1;
+
+impl std::fmt::Display for NotV1 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the summary does not start with the line `{VERSION_LINE}`")
+    }
+}
+
+impl std::error::Error for NotV1 {}
+
+/// Where an entry sits, for ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Section(usize, usize),
+    ProjectText(usize, usize, usize),
+    Topic(usize, usize, usize, usize),
+}
+
+impl Summary {
+    /// Parse a summary. Blank lines only separate things; headings and entries are kept as
+    /// written.
+    pub fn parse(text: &str) -> Result<Summary, NotV1> {
+        let mut lines = text.lines();
+        if lines.next().map(str::trim_end) != Some(VERSION_LINE) {
+            return Err(NotV1);
+        }
+        let mut summary = Summary { sections: Vec::new() };
+        // Where the next entry goes.
+        let mut open_entry = false;
+        for line in lines {
+            let trimmed = line.trim_end();
+            if trimmed.is_empty() {
+                open_entry = false;
+                continue;
+            }
+            if let Some(level) = heading_level(trimmed) {
+                open_entry = false;
+                match level {
+                    2 => summary.sections.push(Section {
+                        heading: trimmed.to_string(),
+                        entries: Vec::new(),
+                        projects: Vec::new(),
+                    }),
+                    3 => summary.section_mut().projects.push(Project {
+                        heading: trimmed.to_string(),
+                        entries: Vec::new(),
+                        days: Vec::new(),
+                    }),
+                    _ => summary.project_mut().days.push(Day { heading: trimmed.to_string(), entries: Vec::new() }),
+                }
+                continue;
+            }
+            let is_bullet = trimmed.trim_start().starts_with("- ") && !trimmed.starts_with("  ");
+            let entries = summary.entries_mut();
+            match entries.last_mut() {
+                Some(entry) if open_entry && !is_bullet => entry.lines.push(trimmed.to_string()),
+                _ => entries.push(Entry { lines: vec![trimmed.to_string()] }),
+            }
+            open_entry = true;
+        }
+        Ok(summary)
+    }
+
+    fn section_mut(&mut self) -> &mut Section {
+        if self.sections.is_empty() {
+            self.sections.push(Section { heading: String::new(), entries: Vec::new(), projects: Vec::new() });
+        }
+        let last = self.sections.len() - 1;
+        &mut self.sections[last]
+    }
+
+    fn project_mut(&mut self) -> &mut Project {
+        let section = self.section_mut();
+        if section.projects.is_empty() {
+            section.projects.push(Project { heading: String::new(), entries: Vec::new(), days: Vec::new() });
+        }
+        let last = section.projects.len() - 1;
+        &mut section.projects[last]
+    }
+
+    /// Where a line that is not a heading belongs: the innermost open container.
+    fn entries_mut(&mut self) -> &mut Vec<Entry> {
+        let section = self.section_mut();
+        match section.projects.last_mut() {
+            None => &mut section.entries,
+            Some(project) => match project.days.last_mut() {
+                None => &mut project.entries,
+                Some(day) => &mut day.entries,
+            },
+        }
+    }
+
+    /// The document as text: `v1`, then each heading and entry, blank lines between blocks.
+    pub fn render(&self) -> String {
+        let mut out = String::from(VERSION_LINE);
+        out.push('\n');
+        for section in &self.sections {
+            if section.entries.is_empty() && section.projects.is_empty() {
+                continue;
+            }
+            push_block(&mut out, &section.heading, &section.entries);
+            for project in &section.projects {
+                push_block(&mut out, &project.heading, &project.entries);
+                for day in &project.days {
+                    push_block(&mut out, &day.heading, &day.entries);
+                }
+            }
+        }
+        out
+    }
+
+    /// Keep the global sections and, under "What's in Memory", only the project whose heading
+    /// is `### <key>`.
+    pub fn only_project(&self, key: &str) -> Summary {
+        let mut narrowed = self.clone();
+        for section in &mut narrowed.sections {
+            section.projects.retain(|p| p.heading.trim_start_matches('#').trim() == key);
+        }
+        narrowed
+    }
+
+    /// Drop the lowest-ranked entries whole until the rendering fits `cap`.
+    pub fn fit(&self, cap: Cap) -> String {
+        let full = self.render();
+        if cap.fits(&full) {
+            return full;
+        }
+        let order = self.drop_order();
+        // Dropping more never makes the text longer, so the smallest count that fits can be
+        // found by bisection.
+        let (mut low, mut high) = (0, order.len());
+        while low < high {
+            let mid = (low + high) / 2;
+            if cap.fits(&self.without(&order[..mid]).render()) {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        self.without(&order[..low]).pruned().render()
+    }
+
+    /// Every entry, lowest-ranked first.
+    fn drop_order(&self) -> Vec<Slot> {
+        let mut topics = Vec::new();
+        let mut by_section: Vec<(u8, Vec<Slot>)> = Vec::new();
+        for (s, section) in self.sections.iter().enumerate() {
+            let rank = section_rank(&section.heading);
+            let mut slots: Vec<Slot> = (0..section.entries.len()).rev().map(|e| Slot::Section(s, e)).collect();
+            for (p, project) in section.projects.iter().enumerate() {
+                for (d, day) in project.days.iter().enumerate() {
+                    for e in (0..day.entries.len()).rev() {
+                        topics.push((day.heading.clone(), s, p, d, e));
+                    }
+                }
+                slots.extend((0..project.entries.len()).rev().map(|e| Slot::ProjectText(s, p, e)));
+            }
+            by_section.push((rank, slots));
+        }
+        // Oldest topics first: day headings are dates, which sort as text.
+        topics.sort_by(|a, b| {
+            a.0.cmp(&b.0).then_with(|| b.4.cmp(&a.4)).then_with(|| (a.1, a.2, a.3).cmp(&(b.1, b.2, b.3)))
+        });
+        let mut order: Vec<Slot> = topics.into_iter().map(|(_, s, p, d, e)| Slot::Topic(s, p, d, e)).collect();
+        by_section.sort_by_key(|(rank, _)| *rank);
+        for (_, slots) in by_section {
+            order.extend(slots);
+        }
+        order
+    }
+
+    /// A copy without the entries in `dropped`.
+    fn without(&self, dropped: &[Slot]) -> Summary {
+        let mut copy = self.clone();
+        let mut mark = |slot: &Slot| match *slot {
+            Slot::Section(s, e) => copy.sections[s].entries[e].lines.clear(),
+            Slot::ProjectText(s, p, e) => copy.sections[s].projects[p].entries[e].lines.clear(),
+            Slot::Topic(s, p, d, e) => copy.sections[s].projects[p].days[d].entries[e].lines.clear(),
+        };
+        dropped.iter().for_each(&mut mark);
+        copy.pruned()
+    }
+
+    /// Without emptied entries and the headings they leave empty.
+    fn pruned(mut self) -> Summary {
+        for section in &mut self.sections {
+            section.entries.retain(|e| !e.lines.is_empty());
+            for project in &mut section.projects {
+                project.entries.retain(|e| !e.lines.is_empty());
+                for day in &mut project.days {
+                    day.entries.retain(|e| !e.lines.is_empty());
+                }
+                project.days.retain(|d| !d.entries.is_empty());
+            }
+            section.projects.retain(|p| !(p.entries.is_empty() && p.days.is_empty()));
+        }
+        self
+    }
+}
+
+/// Lower ranks are dropped first (after the topics).
+fn section_rank(heading: &str) -> u8 {
+    match heading.trim_start_matches('#').trim().to_ascii_lowercase().as_str() {
+        "general tips" => 1,
+        "user preferences" => 2,
+        "user profile" => 3,
+        _ => 0,
+    }
+}
+
+fn heading_level(line: &str) -> Option<usize> {
+    let hashes = line.bytes().take_while(|b| *b == b'#').count();
+    (hashes >= 2 && line.as_bytes().get(hashes) == Some(&b' ')).then_some(hashes.min(4))
+}
+
+fn push_block(out: &mut String, heading: &str, entries: &[Entry]) {
+    if !heading.is_empty() {
+        let _ = write!(out, "\n{heading}\n");
+    }
+    if !entries.is_empty() {
+        out.push('\n');
+    }
+    for entry in entries {
+        for line in &entry.lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+        // Paragraphs need a blank line between them; bullets do not.
+        if !entry.lines[0].starts_with("- ") {
+            out.push('\n');
+        }
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "v1
+
+## User Profile
+
+Works mostly in Rust.
+
+## User preferences
+
+- \"We use pnpm, not npm.\" (webshop)
+- \"Always run clippy.\" (parser)
+
+## General Tips
+
+- parser: verified `cargo test`
+
+## What's in Memory
+
+### github.com/acme/parser
+
+#### 2026-11-20
+
+- Fix the tests: cargo, e0425
+
+#### 2026-11-01
+
+- Old topic: lexer
+  desc: a continuation line
+
+### /home/dev/webshop
+
+#### 2026-11-22
+
+- Cart total test: pnpm, vitest
+";
+
+    #[test]
+    fn a_summary_round_trips() {
+        let summary = Summary::parse(DOC).unwrap();
+        assert_eq!(summary.render(), DOC);
+        assert_eq!(summary.sections[3].projects[0].days[1].entries[0].lines.len(), 2);
+        assert_eq!(Summary::parse("## no version\n"), Err(NotV1));
+    }
+
+    #[test]
+    fn the_cap_drops_oldest_topics_first_and_never_cuts_a_line() {
+        let summary = Summary::parse(DOC).unwrap();
+        let full = crate::core::tokens::estimate(DOC);
+        let fitted = summary.fit(Cap { tokens: Some(full - 5), chars: None });
+        assert!(!fitted.contains("Old topic"), "{fitted}");
+        assert!(!fitted.contains("#### 2026-11-01"), "empty day heading kept");
+        assert!(fitted.contains("Cart total test"));
+        for line in fitted.lines() {
+            assert!(DOC.lines().any(|l| l == line), "line {line:?} was altered");
+        }
+        let tiny = summary.fit(Cap { tokens: Some(1), chars: None });
+        assert_eq!(tiny, "v1\n");
+        let half = summary.fit(Cap { tokens: None, chars: Some(200) });
+        assert!(half.chars().count() <= 200 && half.contains("## User Profile"), "{half}");
+    }
+
+    #[test]
+    fn one_project_keeps_the_global_sections() {
+        let only = Summary::parse(DOC).unwrap().only_project("/home/dev/webshop").render();
+        assert!(only.contains("## User preferences") && only.contains("Cart total test"));
+        assert!(!only.contains("github.com/acme/parser"), "{only}");
+    }
+}
