@@ -251,3 +251,81 @@ fn a_missing_source_is_an_error_that_names_it() {
         .code(2)
         .stderr(predicate::str::contains("/no/such/folder: source does not exist"));
 }
+
+#[test]
+fn asking_for_sub_agents_later_reads_the_ones_excluded_before() {
+    let hb = Handbook::new();
+    let case = fixtures().join("subagents");
+    assert_eq!(coverage(&hb.extract_json(&[&case], &[]))["excluded"], 2);
+    let again = hb.extract_json(&[&case], &["--include-subagents"]);
+    assert_eq!(coverage(&again)["extracted"], 2, "{}", coverage(&again));
+}
+
+#[test]
+fn an_archived_transcript_keeps_its_lessons() {
+    let dir = copy_cases(&[CODEX_CASE]);
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path()], &[]);
+    // Codex archives a session by moving it, modification time and all.
+    let from = codex_file(dir.path());
+    let to = dir.path().join("archived").join(from.file_name().unwrap());
+    fs::create_dir_all(to.parent().unwrap()).unwrap();
+    fs::rename(&from, &to).unwrap();
+    let output = hb
+        .cmd()
+        .env("HANDBOOK_NOW", "2030-01-01T00:00:00Z")
+        .args(["--json", "extract"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let lines = json_lines(&output.stdout);
+    let c = coverage(&lines);
+    assert_eq!(
+        (c["unchanged"].as_u64(), c["vanished"].as_u64(), c["too_old"].as_u64()),
+        (Some(1), Some(0), Some(0)),
+        "{c}"
+    );
+    let record = hb.stage1(CODEX_ID).unwrap();
+    assert!(
+        record["rollout_path"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("archived/{}", to.file_name().unwrap().to_string_lossy()))
+    );
+}
+
+#[test]
+fn generic_files_of_the_same_name_are_different_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["tool-a", "tool-b"] {
+        fs::create_dir_all(dir.path().join(sub)).unwrap();
+        let lines = [
+            format!(
+                r#"{{"role":"user","content":"Build {sub}. We always build with make release.","timestamp":"2026-11-20T10:00:00Z"}}"#
+            ),
+            r#"{"role":"tool_call","id":"1","command":"make release"}"#.to_string(),
+            r#"{"role":"tool","id":"1","exit_code":0,"content":"ok"}"#.to_string(),
+        ];
+        fs::write(dir.path().join(sub).join("chat.jsonl"), lines.join("\n") + "\n").unwrap();
+    }
+    let hb = Handbook::new();
+    assert_eq!(coverage(&hb.extract_json(&[dir.path()], &[]))["extracted"], 2);
+}
+
+#[test]
+fn a_damaged_record_is_reported_and_rewritten() {
+    let dir = copy_cases(&[CODEX_CASE]);
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path()], &[]);
+    let record = hb.state().join("stage1").join(format!("{CODEX_ID}.json"));
+    fs::write(&record, "{ damaged").unwrap();
+    let mut text = fs::read_to_string(codex_file(dir.path())).unwrap();
+    text.push_str(r#"{"timestamp":"2026-11-20T09:06:00.000Z","type":"event_msg","payload":{"type":"user_message","message":"Also run the benches."}}"#);
+    text.push('\n');
+    fs::write(codex_file(dir.path()), text).unwrap();
+    let output = hb.cmd().args(["--json", "extract", "--all"]).arg(dir.path()).output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is damaged"));
+    assert_eq!(coverage(&json_lines(&output.stdout))["extracted"], 1);
+    assert!(hb.stage1(CODEX_ID).is_some());
+}

@@ -2,7 +2,7 @@
 //! core, store the stage-1 records and the per-file state, and account for every file in the
 //! coverage line.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
@@ -10,7 +10,8 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::config::{ExtractSettings, Settings};
-use crate::core::extract::{Context, Extraction, Extractor, Memory};
+use crate::core::extract::{Context, EXTRACTOR_VERSION, Extraction, Extractor, Memory};
+use crate::core::redact::redact_meta;
 use crate::core::session::{Agent, LineWarning};
 use crate::core::stage1::{STAGE1_VERSION, Stage1};
 use crate::core::state::{Coverage, FileStat, Plan, SourceEntry, SourceState, Sources, Windows, plan, usage};
@@ -135,13 +136,16 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
         projects: Projects::new(),
         usage_changed: BTreeSet::new(),
     };
-    let windows = Windows { now: settings.now, min_idle: opts.min_idle, max_age: opts.max_age, all: opts.all };
+    // Naming sessions means wanting them read, whatever their age.
+    let all = opts.all || !opts.sessions.is_empty();
+    let windows = Windows { now: settings.now, min_idle: opts.min_idle, max_age: opts.max_age, all };
     let mut to_read: Vec<(PathBuf, String, FileStat)> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
+    let present: BTreeSet<String> = found.files.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let mut moved = moved_candidates(&sources, &present);
     for path in &found.files {
         let key = path.to_string_lossy().into_owned();
-        let entry = sources.sources.get(&key);
-        if !selected(&opts.sessions, &key, entry) {
+        if !selected(&opts.sessions, &key, sources.sources.get(&key)) {
             continue;
         }
         seen.insert(key.clone());
@@ -153,6 +157,18 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
                 continue;
             }
         };
+        if !sources.sources.contains_key(&key)
+            && let Some(old) = moved.remove(&(stat.size, stat.mtime_ns))
+            && run.adopt_moved(&old, &key, path, &mut sources)?
+        {
+            run.coverage.unchanged += 1;
+            continue;
+        }
+        let entry = sources.sources.get(&key);
+        if entry.is_some_and(|e| needs_revisit(e, opts, &present)) {
+            to_read.push((path.clone(), key, stat));
+            continue;
+        }
         match plan(entry, stat, windows) {
             Plan::Unchanged => run.coverage.unchanged += 1,
             Plan::Active => run.coverage.still_active += 1,
@@ -256,6 +272,7 @@ impl Run<'_> {
         let prior = sources.sources.get(key).cloned();
         // Touched but not changed: the content hash says so without a full read.
         if let Some(prior) = &prior
+            && !needs_revisit(prior, self.opts, &BTreeSet::from([key.to_string()]))
             && prior.size == stat.size
             && matches!(
                 prior.state,
@@ -298,7 +315,8 @@ impl Run<'_> {
         self.print_warnings(key, &finished.warnings);
         self.coverage.warnings += finished.warnings.len() as u64;
         let finished = *finished;
-        let meta = finished.meta;
+        let mut meta = finished.meta;
+        redact_meta(&mut meta);
         let session_id = meta.id.clone().unwrap_or_else(|| key.to_string());
         let mut report = SessionReport::new(key, "extracted");
         report.agent = Some(agent);
@@ -363,7 +381,7 @@ impl Run<'_> {
                 report.counts_from(&memory);
                 self.usage_changed.insert(session_id.clone());
                 if !self.opts.dry_run {
-                    let earlier = self.workspace.load_stage1(&session_id)?;
+                    let earlier = self.load_stage1_or_warn(&session_id);
                     let record = Stage1 {
                         version: STAGE1_VERSION,
                         session_id: session_id.clone(),
@@ -394,12 +412,43 @@ impl Run<'_> {
 
     /// Remove the stored extraction of `session_id` when it came from this file.
     fn forget_stage1_of(&self, session_id: &str, key: &str) -> Result<()> {
-        if let Some(record) = self.workspace.load_stage1(session_id)?
+        if let Some(record) = self.load_stage1_or_warn(session_id)
             && record.rollout_path == key
         {
             self.workspace.remove_stage1(session_id)?;
         }
         Ok(())
+    }
+
+    /// A stored record, or `None` with a warning when it is damaged: one bad file never
+    /// stops a run, and the record is rewritten from its transcript.
+    fn load_stage1_or_warn(&self, session_id: &str) -> Option<Stage1> {
+        self.workspace.load_stage1(session_id).unwrap_or_else(|e| {
+            self.term.warn(&format!("{e:#}; it is rewritten from its transcript"));
+            None
+        })
+    }
+
+    /// Take over the state of a transcript that moved here unchanged (Codex archives
+    /// sessions by moving them): its record follows it. False when the content differs.
+    fn adopt_moved(&mut self, old: &str, key: &str, path: &Path, sources: &mut Sources) -> Result<bool> {
+        let Some(entry) = sources.sources.get(old).cloned() else { return Ok(false) };
+        if entry.hash.is_none() || hash_file(path).ok() != entry.hash {
+            return Ok(false);
+        }
+        if self.opts.dry_run {
+            return Ok(true);
+        }
+        if let Some(id) = &entry.session_id
+            && let Some(mut record) = self.load_stage1_or_warn(id)
+            && record.rollout_path == old
+        {
+            record.rollout_path = key.to_string();
+            self.workspace.save_stage1(&record)?;
+        }
+        sources.sources.remove(old);
+        sources.sources.insert(key.to_string(), entry);
+        Ok(true)
     }
 
     fn settle(&mut self, key: &str, entry: SourceEntry, sources: &mut Sources) {
@@ -417,6 +466,33 @@ impl Run<'_> {
             self.term.warn(&format!("{key}: {more} more warning{}", if more == 1 { "" } else { "s" }));
         }
     }
+}
+
+/// Recorded transcripts that are gone from where they were, by size and modification time:
+/// a new file that matches one (and hashes the same) is the same transcript, moved.
+fn moved_candidates(sources: &Sources, present: &BTreeSet<String>) -> HashMap<(u64, i128), String> {
+    sources
+        .sources
+        .iter()
+        .filter(|(path, e)| e.hash.is_some() && !present.contains(*path) && !Path::new(path.as_str()).exists())
+        .map(|(path, e)| ((e.size, e.mtime_ns), path.clone()))
+        .collect()
+}
+
+/// True when a settled decision about a file no longer holds: the extractor changed since, a
+/// sub-agent is now wanted, or the file whose duplicate it was is gone.
+fn needs_revisit(entry: &SourceEntry, opts: &ExtractSettings, present: &BTreeSet<String>) -> bool {
+    let settled = matches!(
+        entry.state,
+        SourceState::Extracted | SourceState::NoOp | SourceState::Excluded | SourceState::Skipped
+    );
+    let reason = entry.reason.as_deref().unwrap_or("");
+    let outdated = settled && entry.extractor != EXTRACTOR_VERSION;
+    let wanted_now = entry.state == SourceState::Excluded && reason == "sub-agent" && opts.include_subagents;
+    let orphaned = reason
+        .strip_prefix("duplicate of ")
+        .is_some_and(|owner| !present.contains(owner) && !Path::new(owner).exists());
+    outdated || wanted_now || orphaned
 }
 
 /// Bring the usage stored with each affected session's record in line with the citations
@@ -457,7 +533,7 @@ fn duplicate_owner(sources: &Sources, key: &str, session_id: &str) -> Option<Str
 }
 
 fn stat_entry(stat: FileStat, state: SourceState) -> SourceEntry {
-    SourceEntry { size: stat.size, mtime_ns: stat.mtime_ns, ..blank_entry(state) }
+    SourceEntry { size: stat.size, mtime_ns: stat.mtime_ns, extractor: EXTRACTOR_VERSION, ..blank_entry(state) }
 }
 
 fn blank_entry(state: SourceState) -> SourceEntry {
@@ -474,6 +550,7 @@ fn blank_entry(state: SourceState) -> SourceEntry {
         last_error: None,
         warnings: 0,
         cited: BTreeMap::new(),
+        extractor: 0,
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex, RegexSet};
 
 use crate::core::patterns;
-use crate::core::session::{Event, EventKind, Unredacted};
+use crate::core::session::{Event, EventKind, SessionMeta, Unredacted};
 
 /// One family of secrets and how to find it.
 struct Rule {
@@ -40,12 +40,13 @@ const RULES: &[Rule] = &[
         group: None,
         keep: None,
     },
-    Rule { kind: "anthropic", pattern: r"\bsk-ant-[A-Za-z0-9_-]{20,}", group: None, keep: None },
+    Rule { kind: "anthropic", pattern: r"\bsk-ant-[A-Za-z0-9_-]{20,}", group: None, keep: Some(has_no_digit) },
     Rule {
         kind: "openai",
         pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}",
         group: None,
-        keep: None,
+        // `sk-learn-compatible-estimator-interface` is prose; real keys are random.
+        keep: Some(has_no_digit),
     },
     Rule {
         kind: "github",
@@ -65,7 +66,7 @@ const RULES: &[Rule] = &[
     Rule {
         kind: "aws_secret_key",
         // A 40-character key written near its access key id or after the word "secret".
-        pattern: r"(?:\b(?:AKIA|ASIA)[A-Z0-9]{16}\b.{0,80}?|(?i:\bsecret(?:[ _-]access)?(?:[ _-]key)?\b)\W{0,4}(?:is\W{1,3})?)\b([A-Za-z0-9/+]{40})(?:\b|$)",
+        pattern: r"(?:\b(?:AKIA|ASIA)[A-Z0-9]{16}\b.{0,80}?|(?i:\bsecret(?:[ _-]access)?(?:[ _-]key)?\b)\W{0,4}(?:is\W{1,3})?)\b([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)",
         group: Some(1),
         keep: None,
     },
@@ -99,7 +100,8 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "url_credentials",
-        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://([^\s/:@]+:[^\s/@]+)@",
+        // Up to the last `@` before the path, so a password holding `@` is hidden whole.
+        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://([^\s/:@]+:[^\s/]+)@",
         group: Some(1),
         keep: None,
     },
@@ -107,7 +109,16 @@ const RULES: &[Rule] = &[
         kind: "bearer",
         pattern: r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)|(?i)\bauthorization:\s*token\s+([A-Za-z0-9._~+/-]{16,})",
         group: Some(1),
-        keep: None,
+        // "bearer authentication/authorization" is prose; tokens hold digits.
+        keep: Some(has_no_digit),
+    },
+    Rule {
+        kind: "cli_password",
+        // Credentials passed as command-line options: `--password X`, `--token=X`,
+        // `curl -u user:X`, `redis-cli -a X`.
+        pattern: r#"(?i)(?:--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|access-token|auth-token)(?:=|\s+)|(?:\s-u|--user)\s+[^\s:]+:|\bredis-cli\b[^\n]*?\s-a\s+)["']?([^\s"']{3,})"#,
+        group: Some(1),
+        keep: Some(is_reference),
     },
     Rule {
         kind: "basic_auth",
@@ -120,7 +131,7 @@ const RULES: &[Rule] = &[
         // `NAME=value`, `"name": "value"`, `name: value` where the name ends in a word
         // that means a credential. The name must end there, so `token_count` is left alone.
         // Values that are references (`$VAR`, `${…}`, `<…>`) or already redacted are kept.
-        pattern: r#"(?i)\b[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|credentials?|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|secret[_-]?key|encryption[_-]?key|signing[_-]?key|master[_-]?key|session[_-]?key|app[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`$<>\[{(),;][^\s"'`<>,;()]{7,})"#,
+        pattern: r#"(?i)\b(?:[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|credentials?|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|secret[_-]?key|secret[_-]?key[_-]?base|encryption[_-]?key|signing[_-]?key|master[_-]?key|session[_-]?key|app[_-]?key)|(?:[A-Za-z0-9.-]*_)?(?:pass|pwd))["']?\s*[:=]\s*["']?([^\s"'`$<>\[{(),;][^\s"'`<>,;()\[\]]{5,})"#,
         group: Some(1),
         keep: Some(is_code_not_secret),
     },
@@ -128,11 +139,18 @@ const RULES: &[Rule] = &[
 
 /// True when an assignment's value reads as code rather than a credential: a call
 /// (`token = next_token()`), a field path (`key = config.api_key`), or a bare snake_case name.
+///
+/// An `UPPER_CASE` name (an environment variable, a `.env` line) always holds a value, never
+/// code, so only calls and references spare it.
 fn is_code_not_secret(text: &str, caps: &Captures) -> bool {
     let (Some(whole), Some(value)) = (caps.get(0), caps.get(1)) else {
         return false;
     };
-    let quoted = text[..value.start()].ends_with(['"', '\'']);
+    let assignment = &text[whole.start()..value.start()];
+    let name = assignment.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '=' | '"' | '\''));
+    let env_name = name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase());
+    let quoted = assignment.ends_with(['"', '\'']);
+    let typed = assignment.trim_end().ends_with(':');
     let value = value.as_str();
     let is_ident = |s: &str| {
         s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
@@ -140,8 +158,25 @@ fn is_code_not_secret(text: &str, caps: &Captures) -> bool {
     };
     let called = text[whole.end()..].starts_with('(');
     let field_path = value.contains('.') && value.split('.').all(is_ident);
-    let snake_name = !quoted && value.chars().all(|c| c.is_ascii_lowercase() || c == '_');
-    called || field_path || snake_name
+    // `token = next_token`: a snake_case name.
+    let snake_name = value.contains('_') && value.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+    // `token: TokenStream`, `session_key: SessionKeyFactory`: a type annotation.
+    let bare = value.trim_end_matches(|c: char| !c.is_ascii_alphanumeric() && c != '>');
+    let type_name = typed
+        && bare.starts_with(|c: char| c.is_ascii_uppercase())
+        && bare.chars().all(|c| c.is_ascii_alphabetic() || matches!(c, '<' | '>' | ':'));
+    called || field_path || (!env_name && !quoted && (snake_name || type_name))
+}
+
+/// True for a match without a digit: random tokens always hold some; words do not.
+fn has_no_digit(_text: &str, caps: &Captures) -> bool {
+    let secret = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0));
+    secret.is_some_and(|m| !m.as_str().bytes().any(|b| b.is_ascii_digit()))
+}
+
+/// True for a value that names a variable instead of holding a secret (`$TOKEN`, `${X}`).
+fn is_reference(_text: &str, caps: &Captures) -> bool {
+    caps.get(1).is_some_and(|m| m.as_str().starts_with(['$', '<', '{']))
 }
 
 struct CompiledRule {
@@ -169,7 +204,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
 ///
 /// ```
 /// use handbook::core::redact::redact;
-/// assert_eq!(redact("export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwx"), "export OPENAI_API_KEY=[REDACTED:openai]");
+/// assert_eq!(redact("export OPENAI_API_KEY=sk-abc123def456ghi789jkl012"), "export OPENAI_API_KEY=[REDACTED:openai]");
 /// assert_eq!(redact("token_count: 1234"), "token_count: 1234");
 /// ```
 pub fn redact(text: &str) -> Cow<'_, str> {
@@ -218,6 +253,14 @@ pub fn redact_event(event: Event<'_>) -> Event<'_> {
         other => other,
     };
     Event { line, kind }
+}
+
+/// Redact what a session's metadata holds in free text: its title, working directory, branch
+/// and remote. They are stored and rendered like everything else.
+pub fn redact_meta(meta: &mut SessionMeta) {
+    for field in [&mut meta.title, &mut meta.cwd, &mut meta.git_branch, &mut meta.git_remote].into_iter().flatten() {
+        redact_string(field);
+    }
 }
 
 impl Unredacted<'_> {
@@ -341,6 +384,7 @@ mod tests {
             "wJalrXUtnFEMI",
             "aws_secret_key",
         );
+        hides("the secret is abcdefghijABCDEFGHIJ0123456789abcdefghi+ and more", "abcdefghijABCDEF", "aws_secret_key");
     }
 
     #[test]
@@ -407,10 +451,21 @@ mod tests {
     }
 
     #[test]
+    fn passwords_given_as_options() {
+        hides("mysql --password=Sup3rSecret -h db", "Sup3rSecret", "cli_password");
+        hides("deploy --token abc123def456", "abc123def456", "cli_password");
+        hides("curl -u admin:opensesame42 https://x", "opensesame42", "cli_password");
+        hides("redis-cli -h cache -a r3d1spass ping", "r3d1spass", "cli_password");
+        assert_eq!(redact("login --password $DB_PASSWORD"), "login --password $DB_PASSWORD");
+    }
+
+    #[test]
     fn credentials_in_urls() {
         let out = redact("git clone https://deploy:hunter2secret@git.example.com/acme/app.git");
         assert_eq!(out, "git clone https://[REDACTED:url_credentials]@git.example.com/acme/app.git");
         assert_eq!(redact("see https://example.com/a:b"), "see https://example.com/a:b");
+        let out = redact("mysql://root:P@ssw0rd@localhost:3306/app");
+        assert_eq!(out, "mysql://[REDACTED:url_credentials]@localhost:3306/app");
     }
 
     #[test]
@@ -438,6 +493,14 @@ mod tests {
         hides("GITHUB_TOKEN: zzzzyyyyxxxx1111", "zzzzyyyyxxxx", "secret_assignment");
         hides("credentials = mYcReDeNtIaL42", "mYcReDeNtIaL42", "secret_assignment");
         hides("SECRET_KEY=django-insecure-abc123", "django-insecure", "secret_assignment");
+        hides("POSTGRES_PASSWORD=postgres", "=postgres", "secret_assignment");
+        hides("DB_PASSWORD=correcthorsebattery", "correcthorse", "secret_assignment");
+        hides("token=abcdefghijklmnopqrstuvwxyz", "abcdefghijkl", "secret_assignment");
+        hides("passwd: secretsecret", "secretsecret", "secret_assignment");
+        hides("password=hunter2", "hunter2", "secret_assignment");
+        hides("DB_PASS=s3cr3tpw", "s3cr3tpw", "secret_assignment");
+        hides("SMTP_PWD=mailpass99", "mailpass99", "secret_assignment");
+        hides("SECRET_KEY_BASE=0123456789abcdef0123", "0123456789abcdef", "secret_assignment");
     }
 
     #[test]
@@ -460,6 +523,13 @@ mod tests {
             "let key = config.api_key;",
             "secret = derive_secret_from(seed)",
             "the token parser_combinators_are_fun",
+            "fn parse(token: TokenStream) -> Result<Ast>",
+            "|token: CancellationToken| token.cancel()",
+            "let session_key: SessionKeyFactory = make();",
+            "csrf_token = request.form[\"csrf_token\"]",
+            "The service uses bearer authentication and authorization headers.",
+            "an sk-learn-compatible-estimator-interface for models",
+            "bypass = true and compass: north",
         ];
         for text in keep {
             assert_eq!(redact(text), text, "changed ordinary text");

@@ -87,6 +87,9 @@ pub struct SourceEntry {
     /// with how many replies cited each. The sum over all transcripts is a session's usage.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub cited: BTreeMap<String, u32>,
+    /// The extractor version that settled this file; a newer one reads it again.
+    #[serde(default)]
+    pub extractor: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -292,6 +295,7 @@ mod tests {
             last_error: None,
             warnings: 0,
             cited: BTreeMap::new(),
+            extractor: 0,
         }
     }
 

@@ -86,6 +86,10 @@ impl<R: BufRead> Lines<R> {
         if self.line.last() == Some(&b'\r') {
             self.line.pop();
         }
+        // A byte-order mark some editors write is not part of the first record.
+        if self.number == 1 && self.line.starts_with(b"\xEF\xBB\xBF") {
+            self.line.drain(..3);
+        }
         Ok(Some((self.number, Line::Text { terminated })))
     }
 
@@ -136,6 +140,13 @@ mod tests {
         assert_eq!(got[0], (1, Line::Text { terminated: true }, b"one".to_vec()));
         assert_eq!(got[1], (2, Line::Text { terminated: true }, b"two".to_vec()));
         assert_eq!(got[2], (3, Line::Text { terminated: false }, b"thr".to_vec()));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let got = collect(b"\xEF\xBB\xBF{}\n\xEF\xBB\xBFx\n", 100);
+        assert_eq!(got[0].2, b"{}".to_vec());
+        assert_eq!(got[1].2, b"\xEF\xBB\xBFx".to_vec());
     }
 
     #[test]

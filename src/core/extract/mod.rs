@@ -20,6 +20,10 @@ use crate::core::session::{Event, EventKind, SessionMeta, ToolCall, ToolResult};
 use shell::{CommandKind, classify};
 use signals::{Feedback, SignalKind};
 
+/// Bumped when extraction changes what it keeps: files settled by an older extractor are
+/// read again.
+pub const EXTRACTOR_VERSION: u32 = 1;
+
 /// Tasks kept per session; later requests join the last one.
 const MAX_TASKS: usize = 12;
 /// Facts of each kind kept per task.
@@ -294,6 +298,10 @@ impl Extractor {
     }
 
     fn tool_call(&mut self, call: &ToolCall<'_>, line: u64) {
+        // Work before any request (a resumed session, a scripted run) still counts.
+        if self.tasks.is_empty() && (!call.writes.is_empty() || call.command.is_some()) {
+            self.start_task("Work before the first request", line);
+        }
         if !call.writes.is_empty() {
             for failure in self.open.values_mut() {
                 for file in &call.writes {

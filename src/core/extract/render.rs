@@ -230,7 +230,7 @@ fn references(task: &TaskFacts) -> Vec<String> {
     let passed =
         task.fixes.iter().map(|f| (f.line, &f.command)).chain(task.verified.iter().map(|v| (v.line, &v.command)));
     for (line, command) in passed {
-        let reference = format!("line {line}: {} exit 0", code(command));
+        let reference = format!("line {line}: {} passed", code(command));
         if !refs.contains(&reference) {
             refs.push(reference);
         }

@@ -242,9 +242,12 @@ fn split_sentences(line: &str) -> Vec<&str> {
     let bytes = line.as_bytes();
     for i in 0..bytes.len() {
         let ends = matches!(bytes[i], b'.' | b'!' | b'?') && bytes.get(i + 1).is_some_and(|b| *b == b' ');
-        // `e.g. x` and `v1.2` are not sentence ends.
-        let abbreviation = i >= 3 && matches!(&line[i - 3..=i], "e.g." | "i.e." | "etc." | " vs.");
-        if ends && !abbreviation {
+        if !ends {
+            continue;
+        }
+        // `e.g. x` is not a sentence end. (`get` because byte i-3 may sit inside a character.)
+        let abbreviation = i >= 3 && matches!(line.get(i - 3..=i), Some("e.g." | "i.e." | "etc." | " vs."));
+        if !abbreviation {
             out.push(&line[start..=i]);
             start = i + 1;
         }
@@ -297,6 +300,13 @@ mod tests {
     fn sentences_keep_their_words() {
         let found = preference_signals("Fix it. - Always use `just test`, e.g. in CI. thanks");
         assert_eq!(found, [(SignalKind::Preference, "Always use `just test`, e.g. in CI.".to_string())]);
+    }
+
+    #[test]
+    fn text_in_any_script_is_read_without_panicking() {
+        assert_eq!(kinds("Café menu: please always use pnpm. Ça marche? Déjà vu."), [SignalKind::Preference]);
+        assert_eq!(kinds("日本語のテキスト。 Always run the linter first. 🎉! done."), [SignalKind::Preference]);
+        assert!(preference_signals("éé. ü! ñ? ").is_empty());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common::{self, Text, ToolInput};
+use super::common::{self, LooseText, ToolInput};
 use super::{FileHint, Reader, UnknownTypes};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
@@ -142,7 +142,7 @@ struct Block<'a> {
     #[serde(borrow, default)]
     tool_use_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    content: Option<Text<'a>>,
+    content: Option<LooseText<'a>>,
     #[serde(default)]
     is_error: Option<bool>,
 }
@@ -213,7 +213,7 @@ impl ClaudeReader {
             match block.kind.as_deref() {
                 Some("text") => texts.extend(block.text),
                 Some("tool_result") => {
-                    let output = block.content.map_or(Cow::Borrowed(""), Text::into_cow);
+                    let output = block.content.map_or(Cow::Borrowed(""), LooseText::into_cow);
                     let exit_code = common::exit_code_from_text(&output);
                     emit(Event {
                         line,
@@ -386,7 +386,8 @@ mod tests {
     use super::*;
 
     fn read(stem: &str, subagents_dir: bool, lines: &[&str]) -> (SessionMeta, Vec<EventKind<'static>>, Vec<String>) {
-        let mut reader = ClaudeReader::new(FileHint { stem: stem.into(), in_subagents_dir: subagents_dir });
+        let mut reader =
+            ClaudeReader::new(FileHint { stem: stem.into(), in_subagents_dir: subagents_dir, ..FileHint::default() });
         let mut events = Vec::new();
         let mut errors = Vec::new();
         for (i, line) in lines.iter().enumerate() {
@@ -452,6 +453,19 @@ mod tests {
         assert_eq!(events.len(), 3);
         assert_eq!(events[0], EventKind::Instruction);
         assert!(matches!(&events[2], EventKind::Compaction(Some(t)) if t.starts_with("This session")));
+    }
+
+    #[test]
+    fn an_odd_block_does_not_take_the_entry_down() {
+        let (_, events, errors) = read(
+            "s4",
+            false,
+            &[
+                r#"{"type":"user","uuid":"r1","sessionId":"s4","message":{"role":"user","content":[{"type":"web_search_tool_result","tool_use_id":"srv1","content":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}},{"type":"tool_result","tool_use_id":"t1","content":"Exit code 1\nboom","is_error":true}]}}"#,
+            ],
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(events.iter().any(|e| matches!(e, EventKind::ToolResult(r) if r.exit_code == Some(1))));
     }
 
     #[test]

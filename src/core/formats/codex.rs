@@ -11,14 +11,14 @@
 //! bulky strings (tool outputs) are scanned a single time.
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use jiff::Timestamp;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common::{self, Text, ToolInput};
+use super::common::{self, LooseText, Text, ToolInput};
 use super::{FileHint, Reader, UnknownTypes};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
@@ -94,14 +94,15 @@ struct Payload<'a> {
     thread_name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
+    /// A JSON document encoded as a string, or (in some versions) the document itself.
     #[serde(borrow, default)]
-    arguments: Option<Text<'a>>,
+    arguments: Option<&'a RawValue>,
     #[serde(borrow, default)]
     call_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    output: Option<Text<'a>>,
+    output: Option<LooseText<'a>>,
     #[serde(borrow, default)]
-    input: Option<Text<'a>>,
+    input: Option<LooseText<'a>>,
     #[serde(borrow, default)]
     action: Option<&'a RawValue>,
 }
@@ -202,6 +203,10 @@ pub struct CodexReader {
     copies_history: bool,
     echoes: Echoes,
     unknown: UnknownTypes,
+    /// Unified-exec processes still running: exec session id → the call that started them.
+    running: HashMap<String, String>,
+    /// `write_stdin` calls: call id → the exec session they talk to.
+    stdin_calls: HashMap<String, String>,
 }
 
 impl CodexReader {
@@ -213,6 +218,8 @@ impl CodexReader {
             copies_history: false,
             echoes: Echoes::default(),
             unknown: UnknownTypes::default(),
+            running: HashMap::new(),
+            stdin_calls: HashMap::new(),
         }
     }
 
@@ -271,10 +278,23 @@ impl CodexReader {
             "reasoning" => EventKind::Reasoning,
             "function_call" => {
                 let name = item.name.unwrap_or(Cow::Borrowed("function"));
-                EventKind::ToolCall(tool_call(item.call_id, name, text(item.arguments)))
+                let args = match item.arguments {
+                    Some(raw) if raw.get().starts_with('"') => serde_json::from_str::<Cow<str>>(raw.get())
+                        .map_err(|e| common::bad("malformed arguments", e))?,
+                    Some(raw) => Cow::Borrowed(raw.get()),
+                    None => Cow::Borrowed(""),
+                };
+                if name == "write_stdin" {
+                    // Not a new command: input to (or a poll of) one already running.
+                    if let (Some(call), Some(session)) = (item.call_id, exec_session_of(&args)) {
+                        self.stdin_calls.insert(call.into_owned(), session);
+                    }
+                    return Ok(());
+                }
+                EventKind::ToolCall(tool_call(item.call_id, name, args))
             }
             "custom_tool_call" => {
-                let input = text(item.input);
+                let input = item.input.map_or(Cow::Borrowed(""), LooseText::into_cow);
                 let name = item.name.unwrap_or(Cow::Borrowed("custom_tool"));
                 let writes = if name == "apply_patch" { common::patch_files(&input) } else { Vec::new() };
                 EventKind::ToolCall(ToolCall {
@@ -287,7 +307,26 @@ impl CodexReader {
                 })
             }
             "function_call_output" | "custom_tool_call_output" => {
-                EventKind::ToolResult(tool_output(item.call_id, item.output))
+                let mut result = tool_output(item.call_id, item.output);
+                let polled = result.id.as_deref().and_then(|id| self.stdin_calls.remove(id));
+                if let Some(session) = polled {
+                    // The exit status of a process started earlier arrives with a later poll.
+                    let Some(started_by) = self.running.get(&session).cloned() else { return Ok(()) };
+                    if result.exit_code.is_none() {
+                        return Ok(());
+                    }
+                    self.running.remove(&session);
+                    result.id = Some(Cow::Owned(started_by));
+                } else if result.exit_code.is_none()
+                    && let Some(session) = running_session(result.output.for_scanning())
+                {
+                    // Still running: the result comes with a later `write_stdin` poll.
+                    if let Some(call) = &result.id {
+                        self.running.insert(session, call.to_string());
+                    }
+                    return Ok(());
+                }
+                EventKind::ToolResult(result)
             }
             "local_shell_call" => {
                 let action: ShellAction = match item.action {
@@ -399,8 +438,8 @@ fn tool_call<'a>(id: Option<Cow<'a, str>>, name: Cow<'a, str>, args: Cow<'a, str
     ToolCall { id, name, command: command.map(Cow::Owned), writes, reads: Vec::new(), input: Unredacted::new(args) }
 }
 
-fn tool_output<'a>(call_id: Option<Cow<'a, str>>, output: Option<Text<'a>>) -> ToolResult<'a> {
-    let text = output.map_or(Cow::Borrowed(""), Text::into_cow);
+fn tool_output<'a>(call_id: Option<Cow<'a, str>>, output: Option<LooseText<'a>>) -> ToolResult<'a> {
+    let text = output.map_or(Cow::Borrowed(""), LooseText::into_cow);
     // Older versions wrapped the output as `{"output": …, "metadata": {"exit_code": …}}`.
     if text.starts_with('{')
         && let Ok(structured) = serde_json::from_str::<StructuredOutput>(&text)
@@ -462,6 +501,26 @@ impl Reader for CodexReader {
     }
 }
 
+/// The exec session a unified-exec output says is still running
+/// (`Process running with session ID 7`).
+fn running_session(output: &str) -> Option<String> {
+    const MARKER: &str = "Process running with session ID ";
+    let head = output.get(..output.len().min(512)).or(Some(output))?;
+    let start = head.find(MARKER)? + MARKER.len();
+    let id: String = head[start..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    (!id.is_empty()).then_some(id)
+}
+
+/// The exec session a `write_stdin` call addresses (`{"session_id": 7, "chars": ""}`).
+fn exec_session_of(args: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(args).ok()?;
+    match value.get("session_id")? {
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
 /// The thread id at the right end of `rollout-<timestamp>-<uuid>`.
 fn id_from_file_name(stem: &str) -> Option<String> {
     let stem = stem.strip_suffix(".jsonl").unwrap_or(stem);
@@ -485,7 +544,7 @@ mod tests {
     fn read(lines: &[&str]) -> (SessionMeta, Vec<EventKind<'static>>, Vec<String>) {
         let mut reader = CodexReader::new(FileHint {
             stem: "rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111".into(),
-            in_subagents_dir: false,
+            ..FileHint::default()
         });
         let mut events = Vec::new();
         let mut errors = Vec::new();
@@ -598,6 +657,37 @@ mod tests {
         assert_eq!(meta.cwd.as_deref(), Some("/w/old"));
         assert_eq!(meta.git_remote.as_deref(), Some("https://github.com/acme/old.git"));
         assert_eq!(events.len(), 3);
+    }
+
+    #[test]
+    fn a_long_running_command_gets_its_exit_status_from_a_later_poll() {
+        let (_, events, errors) = read(&[
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cargo test --workspace\"}","call_id":"c1"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Chunk ID: a\nWall time: 10.0 seconds\nProcess running with session ID 7\nOutput:\nCompiling"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":7,\"chars\":\"\"}","call_id":"c2"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"Chunk ID: b\nWall time: 5.0 seconds\nProcess exited with code 101\nOutput:\ntest result: FAILED"}}"#,
+        ]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let results: Vec<&ToolResult> = events
+            .iter()
+            .filter_map(|e| match e {
+                EventKind::ToolResult(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results.len(), 1);
+        assert_eq!((results[0].id.as_deref(), results[0].exit_code), (Some("c1"), Some(101)));
+        let calls = events.iter().filter(|e| matches!(e, EventKind::ToolCall(_))).count();
+        assert_eq!(calls, 1, "write_stdin is not a command of its own");
+    }
+
+    #[test]
+    fn arguments_may_be_a_document_instead_of_a_string() {
+        let (_, events, errors) = read(&[
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":{"command":"make lint"},"call_id":"c1"}}"#,
+        ]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(matches!(&events[0], EventKind::ToolCall(c) if c.command.as_deref() == Some("make lint")));
     }
 
     #[test]

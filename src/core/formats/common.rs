@@ -45,8 +45,7 @@ pub fn exit_code_from_text(output: &str) -> Option<i64> {
 
 fn exit_code_in_line(line: &str) -> Option<i64> {
     let line = line.trim();
-    let lower_prefix = line.get(..line.len().min(32))?.to_ascii_lowercase();
-    let prefix = EXIT_PREFIXES.iter().find(|p| lower_prefix.starts_with(**p))?;
+    let prefix = EXIT_PREFIXES.iter().find(|p| line.get(..p.len()).is_some_and(|head| head.eq_ignore_ascii_case(p)))?;
     let rest = line[prefix.len()..].trim_start();
     let digits: &str = {
         let end = rest
@@ -56,9 +55,9 @@ fn exit_code_in_line(line: &str) -> Option<i64> {
         &rest[..end]
     };
     let code = digits.parse::<i64>().ok()?;
-    // What follows the number must end the sentence, or this is prose that only mentions one.
+    // Words after the number make this prose that only mentions an exit code.
     let after = rest[digits.len()..].trim_start();
-    (after.is_empty() || after.starts_with(['.', ',', ';', ')', '('])).then_some(code)
+    (!after.starts_with(char::is_alphanumeric)).then_some(code)
 }
 
 /// Files named by an `apply_patch` envelope (`*** Add File: path` and friends).
@@ -151,6 +150,90 @@ impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
             pieces.extend(item.text);
         }
         Ok(Text(join_texts(pieces.into_iter())))
+    }
+}
+
+/// Like [`Text`], for fields whose shape varies by tool (tool results, tool inputs): an object
+/// or a number there reads as nothing (or its value) instead of failing the whole record, so a
+/// server tool's structured result cannot take the shell call beside it down with it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LooseText<'a>(pub Cow<'a, str>);
+
+impl<'a> LooseText<'a> {
+    pub fn into_cow(self) -> Cow<'a, str> {
+        self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for LooseText<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<LooseText<'a>, D::Error> {
+        deserializer.deserialize_any(LooseVisitor(PhantomData))
+    }
+}
+
+/// Reads text the way [`TextVisitor`] does, and anything else as nothing, in one pass.
+struct LooseVisitor<'a>(PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for LooseVisitor<'a> {
+    type Value = LooseText<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<LooseText<'a>, E> {
+        Ok(LooseText(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<LooseText<'a>, E> {
+        Ok(LooseText(Cow::Owned(v.to_string())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<LooseText<'a>, E> {
+        Ok(LooseText(Cow::Owned(v)))
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<LooseText<'a>, E> {
+        Ok(LooseText(Cow::Owned(v.to_string())))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<LooseText<'a>, E> {
+        Ok(LooseText(Cow::Owned(v.to_string())))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<LooseText<'a>, E> {
+        Ok(LooseText(Cow::Owned(v.to_string())))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<LooseText<'a>, E> {
+        Ok(LooseText(Cow::Owned(v.to_string())))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<LooseText<'a>, E> {
+        Ok(LooseText::default())
+    }
+
+    /// An object: its `text` field if it has one (a content item), else nothing.
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<LooseText<'a>, A::Error> {
+        let mut text = LooseText::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "text" {
+                text = map.next_value::<LooseText<'de>>()?;
+            } else {
+                map.next_value::<de::IgnoredAny>()?;
+            }
+        }
+        Ok(text)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LooseText<'a>, A::Error> {
+        let mut pieces = Vec::new();
+        while let Some(item) = seq.next_element::<LooseText<'de>>()? {
+            if !item.0.is_empty() {
+                pieces.push(item.0);
+            }
+        }
+        Ok(LooseText(join_texts(pieces.into_iter())))
     }
 }
 
@@ -268,6 +351,8 @@ mod tests {
         assert_eq!(exit_code_from_text("Exit code 127\nbash: foo: command not found"), Some(127));
         assert_eq!(exit_code_from_text("running 3 tests\n...\nexit status: 101"), Some(101));
         assert_eq!(exit_code_from_text("all good"), None);
+        assert_eq!(exit_code_from_text("Exit code 2 — échec de la compilation"), Some(2));
+        assert_eq!(exit_code_from_text("ééééééééééééééééé"), None);
     }
 
     #[test]
@@ -302,6 +387,12 @@ mod tests {
         assert_eq!(describe(&err), "invalid type: integer `42`, expected text or a list of content items (column 2)");
         let borrowed: Text = serde_json::from_str(r#""no escapes""#).unwrap();
         assert!(matches!(borrowed.0, Cow::Borrowed(_)));
+        let loose: LooseText = serde_json::from_str(r#"{"type":"web_search_result","url":"u"}"#).unwrap();
+        assert_eq!(loose.0, "");
+        let loose: LooseText = serde_json::from_str(r#"[{"type":"image"},"raw",{"type":"text","text":"b"}]"#).unwrap();
+        assert_eq!(loose.0, "raw\nb");
+        let loose: LooseText = serde_json::from_str(r#"[{"type":"text","text":"a"}]"#).unwrap();
+        assert_eq!(loose.0, "a");
     }
 
     #[test]

@@ -129,8 +129,14 @@ impl Reader for GenericReader {
 
     fn finish(&mut self) -> (SessionMeta, Vec<LineWarning>) {
         let mut meta = std::mem::take(&mut self.meta);
-        if meta.id.is_none() && !self.hint.stem.is_empty() {
-            meta.id = Some(self.hint.stem.clone());
+        // Without an id of its own, the file name is the id, made unique by the path: two
+        // tools may both write `chat.jsonl`.
+        if meta.id.is_none() {
+            meta.id = Some(match (self.hint.stem.as_str(), self.hint.path_hash.as_str()) {
+                ("", hash) => hash.to_string(),
+                (stem, "") => stem.to_string(),
+                (stem, hash) => format!("{stem}-{hash}"),
+            });
         }
         (meta, std::mem::take(&mut self.unknown).into_warnings("role"))
     }
@@ -150,7 +156,7 @@ mod tests {
             r#"{"role":"critic","content":"?"}"#,
             r#"{"content":"no role"}"#,
         ];
-        let mut reader = GenericReader::new(FileHint { stem: "chat".into(), in_subagents_dir: false });
+        let mut reader = GenericReader::new(FileHint { stem: "chat".into(), ..FileHint::default() });
         let mut events = Vec::new();
         let mut errors = Vec::new();
         for (i, line) in lines.iter().enumerate() {

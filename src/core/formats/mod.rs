@@ -21,6 +21,8 @@ pub struct FileHint {
     pub stem: String,
     /// The file sits in a `subagents/` folder (Claude Code 2.1 layout).
     pub in_subagents_dir: bool,
+    /// A short hash of the whole path, for formats whose file names are not unique.
+    pub path_hash: String,
 }
 
 impl FileHint {
@@ -31,7 +33,8 @@ impl FileHint {
         let stem = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json")).unwrap_or(name).to_string();
         let parent = normalised.rsplit('/').nth(1).unwrap_or("");
         let in_subagents_dir = parent == "subagents";
-        FileHint { stem, in_subagents_dir }
+        let path_hash = blake3::hash(normalised.as_bytes()).to_hex()[..8].to_string();
+        FileHint { stem, in_subagents_dir, path_hash }
     }
 }
 
@@ -108,14 +111,16 @@ fn sniff_known(obj: &serde_json::Map<String, serde_json::Value>, kind: Option<&s
     if obj.contains_key("record_type") {
         return Some(Agent::Codex);
     }
-    if obj.contains_key("sessionId") || obj.contains_key("parentUuid") || obj.contains_key("leafUuid") {
+    // Generic records may carry `sessionId` too; Claude entries never carry top-level `role`.
+    if obj.contains_key("role") && obj.contains_key("content") {
+        return Some(Agent::Generic);
+    }
+    let claude_keys = obj.contains_key("sessionId") || obj.contains_key("parentUuid") || obj.contains_key("leafUuid");
+    if kind.is_some() && claude_keys {
         return Some(Agent::Claude);
     }
     if matches!(kind, Some("file-history-snapshot" | "summary" | "queue-operation")) {
         return Some(Agent::Claude);
-    }
-    if obj.contains_key("role") && obj.contains_key("content") {
-        return Some(Agent::Generic);
     }
     None
 }
@@ -171,6 +176,8 @@ mod tests {
         assert_eq!(sniff([claude]), known(Agent::Claude));
         assert_eq!(sniff([snapshot]), known(Agent::Claude));
         assert_eq!(sniff([generic]), known(Agent::Generic));
+        let generic_with_id = r#"{"sessionId":"s1","role":"user","content":"hi"}"#;
+        assert_eq!(sniff([generic_with_id]), known(Agent::Generic));
         assert_eq!(sniff(["not json", "{\"a\":1}"]), None);
         assert_eq!(sniff(["\u{0}\u{1}binary", generic]), known(Agent::Generic));
         let gemini = r#"{"sessionId":"1a2b","projectHash":"5f0c","startTime":"2026-03-01T10:00:00.000Z"}"#;
