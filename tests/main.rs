@@ -3,7 +3,10 @@
 //! leaks in from the machine running the tests).
 
 mod bad_input;
+mod commands;
 mod common;
+mod consolidate;
 mod docs;
 mod extract;
 mod fixtures;
+mod summary;

@@ -17,7 +17,8 @@ use crate::config::{ConsolidateSettings, Settings};
 use crate::core::consolidate::{self, RENDERER};
 use crate::core::layout::{self, DIFF_FILE, MEMORY, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{self, Change, MANIFEST_VERSION, Manifest};
-use crate::core::redact::secret_kinds;
+use crate::core::notes::Note;
+use crate::core::redact::{redact, secret_kinds};
 use crate::core::select::{self, Rules};
 use crate::core::stage1::Stage1;
 use crate::core::state::SourceState;
@@ -115,6 +116,11 @@ pub fn consolidate(
     let state_of: BTreeMap<&str, SourceState> =
         sources.sources.iter().map(|(path, e)| (path.as_str(), e.state)).collect();
     let records = workspace.all_stage1(&mut |warning| term.warn(&warning))?;
+    let vanished: Vec<String> = records
+        .iter()
+        .filter(|r| state_of.get(r.rollout_path.as_str()) == Some(&SourceState::Vanished))
+        .map(|r| r.session_id.clone())
+        .collect();
     let eligible: Vec<Stage1> = records
         .into_iter()
         .filter(|r| !sources.excluded.contains(&r.session_id))
@@ -169,15 +175,24 @@ pub fn consolidate(
             edits.files.entry(file.to_string()).or_default().learn(&base, &now_text);
         }
     }
-    let notes = workspace.notes()?;
+    // Notes are the user's own files; what handbook writes from them is redacted all the same.
+    let notes: Vec<Note> = workspace
+        .notes()?
+        .into_iter()
+        .map(|n| Note { title: redact(&n.title).into_owned(), body: redact(&n.body).into_owned(), ..n })
+        .collect();
     let output = consolidate::consolidate(&consolidate::Input { sessions: &selection, notes: &notes, cap });
+    // Hand edits are applied, then everything is redacted once more on its way out.
     let memory = edits.files.get(MEMORY).map_or(output.memory.clone(), |e| e.apply(&output.memory, ADDED_BY_HAND));
+    let memory = redact(&memory).into_owned();
     let summary = match edits.files.get(SUMMARY) {
-        Some(e) if !e.is_empty() => {
-            let edited = e.apply(&output.summary, ADDED_BY_HAND);
-            Summary::parse(&edited).map_or(output.summary.clone(), |s| s.fit(cap))
-        }
+        Some(e) if !e.is_empty() => e.apply(&output.summary, ADDED_BY_HAND),
         _ => output.summary,
+    };
+    let summary = redact(&summary).into_owned();
+    let summary = match cap.fits(&summary) {
+        true => summary,
+        false => Summary::parse(&summary).map_or(summary.clone(), |s| s.fit(cap)),
     };
 
     // Write, remembering that these contents are handbook's own until the baseline moves.
@@ -197,6 +212,10 @@ pub fn consolidate(
     commit(workspace, &current, now)?;
     remove_if_exists(&workspace.file(DIFF_FILE))?;
     workspace.clear_pending()?;
+    // The handbook no longer holds what a deleted transcript taught; neither does the state.
+    for id in &vanished {
+        workspace.remove_stage1(id)?;
+    }
     Ok(Report {
         outcome: "consolidated",
         selected: selection.len(),

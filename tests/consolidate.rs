@@ -1,0 +1,254 @@
+//! `handbook consolidate` and `update` end to end: the rendered workspace, no-op runs,
+//! determinism, forgetting, hand edits, and a run killed half-way.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::common::{Handbook, copy_tree, fixtures};
+
+/// A fixed clock, and a retention window wide enough for every fixture.
+const NOW: &str = "2026-11-29T12:00:00Z";
+
+fn run(hb: &Handbook, args: &[&str]) -> std::process::Output {
+    let output = hb.cmd().env("HANDBOOK_NOW", NOW).env("HANDBOOK_MAX_UNUSED_DAYS", "3650").args(args).output().unwrap();
+    assert!(output.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    output
+}
+
+/// Copy all fixtures to a private folder, extract and consolidate them.
+fn consolidated() -> (Handbook, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures(), dir.path());
+    let hb = Handbook::new();
+    run(&hb, &["update", "--all", dir.path().to_str().unwrap()]);
+    (hb, dir)
+}
+
+/// Every workspace file (not `.handbook/`), with the fixture folder's path replaced by a
+/// placeholder so snapshots do not depend on where the test ran.
+fn workspace_files(home: &Path, root: &Path) -> Vec<(String, String)> {
+    let root = fs::canonicalize(root).unwrap().to_string_lossy().into_owned();
+    let mut files: Vec<(String, String)> = walkdir::WalkDir::new(home)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".handbook")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(home).unwrap().to_string_lossy().into_owned();
+            (rel, fs::read_to_string(e.path()).unwrap().replace(&root, "<FIXTURES>"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_rendered_workspace_matches_its_snapshot() {
+    let (hb, dir) = consolidated();
+    let files = workspace_files(hb.home.path(), dir.path());
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/workspace");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        let _ = fs::remove_dir_all(&snapshots);
+        for (rel, text) in &files {
+            let path = snapshots.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+    }
+    let expected = workspace_files(&snapshots, dir.path());
+    let names = |f: &[(String, String)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&files), names(&expected), "files differ: run with UPDATE_SNAPSHOTS=1 to accept");
+    for ((name, got), (_, want)) in files.iter().zip(&expected) {
+        assert!(
+            got == want,
+            "{name} differs from tests/snapshots/workspace/{name}: run with UPDATE_SNAPSHOTS=1 to accept\n{got}"
+        );
+    }
+    assert!(!hb.home.path().join("phase2_workspace_diff.md").exists(), "the diff file outlived the run");
+}
+
+#[test]
+fn a_second_consolidation_is_a_no_op() {
+    let (hb, dir) = consolidated();
+    let before = workspace_files(hb.home.path(), dir.path());
+    let output = run(&hb, &["consolidate"]);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("nothing changed since the last consolidation"));
+    assert_eq!(workspace_files(hb.home.path(), dir.path()), before);
+}
+
+#[test]
+fn the_result_does_not_depend_on_discovery_order() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures(), dir.path());
+    let mut cases: Vec<PathBuf> =
+        fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    cases.sort();
+    let forward = Handbook::new();
+    let mut args: Vec<String> = vec!["extract".into(), "--all".into()];
+    args.extend(cases.iter().map(|c| c.to_string_lossy().into_owned()));
+    run(&forward, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    run(&forward, &["consolidate"]);
+    let backward = Handbook::new();
+    cases.reverse();
+    for case in &cases {
+        run(&backward, &["extract", "--all", case.to_str().unwrap()]);
+    }
+    run(&backward, &["consolidate"]);
+    assert_eq!(workspace_files(forward.home.path(), dir.path()), workspace_files(backward.home.path(), dir.path()));
+}
+
+/// A second Codex session in the parser project: it verifies `cargo test` too, and says
+/// something of its own.
+fn second_parser_session(dir: &Path) -> PathBuf {
+    let id = "019d7a10-4c2e-7b31-9a55-0c0de00000aa";
+    let path = dir.join(format!("extra/rollout-2026-11-26T10-00-00-{id}.jsonl"));
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let lines = [
+        format!(r#"{{"timestamp":"2026-11-26T10:00:00.000Z","type":"session_meta","payload":{{"id":"{id}","timestamp":"2026-11-26T10:00:00.000Z","cwd":"/home/dev/acme-parser","git":{{"repository_url":"git@github.com:acme/parser.git"}}}}}}"#),
+        r#"{"timestamp":"2026-11-26T10:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"Add a fuzz test for the lexer. Remember that fuzzing needs the nightly toolchain."}}"#.to_string(),
+        r#"{"timestamp":"2026-11-26T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cargo test\"}","call_id":"c1"}}"#.to_string(),
+        r#"{"timestamp":"2026-11-26T10:00:09.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Process exited with code 0\nOutput:\nok"}}"#.to_string(),
+    ];
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn forgetting_removes_what_only_that_session_supported() {
+    let (hb, dir) = consolidated();
+    second_parser_session(dir.path());
+    run(&hb, &["update", "--all", dir.path().to_str().unwrap()]);
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    assert!(memory.contains("- verified test command: `cargo test` (2 sessions)"), "{memory}");
+    assert!(memory.contains("E0425"));
+
+    // The transcript that alone taught the E0425 lesson is deleted.
+    let first = dir.path().join("codex-failure-fix/sessions/2026/11/20");
+    fs::remove_dir_all(&first).unwrap();
+    run(&hb, &["update", "--all", dir.path().to_str().unwrap()]);
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    assert!(!memory.contains("E0425"), "a lesson only the deleted session supported survived");
+    assert!(memory.contains("- verified test command: `cargo test` (1 session)"), "{memory}");
+    assert!(memory.contains("fuzzing needs the nightly toolchain"));
+    hb.assert_nowhere("tokenizer` in this scope");
+
+    // `forget` does the same for a session whose transcript is still there.
+    run(&hb, &["forget", "019d7a10-4c2e-7b31-9a55-0c0de00000aa"]);
+    run(&hb, &["update", "--all", dir.path().to_str().unwrap()]);
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    assert!(!memory.contains("fuzzing needs the nightly toolchain"), "a forgotten session's lesson survived");
+    assert!(!memory.contains("github.com/acme/parser"));
+}
+
+#[test]
+fn hand_edits_to_memory_survive_consolidation() {
+    let (hb, dir) = consolidated();
+    let path = hb.home.path().join("MEMORY.md");
+    let memory = fs::read_to_string(&path).unwrap();
+    let removed = memory.lines().find(|l| l.contains("We use pnpm, not npm.")).unwrap().to_string();
+    let anchor = memory.lines().find(|l| l.starts_with("## Reusable knowledge")).unwrap().to_string();
+    let edited = memory.replace(&format!("{removed}\n"), "").replace(
+        &format!("{anchor}\n"),
+        &format!("{anchor}\n\n- staging deploys need the VPN up first (added by hand)\n"),
+    );
+    fs::write(&path, &edited).unwrap();
+
+    let output = run(&hb, &["consolidate"]);
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("1 modified"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    // More sessions arrive; the edits hold.
+    second_parser_session(dir.path());
+    run(&hb, &["update", "--all", dir.path().to_str().unwrap()]);
+    let memory = fs::read_to_string(&path).unwrap();
+    assert!(!memory.contains("We use pnpm, not npm."), "a line removed by hand came back");
+    assert!(
+        memory.contains("- staging deploys need the VPN up first (added by hand)"),
+        "a line added by hand was lost"
+    );
+    assert!(memory.contains("fuzzing needs the nightly toolchain"), "the new session was not consolidated");
+}
+
+#[test]
+fn a_killed_consolidation_loses_nothing_and_the_next_run_completes() {
+    let (reference, reference_dir) = consolidated();
+    let expected = workspace_files(reference.home.path(), reference_dir.path());
+
+    for point in ["after-sync", "after-write"] {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&fixtures(), dir.path());
+        let hb = Handbook::new();
+        run(&hb, &["extract", "--all", dir.path().to_str().unwrap()]);
+        let killed = hb
+            .cmd()
+            .env("HANDBOOK_NOW", NOW)
+            .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+            .env("HANDBOOK_FAULT", point)
+            .arg("consolidate")
+            .output()
+            .unwrap();
+        assert!(!killed.status.success(), "the fault at {point} did not stop the run");
+        assert!(!hb.state().join("manifest.json").exists(), "{point}: a baseline was committed by a killed run");
+
+        let output = run(&hb, &["consolidate"]);
+        assert!(String::from_utf8_lossy(&output.stdout).contains("consolidate: "), "{point}");
+        assert_eq!(
+            workspace_files(hb.home.path(), dir.path()),
+            expected,
+            "{point}: the recovered handbook differs from a clean run's"
+        );
+        assert!(hb.state().join("manifest.json").exists());
+        assert!(!hb.state().join("pending.json").exists());
+        assert!(!hb.home.path().join("phase2_workspace_diff.md").exists());
+        let again = run(&hb, &["consolidate"]);
+        assert!(String::from_utf8_lossy(&again.stdout).contains("nothing changed"), "{point}");
+    }
+}
+
+#[test]
+fn nothing_secret_or_never_to_be_learned_reaches_the_handbook() {
+    let (hb, _dir) = consolidated();
+    let secrets = fs::read_to_string(fixtures().join("secrets/secrets.txt")).unwrap();
+    for secret in secrets.lines().filter(|l| !l.is_empty()) {
+        hb.assert_nowhere(secret);
+    }
+    for canary in
+        ["CANARY", "previous instructions", "attacker.example", "Always use ripgrep", "Always deploy on Fridays"]
+    {
+        hb.assert_nowhere(canary);
+    }
+}
+
+#[test]
+fn update_is_silent_when_all_is_well() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join("codex-failure-fix"), dir.path());
+    let hb = Handbook::new();
+    let output = run(&hb, &["update", "--all", dir.path().to_str().unwrap()]);
+    assert!(output.stdout.is_empty(), "{}", String::from_utf8_lossy(&output.stdout));
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(hb.home.path().join("MEMORY.md").exists());
+}
+
+#[test]
+fn the_cooldown_skips_a_consolidation_unless_forced() {
+    let (hb, _dir) = consolidated();
+    fs::write(hb.home.path().join("extra.md"), "a file the user added\n").unwrap();
+    let output = hb
+        .cmd()
+        .env("HANDBOOK_NOW", NOW)
+        .env("HANDBOOK_CONSOLIDATE_COOLDOWN_HOURS", "6")
+        .arg("consolidate")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&output.stdout).contains("within the cooldown"));
+    let forced = run(&hb, &["consolidate", "--force"]);
+    assert!(
+        String::from_utf8_lossy(&forced.stdout).contains("1 files added"),
+        "{}",
+        String::from_utf8_lossy(&forced.stdout)
+    );
+}
