@@ -2,7 +2,9 @@
 # Benchmarks for `handbook extract`, run side by side so the ratios hold on a busy machine:
 #   1. first extract of a corpus (default 1 GB) against a bare serde_json parse of the same lines;
 #   2. a re-run with nothing changed over 10,000 session files;
-#   3. peak memory on the whole corpus and on one huge transcript.
+#   3. peak memory on the whole corpus and on one huge transcript;
+#   4. consolidate over 10,000 stage-1 records;
+#   5. `summary` against `cat` of the same file, whole processes, many times each.
 # Results go to stdout and to target/bench/results.md.
 #
 #   scripts/bench.sh                 # 1 GB corpus
@@ -68,6 +70,30 @@ for _ in 1 2 3; do
     read -r s _ < <(measure "$BIN" --home "$home" --quiet extract --all "$SMALL")
     best_rerun=$(awk -v a="$best_rerun" -v b="$s" 'BEGIN {print (b < a) ? b : a}')
 done
+records=$(find "$home/.handbook/stage1" -name '*.json' | wc -l)
+
+# 4. Consolidate the stage-1 records of those 10,000 sessions (the first run, the costly one).
+read -r consolidate_s _ < <(measure "$BIN" --home "$home" --quiet consolidate)
+
+# 5. summary against cat, alternating, 300 whole-process runs each.
+summary_file="$home/memory_summary.md"
+runs=300
+time_loop() {
+    local start end
+    start=$(date +%s.%N)
+    for _ in $(seq "$runs"); do "$@" >/dev/null; done
+    end=$(date +%s.%N)
+    awk -v s="$start" -v e="$end" -v n="$runs" 'BEGIN {printf "%.3f", (e - s) * 1000 / n}'
+}
+best_cat=999999
+best_summary=999999
+for _ in 1 2 3; do
+    c=$(time_loop cat "$summary_file")
+    m=$(time_loop "$BIN" --home "$home" summary)
+    best_cat=$(awk -v a="$best_cat" -v b="$c" 'BEGIN {print (b < a) ? b : a}')
+    best_summary=$(awk -v a="$best_summary" -v b="$m" 'BEGIN {print (b < a) ? b : a}')
+done
+summary_ratio=$(awk -v m="$best_summary" -v c="$best_cat" 'BEGIN {printf "%.2f", m / c}')
 rm -rf "$home"
 
 # 3. Peak memory on one huge transcript.
@@ -87,6 +113,8 @@ report=$(cat <<EOF
 | re-run, nothing changed, $SMALL_FILES files | ${best_rerun} s | < 0.5 s | $(pass "$best_rerun < 0.5") |
 | peak memory, whole corpus | $((hb_kb / 1024)) MB | < 200 MB | $(pass "$hb_kb < 204800") |
 | peak memory, one $((single_bytes / 1000000)) MB transcript | $((single_kb / 1024)) MB (${single_s} s) | < 200 MB | $(pass "$single_kb < 204800") |
+| consolidate, $records stage-1 records | ${consolidate_s} s | < 3 s | $(pass "$consolidate_s < 3") |
+| summary, per run (cat of the same file: ${best_cat} ms) | ${best_summary} ms (${summary_ratio}x cat) | <= 3x cat | $(pass "$summary_ratio <= 3") |
 EOF
 )
 echo "$report" | tee "$OUT/results.md"

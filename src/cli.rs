@@ -127,6 +127,15 @@ pub struct UpdateArgs {
     /// Consolidate even within the cooldown after the last consolidation
     #[arg(long)]
     pub force: bool,
+
+    /// Sessions that feed the handbook at most [env: HANDBOOK_MAX_RAW_MEMORIES] [default: 256]
+    #[arg(long, value_name = "N")]
+    pub max_raw_memories: Option<usize>,
+
+    /// Sessions neither used nor updated for this many days drop out [env: HANDBOOK_MAX_UNUSED_DAYS]
+    /// [default: 30]
+    #[arg(long, value_name = "DAYS")]
+    pub max_unused_days: Option<u32>,
 }
 
 #[derive(Debug, Args)]

@@ -198,8 +198,8 @@ impl Settings {
             Command::Update(args) => {
                 let consolidate = ConsolidateArgs {
                     force: args.force,
-                    max_raw_memories: None,
-                    max_unused_days: None,
+                    max_raw_memories: args.max_raw_memories,
+                    max_unused_days: args.max_unused_days,
                     wait: args.extract.wait,
                 };
                 let consolidate = consolidate_settings(&consolidate, &file, env)?;

@@ -20,7 +20,9 @@ An error stopped the run: a bad flag or config file, a damaged state file, a sou
 3
 Another handbook run holds the workspace lock and did not release it within \fB\-\-wait\fR seconds.
 .SH OUTPUT
-Results go to stdout; warnings, errors and progress to stderr. A progress bar is drawn only when stderr is a terminal and neither \fB\-\-json\fR nor \fB\-\-quiet\fR is given. With \fB\-\-json\fR, stdout holds one JSON object per line, \fB{"type": ..., "data": ...}\fR: for \fBextract\fR, one \fBsession\fR object per transcript acted on, then one \fBtotals\fR object with the coverage counts. Text taken from transcripts is printed with control characters escaped.
+Results go to stdout; warnings, errors and progress to stderr. A progress bar is drawn only when stderr is a terminal and neither \fB\-\-json\fR nor \fB\-\-quiet\fR is given. With \fB\-\-json\fR, stdout holds one JSON object per line, \fB{"type": ..., "data": ...}\fR: for \fBextract\fR, one \fBsession\fR object per transcript acted on, then one \fBtotals\fR object with the coverage counts; for \fBconsolidate\fR a \fBconsolidate\fR object; for \fBstatus\fR a \fBstatus\fR object; for \fBnote\fR a \fBnote\fR object; for \fBforget\fR one \fBforgotten\fR object per session. Text taken from transcripts is printed with control characters escaped.
+.PP
+\fBsummary \-\-hook\fR prints \fB{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}\fR, which Claude Code, Codex and Gemini CLI read from a SessionStart hook. In hook mode a failure prints nothing, reports the reason on stderr and exits 0, so a broken handbook never keeps an agent from starting.
 .SH ENVIRONMENT
 .TP
 \fBHANDBOOK_HOME\fR
@@ -32,18 +34,45 @@ Configuration file, when \fB\-\-config\fR is not given.
 \fBHANDBOOK_MIN_IDLE_HOURS\fR, \fBHANDBOOK_MAX_AGE_DAYS\fR, \fBHANDBOOK_MAX_SESSIONS_PER_RUN\fR, \fBHANDBOOK_INCLUDE_SUBAGENTS\fR
 Defaults for the \fBextract\fR flags of the same meaning.
 .TP
+\fBHANDBOOK_MAX_RAW_MEMORIES\fR, \fBHANDBOOK_MAX_UNUSED_DAYS\fR, \fBHANDBOOK_CONSOLIDATE_COOLDOWN_HOURS\fR
+Defaults for consolidation: sessions kept at most, the retention window, the pause after a consolidation.
+.TP
+\fBHANDBOOK_SUMMARY_MAX_TOKENS\fR
+The summary's token cap (default 2500), for \fBsummary\fR and consolidation.
+.TP
 \fBHANDBOOK_COLOR\fR, \fBNO_COLOR\fR
 Colour on stderr: auto, always or never; NO_COLOR set means never.
 .TP
 \fBHANDBOOK_NOW\fR
 The time a run treats as now (RFC 3339), for reproducible runs.
 .TP
+\fBHANDBOOK_FAULT\fR
+For tests: abort a consolidation at a named point (after\-sync, after\-write) to show that a killed run loses nothing.
+.TP
 \fBCODEX_HOME\fR, \fBCLAUDE_CONFIG_DIR\fR, \fBXDG_DATA_HOME\fR, \fBXDG_CONFIG_HOME\fR, \fBHOME\fR
 Where the agents' transcripts, the workspace and the configuration file are found by default.
 .SH FILES
 .TP
 \fI$XDG_CONFIG_HOME/handbook/config.toml\fR
-Configuration: sources, min_idle_hours, max_age_days, max_sessions_per_run, include_subagents, lock_wait_seconds.
+Configuration: sources, min_idle_hours, max_age_days, max_sessions_per_run, include_subagents, lock_wait_seconds, max_raw_memories, max_unused_days, summary_max_tokens, consolidate_cooldown_hours.
+.TP
+\fI$XDG_CONFIG_HOME/handbook/read_path.md\fR
+Replaces the built\-in wrapper of \fBsummary \-\-prompt\fR.
+.TP
+\fI<home>/memory_summary.md\fR, \fI<home>/MEMORY.md\fR
+The summary agents load, and the handbook they search.
+.TP
+\fI<home>/raw_memories.md\fR, \fI<home>/rollout_summaries/\fR
+The selected sessions' lessons and accounts, rewritten at every consolidation.
+.TP
+\fI<home>/extensions/ad_hoc/notes/\fR
+Notes written by \fBhandbook note\fR; never changed or removed by handbook.
+.TP
+\fI<home>/.handbook/manifest.json\fR, \fI<home>/.handbook/objects/\fR
+The baseline: every workspace file's hash and contents at the last good consolidation.
+.TP
+\fI<home>/.handbook/edits.json\fR
+Lines removed from or added to MEMORY.md and memory_summary.md by hand, re\-applied at every consolidation.
 .TP
 \fI<home>/.handbook/sources.json\fR
 Every transcript seen, with its size, modification time, content hash, state and last error.
