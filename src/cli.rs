@@ -101,6 +101,17 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ConsolidateArgs {
+    #[command(flatten)]
+    pub options: ConsolidateOptions,
+
+    /// Seconds to wait for another run to release the workspace lock [default: 5]
+    #[arg(long, value_name = "SECONDS")]
+    pub wait: Option<f64>,
+}
+
+/// The flags `consolidate` and `update` share.
+#[derive(Debug, Clone, Args)]
+pub struct ConsolidateOptions {
     /// Consolidate even within the cooldown after the last consolidation
     #[arg(long)]
     pub force: bool,
@@ -113,10 +124,6 @@ pub struct ConsolidateArgs {
     /// [default: 30]
     #[arg(long, value_name = "DAYS")]
     pub max_unused_days: Option<u32>,
-
-    /// Seconds to wait for another run to release the workspace lock [default: 5]
-    #[arg(long, value_name = "SECONDS")]
-    pub wait: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -124,18 +131,8 @@ pub struct UpdateArgs {
     #[command(flatten)]
     pub extract: ExtractArgs,
 
-    /// Consolidate even within the cooldown after the last consolidation
-    #[arg(long)]
-    pub force: bool,
-
-    /// Sessions that feed the handbook at most [env: HANDBOOK_MAX_RAW_MEMORIES] [default: 256]
-    #[arg(long, value_name = "N")]
-    pub max_raw_memories: Option<usize>,
-
-    /// Sessions neither used nor updated for this many days drop out [env: HANDBOOK_MAX_UNUSED_DAYS]
-    /// [default: 30]
-    #[arg(long, value_name = "DAYS")]
-    pub max_unused_days: Option<u32>,
+    #[command(flatten)]
+    pub consolidate: ConsolidateOptions,
 }
 
 #[derive(Debug, Args)]

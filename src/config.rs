@@ -196,12 +196,7 @@ impl Settings {
             Command::Extract(args) => CommandSettings::Extract(extract_settings(args, &file, env)?),
             Command::Consolidate(args) => CommandSettings::Consolidate(consolidate_settings(&args, &file, env)?),
             Command::Update(args) => {
-                let consolidate = ConsolidateArgs {
-                    force: args.force,
-                    max_raw_memories: args.max_raw_memories,
-                    max_unused_days: args.max_unused_days,
-                    wait: args.extract.wait,
-                };
+                let consolidate = ConsolidateArgs { options: args.consolidate, wait: args.extract.wait };
                 let consolidate = consolidate_settings(&consolidate, &file, env)?;
                 CommandSettings::Update(extract_settings(args.extract, &file, env)?, consolidate)
             }
@@ -280,7 +275,8 @@ fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<E
 }
 
 fn consolidate_settings(args: &ConsolidateArgs, file: &FileConfig, env: &Env) -> Result<ConsolidateSettings> {
-    let max_raw_memories = match (args.max_raw_memories, env.get("HANDBOOK_MAX_RAW_MEMORIES")) {
+    let options = &args.options;
+    let max_raw_memories = match (options.max_raw_memories, env.get("HANDBOOK_MAX_RAW_MEMORIES")) {
         (Some(n), _) => n,
         (None, Some(v)) => {
             v.parse().with_context(|| format!("HANDBOOK_MAX_RAW_MEMORIES={v}: expected a whole number"))?
@@ -290,7 +286,7 @@ fn consolidate_settings(args: &ConsolidateArgs, file: &FileConfig, env: &Env) ->
     if !(1..=100_000).contains(&max_raw_memories) {
         bail!("max_raw_memories {max_raw_memories}: expected between 1 and 100000");
     }
-    let max_unused_days = match (args.max_unused_days, env.get("HANDBOOK_MAX_UNUSED_DAYS")) {
+    let max_unused_days = match (options.max_unused_days, env.get("HANDBOOK_MAX_UNUSED_DAYS")) {
         (Some(n), _) => n,
         (None, Some(v)) => {
             v.parse().with_context(|| format!("HANDBOOK_MAX_UNUSED_DAYS={v}: expected a whole number of days"))?
@@ -307,7 +303,7 @@ fn consolidate_settings(args: &ConsolidateArgs, file: &FileConfig, env: &Env) ->
         max_raw_memories,
         max_unused: hours(f64::from(max_unused_days) * 24.0)?,
         cooldown,
-        force: args.force,
+        force: options.force,
         lock_wait: lock_wait(args.wait, file)?,
     })
 }

@@ -102,16 +102,18 @@ impl Lesson {
 }
 
 /// Highest use first, then most support, most recent, then the weight and text.
+fn by_rank(a: &Lesson, b: &Lesson) -> std::cmp::Ordering {
+    b.usage
+        .cmp(&a.usage)
+        .then_with(|| b.sessions.len().cmp(&a.sessions.len()))
+        .then_with(|| b.last.cmp(&a.last))
+        .then_with(|| a.weight.cmp(&b.weight))
+        .then_with(|| a.body.cmp(&b.body))
+}
+
 fn rank(lessons: BTreeMap<String, Lesson>) -> Vec<Lesson> {
     let mut ranked: Vec<Lesson> = lessons.into_values().collect();
-    ranked.sort_by(|a, b| {
-        b.usage
-            .cmp(&a.usage)
-            .then_with(|| b.sessions.len().cmp(&a.sessions.len()))
-            .then_with(|| b.last.cmp(&a.last))
-            .then_with(|| a.weight.cmp(&b.weight))
-            .then_with(|| a.body.cmp(&b.body))
-    });
+    ranked.sort_by(by_rank);
     ranked
 }
 
@@ -328,14 +330,7 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
     }
     let mut preferences: Vec<(&Lesson, &str)> =
         groups.iter().flat_map(|g| g.preferences.iter().map(move |p| (p, display_name(&g.key)))).collect();
-    preferences.sort_by(|(a, _), (b, _)| {
-        b.usage
-            .cmp(&a.usage)
-            .then_with(|| b.sessions.len().cmp(&a.sessions.len()))
-            .then_with(|| b.last.cmp(&a.last))
-            .then_with(|| a.weight.cmp(&b.weight))
-            .then_with(|| a.body.cmp(&b.body))
-    });
+    preferences.sort_by(|(a, _), (b, _)| by_rank(a, b));
     for (lesson, project) in preferences.into_iter().take(SUMMARY_PREFERENCES) {
         let _ = writeln!(out, "- {} ({})", lesson.body, lesson.annotation(Some(project)));
         any = true;

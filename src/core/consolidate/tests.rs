@@ -6,18 +6,7 @@ use crate::core::extract::{Facts, Failure, Fix, Outcome, Signal, TaskFacts, Veri
 use crate::core::session::Agent;
 
 fn task(title: &str) -> TaskFacts {
-    TaskFacts {
-        title: title.into(),
-        line: 1,
-        outcome: Outcome::Success,
-        preferences: Vec::new(),
-        verified: Vec::new(),
-        fixes: Vec::new(),
-        unresolved: Vec::new(),
-        files: Vec::new(),
-        commands: 0,
-        failed_commands: 0,
-    }
+    TaskFacts { outcome: Outcome::Success, ..TaskFacts::new(title.into(), 1) }
 }
 
 fn record(id: &str, project: &str, day: u32, tasks: Vec<TaskFacts>) -> Stage1 {

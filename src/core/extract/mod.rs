@@ -130,7 +130,8 @@ pub struct TaskFacts {
 }
 
 impl TaskFacts {
-    fn new(title: String, line: u64) -> TaskFacts {
+    /// A task with no facts yet.
+    pub fn new(title: String, line: u64) -> TaskFacts {
         TaskFacts {
             title,
             line,
