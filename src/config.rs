@@ -170,6 +170,8 @@ impl Settings {
             .or_else(|| env.path("XDG_DATA_HOME").map(|d| d.join("handbook")))
             .or_else(|| env.home_dir().map(|h| h.join(".local/share/handbook")))
             .context("cannot find a home for the workspace: set HANDBOOK_HOME or pass --home")?;
+        // Absolute, so the prompt tells agents where the handbook is from anywhere.
+        let home = std::path::absolute(&home).unwrap_or(home);
         let color = match cli.color {
             Some(choice) => choice,
             None if env.get("NO_COLOR").is_some() => ColorChoice::Never,

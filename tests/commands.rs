@@ -158,6 +158,7 @@ fn a_secret_in_the_workspace_blocks_the_new_baseline() {
     let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
     assert!(memory.contains("AWS key [REDACTED:aws_access_key_id]"), "{memory}");
     assert_eq!(fs::read(hb.state().join("manifest.json")).unwrap(), manifest, "the baseline moved");
+    assert!(!hb.home.path().join("phase2_workspace_diff.md").exists(), "the diff file outlived a failed run");
     let status = String::from_utf8(hb.cmd().arg("status").output().unwrap().stdout).unwrap();
     assert!(status.contains("secrets: 1 found"), "{status}");
 }
@@ -187,7 +188,32 @@ fn reset_refuses_what_it_should_and_keeps_forgotten_sessions() {
     cmd.assert().code(2).stderr(predicate::str::contains("not a handbook workspace"));
     assert!(plain.path().join("precious.txt").exists());
 
-    hb.cmd().args(["reset", "--yes"]).assert().success();
+    // A symlinked state folder, or a symlinked home spelled with a trailing slash.
+    let victim = tempfile::tempdir().unwrap();
+    fs::write(victim.path().join("precious.txt"), "keep me").unwrap();
+    fs::write(victim.path().join("sources.json"), "{}").unwrap();
+    let fake = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(victim.path(), fake.path().join(".handbook")).unwrap();
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_handbook"));
+    cmd.env_clear().env("HOME", hb.user.path()).arg("--home").arg(fake.path()).args(["reset", "--yes"]);
+    cmd.assert().code(2).stderr(predicate::str::contains("not a handbook workspace"));
+    assert!(victim.path().join("precious.txt").exists());
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_handbook"));
+    cmd.env_clear()
+        .env("HOME", hb.user.path())
+        .arg("--home")
+        .arg(format!("{}/", link.display()))
+        .args(["reset", "--yes"]);
+    cmd.assert().code(2).stderr(predicate::str::contains("is a symbolic link"));
+
+    // Files the user keeps in the home are left alone.
+    fs::write(hb.home.path().join("my-own.txt"), "mine").unwrap();
+    hb.cmd()
+        .args(["reset", "--yes"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 other entry in the folder left"));
+    assert!(hb.home.path().join("my-own.txt").exists());
     assert!(!hb.home.path().join("MEMORY.md").exists());
     assert!(!hb.state().join("stage1").exists());
     let sources = hb.sources();
@@ -208,4 +234,43 @@ fn forget_names_what_it_cannot_find() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("no session matches \"no-such-session\""));
+}
+
+#[test]
+fn status_reports_a_damaged_state_file_and_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join("generic"), dir.path());
+    let hb = Handbook::new();
+    update(&hb, dir.path());
+    fs::write(hb.state().join("manifest.json"), "{ torn").unwrap();
+    let output = hb.cmd().arg("status").output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("damaged: ") && text.contains("manifest.json is damaged"), "{text}");
+    assert!(text.contains("sessions: 1 known: 1 extracted"), "{text}");
+}
+
+#[test]
+fn caps_that_cannot_be_met_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join("generic"), dir.path());
+    let hb = Handbook::new();
+    update(&hb, dir.path());
+    hb.cmd().args(["summary", "--prompt", "--max-chars", "500"]).assert().code(2).stderr(predicate::str::contains(
+        "the cap (2500 tokens, 500 characters) is smaller than the prompt's own text",
+    ));
+    let hook = hb.cmd().args(["summary", "--prompt", "--hook", "--max-chars", "500"]).output().unwrap();
+    assert!(hook.status.success() && hook.stdout.is_empty());
+    hb.cmd().args(["summary", "--max-tokens", "0"]).assert().code(2);
+}
+
+#[test]
+fn note_titles_are_one_short_line() {
+    let hb = Handbook::new();
+    hb.cmd()
+        .args(["note", "--title", "two\nlines", "body"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("one line"));
+    hb.cmd().args(["note", "--title", &"t".repeat(200), "body"]).assert().code(2);
 }

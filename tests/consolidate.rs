@@ -177,7 +177,7 @@ fn a_killed_consolidation_loses_nothing_and_the_next_run_completes() {
     let (reference, reference_dir) = consolidated();
     let expected = workspace_files(reference.home.path(), reference_dir.path());
 
-    for point in ["after-sync", "after-write"] {
+    for point in ["after-sync", "between-writes", "after-write"] {
         let dir = tempfile::tempdir().unwrap();
         copy_tree(&fixtures(), dir.path());
         let hb = Handbook::new();
@@ -205,6 +205,9 @@ fn a_killed_consolidation_loses_nothing_and_the_next_run_completes() {
         assert!(!hb.home.path().join("phase2_workspace_diff.md").exists());
         let again = run(&hb, &["consolidate"]);
         assert!(String::from_utf8_lossy(&again.stdout).contains("nothing changed"), "{point}");
+        // What the killed run wrote was handbook's own, not the user's edits.
+        let edits = fs::read_to_string(hb.state().join("edits.json")).unwrap_or_default();
+        assert!(!edits.contains("removed") && !edits.contains("added"), "{point}: learned edits: {edits}");
     }
 }
 
@@ -251,4 +254,95 @@ fn the_cooldown_skips_a_consolidation_unless_forced() {
         "{}",
         String::from_utf8_lossy(&forced.stdout)
     );
+}
+
+/// A generic session in the webshop project that repeats one of its preferences.
+fn webshop_session_repeating_pnpm(dir: &Path) {
+    let path = dir.join("extra/webshop-again.jsonl");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let lines = [
+        r#"{"session_id":"webshop-again","cwd":"/home/dev/webshop"}"#,
+        r#"{"role":"user","content":"Add a checkout test. We use pnpm, not npm.","timestamp":"2026-11-28T10:00:00Z"}"#,
+        r#"{"role":"tool_call","id":"1","command":"pnpm vitest run"}"#,
+        r#"{"role":"tool","id":"1","exit_code":0,"content":"ok","timestamp":"2026-11-28T10:01:00Z"}"#,
+    ];
+    fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_lesson_removed_by_hand_stays_removed_when_more_sessions_support_it() {
+    let (hb, dir) = consolidated();
+    let path = hb.home.path().join("MEMORY.md");
+    let memory = fs::read_to_string(&path).unwrap();
+    let line = memory.lines().find(|l| l.contains("\"We use pnpm, not npm.\"")).unwrap().to_string();
+    fs::write(&path, memory.replace(&format!("{line}\n"), "")).unwrap();
+    run(&hb, &["consolidate"]);
+    webshop_session_repeating_pnpm(dir.path());
+    run(&hb, &["update", "--all", dir.path().to_str().unwrap()]);
+    let memory = fs::read_to_string(&path).unwrap();
+    assert!(
+        memory.contains("- verified test command: `pnpm vitest run` (2 sessions)"),
+        "the new session was not consolidated"
+    );
+    assert!(!memory.contains("We use pnpm, not npm."), "a removed lesson came back with a new count:\n{memory}");
+}
+
+#[test]
+fn removing_a_task_group_by_hand_removes_that_group_only() {
+    let (hb, _dir) = consolidated();
+    let path = hb.home.path().join("MEMORY.md");
+    let memory = fs::read_to_string(&path).unwrap();
+    let start = memory.find("# Task Group: /home/dev/webshop").unwrap();
+    let end = start + memory[start + 1..].find("\n# Task Group: ").unwrap() + 2;
+    let keywords_before = memory.matches("### keywords").count();
+    let removed = memory[start..end].matches("### keywords").count();
+    fs::write(&path, format!("{}{}", &memory[..start], &memory[end..])).unwrap();
+    run(&hb, &["consolidate"]);
+    run(&hb, &["consolidate", "--force"]);
+    let memory = fs::read_to_string(&path).unwrap();
+    assert!(!memory.contains("# Task Group: /home/dev/webshop"), "{memory}");
+    assert_eq!(memory.matches("### keywords").count(), keywords_before - removed, "other groups lost their structure");
+    assert!(!memory.contains("\n\n\n"), "blank runs left behind");
+}
+
+#[test]
+fn a_summary_edited_into_bad_shape_is_repaired_not_learned() {
+    let (hb, _dir) = consolidated();
+    let path = hb.home.path().join("memory_summary.md");
+    let summary = fs::read_to_string(&path).unwrap();
+    fs::write(&path, summary.trim_start_matches("v1\n")).unwrap();
+    run(&hb, &["consolidate"]);
+    assert!(fs::read_to_string(&path).unwrap().starts_with("v1\n"));
+}
+
+#[test]
+fn secrets_typed_into_memory_by_hand_are_redacted_everywhere() {
+    let (hb, _dir) = consolidated();
+    let path = hb.home.path().join("MEMORY.md");
+    let memory = fs::read_to_string(&path).unwrap();
+    fs::write(&path, format!("{memory}\n- deploy token ghp_16C7e42F292c6912E7710c838347Ae178B4a\n")).unwrap();
+    run(&hb, &["consolidate"]);
+    hb.assert_nowhere("ghp_16C7e42F");
+    assert!(fs::read_to_string(&path).unwrap().contains("- deploy token [REDACTED:github]"));
+}
+
+#[test]
+fn a_new_summary_cap_rebuilds_the_summary() {
+    let (hb, _dir) = consolidated();
+    let small = hb
+        .cmd()
+        .env("HANDBOOK_NOW", NOW)
+        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+        .env("HANDBOOK_SUMMARY_MAX_TOKENS", "300")
+        .arg("consolidate")
+        .output()
+        .unwrap();
+    assert!(small.status.success());
+    let tokens = |hb: &Handbook| {
+        handbook::core::tokens::estimate(&fs::read_to_string(hb.home.path().join("memory_summary.md")).unwrap())
+    };
+    assert!(tokens(&hb) <= 300);
+    let output = run(&hb, &["consolidate"]);
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("nothing changed"));
+    assert!(tokens(&hb) > 300);
 }

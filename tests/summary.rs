@@ -156,6 +156,19 @@ fn token_counts_never_undercount_o200k_by_more_than_five_percent_on_the_fixtures
         }
     }
     assert!(texts.len() > 10);
+    // Text unlike English prose: emoji, other scripts, ids and hashes.
+    for unusual in [
+        "🎉🚀✅🔥💡🐛🧪📦🔒⚠️😀🙈 shipped",
+        "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝕋𝕖𝕩𝕥",
+        "我们使用 pnpm，不使用 npm。デプロイは金曜日にしないでください。",
+        "Всегда запускай тесты перед коммитом",
+        "ሰላም ልዑል ኢትዮጵያ",
+        "xqzjvkwpmr bnqtfzlkxd qwzpxvjkly",
+        "aGVsbG8gd29ybGQgdGhpcyBpcyBhIHRlc3Qgb2YgYmFzZTY0IGVuY29kaW5n",
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    ] {
+        texts.push((format!("sample {unusual}"), unusual.to_string()));
+    }
     for (name, text) in texts {
         let (estimate, real) = (handbook::core::tokens::estimate(&text), real_tokens(&text));
         assert!(estimate as f64 >= real as f64 * 0.95, "{name}: estimated {estimate}, o200k counts {real}");

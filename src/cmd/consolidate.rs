@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
 use serde::Serialize;
+use similar::{DiffTag, TextDiff};
 
 use crate::config::{ConsolidateSettings, Settings};
 use crate::core::consolidate::{self, RENDERER};
@@ -21,12 +22,12 @@ use crate::core::notes::Note;
 use crate::core::redact::{redact, secret_kinds};
 use crate::core::select::{self, Rules};
 use crate::core::stage1::Stage1;
-use crate::core::state::SourceState;
+use crate::core::state::{SourceState, usage};
 use crate::core::summary::{Summary, VERSION_LINE};
 use crate::core::tokens::{Cap, estimate};
 use crate::edge::fsio::remove_if_exists;
 use crate::edge::terminal::Terminal;
-use crate::edge::workspace::{Pending, Workspace};
+use crate::edge::workspace::{Pending, Snapshot, Workspace};
 
 /// Heading for hand-added lines whose place is gone.
 const ADDED_BY_HAND: &str = "## Added by hand";
@@ -102,17 +103,13 @@ pub fn consolidate(
         && let Some(last) = manifest.consolidated_at
         && last + opts.cooldown > now
     {
-        return Ok(Report {
-            outcome: "cooldown",
-            selected: 0,
-            changes: Vec::new(),
-            summary_tokens: 0,
-            next_allowed: Some(last + opts.cooldown),
-        });
+        let next_allowed = Some(last + opts.cooldown);
+        return Ok(Report { outcome: "cooldown", selected: 0, changes: Vec::new(), summary_tokens: 0, next_allowed });
     }
 
-    // Select.
+    // Select, with usage counted from the citations recorded across all transcripts.
     let sources = workspace.load_sources()?;
+    let usage = usage(&sources);
     let state_of: BTreeMap<&str, SourceState> =
         sources.sources.iter().map(|(path, e)| (path.as_str(), e.state)).collect();
     let records = workspace.all_stage1(&mut |warning| term.warn(&warning))?;
@@ -126,6 +123,11 @@ pub fn consolidate(
         .filter(|r| !sources.excluded.contains(&r.session_id))
         .filter(|r| {
             !matches!(state_of.get(r.rollout_path.as_str()), Some(SourceState::Vanished | SourceState::Excluded))
+        })
+        .map(|mut r| {
+            let used = usage.get(&r.session_id).copied().unwrap_or_default();
+            (r.usage_count, r.last_usage) = (used.count, used.last);
+            r
         })
         .collect();
     let selection = select::select(eligible, Rules { now, max: opts.max_raw_memories, max_unused: opts.max_unused });
@@ -144,11 +146,11 @@ pub fn consolidate(
     fault_point(settings, "after-sync");
 
     // Diff against the baseline.
-    let current = workspace.current_files()?;
-    let changes = manifest::changes(&manifest.files, &current);
-    let valid = validate(workspace, cap, &current).is_ok();
-    if changes.is_empty() && valid && manifest.renderer == RENDERER {
-        let summary_tokens = workspace.read(SUMMARY)?.map_or(0, |s| estimate(&s));
+    let before = workspace.snapshot()?;
+    let changes = manifest::changes(&manifest.files, &before.hashes());
+    let same_rendering = manifest.renderer == RENDERER && manifest.summary_max_tokens == settings.summary_max_tokens;
+    if changes.is_empty() && same_rendering && validate(&before, cap).is_ok() {
+        let summary_tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
         return Ok(Report {
             outcome: "unchanged",
             selected: selection.len(),
@@ -158,21 +160,15 @@ pub fn consolidate(
         });
     }
     let old = |path: &str| manifest.files.get(path).and_then(|h| workspace.object(h).ok().flatten());
-    let new = |path: &str| workspace.read(path).ok().flatten();
+    let new = |path: &str| before.text(path);
     workspace.write(DIFF_FILE, &manifest::render_diff(&changes, old, new))?;
 
     // Keep the user's hand edits, then rebuild.
     let pending = workspace.load_pending()?;
     let mut edits = workspace.load_edits()?;
     for file in [MEMORY, SUMMARY] {
-        let Some(now_text) = workspace.read(file)? else { continue };
-        let base_hash = pending.get(file).or_else(|| manifest.files.get(file));
-        let now_hash = blake3::hash(now_text.as_bytes()).to_hex().to_string();
-        if base_hash == Some(&now_hash) {
-            continue;
-        }
-        if let Some(base) = base_hash.and_then(|h| workspace.object(h).ok().flatten()) {
-            edits.files.entry(file.to_string()).or_default().learn(&base, &now_text);
+        if let Some((base, edited)) = hand_edited(workspace, &before, &manifest, &pending, file)? {
+            edits.files.entry(file.to_string()).or_default().learn(&base, &redact(&edited));
         }
     }
     // Notes are the user's own files; what handbook writes from them is redacted all the same.
@@ -202,20 +198,24 @@ pub fn consolidate(
     workspace.save_pending(&pending)?;
     workspace.save_edits(&edits)?;
     workspace.write(MEMORY, &memory)?;
+    fault_point(settings, "between-writes");
     workspace.write(SUMMARY, &summary)?;
     fault_point(settings, "after-write");
 
     // Validate, then commit the new baseline.
-    let current = workspace.current_files()?;
-    validate(workspace, cap, &current)
-        .context("the consolidation was not committed; its changes stay for the next run")?;
-    commit(workspace, &current, now)?;
+    let after = workspace.snapshot()?;
+    if let Err(e) = validate(&after, cap) {
+        remove_if_exists(&workspace.file(DIFF_FILE))?;
+        return Err(e.context("the consolidation was not committed; its changes stay for the next run"));
+    }
+    commit(workspace, &after, settings)?;
     remove_if_exists(&workspace.file(DIFF_FILE))?;
     workspace.clear_pending()?;
     // The handbook no longer holds what a deleted transcript taught; neither does the state.
     for id in &vanished {
         workspace.remove_stage1(id)?;
     }
+    let changes = manifest::changes(&manifest.files, &after.hashes());
     Ok(Report {
         outcome: "consolidated",
         selected: selection.len(),
@@ -223,6 +223,34 @@ pub fn consolidate(
         summary_tokens: estimate(&summary),
         next_allowed: None,
     })
+}
+
+/// The user's hand edits to a generated file, as (what handbook last wrote, the file now),
+/// or `None` when the file is exactly what handbook wrote, by the baseline or by a run that
+/// died before committing. When it matches neither, the closer one is taken as the base.
+fn hand_edited(
+    workspace: &Workspace,
+    now: &Snapshot,
+    manifest: &Manifest,
+    pending: &Pending,
+    file: &str,
+) -> Result<Option<(String, String)>> {
+    let Some(current) = now.text(file) else { return Ok(None) };
+    let hash = blake3::hash(current.as_bytes()).to_hex().to_string();
+    let candidates: Vec<&String> = [manifest.files.get(file), pending.get(file)].into_iter().flatten().collect();
+    if candidates.contains(&&hash) {
+        return Ok(None);
+    }
+    let mut best: Option<(usize, String)> = None;
+    for candidate in candidates {
+        let Some(base) = workspace.object(candidate)? else { continue };
+        let distance =
+            TextDiff::from_lines(&base, &current).ops().iter().filter(|op| op.tag() != DiffTag::Equal).count();
+        if best.as_ref().is_none_or(|(d, _)| distance < *d) {
+            best = Some((distance, base));
+        }
+    }
+    Ok(best.map(|(_, base)| (base, current)))
 }
 
 fn remove_stale_summaries(workspace: &Workspace, keep: &BTreeSet<String>) -> Result<()> {
@@ -238,48 +266,47 @@ fn remove_stale_summaries(workspace: &Workspace, keep: &BTreeSet<String>) -> Res
 }
 
 /// The checks a consolidation must pass before it becomes the baseline.
-pub fn validate(workspace: &Workspace, cap: Cap, files: &BTreeMap<String, String>) -> Result<()> {
-    let memory = workspace.read(MEMORY)?.context("MEMORY.md is missing")?;
-    let summary = workspace.read(SUMMARY)?.context("memory_summary.md is missing")?;
+pub fn validate(snapshot: &Snapshot, cap: Cap) -> Result<()> {
+    let memory = snapshot.text(MEMORY).context("MEMORY.md is missing")?;
+    let summary = snapshot.text(SUMMARY).context("memory_summary.md is missing")?;
     if summary.lines().next() != Some(VERSION_LINE) {
         bail!("memory_summary.md does not start with the line `{VERSION_LINE}`");
     }
     if !cap.fits(&summary) {
         bail!("memory_summary.md is {} tokens, over the cap of {}", estimate(&summary), cap.tokens.unwrap_or(0));
     }
-    for reference in
-        memory.lines().filter_map(|l| l.strip_prefix("- ")).filter(|l| l.starts_with(&format!("{ROLLOUT_SUMMARIES}/")))
-    {
+    let prefix = format!("{ROLLOUT_SUMMARIES}/");
+    for reference in memory.lines().filter_map(|l| l.strip_prefix("- ")).filter(|l| l.starts_with(&prefix)) {
         let file = reference.split_whitespace().next().unwrap_or(reference);
-        if !files.contains_key(file) {
+        if !snapshot.files.contains_key(file) {
             bail!("MEMORY.md cites {file}, which does not exist");
         }
     }
-    let mut leaks = Vec::new();
-    for path in files.keys() {
-        let text = workspace.read(path)?.unwrap_or_default();
-        let kinds = secret_kinds(&text);
-        if !kinds.is_empty() {
-            leaks.push(format!("{path} ({})", kinds.join(", ")));
-        }
-    }
+    let leaks: Vec<String> = snapshot
+        .files
+        .iter()
+        .filter_map(|(path, bytes)| {
+            let kinds = secret_kinds(&String::from_utf8_lossy(bytes));
+            (!kinds.is_empty()).then(|| format!("{path} ({})", kinds.join(", ")))
+        })
+        .collect();
     if !leaks.is_empty() {
         bail!("secrets found in {}; remove them (or `handbook forget` their session) and run again", leaks.join("; "));
     }
     Ok(())
 }
 
-/// Record the current files as the new baseline and drop stored contents nobody needs.
-fn commit(workspace: &Workspace, files: &BTreeMap<String, String>, now: Timestamp) -> Result<()> {
-    for path in files.keys() {
-        if let Some(bytes) = workspace.read_bytes(path)? {
-            workspace.store_object(&bytes)?;
-        }
+/// Record the files as the new baseline and drop stored contents nobody needs.
+fn commit(workspace: &Workspace, snapshot: &Snapshot, settings: &Settings) -> Result<()> {
+    for bytes in snapshot.files.values() {
+        workspace.store_object(bytes)?;
     }
+    let files = snapshot.hashes();
     let manifest = Manifest {
         version: MANIFEST_VERSION,
         renderer: RENDERER.to_string(),
-        consolidated_at: Some(now),
+        summary_max_tokens: settings.summary_max_tokens,
+        consolidated_at: Some(settings.now),
         files: files.clone(),
     };
     workspace.save_manifest(&manifest)?;

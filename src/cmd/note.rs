@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::config::{NoteSettings, Settings};
-use crate::core::notes::{self, MAX_NOTE_CHARS, note_path};
+use crate::core::notes::{self, MAX_NOTE_CHARS, MAX_TITLE_CHARS, note_path};
 use crate::core::redact::{redact, secret_kinds};
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
@@ -27,8 +27,13 @@ pub fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> Result<
             bail!("no note given: pass it as an argument (handbook note \"...\") or pipe it on stdin")
         }
         None => {
+            // Read a little past the limit, never the whole of a huge input.
             let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).context("cannot read the note from stdin")?;
+            let most = (MAX_NOTE_CHARS * 4 + 1) as u64;
+            std::io::stdin()
+                .take(most)
+                .read_to_string(&mut text)
+                .context("cannot read the note from stdin (is it text?)")?;
             text
         }
     };
@@ -42,9 +47,15 @@ pub fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> Result<
             "the note is {length} characters, over the limit of {MAX_NOTE_CHARS}: shorten it, or split it into several notes"
         );
     }
+    if let Some(title) = &opts.title
+        && (title.contains('\n') || title.chars().count() > MAX_TITLE_CHARS)
+    {
+        bail!("the title must be one line of at most {MAX_TITLE_CHARS} characters");
+    }
     let found = secret_kinds(text);
     let body = redact(text).into_owned();
-    let title = redact(&opts.title.clone().unwrap_or_else(|| notes::title_from(&body))).into_owned();
+    let title = opts.title.as_deref().map_or_else(|| notes::title_from(&body), |t| t.trim().to_string());
+    let title = redact(&title).into_owned();
     if !found.is_empty() {
         term.warn(&format!("the note held secrets ({}); they were replaced with [REDACTED:<kind>]", found.join(", ")));
     }

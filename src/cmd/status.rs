@@ -25,6 +25,8 @@ const MAX_FLAGGED: usize = 20;
 struct Status {
     home: String,
     exists: bool,
+    /// State files that could not be read, with why.
+    damaged: Vec<String>,
     sessions: BTreeMap<&'static str, u64>,
     failures: Vec<Failure>,
     last_extract: Option<Timestamp>,
@@ -69,6 +71,7 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
     let mut status = Status {
         home: settings.home.display().to_string(),
         exists: workspace.exists(),
+        damaged: Vec::new(),
         sessions: BTreeMap::new(),
         failures: Vec::new(),
         last_extract: None,
@@ -84,36 +87,45 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
     if !status.exists {
         return Ok(status);
     }
-    let sources = workspace.load_sources()?;
-    for state in [
-        SourceState::Extracted,
-        SourceState::NoOp,
-        SourceState::Excluded,
-        SourceState::Skipped,
-        SourceState::Failed,
-        SourceState::Vanished,
-    ] {
-        status.sessions.insert(state.name(), sources.sources.values().filter(|e| e.state == state).count() as u64);
+    // Damaged state is what `status` is for: report it and show the rest.
+    match workspace.load_sources() {
+        Ok(sources) => {
+            let states = [
+                SourceState::Extracted,
+                SourceState::NoOp,
+                SourceState::Excluded,
+                SourceState::Skipped,
+                SourceState::Failed,
+                SourceState::Vanished,
+            ];
+            for state in states {
+                status
+                    .sessions
+                    .insert(state.name(), sources.sources.values().filter(|e| e.state == state).count() as u64);
+            }
+            for (path, entry) in sources.sources.iter().filter(|(_, e)| e.state == SourceState::Failed) {
+                let reason = entry.last_error.clone().unwrap_or_default();
+                status.failures.push(Failure { path: path.clone(), reason, tries: entry.tries });
+            }
+            status.last_extract = sources.last_extract;
+        }
+        Err(e) => status.damaged.push(format!("{e:#}")),
     }
-    for (path, entry) in sources.sources.iter().filter(|(_, e)| e.state == SourceState::Failed) {
-        status.failures.push(Failure {
-            path: path.clone(),
-            reason: entry.last_error.clone().unwrap_or_default(),
-            tries: entry.tries,
-        });
+    let snapshot = workspace.snapshot()?;
+    match workspace.load_manifest() {
+        Ok(manifest) => {
+            status.last_consolidate = manifest.consolidated_at;
+            status.changes_since_consolidation = manifest::changes(&manifest.files, &snapshot.hashes());
+        }
+        Err(e) => status.damaged.push(format!("{e:#}")),
     }
-    status.last_extract = sources.last_extract;
-    let manifest = workspace.load_manifest()?;
-    status.last_consolidate = manifest.consolidated_at;
     status.extracted_records = workspace.all_stage1(&mut |w| term.warn(&w))?.len();
-    let files = workspace.current_files()?;
-    status.changes_since_consolidation = manifest::changes(&manifest.files, &files);
-    if let Some(summary) = workspace.read(SUMMARY)? {
+    if let Some(summary) = snapshot.text(SUMMARY) {
         status.summary_tokens = Some(estimate(&summary));
         status.summary_chars = Some(summary.chars().count());
     }
-    for path in files.keys() {
-        let text = workspace.read(path)?.unwrap_or_default();
+    for (path, bytes) in &snapshot.files {
+        let text = String::from_utf8_lossy(bytes);
         for (index, line) in text.lines().enumerate() {
             let kinds = secret_kinds(line);
             if !kinds.is_empty() {
@@ -135,6 +147,9 @@ fn render(status: &Status) -> Vec<String> {
             "no workspace yet: run `handbook update` (or `handbook extract` then `handbook consolidate`)".to_string(),
         );
         return out;
+    }
+    for damage in &status.damaged {
+        out.push(format!("damaged: {damage}"));
     }
     let known: u64 = status.sessions.values().sum();
     let counts: Vec<String> = ["extracted", "no-op", "excluded", "skipped", "failed", "vanished"]

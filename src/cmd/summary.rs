@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::config::{Settings, SummarySettings};
 use crate::core::layout::SUMMARY;
@@ -81,12 +81,31 @@ fn render(settings: &Settings, opts: &SummarySettings) -> Result<Option<String>>
             parsed.fit(cap)
         }
     };
-    Ok(Some(match template {
+    let text = match template {
         Some(template) => {
             templates::render(&template, &[("home", &settings.home.to_string_lossy()), ("summary", body.trim_end())])
         }
         None => body,
-    }))
+    };
+    // Even an empty summary (or the prompt's own text) can be over a small cap.
+    if !opts.cap.fits(&text) {
+        let what = if opts.prompt { "the prompt's own text" } else { "the summary's first line" };
+        bail!(
+            "the cap ({}) is smaller than {what} ({} tokens, {} characters); raise it",
+            describe_cap(opts.cap),
+            estimate(&text),
+            text.chars().count()
+        );
+    }
+    Ok(Some(text))
+}
+
+fn describe_cap(cap: Cap) -> String {
+    let parts: Vec<String> = [cap.tokens.map(|t| format!("{t} tokens")), cap.chars.map(|c| format!("{c} characters"))]
+        .into_iter()
+        .flatten()
+        .collect();
+    parts.join(", ")
 }
 
 /// The read-path template: the user's own from the config directory, else the built-in one.

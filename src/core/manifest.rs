@@ -21,6 +21,9 @@ pub struct Manifest {
     /// Which consolidator wrote the baseline; a different one re-renders even a clean
     /// workspace.
     pub renderer: String,
+    /// The summary's token cap it was written for; a different cap re-renders too.
+    #[serde(default)]
+    pub summary_max_tokens: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consolidated_at: Option<Timestamp>,
     /// Workspace-relative path → content hash.

@@ -8,7 +8,7 @@ use crate::core::layout::NOTES_DIR;
 /// Longest note accepted, in characters: a note is a lesson, not a document.
 pub const MAX_NOTE_CHARS: usize = 4000;
 /// Longest title, in characters.
-const MAX_TITLE_CHARS: usize = 80;
+pub const MAX_TITLE_CHARS: usize = 80;
 
 /// A note as consolidation reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]

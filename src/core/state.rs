@@ -142,10 +142,26 @@ pub struct Usage {
     pub last: Option<Timestamp>,
 }
 
-/// Every cited session's usage, summed over the transcripts that cite it.
+/// Every cited session's usage, summed over the sessions that cite it. A session read from
+/// two files (an archived copy, a duplicate) counts once; vanished and forgotten ones not at
+/// all.
 pub fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
+    // Citing session → the citations of its most recent copy.
+    let mut citing: BTreeMap<&str, &SourceEntry> = BTreeMap::new();
+    for (path, entry) in &sources.sources {
+        let forgotten = entry.reason.as_deref() == Some("forgotten")
+            || entry.session_id.as_ref().is_some_and(|id| sources.excluded.contains(id));
+        if entry.cited.is_empty() || entry.state == SourceState::Vanished || forgotten {
+            continue;
+        }
+        let id = entry.session_id.as_deref().unwrap_or(path.as_str());
+        let newer = citing.get(id).is_none_or(|known| entry.updated_at > known.updated_at);
+        if newer {
+            citing.insert(id, entry);
+        }
+    }
     let mut totals: BTreeMap<String, Usage> = BTreeMap::new();
-    for entry in sources.sources.values().filter(|e| e.state != SourceState::Vanished) {
+    for entry in citing.values() {
         for (id, n) in &entry.cited {
             let usage = totals.entry(id.clone()).or_default();
             usage.count += n;
@@ -321,6 +337,21 @@ mod tests {
         let stat = stat_at("2026-11-25T10:00:00Z", 10);
         assert_eq!(plan(Some(&entry(stat, SourceState::Failed, 1)), stat, windows(false)), Plan::Read);
         assert_eq!(plan(Some(&entry(stat, SourceState::Failed, MAX_TRIES)), stat, windows(false)), Plan::GaveUp);
+    }
+
+    #[test]
+    fn usage_counts_each_citing_session_once() {
+        let stat = stat_at("2026-11-25T10:00:00Z", 10);
+        let mut citing = entry(stat, SourceState::NoOp, 0);
+        citing.session_id = Some("citer".into());
+        citing.cited.insert("cited".into(), 2);
+        citing.updated_at = Some("2026-11-25T10:00:00Z".parse().unwrap());
+        let mut sources = Sources::default();
+        sources.sources.insert("/a/rollout.jsonl".into(), citing.clone());
+        sources.sources.insert("/archived/rollout.jsonl".into(), citing.clone());
+        assert_eq!(usage(&sources)["cited"].count, 2);
+        sources.excluded.insert("citer".into());
+        assert!(usage(&sources).is_empty());
     }
 
     #[test]

@@ -27,10 +27,7 @@ pub fn estimate(text: &str) -> usize {
             while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
                 i += 1;
             }
-            let len = i - start;
-            let humps =
-                bytes[start..i].windows(2).filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase()).count();
-            tokens += 1 + len.saturating_sub(7).div_ceil(4) + humps;
+            tokens += letter_run(&bytes[start..i]);
         } else if c.is_ascii_digit() {
             while i < bytes.len() && bytes[i].is_ascii_digit() {
                 i += 1;
@@ -59,14 +56,53 @@ pub fn estimate(text: &str) -> usize {
             }
             tokens += (i - start).div_ceil(2);
         } else {
-            // Non-ASCII: a token per character (CJK, accents, emoji).
             while i < bytes.len() && bytes[i] >= 0x80 {
                 i += 1;
             }
-            tokens += text[start..i].chars().count();
+            tokens += text[start..i].chars().map(non_ascii_cost).sum::<usize>();
         }
     }
     tokens + tokens.div_ceil(25)
+}
+
+/// A run of ASCII letters: a word of up to seven letters is one token, longer ones one more
+/// per four letters, plus one per camelCase hump. A run with few vowels is not a word (a hash,
+/// a random id) and costs two tokens per three letters.
+fn letter_run(run: &[u8]) -> usize {
+    let len = run.len();
+    let vowels =
+        run.iter().filter(|b| matches!(b.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u' | b'y')).count();
+    if len >= 5 && vowels * 4 < len {
+        return (2 * len).div_ceil(3);
+    }
+    let humps = run.windows(2).filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase()).count();
+    // Case that flips more often than camelCase does (`aGVsbG8gd29y`) is encoded data.
+    if humps * 4 > len {
+        return (2 * len).div_ceil(3);
+    }
+    1 + len.saturating_sub(7).div_ceil(4) + humps
+}
+
+/// What o200k charges at most for one non-ASCII character: CJK, kana, Hangul, Indic scripts
+/// and Thai cost one token or less; other three-byte scripts and four-byte characters (emoji,
+/// mathematical letters) up to three; two-byte letters (accents, Cyrillic, Greek, Arabic,
+/// Hebrew) one.
+fn non_ascii_cost(c: char) -> usize {
+    let common_wide = matches!(
+        c as u32,
+        0x0900..=0x0E7F
+            | 0x3000..=0x30FF
+            | 0x3400..=0x4DBF
+            | 0x4E00..=0x9FFF
+            | 0xAC00..=0xD7AF
+            | 0xF900..=0xFAFF
+            | 0xFF00..=0xFFEF
+    );
+    match c.len_utf8() {
+        2 => 1,
+        3 if common_wide => 1,
+        _ => 3,
+    }
 }
 
 /// A size limit: tokens, characters, or both.
@@ -95,6 +131,14 @@ mod tests {
         assert!(estimate("keyboardShortcutHandler") > estimate("keyboard"));
         assert_eq!(estimate("\n\n\n"), 2);
         assert!(estimate("我们使用") >= 4);
+    }
+
+    #[test]
+    fn unusual_text_is_charged_more_not_less() {
+        // Emoji and mathematical letters cost o200k two to three tokens each.
+        assert!(estimate("🎉🚀✅🔥💡🐛🧪📦🔒") >= 23);
+        // Random ids and hashes are not words.
+        assert!(estimate("xqzjvkwpmr bnqtfzlkxd") >= 12);
     }
 
     #[test]

@@ -16,6 +16,24 @@ use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::{SOURCES_VERSION, Sources};
 
+/// The workspace's files and their contents at one moment.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Snapshot {
+    /// Path → content hash, as the manifest records it.
+    pub fn hashes(&self) -> BTreeMap<String, String> {
+        self.files.iter().map(|(path, bytes)| (path.clone(), blake3::hash(bytes).to_hex().to_string())).collect()
+    }
+
+    /// A file's text, undecodable bytes replaced.
+    pub fn text(&self, path: &str) -> Option<String> {
+        self.files.get(path).map(|b| String::from_utf8_lossy(b).into_owned())
+    }
+}
+
 /// Files handbook is writing in a consolidation that has not been committed yet: if the run
 /// dies, the next one knows these contents are its own and not the user's edits.
 pub type Pending = BTreeMap<String, String>;
@@ -149,11 +167,11 @@ impl Workspace {
     }
 
     /// Every regular file of the workspace (not `.handbook/`, not the diff file, not
-    /// temporary files), workspace-relative with `/` separators, with its content hash.
-    pub fn current_files(&self) -> Result<BTreeMap<String, String>> {
+    /// temporary files), workspace-relative with `/` separators, read once.
+    pub fn snapshot(&self) -> Result<Snapshot> {
         let mut files = BTreeMap::new();
         if !self.home.exists() {
-            return Ok(files);
+            return Ok(Snapshot { files });
         }
         let walk = walkdir::WalkDir::new(&self.home).sort_by_file_name().into_iter().filter_entry(|e| {
             let name = e.file_name().to_string_lossy();
@@ -173,9 +191,9 @@ impl Workspace {
             }
             let bytes =
                 std::fs::read(entry.path()).with_context(|| format!("cannot read {}", entry.path().display()))?;
-            files.insert(relative, blake3::hash(&bytes).to_hex().to_string());
+            files.insert(relative, bytes);
         }
-        Ok(files)
+        Ok(Snapshot { files })
     }
 
     pub fn load_manifest(&self) -> Result<Manifest> {

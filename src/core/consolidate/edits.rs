@@ -2,14 +2,28 @@
 //!
 //! The built-in consolidator rebuilds `MEMORY.md` and `memory_summary.md` from their inputs,
 //! so an edit would be lost at the next run. Instead, the lines the user removed or added
-//! since the last consolidation are learned from the diff against the baseline and kept in
-//! `.handbook/edits.json`; every rebuild then leaves out the removed lines and puts the added
-//! ones back after the line they followed.
+//! since the last consolidation are learned from the diff against what handbook last wrote and
+//! kept in `.handbook/edits.json`; every rebuild then leaves out the removed lines and puts the
+//! added ones back after the line they followed.
+//!
+//! What is learned is limited to what an edit can mean for every later rebuild:
+//! - a removed lesson or text line (by its words, not by the counts a rebuild changes);
+//! - a removed `# Task Group` heading, which removes that project's whole group;
+//! - an added line, anchored after the line it followed.
+//!
+//! Structural lines (other headings, `### keywords`, lines that occur more than once, the
+//! summary's `v1`) are never learned as removals: removing one of them would strip the same
+//! line from every group.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use similar::{DiffTag, TextDiff};
+
+use crate::core::summary::VERSION_LINE;
+
+/// The heading that opens a project's group in `MEMORY.md`.
+const GROUP_HEADING: &str = "# Task Group: ";
 
 /// A line the user added, and the line it followed when they added it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,8 +36,12 @@ pub struct Addition {
 /// The user's edits to one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEdits {
+    /// Lines removed, by identity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub removed: Vec<String>,
+    /// Task Groups removed whole, by their heading.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed_groups: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub added: Vec<Addition>,
 }
@@ -35,29 +53,34 @@ pub struct Edits {
     pub files: BTreeMap<String, FileEdits>,
 }
 
-/// A line without the counts a rebuild may change (`(2 sessions)`, `[Task 3]`), so an edit
-/// still matches the line after its support count moves.
-fn identity(line: &str) -> String {
-    let mut text = line.trim_end().to_string();
+/// A line without what a rebuild may change in it (the support annotation `(preference;
+/// 2 sessions)`, the task references `[Task 3]`), so an edit still matches the line after its
+/// counts move.
+pub fn identity(line: &str) -> String {
+    let mut text = line.trim_end();
     loop {
         let before = text.len();
         if text.ends_with(']')
             && let Some(open) = text.rfind("[Task ")
         {
-            text.truncate(open);
-            text = text.trim_end().to_string();
+            text = text[..open].trim_end();
         }
         if text.ends_with(')')
             && let Some(open) = text.rfind(" (")
-            && text[open + 2..text.len() - 1].split_whitespace().next().is_some_and(|n| n.parse::<u32>().is_ok())
             && text[open..].contains("session")
         {
-            text.truncate(open);
+            text = text[..open].trim_end();
         }
         if text.len() == before {
-            return text;
+            return text.to_string();
         }
     }
+}
+
+/// Lines that give a file its shape rather than its content.
+fn is_structural(line: &str) -> bool {
+    let trimmed = line.trim();
+    trimmed.is_empty() || trimmed.starts_with('#') || trimmed == VERSION_LINE
 }
 
 /// Where an added line goes in a rebuilt file.
@@ -75,10 +98,21 @@ impl FileEdits {
         let diff = TextDiff::from_lines(base, current);
         let old: Vec<&str> = base.lines().collect();
         let new: Vec<&str> = current.lines().collect();
+        let occurrences = |line: &str| old.iter().filter(|l| identity(l) == identity(line)).count();
         for op in diff.ops() {
             let (tag, old_range, new_range) = op.as_tag_tuple();
             if matches!(tag, DiffTag::Delete | DiffTag::Replace) {
-                for line in old[old_range.clone()].iter().filter(|l| !l.trim().is_empty()) {
+                for line in &old[old_range.clone()] {
+                    if let Some(group) = line.strip_prefix(GROUP_HEADING) {
+                        let group = group.trim().to_string();
+                        if !self.removed_groups.contains(&group) {
+                            self.removed_groups.push(group);
+                        }
+                        continue;
+                    }
+                    if is_structural(line) || occurrences(line) > 1 {
+                        continue;
+                    }
                     let id = identity(line);
                     if let Some(i) = self.added.iter().position(|a| identity(&a.line) == id) {
                         self.added.remove(i);
@@ -90,12 +124,18 @@ impl FileEdits {
             if matches!(tag, DiffTag::Insert | DiffTag::Replace) {
                 for index in new_range.clone() {
                     let line = new[index];
-                    if line.trim().is_empty() {
+                    if line.trim().is_empty() || line.trim_end() == VERSION_LINE {
                         continue;
+                    }
+                    if let Some(group) = line.strip_prefix(GROUP_HEADING) {
+                        self.removed_groups.retain(|g| g != group.trim());
                     }
                     let id = identity(line);
                     if let Some(i) = self.removed.iter().position(|r| *r == id) {
                         self.removed.remove(i);
+                        continue;
+                    }
+                    if line.starts_with(GROUP_HEADING) {
                         continue;
                     }
                     let after = new[..index].iter().rev().find(|l| !l.trim().is_empty()).map(|l| identity(l));
@@ -110,11 +150,22 @@ impl FileEdits {
     /// Apply the edits to a freshly generated file. Added lines whose anchor is gone are
     /// gathered at the end under `orphan_heading`.
     pub fn apply(&self, generated: &str, orphan_heading: &str) -> String {
-        if self.removed.is_empty() && self.added.is_empty() {
+        if self.is_empty() {
             return generated.to_string();
         }
-        let mut lines: Vec<String> =
-            generated.lines().filter(|l| !self.removed.contains(&identity(l))).map(str::to_string).collect();
+        let mut lines: Vec<String> = Vec::new();
+        let mut in_removed_group = false;
+        for line in generated.lines() {
+            if let Some(group) = line.strip_prefix(GROUP_HEADING) {
+                in_removed_group = self.removed_groups.iter().any(|g| g == group.trim());
+            } else if line.starts_with("# ") {
+                in_removed_group = false;
+            }
+            if in_removed_group || self.removed.contains(&identity(line)) {
+                continue;
+            }
+            lines.push(line.to_string());
+        }
         let mut orphans = Vec::new();
         for addition in &self.added {
             let id = identity(&addition.line);
@@ -140,8 +191,7 @@ impl FileEdits {
                 Place::Orphan => orphans.push(addition.line.clone()),
             }
         }
-        let mut out = lines.join("\n");
-        out.push('\n');
+        let mut out = collapse_blank_runs(&lines);
         if !orphans.is_empty() {
             out.push_str(&format!("\n{orphan_heading}\n\n"));
             for line in orphans {
@@ -153,32 +203,97 @@ impl FileEdits {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.removed.is_empty() && self.added.is_empty()
+        self.removed.is_empty() && self.removed_groups.is_empty() && self.added.is_empty()
     }
+}
+
+/// The lines joined, without the runs of blank lines that removed blocks leave behind.
+fn collapse_blank_runs(lines: &[String]) -> String {
+    let mut out = String::new();
+    let mut blank = true;
+    for line in lines {
+        let is_blank = line.trim().is_empty();
+        if is_blank && blank {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        blank = is_blank;
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const BASE: &str = "# Task Group: app\n\n## User preferences\n\n- \"Use tabs\" (preference) (1 session) [Task 1]\n- \"Wrong lesson\" (preference) (1 session) [Task 2]\n";
+    const BASE: &str = "# Task Group: app
+
+## Task 1: Fix it. (success)
+
+### keywords
+
+- cargo
+
+## User preferences
+
+- \"Use tabs\" (preference; 1 session) [Task 1]
+- \"Wrong lesson\" (preference; 1 session) [Task 2]
+
+# Task Group: web
+
+## Task 1: Web. (success)
+
+### keywords
+
+- pnpm
+";
 
     #[test]
     fn removed_lines_stay_removed_and_added_lines_come_back() {
         let mut edits = FileEdits::default();
-        let edited = BASE.replace("- \"Wrong lesson\" (preference) (1 session) [Task 2]\n", "") + "- my own lesson\n";
+        let edited = BASE.replace("- \"Wrong lesson\" (preference; 1 session) [Task 2]\n", "").replace(
+            "- \"Use tabs\" (preference; 1 session) [Task 1]\n",
+            "- \"Use tabs\" (preference; 1 session) [Task 1]\n- my own lesson\n",
+        );
         edits.learn(BASE, &edited);
-        assert_eq!(edits.removed, ["- \"Wrong lesson\" (preference)"]);
+        assert_eq!(edits.removed, ["- \"Wrong lesson\""]);
         assert_eq!(edits.added[0].line, "- my own lesson");
         // The next rebuild counts more sessions and renumbers the tasks.
-        let rebuilt = "# Task Group: app\n\n## User preferences\n\n- \"Use tabs\" (preference) (2 sessions) [Task 1][Task 3]\n- \"Wrong lesson\" (preference) (2 sessions) [Task 2]\n";
-        let applied = edits.apply(rebuilt, "## Added by hand");
+        let rebuilt = BASE
+            .replace("(preference; 1 session) [Task 1]", "(preference; 2 sessions) [Task 1][Task 3]")
+            .replace("(preference; 1 session) [Task 2]", "(preference; 2 sessions) [Task 2]");
+        let applied = edits.apply(&rebuilt, "## Added by hand");
         assert!(!applied.contains("Wrong lesson"), "{applied}");
-        assert!(applied.contains("(2 sessions) [Task 1][Task 3]\n- my own lesson\n"), "{applied}");
-        // Learning again from the applied file changes nothing.
+        assert!(applied.contains("(preference; 2 sessions) [Task 1][Task 3]\n- my own lesson\n"), "{applied}");
         let before = edits.clone();
         edits.learn(&applied, &applied);
         assert_eq!(edits, before);
+    }
+
+    #[test]
+    fn removing_a_group_removes_that_group_only_and_structure_is_never_learned() {
+        let mut edits = FileEdits::default();
+        let without_app = &BASE[BASE.find("# Task Group: web").unwrap()..];
+        edits.learn(BASE, without_app);
+        assert_eq!(edits.removed_groups, ["app"]);
+        assert!(!edits.removed.iter().any(|r| r.starts_with('#')), "{:?}", edits.removed);
+        let applied = edits.apply(BASE, "## Added by hand");
+        assert!(applied.starts_with("# Task Group: web"), "{applied}");
+        assert!(applied.contains("### keywords\n\n- pnpm"), "structure of the other group was lost: {applied}");
+        // Putting the heading back brings the group back.
+        edits.learn(without_app, BASE);
+        assert!(edits.removed_groups.is_empty());
+    }
+
+    #[test]
+    fn the_version_line_is_never_learned() {
+        let mut edits = FileEdits::default();
+        edits.learn("v1\n\n## User Profile\n\nx\n", "## User Profile\n\nx\n");
+        assert!(edits.is_empty(), "{edits:?}");
     }
 
     #[test]

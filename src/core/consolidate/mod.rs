@@ -324,8 +324,14 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
     out.push_str("\n## User preferences\n\n");
     let mut any = false;
     for note in notes {
-        let first = note.body.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-        let _ = writeln!(out, "- {}: {} (note)", one_line(&note.title), clip_at_word(first, 200));
+        let first = clip_at_word(note.body.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(""), 200);
+        let title = one_line(&note.title);
+        // A title taken from the note's first line would say the same thing twice.
+        if first.starts_with(title.trim_end_matches('…')) {
+            let _ = writeln!(out, "- {first} (note)");
+        } else {
+            let _ = writeln!(out, "- {title}: {first} (note)");
+        }
         any = true;
     }
     let mut preferences: Vec<(&Lesson, &str)> =
