@@ -49,7 +49,7 @@ const INJECTED_TAGS: &[&str] = &[
 ];
 
 /// File names whose contents are instructions to an agent, not lessons.
-const INSTRUCTION_FILES: &[&str] = &[
+pub const INSTRUCTION_FILES: &[&str] = &[
     "agents.md",
     "agents.override.md",
     "claude.md",

@@ -7,6 +7,7 @@
 
 pub mod citations;
 pub mod consolidate;
+pub mod dates;
 pub mod extract;
 pub mod filter;
 pub mod formats;
@@ -18,6 +19,7 @@ pub mod patterns;
 pub mod pipeline;
 pub mod project;
 pub mod redact;
+pub mod search;
 pub mod select;
 pub mod session;
 pub mod stage1;

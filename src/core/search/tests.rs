@@ -1,0 +1,114 @@
+use super::docs::{Doc, Kind};
+use super::*;
+
+fn query(words: &[&str]) -> Query {
+    Query::new(&words.iter().map(|w| w.to_string()).collect::<Vec<_>>(), false, false).unwrap()
+}
+
+fn doc(path: &str, text: &str) -> Doc {
+    Doc {
+        path: path.to_string(),
+        first_line: 1,
+        text: text.to_string(),
+        fixed_line: false,
+        kind: Kind::Note,
+        session_id: None,
+        date: None,
+        project: None,
+    }
+}
+
+fn order<'d>(docs: &'d [Doc], q: &Query) -> Vec<&'d str> {
+    let collection = Collection { documents: docs.len(), total_bytes: docs.iter().map(|d| d.text.len()).sum() };
+    rank(docs, q, collection).iter().map(|h| docs[h.doc].path.as_str()).collect()
+}
+
+#[test]
+fn headings_keywords_and_commands_weigh_more_than_prose() {
+    let filler = "some words about other things\n";
+    let docs = [
+        doc("prose", &format!("{filler}we talked about the linter once\n{filler}")),
+        doc("code", &format!("{filler}run `linter --fix` first\n{filler}")),
+        doc("keywords", &format!("{filler}### keywords\n\n- linter, ruff\n{filler}")),
+        doc("heading", &format!("## Task 1: Run the linter\n{filler}{filler}")),
+    ];
+    assert_eq!(order(&docs, &query(&["linter"])), ["heading", "keywords", "code", "prose"]);
+}
+
+#[test]
+fn more_matches_rare_words_and_short_documents_rank_higher() {
+    let docs = [
+        doc("once", "cargo build failed\nsomething else entirely here\n"),
+        doc("twice", "cargo build failed\nthen cargo build passed\n"),
+        doc("none", "nothing to see\n"),
+    ];
+    assert_eq!(order(&docs, &query(&["cargo"])), ["twice", "once"]);
+    // A document with both words beats one with the common word repeated.
+    let docs =
+        [doc("common", "build build build build\n"), doc("both", "build with sccache\n"), doc("other", "build it\n")];
+    assert_eq!(order(&docs, &query(&["build", "sccache"]))[0], "both");
+    let long = format!("pnpm is the tool\n{}", "padding line with many words in it\n".repeat(40));
+    let docs = [doc("long", &long), doc("short", "pnpm is the tool\n")];
+    assert_eq!(order(&docs, &query(&["pnpm"])), ["short", "long"]);
+}
+
+#[test]
+fn ties_keep_path_order_and_hits_point_at_the_best_line() {
+    let docs = [doc("b", "alpha\n"), doc("a", "alpha\n")];
+    assert_eq!(order(&docs, &query(&["alpha"])), ["a", "b"]);
+    let mut d = doc("x", "intro\nalpha only\nalpha and beta\nbeta only\n");
+    d.first_line = 10;
+    let hits = rank(&[d], &query(&["alpha", "beta"]), Collection { documents: 1, total_bytes: 40 });
+    assert_eq!((hits[0].line, hits[0].text.as_str()), (12, "alpha and beta"));
+}
+
+#[test]
+fn a_fixed_line_document_reports_its_record() {
+    let mut d = doc("t.jsonl", "first\nsecond has beta\n");
+    d.first_line = 42;
+    d.fixed_line = true;
+    let hits = rank(&[d], &query(&["beta"]), Collection::default());
+    assert_eq!((hits[0].line, hits[0].text.as_str()), (42, "second has beta"));
+}
+
+#[test]
+fn queries_are_case_insensitive_literals_unless_asked() {
+    assert!(query(&["PNPM"]).is_match("use pnpm"));
+    assert!(query(&["a.b"]).is_match("a.b") && !query(&["a.b"]).is_match("axb"));
+    let sensitive = Query::new(&["PNPM".to_string()], false, true).unwrap();
+    assert!(!sensitive.is_match("use pnpm"));
+    let regex = Query::new(&["^cargo (build|test)$".to_string()], true, false).unwrap();
+    assert!(regex.is_match("notes\ncargo test\nmore"));
+    let bad = Query::new(&["(unclosed".to_string()], true, false).unwrap_err();
+    assert!(bad.starts_with("invalid regex \"(unclosed\":") && bad.contains("unclosed group"), "{bad}");
+    assert_eq!(Query::new(&[" ".to_string()], false, false).unwrap_err(), "the query is empty");
+}
+
+#[test]
+fn long_lines_are_cut_around_the_match() {
+    let line = format!("{} needle {}", "x".repeat(500), "y".repeat(500));
+    let cut = snippet(&line, &query(&["needle"]));
+    assert!(cut.starts_with('…') && cut.ends_with('…') && cut.contains("needle"), "{cut}");
+    assert!(cut.chars().count() <= SNIPPET + 2);
+    let multibyte = format!("{}needle", "é".repeat(300));
+    assert!(snippet(&multibyte, &query(&["needle"])).ends_with("needle"));
+}
+
+#[test]
+fn periods_and_projects_filter_results() {
+    let at = |s: &str| Some(s.parse::<jiff::Timestamp>().unwrap());
+    let since = at("2026-11-20T00:00:00Z");
+    let until = at("2026-11-22T23:59:59Z");
+    assert!(in_period(at("2026-11-21T10:00:00Z"), since, until));
+    assert!(!in_period(at("2026-11-19T23:59:59Z"), since, until));
+    assert!(!in_period(at("2026-11-23T00:00:00Z"), since, until));
+    assert!(in_period(at("2026-11-23T00:00:00Z"), since, None));
+    assert!(!in_period(None, since, None) && in_period(None, None, None));
+    assert!(same_project(Some("/w/webshop"), "/w/webshop") && same_project(Some("webshop"), "/w/webshop"));
+    assert!(!same_project(Some("/w/other"), "/w/webshop") && !same_project(None, "/w/webshop"));
+}
+
+#[test]
+fn matches_are_highlighted() {
+    assert_eq!(highlight("Use pnpm, not npm", &query(&["pnpm", "npm"]), "[", "]"), "Use [pnpm], not [npm]");
+}
