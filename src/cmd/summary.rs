@@ -2,7 +2,7 @@
 //! Fast enough to run at every agent start: it reads one file and nothing else.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
@@ -12,7 +12,7 @@ use crate::core::summary::Summary;
 use crate::core::templates::{self, READ_PATH};
 use crate::core::tokens::{Cap, estimate};
 use crate::edge::fsio::write_atomic;
-use crate::edge::git::Projects;
+use crate::edge::git::project_of_dir;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
@@ -75,7 +75,7 @@ fn render(settings: &Settings, opts: &SummarySettings) -> Result<Option<String>>
             let parsed = Summary::parse(&raw)
                 .with_context(|| format!("{} is not a handbook summary; run `handbook consolidate`", path.display()))?;
             let parsed = match project {
-                Some(dir) => parsed.only_project(&project_key(dir)),
+                Some(dir) => parsed.only_project(&project_of_dir(dir)),
                 None => parsed,
             };
             parsed.fit(cap)
@@ -119,11 +119,6 @@ fn read_path_template(settings: &Settings) -> Result<String> {
         }
     }
     Ok(READ_PATH.to_string())
-}
-
-fn project_key(dir: &Path) -> String {
-    let dir: PathBuf = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    Projects::new().key(None, Some(&dir.to_string_lossy()))
 }
 
 /// The SessionStart hook output Claude Code, Codex and Gemini CLI all accept.

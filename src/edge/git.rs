@@ -41,6 +41,12 @@ impl Projects {
     }
 }
 
+/// The project key of a folder given on the command line (`--project DIR`).
+pub fn project_of_dir(dir: &Path) -> String {
+    let dir: PathBuf = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    Projects::new().key(None, Some(&dir.to_string_lossy()))
+}
+
 /// The main checkout's root and its `.git` folder, for `dir` or any folder above it.
 fn repository_of(dir: &Path) -> Option<(PathBuf, PathBuf)> {
     let mut current = Some(dir);

@@ -1,8 +1,12 @@
-//! A streaming line reader for transcripts that may hold multi-megabyte lines: memory stays
-//! bounded by the line cap, lines over it are skipped (and reported) without being buffered,
-//! and the content hash is computed on the same pass.
+//! Streaming line readers for transcripts that may hold multi-megabyte lines: memory stays
+//! bounded by the line cap, lines over it are skipped (and reported) without being buffered.
+//! [`Lines`] yields every line and hashes the file on the same pass; [`MatchingLines`] yields
+//! only the lines whose raw bytes match a pattern, for search.
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
+use std::ops::Range;
+
+use regex::bytes::Regex;
 
 /// Lines longer than this are skipped with a warning instead of being read into memory.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -121,6 +125,208 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
+/// A source of numbered lines: every line of a file, or the ones a search picks.
+pub trait LineSource {
+    /// The next line and its 1-based number, or `None` at the end.
+    fn next_line(&mut self) -> io::Result<Option<(u64, Line)>>;
+    /// The bytes of the last [`Line::Text`], without the line ending.
+    fn bytes(&self) -> &[u8];
+}
+
+impl<R: BufRead> LineSource for Lines<R> {
+    fn next_line(&mut self) -> io::Result<Option<(u64, Line)>> {
+        Lines::next_line(self)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        Lines::bytes(self)
+    }
+}
+
+/// Bytes read from the file at a time.
+const CHUNK: usize = 1024 * 1024;
+
+/// Yields the first lines of a file (so its format can be told and its metadata read), then
+/// only the lines whose raw bytes match a pattern, with their true line numbers. The pattern
+/// runs over whole chunks of the file, so lines that cannot match are never split out, let
+/// alone decoded.
+pub struct MatchingLines<'p, R> {
+    inner: R,
+    pattern: Option<&'p Regex>,
+    buf: Vec<u8>,
+    /// The unread bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// Lines passed so far.
+    number: u64,
+    line: Range<usize>,
+    /// Non-blank lines still to yield whatever they hold.
+    head: usize,
+    max: usize,
+    /// Length so far of a line over the cap being skipped.
+    skipping: Option<u64>,
+    bytes_read: u64,
+}
+
+impl<'p, R: Read> MatchingLines<'p, R> {
+    /// Every line when `pattern` is `None`; else the first `head` non-blank lines and then
+    /// the lines the pattern matches.
+    pub fn new(inner: R, pattern: Option<&'p Regex>, head: usize) -> MatchingLines<'p, R> {
+        MatchingLines::with_cap(inner, pattern, head, MAX_LINE_BYTES)
+    }
+
+    pub fn with_cap(inner: R, pattern: Option<&'p Regex>, head: usize, max: usize) -> MatchingLines<'p, R> {
+        MatchingLines {
+            inner,
+            pattern,
+            buf: vec![0; CHUNK.min(max + 1).max(64)],
+            start: 0,
+            end: 0,
+            eof: false,
+            number: 0,
+            line: 0..0,
+            head,
+            max,
+            skipping: None,
+            bytes_read: 0,
+        }
+    }
+
+    /// Lines in the file so far (all of them, once [`LineSource::next_line`] gave `None`).
+    pub fn lines_seen(&self) -> u64 {
+        self.number
+    }
+
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// The line in `buf[from..to]` (`to` at its `\n` or the data's end) as the next result.
+    fn take(&mut self, from: usize, to: usize) -> (u64, Line) {
+        self.number += 1;
+        let terminated = to < self.end;
+        self.start = if terminated { to + 1 } else { to };
+        let mut line = from..to;
+        if line.end > line.start && self.buf[line.end - 1] == b'\r' {
+            line.end -= 1;
+        }
+        if self.number == 1 && self.buf[line.clone()].starts_with(b"\xEF\xBB\xBF") {
+            line.start += 3;
+        }
+        if self.head > 0 && !self.buf[line.clone()].iter().all(u8::is_ascii_whitespace) {
+            self.head -= 1;
+        }
+        self.line = line;
+        (self.number, Line::Text { terminated })
+    }
+
+    /// Read more into the buffer; false at the end of the file.
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        if self.end == self.buf.len() {
+            let grown = (self.buf.len() * 2).min(self.max + 1);
+            self.buf.resize(grown.max(self.buf.len()), 0);
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(self.end > 0);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    self.bytes_read += n as u64;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl<R: Read> LineSource for MatchingLines<'_, R> {
+    fn next_line(&mut self) -> io::Result<Option<(u64, Line)>> {
+        loop {
+            let data = &self.buf[self.start..self.end];
+            if let Some(len) = self.skipping {
+                // Drop the rest of a line over the cap.
+                match memchr::memchr(b'\n', data) {
+                    Some(i) => {
+                        self.start += i + 1;
+                        self.number += 1;
+                        self.skipping = None;
+                        self.line = 0..0;
+                        return Ok(Some((self.number, Line::TooLong { len: len + i as u64 })));
+                    }
+                    None => {
+                        self.skipping = Some(len + data.len() as u64);
+                        self.start = self.end;
+                        if !self.fill()? {
+                            let len = self.skipping.take().unwrap_or(len);
+                            self.number += 1;
+                            self.line = 0..0;
+                            return Ok(Some((self.number, Line::TooLong { len })));
+                        }
+                        continue;
+                    }
+                }
+            }
+            // Whole lines only; at the end of the file, whatever is left is the last line.
+            let complete = match memchr::memrchr(b'\n', data) {
+                Some(i) => self.start + i + 1,
+                None if self.eof => self.end,
+                None => self.start,
+            };
+            if complete > self.start {
+                let region = self.start..complete;
+                let line_end = |at: usize| memchr::memchr(b'\n', &self.buf[at..complete]).map_or(complete, |i| at + i);
+                match self.pattern {
+                    Some(pattern) if self.head == 0 => match pattern.find(&self.buf[region.clone()]) {
+                        Some(found) => {
+                            let at = region.start + found.start();
+                            let from = memchr::memrchr(b'\n', &self.buf[region.start..at])
+                                .map_or(region.start, |i| region.start + i + 1);
+                            self.number += memchr::memchr_iter(b'\n', &self.buf[region.start..from]).count() as u64;
+                            let to = line_end(at);
+                            return Ok(Some(self.take(from, to)));
+                        }
+                        None => {
+                            self.number += memchr::memchr_iter(b'\n', &self.buf[region.clone()]).count() as u64;
+                            if complete == self.end && self.eof && self.buf[complete - 1] != b'\n' {
+                                self.number += 1;
+                            }
+                            self.start = complete;
+                        }
+                    },
+                    _ => {
+                        let to = line_end(region.start);
+                        return Ok(Some(self.take(region.start, to)));
+                    }
+                }
+                continue;
+            }
+            if self.end - self.start > self.max {
+                self.skipping = Some(0);
+                continue;
+            }
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.buf[self.line.clone()]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +361,48 @@ mod tests {
         let got = collect(input.as_bytes(), 10);
         assert_eq!(got[1].1, Line::TooLong { len: 50 });
         assert_eq!(got[2], (3, Line::Text { terminated: true }, b"after".to_vec()));
+    }
+
+    fn matching(input: &[u8], pattern: Option<&str>, head: usize, cap: usize) -> (Vec<(u64, Line, Vec<u8>)>, u64) {
+        let pattern = pattern.map(|p| Regex::new(p).unwrap());
+        // A tiny reader, so lines straddle reads.
+        let reader = io::BufReader::with_capacity(3, input);
+        let mut lines = MatchingLines::with_cap(reader, pattern.as_ref(), head, cap);
+        let mut out = Vec::new();
+        while let Some((n, line)) = lines.next_line().unwrap() {
+            out.push((n, line, lines.bytes().to_vec()));
+        }
+        (out, lines.lines_seen())
+    }
+
+    #[test]
+    fn matching_lines_keep_their_numbers() {
+        let input = b"\xEF\xBB\xBFhead\n\nskip\nneedle one\r\nskip\nskip\nlast needle";
+        let (got, seen) = matching(input, Some("needle"), 1, 1000);
+        let got: Vec<(u64, Vec<u8>)> = got.into_iter().map(|(n, _, b)| (n, b)).collect();
+        assert_eq!(got, [(1, b"head".to_vec()), (4, b"needle one".to_vec()), (7, b"last needle".to_vec())]);
+        assert_eq!(seen, 7);
+        let (none, seen) = matching(b"a\nb\nc", Some("zzz"), 0, 1000);
+        assert!(none.is_empty());
+        assert_eq!(seen, 3);
+    }
+
+    #[test]
+    fn matching_lines_without_a_pattern_are_every_line() {
+        let input = b"one\r\ntwo\nthr";
+        let (all, _) = matching(input, None, 0, 1000);
+        let plain = collect(input, 1000);
+        assert_eq!(all, plain);
+    }
+
+    #[test]
+    fn matching_lines_skip_lines_over_the_cap() {
+        let input = format!("short\n{}needle\nafter needle\n{}", "x".repeat(200), "y".repeat(300));
+        let (got, seen) = matching(input.as_bytes(), Some("needle"), 0, 100);
+        assert_eq!(got[0].1, Line::TooLong { len: 206 });
+        assert_eq!((got[1].0, got[1].2.as_slice()), (3, &b"after needle"[..]));
+        assert_eq!(got[2], (4, Line::TooLong { len: 300 }, Vec::new()));
+        assert_eq!(seen, 4);
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod fsio;
 pub mod git;
 pub mod lines;
 pub mod lock;
+pub mod parallel;
 pub mod terminal;
 pub mod transcript;
 pub mod workspace;

@@ -17,6 +17,8 @@ pub struct Terminal {
     pub quiet: bool,
     /// Colour on stderr.
     pub color: bool,
+    /// Colour on stdout (search highlights).
+    pub color_stdout: bool,
     /// Progress bars on stderr.
     pub progress: bool,
 }
@@ -24,15 +26,16 @@ pub struct Terminal {
 impl Terminal {
     pub fn detect(output: &Output) -> Terminal {
         let stderr_tty = std::io::stderr().is_terminal();
-        let color = match output.color {
+        let color_on = |tty: bool| match output.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => stderr_tty,
+            ColorChoice::Auto => tty,
         };
         Terminal {
             json: output.json,
             quiet: output.quiet,
-            color,
+            color: color_on(stderr_tty),
+            color_stdout: !output.json && color_on(std::io::stdout().is_terminal()),
             progress: stderr_tty && !output.json && !output.quiet,
         }
     }
@@ -56,6 +59,14 @@ impl Terminal {
             return Ok(());
         }
         writeln!(std::io::stdout().lock(), "{}", escape(text))
+    }
+
+    /// A line of results on stdout that is already escaped and styled (text mode only).
+    pub fn styled_line(&self, text: &str) -> std::io::Result<()> {
+        if self.json {
+            return Ok(());
+        }
+        writeln!(std::io::stdout().lock(), "{text}")
     }
 
     /// One `{"type": …, "data": …}` object on stdout (JSON mode only).

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::lines::{Line, Lines, MAX_LINE_BYTES};
+use regex::bytes::Regex;
+
+use super::lines::{Line, LineSource, Lines, MAX_LINE_BYTES, MatchingLines};
 use crate::core::formats::{FileHint, Sniffed, format_by_location, sniff};
 use crate::core::pipeline::{Finished, SessionPipeline, Sink};
 use crate::core::session::Agent;
@@ -54,6 +56,46 @@ pub fn read_from<R: Read, S: Sink>(
     make_sink: impl FnOnce() -> S,
 ) -> std::io::Result<FileRead<S>> {
     let mut lines = Lines::new(reader);
+    let read = read_lines(&mut lines, name, forced, make_sink)?;
+    let hash = lines.finish_hash()?;
+    Ok(match read {
+        Ok((agent, finished)) => FileRead::Session { agent, finished: Box::new(finished), hash },
+        Err(reason) => FileRead::NotATranscript { reason, hash },
+    })
+}
+
+/// What a search read of one transcript gave.
+pub struct Searched<S> {
+    /// The session, or why the file is not a transcript.
+    pub read: Result<(Agent, Finished<S>), String>,
+    /// Lines in the file, and its size: the collection statistics of a ranked search.
+    pub lines: u64,
+    pub bytes: u64,
+}
+
+/// Read the transcript at `path` for a search: its first lines (format and metadata), then
+/// only the lines whose raw bytes `prefilter` matches; every line when it is `None`.
+pub fn search_transcript<S: Sink>(
+    path: &Path,
+    forced: Option<Agent>,
+    prefilter: Option<&Regex>,
+    make_sink: impl FnOnce() -> S,
+) -> Result<Searched<S>> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut lines = MatchingLines::new(file, prefilter, SNIFF_LINES);
+    let read = read_lines(&mut lines, &path.to_string_lossy(), forced, make_sink)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read() })
+}
+
+/// Detect the format from the first lines (unless `forced`), then feed every line to a
+/// pipeline. `Err` says why the file is not a transcript.
+fn read_lines<L: LineSource, S: Sink>(
+    lines: &mut L,
+    name: &str,
+    forced: Option<Agent>,
+    make_sink: impl FnOnce() -> S,
+) -> std::io::Result<Result<(Agent, Finished<S>), String>> {
     // Hold the first lines back until the format is known.
     let mut held: Vec<(u64, Line, Vec<u8>)> = Vec::new();
     let mut held_bytes = 0;
@@ -78,8 +120,7 @@ pub fn read_from<R: Read, S: Sink>(
             match sniff(texts) {
                 Some(Sniffed::Known(agent)) => Some(agent),
                 Some(Sniffed::Unsupported(what)) => {
-                    let reason = format!("{what} transcripts are not supported yet");
-                    return Ok(FileRead::NotATranscript { reason, hash: lines.finish_hash()? });
+                    return Ok(Err(format!("{what} transcripts are not supported yet")));
                 }
                 None => format_by_location(name),
             }
@@ -93,7 +134,7 @@ pub fn read_from<R: Read, S: Sink>(
         } else {
             "not a recognised transcript format (use --format to force one)".to_string()
         };
-        return Ok(FileRead::NotATranscript { reason, hash: lines.finish_hash()? });
+        return Ok(Err(reason));
     };
     let mut pipeline = SessionPipeline::new(agent, FileHint::from_path(name), make_sink());
     for (n, line, bytes) in &held {
@@ -104,11 +145,10 @@ pub fn read_from<R: Read, S: Sink>(
         saw_any = true;
         feed(&mut pipeline, n, line, lines.bytes());
     }
-    let hash = lines.finish_hash()?;
     if !saw_any {
-        return Ok(FileRead::NotATranscript { reason: "empty file".to_string(), hash });
+        return Ok(Err("empty file".to_string()));
     }
-    Ok(FileRead::Session { agent, finished: Box::new(pipeline.finish()), hash })
+    Ok(Ok((agent, pipeline.finish())))
 }
 
 fn feed<S: Sink>(pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &[u8]) {
