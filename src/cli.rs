@@ -82,6 +82,21 @@ pub enum Command {
     /// exits 0.
     Summary(SummaryArgs),
 
+    /// Search the handbook (or the transcripts) for what was learned, best match first
+    ///
+    /// Ranks the blocks of MEMORY.md, the entries of memory_summary.md, the rollout summaries
+    /// and the notes by relevance (BM25; matches in headings, keywords and commands weigh
+    /// more) and prints `path:line: text` for each, with its date and session. Paths are
+    /// relative to the workspace. Words match as literals, ignoring case; a result may match
+    /// any of them, and ranks higher the more it holds.
+    ///
+    /// With no words but --since or --until, lists the sessions of that period, newest first.
+    ///
+    /// --in transcripts searches the transcripts extraction has read, through the same readers
+    /// and filter: reasoning, injected instructions and instruction files are never searched,
+    /// and secrets are redacted before anything is matched.
+    Search(SearchArgs),
+
     /// Write a note: a lesson in your own words, read first by the next consolidation
     Note(NoteArgs),
 
@@ -163,6 +178,53 @@ pub struct SummaryArgs {
     /// Write to FILE (atomically, and only when its bytes change) instead of stdout
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Words to look for (with --regex, patterns)
+    #[arg(value_name = "QUERY")]
+    pub query: Vec<String>,
+
+    /// Only results from this time on: 2026-11-20, an RFC 3339 time, 7d, 2w, 12h, today,
+    /// yesterday (days are UTC)
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Only results up to this time; a date covers that whole day
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// Only results from the project DIR belongs to
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Where to search: memory (MEMORY.md, memory_summary.md), summaries (rollout_summaries/),
+    /// notes, transcripts, all; repeat or separate with commas [default: memory,summaries,notes]
+    #[arg(long = "in", value_enum, value_name = "WHERE", value_delimiter = ',')]
+    pub within: Vec<SearchIn>,
+
+    /// Read each word as a regular expression (Rust regex syntax)
+    #[arg(long)]
+    pub regex: bool,
+
+    /// Match case exactly
+    #[arg(long)]
+    pub case_sensitive: bool,
+
+    /// Show at most N results, and say how many more there were; 0 shows all [default: 20]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// What `search --in` can search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum SearchIn {
+    Memory,
+    Summaries,
+    Notes,
+    Transcripts,
+    All,
 }
 
 #[derive(Debug, Args)]

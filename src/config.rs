@@ -9,7 +9,10 @@ use anyhow::{Context, Result, bail};
 use jiff::{SignedDuration, Timestamp};
 use serde::Deserialize;
 
-use crate::cli::{Cli, ColorChoice, Command, ConsolidateArgs, ExtractArgs, FormatArg, NoteArgs, SummaryArgs};
+use crate::cli::{
+    Cli, ColorChoice, Command, ConsolidateArgs, ExtractArgs, FormatArg, NoteArgs, SearchArgs, SearchIn, SummaryArgs,
+};
+use crate::core::dates::{Edge, parse_when};
 use crate::core::session::Agent;
 use crate::core::tokens::Cap;
 
@@ -95,6 +98,7 @@ pub enum CommandSettings {
     Consolidate(ConsolidateSettings),
     Update(ExtractSettings, ConsolidateSettings),
     Summary(SummarySettings),
+    Search(SearchSettings),
     Note(NoteSettings),
     Forget(Vec<String>),
     Status,
@@ -117,6 +121,30 @@ pub struct SummarySettings {
     pub prompt: bool,
     pub hook: bool,
     pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchSettings {
+    pub query: Vec<String>,
+    pub since: Option<Timestamp>,
+    pub until: Option<Timestamp>,
+    pub project: Option<PathBuf>,
+    pub scope: SearchScope,
+    pub regex: bool,
+    pub case_sensitive: bool,
+    /// `None` shows every result.
+    pub limit: Option<usize>,
+}
+
+/// The parts of the workspace a search reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchScope {
+    /// MEMORY.md and memory_summary.md.
+    pub memory: bool,
+    /// rollout_summaries/.
+    pub summaries: bool,
+    pub notes: bool,
+    pub transcripts: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -203,6 +231,7 @@ impl Settings {
                 CommandSettings::Update(extract_settings(args.extract, &file, env)?, consolidate)
             }
             Command::Summary(args) => CommandSettings::Summary(summary_settings(args, summary_max_tokens)),
+            Command::Search(args) => CommandSettings::Search(search_settings(args, now)?),
             Command::Note(args) => CommandSettings::Note(note_settings(args, &file)?),
             Command::Forget(args) => CommandSettings::Forget(args.sessions),
             Command::Status => CommandSettings::Status,
@@ -318,6 +347,44 @@ fn summary_settings(args: SummaryArgs, default_tokens: usize) -> SummarySettings
         hook: args.hook,
         output: args.output,
     }
+}
+
+const DEFAULT_SEARCH_LIMIT: usize = 20;
+
+fn search_settings(args: SearchArgs, now: Timestamp) -> Result<SearchSettings> {
+    let when = |flag: &str, text: &Option<String>, edge| -> Result<Option<Timestamp>> {
+        text.as_deref().map(|t| parse_when(t, now, edge).map_err(|e| anyhow::anyhow!("--{flag}: {e}"))).transpose()
+    };
+    let since = when("since", &args.since, Edge::Start)?;
+    let until = when("until", &args.until, Edge::End)?;
+    if let (Some(since), Some(until)) = (since, until)
+        && since > until
+    {
+        bail!("--since {} is after --until {}: nothing can match", since, until);
+    }
+    let within =
+        if args.within.is_empty() { vec![SearchIn::Memory, SearchIn::Summaries, SearchIn::Notes] } else { args.within };
+    let has = |what| within.contains(&what) || within.contains(&SearchIn::All);
+    let scope = SearchScope {
+        memory: has(SearchIn::Memory),
+        summaries: has(SearchIn::Summaries),
+        notes: has(SearchIn::Notes),
+        transcripts: has(SearchIn::Transcripts),
+    };
+    let limit = match args.limit.unwrap_or(DEFAULT_SEARCH_LIMIT) {
+        0 => None,
+        n => Some(n),
+    };
+    Ok(SearchSettings {
+        query: args.query,
+        since,
+        until,
+        project: args.project,
+        scope,
+        regex: args.regex,
+        case_sensitive: args.case_sensitive,
+        limit,
+    })
 }
 
 fn note_settings(args: NoteArgs, file: &FileConfig) -> Result<NoteSettings> {

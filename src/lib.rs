@@ -44,6 +44,7 @@ pub fn run(cli: cli::Cli) -> Result<u8> {
         CommandSettings::Consolidate(opts) => cmd::consolidate::run(&settings, opts, &term)?,
         CommandSettings::Update(extract, consolidate) => cmd::update::run(&settings, extract, consolidate, &term)?,
         CommandSettings::Summary(opts) => cmd::summary::run(&settings, opts, &term)?,
+        CommandSettings::Search(opts) => return cmd::search::run(&settings, opts, &term),
         CommandSettings::Note(opts) => cmd::note::run(&settings, opts, &term)?,
         CommandSettings::Forget(sessions) => cmd::forget::run(&settings, sessions, &term)?,
         CommandSettings::Status => cmd::status::run(&settings, &term)?,

@@ -9,4 +9,5 @@ mod consolidate;
 mod docs;
 mod extract;
 mod fixtures;
+mod search;
 mod summary;

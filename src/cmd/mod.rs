@@ -5,6 +5,7 @@ pub mod extract;
 pub mod forget;
 pub mod note;
 pub mod reset;
+pub mod search;
 pub mod status;
 pub mod summary;
 pub mod update;
