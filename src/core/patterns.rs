@@ -4,7 +4,12 @@
 //! Unicode `\b` would push the regex engine off its fast DFA onto a slower one whenever the
 //! text holds non-ASCII characters, and transcripts are full of them.
 
-use regex::{Regex, RegexSet};
+use regex::{Regex, RegexSet, RegexSetBuilder};
+
+/// The lazy DFA cache of a pattern set. A set of many patterns needs many states: with the
+/// default cache it keeps throwing states away and rebuilding them, at a fraction of the
+/// speed.
+const SET_DFA_CACHE: usize = 64 * 1024 * 1024;
 
 fn ascii_boundaries(pattern: &str) -> String {
     pattern.replace(r"\b", r"(?-u:\b)")
@@ -19,7 +24,10 @@ pub fn regex(pattern: &str) -> Regex {
 /// Compile a set of constant patterns (see [`regex`]).
 pub fn regex_set<'a>(patterns: impl IntoIterator<Item = &'a str>) -> RegexSet {
     let patterns: Vec<String> = patterns.into_iter().map(ascii_boundaries).collect();
-    RegexSet::new(&patterns).unwrap_or_else(|e| panic!("pattern set does not compile: {e}"))
+    RegexSetBuilder::new(&patterns)
+        .dfa_size_limit(SET_DFA_CACHE)
+        .build()
+        .unwrap_or_else(|e| panic!("pattern set does not compile: {e}"))
 }
 
 #[cfg(test)]
