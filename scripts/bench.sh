@@ -4,7 +4,9 @@
 #   2. a re-run with nothing changed over 10,000 session files;
 #   3. peak memory on the whole corpus and on one huge transcript;
 #   4. consolidate over 10,000 stage-1 records;
-#   5. `summary` against `cat` of the same file, whole processes, many times each.
+#   5. `summary` against `cat` of the same file, whole processes, many times each;
+#   6. `search` over a workspace of 10,000 rollout summaries against `rg -i` over the same folder;
+#   7. `search --in transcripts` over the corpus against `rg -i` over the same files.
 # Results go to stdout and to target/bench/results.md.
 #
 #   scripts/bench.sh                 # 1 GB corpus
@@ -21,6 +23,10 @@ mkdir -p "$OUT"
 
 if ! /usr/bin/time -f %M true 2>/dev/null; then
     echo "bench: GNU time is needed for peak memory (apt-get install time)" >&2
+    exit 2
+fi
+if ! command -v rg >/dev/null 2>&1; then
+    echo "bench: ripgrep is the baseline for search (apt-get install ripgrep)" >&2
     exit 2
 fi
 
@@ -49,11 +55,12 @@ warm "$CORPUS"
 best_base=999999
 best_hb=999999
 hb_kb=0
+big_home=
 for _ in 1 2 3; do
     read -r base_s _ < <(measure target/release/examples/parse_baseline "$CORPUS")
-    home=$(mktemp -d)
-    read -r hb_s kb < <(measure "$BIN" --home "$home" --quiet extract --all "$CORPUS")
-    rm -rf "$home"
+    [ -z "$big_home" ] || rm -rf "$big_home"
+    big_home=$(mktemp -d)
+    read -r hb_s kb < <(measure "$BIN" --home "$big_home" --quiet extract --all "$CORPUS")
     best_base=$(awk -v a="$best_base" -v b="$base_s" 'BEGIN {print (b < a) ? b : a}')
     best_hb=$(awk -v a="$best_hb" -v b="$hb_s" 'BEGIN {print (b < a) ? b : a}')
     hb_kb=$(( kb > hb_kb ? kb : hb_kb ))
@@ -94,7 +101,41 @@ for _ in 1 2 3; do
     best_summary=$(awk -v a="$best_summary" -v b="$m" 'BEGIN {print (b < a) ? b : a}')
 done
 summary_ratio=$(awk -v m="$best_summary" -v c="$best_cat" 'BEGIN {printf "%.2f", m / c}')
+
+# 6. search over 10,000 rollout summaries against rg -i over the same folder, alternating,
+# whole processes, output to a file; a word in about a tenth of the sessions.
+"$BIN" --home "$home" --quiet consolidate --force --max-raw-memories 10000 --max-unused-days 36500
+summaries=$(find "$home/rollout_summaries" -name '*.md' | wc -l)
+runs=20
+best_rg=999999
+best_search=999999
+for _ in 1 2 3; do
+    r=$(time_loop sh -c "rg -i lint '$home' > '$OUT/rg.out'")
+    m=$(time_loop sh -c "'$BIN' --home '$home' --quiet search lint > '$OUT/search.out'")
+    best_rg=$(awk -v a="$best_rg" -v b="$r" 'BEGIN {print (b < a) ? b : a}')
+    best_search=$(awk -v a="$best_search" -v b="$m" 'BEGIN {print (b < a) ? b : a}')
+done
+search_ratio=$(awk -v m="$best_search" -v r="$best_rg" 'BEGIN {printf "%.2f", m / r}')
 rm -rf "$home"
+
+# 7. search --in transcripts over the corpus against rg -i over the same files: a word of the
+# users' prompts, a word of some build logs, and one on nearly every line.
+transcripts_vs_rg() {
+    local word=$1 best_r=999999 best_t=999999 r t
+    for _ in 1 2 3; do
+        read -r r _ < <(measure sh -c "rg -i '$word' '$CORPUS' > '$OUT/rg.out'")
+        read -r t _ < <(measure sh -c "'$BIN' --home '$big_home' --quiet search --in transcripts '$word' > '$OUT/search.out'")
+        best_r=$(awk -v a="$best_r" -v b="$r" 'BEGIN {print (b < a) ? b : a}')
+        best_t=$(awk -v a="$best_t" -v b="$t" 'BEGIN {print (b < a) ? b : a}')
+    done
+    local lines
+    lines=$(rg -i -c "$word" "$CORPUS" | awk -F: '{s += $NF} END {print s + 0}')
+    echo "$best_t $best_r $(awk -v t="$best_t" -v r="$best_r" 'BEGIN {printf "%.2f", t / r}') $lines"
+}
+read -r rare_t rare_r rare_ratio rare_lines < <(transcripts_vs_rg pagination)
+read -r some_t some_r some_ratio some_lines < <(transcripts_vs_rg mismatched)
+read -r most_t most_r most_ratio most_lines < <(transcripts_vs_rg timeout)
+rm -rf "$big_home"
 
 # 3. Peak memory on one huge transcript.
 warm "$SINGLE"
@@ -115,6 +156,10 @@ report=$(cat <<EOF
 | peak memory, one $((single_bytes / 1000000)) MB transcript | $((single_kb / 1024)) MB (${single_s} s) | < 200 MB | $(pass "$single_kb < 204800") |
 | consolidate, $records stage-1 records | ${consolidate_s} s | < 3 s | $(pass "$consolidate_s < 3") |
 | summary, per run (cat of the same file: ${best_cat} ms) | ${best_summary} ms (${summary_ratio}x cat) | <= 3x cat | $(pass "$summary_ratio <= 3") |
+| search, $summaries rollout summaries, one word (rg -i: ${best_rg} ms) | ${best_search} ms (${search_ratio}x rg) | <= 2x rg | $(pass "$search_ratio <= 2") |
+| search --in transcripts, $((corpus_bytes / 1000000)) MB, a prompt word on $rare_lines lines (rg -i: ${rare_r} s) | ${rare_t} s (${rare_ratio}x rg) | <= 3x rg | $(pass "$rare_ratio <= 3") |
+| search --in transcripts, a build-log word on $some_lines lines (rg -i: ${some_r} s) | ${some_t} s (${some_ratio}x rg) | <= 3x rg | $(pass "$some_ratio <= 3") |
+| search --in transcripts, a log word on $most_lines lines, nearly every byte (rg -i: ${most_r} s) | ${most_t} s (${most_ratio}x rg) | | |
 EOF
 )
 echo "$report" | tee "$OUT/results.md"

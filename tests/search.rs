@@ -337,3 +337,19 @@ fn a_secret_is_never_printed() {
         assert_eq!(run.code, 1, "{secret} found:\n{}", run.stdout);
     }
 }
+
+#[test]
+fn a_damaged_or_missing_transcript_is_named_and_the_rest_searched() {
+    let (hb, dir) = handbook_of_fixtures();
+    let junk =
+        dir.path().join("prompt-injection/projects/-home-dev-docs-site/5a1e0c2d-7f3b-4e21-9c8d-2b7e1f000002.jsonl");
+    fs::write(&junk, b"\x00\x01\x02 sphinx \xff\xfe binary junk\n").unwrap();
+    let gone = dir.path().join("generic/firmware-session.jsonl");
+    fs::remove_file(&gone).unwrap();
+    let run = search(&hb, &["--in", "transcripts", "--limit", "0", "sphinx", "firmware", "pnpm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("{}: line 1: binary data; skipped", junk.display())), "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("cannot open {}", gone.display())), "{}", run.stderr);
+    assert!(run.stdout.contains("pnpm vitest run"), "the other transcripts were not searched");
+    assert!(!run.stdout.contains("sphinx"));
+}

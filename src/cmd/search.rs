@@ -15,14 +15,14 @@ use crate::config::{SearchScope, SearchSettings, Settings};
 use crate::core::layout::{MEMORY, NOTES_DIR, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::project::display_name;
 use crate::core::search::docs::{self, Doc, Kind};
-use crate::core::search::transcripts::{TranscriptSink, line_prefilter};
+use crate::core::search::transcripts::{TranscriptSink, prefilter};
 use crate::core::search::{Collection, Hit, Query, highlight, in_period, rank, same_project};
 use crate::core::stage1::Stage1;
 use crate::core::state::SourceState;
 use crate::edge::git::{Projects, project_of_dir};
 use crate::edge::parallel;
 use crate::edge::terminal::{Terminal, escape};
-use crate::edge::transcript::search_transcript;
+use crate::edge::transcript::{SearchRead, search_transcript};
 use crate::edge::workspace::Workspace;
 use crate::{EXIT_NOTHING_FOUND, EXIT_OK};
 
@@ -119,20 +119,18 @@ fn search_workspace(
                 );
             }
         };
-        let matches = query.matches_bytes(&raw);
-        let split = matches || matches!(kind, Kind::Memory | Kind::Summary);
-        if !split {
-            return Ok(Some((Vec::new(), 1, raw.len())));
+        if !query.matches_bytes(&raw) {
+            let count = match kind {
+                // Counting their documents means splitting them.
+                Kind::Memory | Kind::Summary => {
+                    split(*kind, relative, &String::from_utf8_lossy(&raw), &|_| false).count
+                }
+                _ => 1,
+            };
+            return Ok(Some((Vec::new(), count, raw.len())));
         }
-        let text = String::from_utf8_lossy(&raw);
-        let docs = match kind {
-            Kind::Memory => docs::memory_docs(relative, &text),
-            Kind::Summary => docs::summary_docs(relative, &text),
-            Kind::Rollout => vec![docs::rollout_doc(relative, &text)],
-            _ => vec![docs::note_doc(relative, &text)],
-        };
-        let count = docs.len();
-        Ok(Some((if matches { docs } else { Vec::new() }, count, raw.len())))
+        let split = split(*kind, relative, &String::from_utf8_lossy(&raw), &|body| query.is_match(body));
+        Ok(Some((split.docs, split.count, raw.len())))
     });
     for result in read {
         match result {
@@ -147,6 +145,16 @@ fn search_workspace(
         }
     }
     Ok(())
+}
+
+/// The documents of a workspace file that `keep` accepts, and how many it holds.
+fn split(kind: Kind, relative: &str, text: &str, keep: &dyn Fn(&str) -> bool) -> docs::Split {
+    match kind {
+        Kind::Memory => docs::memory_docs(relative, text, keep),
+        Kind::Summary => docs::summary_docs(relative, text, keep),
+        Kind::Rollout => docs::Split { docs: vec![docs::rollout_doc(relative, text)], count: 1 },
+        Kind::Note | Kind::Transcript => docs::Split { docs: vec![docs::note_doc(relative, text)], count: 1 },
+    }
 }
 
 /// Workspace-relative paths of the files to search, in a stable order.
@@ -201,7 +209,7 @@ fn search_transcripts(
         .filter(|(_, entry)| entry.session_id.as_ref().is_none_or(|id| !sources.excluded.contains(id)))
         .filter(|(_, entry)| entry.updated_at.is_none() || in_period(entry.updated_at, opts.since, opts.until))
         .collect();
-    let prefilter = line_prefilter(query);
+    let prefilter = prefilter(query);
     let read = parallel::map(&entries, |(path, entry)| {
         search_transcript(Path::new(path.as_str()), entry.format, prefilter.as_ref(), || TranscriptSink::new(query))
     });
@@ -217,7 +225,19 @@ fn search_transcripts(
         corpus.files += 1;
         corpus.collection.documents += searched.lines as usize;
         corpus.collection.total_bytes += searched.bytes as usize;
-        let Ok((_, finished)) = searched.read else { continue };
+        let finished = match searched.read {
+            SearchRead::Session(finished) => finished,
+            SearchRead::NoMatch => continue,
+            SearchRead::NotATranscript(reason) => {
+                term.warn(&format!("{path}: {reason}; skipped (it was a transcript when extracted)"));
+                continue;
+            }
+        };
+        if let Some(first) = finished.warnings.first() {
+            let more = finished.warnings.len() - 1;
+            let rest = if more > 0 { format!(" (and {more} more {})", plural(more, "line")) } else { String::new() };
+            term.warn(&format!("{path}: line {}: {}{rest}", first.line, first.message));
+        }
         if finished.sink.found.is_empty() {
             continue;
         }

@@ -146,6 +146,12 @@ impl<R: BufRead> LineSource for Lines<R> {
 /// Bytes read from the file at a time.
 const CHUNK: usize = 1024 * 1024;
 
+thread_local! {
+    /// The buffer of the last [`MatchingLines`] on this thread, kept for the next one: a search
+    /// reads thousands of files, and a fresh zeroed megabyte for each costs more than it seems.
+    static SPARE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Yields the first lines of a file (so its format can be told and its metadata read), then
 /// only the lines whose raw bytes match a pattern, with their true line numbers. The pattern
 /// runs over whole chunks of the file, so lines that cannot match are never split out, let
@@ -177,10 +183,15 @@ impl<'p, R: Read> MatchingLines<'p, R> {
     }
 
     pub fn with_cap(inner: R, pattern: Option<&'p Regex>, head: usize, max: usize) -> MatchingLines<'p, R> {
+        let size = CHUNK.min(max + 1).max(64);
+        let mut buf = SPARE.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+        if buf.len() != size {
+            buf = vec![0; size];
+        }
         MatchingLines {
             inner,
             pattern,
-            buf: vec![0; CHUNK.min(max + 1).max(64)],
+            buf,
             start: 0,
             end: 0,
             eof: false,
@@ -247,6 +258,15 @@ impl<'p, R: Read> MatchingLines<'p, R> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
+        }
+    }
+}
+
+impl<R> Drop for MatchingLines<'_, R> {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        if buf.len() <= CHUNK {
+            SPARE.with(|spare| *spare.borrow_mut() = buf);
         }
     }
 }

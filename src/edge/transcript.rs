@@ -8,11 +8,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use regex::bytes::Regex;
-
 use super::lines::{Line, LineSource, Lines, MAX_LINE_BYTES, MatchingLines};
 use crate::core::formats::{FileHint, Sniffed, format_by_location, sniff};
 use crate::core::pipeline::{Finished, SessionPipeline, Sink};
+use crate::core::search::transcripts::Prefilter;
 use crate::core::session::Agent;
 
 /// Non-blank lines looked at to detect a format.
@@ -66,25 +65,47 @@ pub fn read_from<R: Read, S: Sink>(
 
 /// What a search read of one transcript gave.
 pub struct Searched<S> {
-    /// The session, or why the file is not a transcript.
-    pub read: Result<(Agent, Finished<S>), String>,
+    pub read: SearchRead<S>,
     /// Lines in the file, and its size: the collection statistics of a ranked search.
     pub lines: u64,
     pub bytes: u64,
 }
 
-/// Read the transcript at `path` for a search: its first lines (format and metadata), then
-/// only the lines whose raw bytes `prefilter` matches; every line when it is `None`.
+/// How far a search read a transcript.
+pub enum SearchRead<S> {
+    /// Read through the pipeline.
+    Session(Box<Finished<S>>),
+    /// Scanned: no line can match.
+    NoMatch,
+    /// Not (or no longer) a transcript, and why.
+    NotATranscript(String),
+}
+
+/// Read the transcript at `path` for a search. With a prefilter, a file none of whose lines
+/// can match is only scanned; one that has such lines is read again for its first lines
+/// (format and metadata; one when the format is known) and the lines `prefilter.lines`
+/// matches. Without one, every line is read.
 pub fn search_transcript<S: Sink>(
     path: &Path,
     forced: Option<Agent>,
-    prefilter: Option<&Regex>,
+    prefilter: Option<&Prefilter>,
     make_sink: impl FnOnce() -> S,
 ) -> Result<Searched<S>> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut lines = MatchingLines::new(file, prefilter, SNIFF_LINES);
-    let read = read_lines(&mut lines, &path.to_string_lossy(), forced, make_sink)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let open = || File::open(path).with_context(|| format!("cannot open {}", path.display()));
+    if let Some(prefilter) = prefilter {
+        let mut scan = MatchingLines::new(open()?, Some(&prefilter.words), 0);
+        if scan.next_line().with_context(|| format!("cannot read {}", path.display()))?.is_none() {
+            return Ok(Searched { read: SearchRead::NoMatch, lines: scan.lines_seen(), bytes: scan.bytes_read() });
+        }
+    }
+    let head = if forced.is_some() { 1 } else { SNIFF_LINES };
+    let mut lines = MatchingLines::new(open()?, prefilter.map(|p| &p.lines), head);
+    let read = match read_lines(&mut lines, &path.to_string_lossy(), forced, make_sink)
+        .with_context(|| format!("cannot read {}", path.display()))?
+    {
+        Ok((_, finished)) => SearchRead::Session(Box::new(finished)),
+        Err(reason) => SearchRead::NotATranscript(reason),
+    };
     Ok(Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read() })
 }
 

@@ -6,6 +6,7 @@
 //! and its project, so results can show them and filters can use them.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 use jiff::{Timestamp, civil, tz::TimeZone};
 use serde::Serialize;
@@ -67,111 +68,105 @@ impl Doc {
     }
 }
 
+/// The documents of one file that a test of their text accepts, and how many the file
+/// holds in all (the collection statistics count every document, matching or not).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Split {
+    pub docs: Vec<Doc>,
+    pub count: usize,
+}
+
 /// `MEMORY.md`: one document per block. A task block's session and date come from its
 /// `rollout_summary_files` entry; a lesson section's from the tasks it cites (`[Task 2]`);
 /// a group header's from all the group's tasks.
-pub fn memory_docs(path: &str, text: &str) -> Vec<Doc> {
-    struct Block<'t> {
-        start: usize,
-        lines: Vec<&'t str>,
+pub fn memory_docs(path: &str, text: &str, keep: &dyn Fn(&str) -> bool) -> Split {
+    struct Block {
+        first_line: usize,
+        bytes: Range<usize>,
         group: Option<usize>,
         task: Option<u32>,
         header: bool,
     }
     let mut groups: Vec<Option<String>> = Vec::new();
     let mut blocks: Vec<Block> = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if let Some(title) = line.strip_prefix("# ") {
+    let mut offset = 0;
+    for (index, raw) in text.split_inclusive('\n').enumerate() {
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let start = offset;
+        offset += raw.len();
+        let (group, task, header) = if let Some(title) = line.strip_prefix("# ") {
             groups.push(title.trim().strip_prefix("Task Group:").map(|p| p.trim().to_string()));
-            blocks.push(Block {
-                start: index,
-                lines: vec![line],
-                group: Some(groups.len() - 1),
-                task: None,
-                header: true,
-            });
+            (Some(groups.len() - 1), None, true)
         } else if let Some(title) = line.strip_prefix("## ") {
             let task =
                 title.strip_prefix("Task ").and_then(|t| t.split(':').next()).and_then(|n| n.trim().parse().ok());
-            blocks.push(Block {
-                start: index,
-                lines: vec![line],
-                group: groups.len().checked_sub(1),
-                task,
-                header: false,
-            });
+            (groups.len().checked_sub(1), task, false)
         } else {
             match blocks.last_mut() {
-                Some(block) => block.lines.push(line),
-                None => blocks.push(Block { start: index, lines: vec![line], group: None, task: None, header: false }),
+                Some(block) => block.bytes.end = offset,
+                None => {
+                    blocks.push(Block { first_line: 1, bytes: start..offset, group: None, task: None, header: false })
+                }
             }
-        }
+            continue;
+        };
+        blocks.push(Block { first_line: index + 1, bytes: start..offset, group, task, header });
     }
     // What each task block says about its sessions, per group.
     let mut tasks: BTreeMap<(Option<usize>, u32), Sessions> = BTreeMap::new();
     for block in &blocks {
         if let Some(task) = block.task {
-            let (ids, date) = annotations(&block.lines);
-            tasks.insert((block.group, task), (ids, date));
+            tasks.insert((block.group, task), annotations(&text[block.bytes.clone()]));
         }
     }
-    let mut docs = Vec::new();
+    let mut split = Split::default();
     for block in &blocks {
-        let body = block.lines.join("\n");
+        let body = text[block.bytes.clone()].trim_end();
         if body.trim().is_empty() {
             continue;
         }
-        let (ids, date) = if block.task.is_some() {
-            annotations(&block.lines)
-        } else {
-            let cited: Vec<&Sessions> = if block.header {
-                tasks.iter().filter(|((g, _), _)| *g == block.group).map(|(_, v)| v).collect()
-            } else {
-                cited_tasks(&body).into_iter().filter_map(|t| tasks.get(&(block.group, t))).collect()
-            };
-            let ids = cited.iter().flat_map(|(ids, _)| ids.iter().cloned()).collect();
-            (ids, cited.iter().filter_map(|(_, d)| *d).max())
+        split.count += 1;
+        if !keep(body) {
+            continue;
+        }
+        let (ids, date) = match block.task {
+            Some(task) => tasks.get(&(block.group, task)).cloned().unwrap_or_default(),
+            None => {
+                let cited: Vec<&Sessions> = if block.header {
+                    tasks.range((block.group, 0)..=(block.group, u32::MAX)).map(|(_, v)| v).collect()
+                } else {
+                    cited_tasks(body).into_iter().filter_map(|t| tasks.get(&(block.group, t))).collect()
+                };
+                let ids = cited.iter().flat_map(|(ids, _)| ids.iter().cloned()).collect();
+                (ids, cited.iter().filter_map(|(_, d)| *d).max())
+            }
         };
-        let mut doc = Doc::new(path, Kind::Memory, block.start + 1, body);
+        let mut doc = Doc::new(path, Kind::Memory, block.first_line, body.to_string());
         doc.session_id = single(ids);
         doc.date = date;
         doc.project = block.group.and_then(|g| groups[g].clone());
-        docs.push(doc);
+        split.docs.push(doc);
     }
-    docs
+    split
 }
 
 /// The session ids a block names, and the latest of their `updated_at`.
 type Sessions = (BTreeSet<String>, Option<Timestamp>);
 
-/// The sessions a block's annotations name.
-fn annotations(lines: &[&str]) -> Sessions {
+/// The sessions a block's annotations name: `path (cwd=/w, updated_at=…, session_id=…)`.
+fn annotations(block: &str) -> Sessions {
     let mut ids = BTreeSet::new();
     let mut latest: Option<Timestamp> = None;
-    for line in lines {
-        if let Some(id) = annotation(line, "session_id") {
-            ids.insert(id.to_string());
-        }
-        if let Some(date) = annotation(line, "updated_at").and_then(|d| d.parse::<Timestamp>().ok()) {
-            latest = latest.max(Some(date));
+    for line in block.lines().filter(|l| memchr::memchr(b'=', l.as_bytes()).is_some()) {
+        for piece in line.split(['(', ',', ')']).map(str::trim) {
+            if let Some(id) = piece.strip_prefix("session_id=").filter(|id| !id.is_empty()) {
+                ids.insert(id.to_string());
+            } else if let Some(date) = piece.strip_prefix("updated_at=").and_then(|d| d.parse::<Timestamp>().ok()) {
+                latest = latest.max(Some(date));
+            }
         }
     }
     (ids, latest)
-}
-
-/// The value of `key=value` in a line like `path (cwd=/w, updated_at=…, session_id=…)`.
-fn annotation<'t>(line: &'t str, key: &str) -> Option<&'t str> {
-    let mut rest = line;
-    while let Some(at) = rest.find(key) {
-        let before = rest[..at].chars().next_back();
-        let after = &rest[at + key.len()..];
-        if before.is_none_or(|c| matches!(c, ' ' | '(' | ',')) && after.starts_with('=') {
-            let value = after[1..].split([',', ')', ' ']).next().unwrap_or("");
-            return (!value.is_empty()).then_some(value);
-        }
-        rest = after;
-    }
-    None
 }
 
 /// The task numbers a lesson section cites: `[Task 1]`, `[Task 1][Task 3]`.
@@ -186,7 +181,7 @@ fn single(ids: BTreeSet<String>) -> Option<String> {
 /// `memory_summary.md`: one document per entry (a bullet with its continuation lines) and
 /// per paragraph of prose. Entries under `### <project>` / `#### <date>` take both; others
 /// take the project they name (`(preference; webshop)`, `- webshop: …`).
-pub fn summary_docs(path: &str, text: &str) -> Vec<Doc> {
+pub fn summary_docs(path: &str, text: &str, keep: &dyn Fn(&str) -> bool) -> Split {
     let mut docs: Vec<Doc> = Vec::new();
     let mut section = String::new();
     let mut project: Option<String> = None;
@@ -231,7 +226,7 @@ pub fn summary_docs(path: &str, text: &str) -> Vec<Doc> {
         docs.push(doc);
         open = true;
     }
-    docs
+    Split { count: docs.len(), docs: docs.into_iter().filter(|d| keep(&d.text)).collect() }
 }
 
 /// The project a global summary entry names, by the shape its section gives it.
@@ -315,7 +310,9 @@ applies_to: cwd=/w/firmware
 
     #[test]
     fn memory_splits_by_block_with_sessions_and_dates() {
-        let docs = memory_docs("MEMORY.md", MEMORY);
+        let split = memory_docs("MEMORY.md", MEMORY, &|_| true);
+        assert_eq!(split.count, 5);
+        let docs = split.docs;
         let heads: Vec<(usize, &str)> = docs.iter().map(|d| (d.first_line, d.text.lines().next().unwrap())).collect();
         assert_eq!(
             heads,
@@ -339,8 +336,22 @@ applies_to: cwd=/w/firmware
 
     #[test]
     fn annotations_need_their_own_key() {
-        assert_eq!(annotation("(xsession_id=a, session_id=b)", "session_id"), Some("b"));
-        assert_eq!(annotation("no keys here", "session_id"), None);
+        let (ids, date) = annotations("- a.md (xsession_id=a, session_id=b, updated_at=2026-11-20T08:00:00Z)\nno keys");
+        assert_eq!(ids.into_iter().collect::<Vec<_>>(), ["b"]);
+        assert_eq!(date.unwrap().to_string(), "2026-11-20T08:00:00Z");
+    }
+
+    #[test]
+    fn only_kept_blocks_become_documents() {
+        let split = memory_docs("MEMORY.md", MEMORY, &|body| body.contains("bulid"));
+        assert_eq!(split.count, 5);
+        assert_eq!(split.docs.len(), 1);
+        assert_eq!(split.docs[0].first_line, 19);
+        assert_eq!(split.docs[0].session_id, None);
+        let text = "stray line\n# Task Group: /w\n";
+        let docs = memory_docs("MEMORY.md", text, &|_| true).docs;
+        assert_eq!((docs[0].first_line, docs[0].project.as_deref()), (1, None));
+        assert_eq!((docs[1].first_line, docs[1].project.as_deref()), (2, Some("/w")));
     }
 
     #[test]
@@ -348,7 +359,7 @@ applies_to: cwd=/w/firmware
         let text = "v1\n\n## User Profile\n\nLessons from 3 sessions.\n\n## User preferences\n\n\
             - \"We use pnpm.\" (preference; webshop)\n\n## General Tips\n\n- webshop: verified `pnpm test`\n\n\
             ## What's in Memory\n\n### /w/webshop\n\n#### 2026-11-22\n\n- Add a test (success): cart\n  more words\n";
-        let docs = summary_docs("memory_summary.md", text);
+        let docs = summary_docs("memory_summary.md", text, &|_| true).docs;
         let shape: Vec<(usize, Option<&str>, Option<String>)> =
             docs.iter().map(|d| (d.first_line, d.project.as_deref(), d.date.map(|d| d.to_string()))).collect();
         assert_eq!(

@@ -16,6 +16,10 @@ use crate::core::session::{Event, EventKind};
 /// Longest text kept per record, in bytes: the matching lines of a record, not a whole
 /// tool output.
 const KEPT_BYTES: usize = 4096;
+/// Texts up to this size are redacted whole; longer ones only around their matches.
+const WHOLE_BYTES: usize = 16 * 1024;
+/// Lines redacted on each side of a matching line in a long text.
+const CONTEXT_LINES: usize = 2;
 
 /// A transcript line whose redacted text matches the query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,16 +47,17 @@ impl<'q> TranscriptSink<'q> {
         if !self.query.is_match(raw) {
             return;
         }
-        let redacted = redact(raw);
         let mut kept = String::new();
-        for text_line in redacted.lines().filter(|l| self.query.is_match(l)) {
-            if kept.len() + text_line.len() > KEPT_BYTES && !kept.is_empty() {
-                break;
+        for piece in redacted_pieces(raw, self.query) {
+            for text_line in piece.lines().filter(|l| self.query.is_match(l)) {
+                if kept.len() + text_line.len() > KEPT_BYTES && !kept.is_empty() {
+                    break;
+                }
+                if !kept.is_empty() {
+                    kept.push('\n');
+                }
+                kept.push_str(text_line);
             }
-            if !kept.is_empty() {
-                kept.push('\n');
-            }
-            kept.push_str(text_line);
         }
         if kept.is_empty() {
             return;
@@ -67,6 +72,58 @@ impl<'q> TranscriptSink<'q> {
             _ => self.found.push(Found { line, text: kept }),
         }
     }
+}
+
+/// The redacted text around the query's matches in `raw`. A short text (or one holding a
+/// private key, whose block spans many lines) is redacted whole; in a long one (a build log)
+/// only a few lines around each matching line are, which is what keeps a search over large
+/// tool outputs fast. No rule but the private-key one spans more than a line break.
+fn redacted_pieces<'t>(raw: &'t str, query: &Query) -> Vec<Cow<'t, str>> {
+    if raw.len() <= WHOLE_BYTES || raw.contains("PRIVATE KEY") {
+        return vec![redact(raw)];
+    }
+    let mut windows: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut budget = KEPT_BYTES;
+    for (range, _) in query.matches(raw) {
+        if windows.last().is_some_and(|w| range.start < w.end) {
+            continue;
+        }
+        let start = lines_back(raw, range.start, CONTEXT_LINES + 1);
+        let end = lines_forward(raw, range.end, CONTEXT_LINES + 1);
+        match windows.last_mut() {
+            Some(last) if start <= last.end => last.end = end,
+            _ => windows.push(start..end),
+        }
+        budget = budget.saturating_sub(end - start);
+        if budget == 0 {
+            break;
+        }
+    }
+    windows.into_iter().map(|w| redact(&raw[w])).collect()
+}
+
+/// The start of the line `n - 1` lines before the one holding byte `at`.
+fn lines_back(text: &str, at: usize, n: usize) -> usize {
+    let mut start = at;
+    for _ in 0..n {
+        match memchr::memrchr(b'\n', &text.as_bytes()[..start]) {
+            Some(i) => start = i,
+            None => return 0,
+        }
+    }
+    start + 1
+}
+
+/// The end of the line `n - 1` lines after the one holding byte `at`.
+fn lines_forward(text: &str, at: usize, n: usize) -> usize {
+    let mut end = at;
+    for _ in 0..n {
+        match memchr::memchr(b'\n', &text.as_bytes()[end.min(text.len())..]) {
+            Some(i) => end = end + i + 1,
+            None => return text.len(),
+        }
+    }
+    end - 1
 }
 
 impl Sink for TranscriptSink<'_> {
@@ -92,14 +149,24 @@ impl Sink for TranscriptSink<'_> {
     }
 }
 
-/// The raw-bytes test that picks the transcript lines worth decoding: lines that may match
-/// the query, and lines that name an instruction file (the filter must see those calls to
-/// withhold their results). `None` when every line must be decoded (a regex query).
-pub fn line_prefilter(query: &Query) -> Option<Regex> {
+/// The raw-bytes tests that pick the transcript lines worth decoding.
+#[derive(Debug, Clone)]
+pub struct Prefilter {
+    /// Lines that may match the query.
+    pub words: Regex,
+    /// Those, and lines that name an instruction file: the filter must see those calls to
+    /// withhold their results, so a file with any match is read again with this.
+    pub lines: Regex,
+}
+
+/// The prefilter of a query; `None` when every line must be decoded (a regex query, which
+/// only decoded text can answer).
+pub fn prefilter(query: &Query) -> Option<Prefilter> {
     let words = query.json_line_pattern()?;
     let files: Vec<String> = INSTRUCTION_FILES.iter().map(|f| regex::escape(f)).collect();
-    let pattern = format!("{words}|(?i:{})", files.join("|"));
-    RegexBuilder::new(&pattern).size_limit(1 << 24).build().ok()
+    let lines = format!("{words}|(?i:{})", files.join("|"));
+    let build = |pattern: &str| RegexBuilder::new(pattern).size_limit(1 << 24).build().ok();
+    Some(Prefilter { words: build(&words)?, lines: build(&lines)? })
 }
 
 #[cfg(test)]
@@ -122,6 +189,30 @@ mod tests {
     }
 
     #[test]
+    fn long_outputs_are_redacted_around_their_matches() {
+        let q = query(&["needle"]);
+        let filler = "compiling crate v0.1.0\n".repeat(2000);
+        let key = "ghp_Fake1234567890abcdefghijklmnopqrstuv";
+        let text = format!("{filler}token {key}\nneedle here with {key}\nafter\n{filler}last needle\n");
+        let pieces: Vec<String> = redacted_pieces(&text, &q).into_iter().map(Cow::into_owned).collect();
+        assert_eq!(pieces.len(), 2);
+        assert!(pieces[0].contains("needle here with [REDACTED:github]") && !pieces[0].contains(key), "{pieces:?}");
+        assert!(pieces[0].lines().count() <= 2 * CONTEXT_LINES + 1);
+        assert!(pieces[1].trim_end().ends_with("last needle"), "{pieces:?}");
+        // A private key's block spans lines: the text is redacted whole.
+        let pem = format!("{filler}-----BEGIN PRIVATE KEY-----\nMIIEvneedleQIBADAN\n{filler}");
+        assert_eq!(redacted_pieces(&pem, &q).len(), 1);
+        assert!(!redacted_pieces(&pem, &q)[0].contains("MIIEvneedle"));
+    }
+
+    #[test]
+    fn line_windows_stop_at_the_text_ends() {
+        let text = "a\nb\nc\nd\ne";
+        assert_eq!(&text[lines_back(text, 4, 2)..lines_forward(text, 4, 2)], "b\nc\nd");
+        assert_eq!(&text[lines_back(text, 0, 3)..lines_forward(text, 8, 3)], "a\nb\nc\nd\ne");
+    }
+
+    #[test]
     fn a_secret_is_never_found_by_its_value() {
         let q = query(&["sk-abc123def456ghi789jkl012"]);
         let mut sink = TranscriptSink::new(&q);
@@ -133,13 +224,15 @@ mod tests {
     #[test]
     fn the_prefilter_sees_through_json_escapes() {
         let q = query(&["say \"hi\"", "café"]);
-        let pre = line_prefilter(&q).unwrap();
-        assert!(pre.is_match(br#"{"text":"Say \"hi\" now"}"#));
-        assert!(pre.is_match(br#"{"text":"caf\u00e9"}"#));
-        assert!(pre.is_match("{\"text\":\"CAFÉ\"}".as_bytes()));
-        assert!(pre.is_match(br#"{"input":"cat AGENTS.md"}"#));
-        assert!(!pre.is_match(br#"{"text":"nothing here"}"#));
+        let pre = prefilter(&q).unwrap();
+        for line in [&br#"{"text":"Say \"hi\" now"}"#[..], br#"{"text":"caf\u00e9"}"#, "{\"text\":\"CAFÉ\"}".as_bytes()]
+        {
+            assert!(pre.words.is_match(line) && pre.lines.is_match(line), "{}", String::from_utf8_lossy(line));
+        }
+        assert!(pre.lines.is_match(br#"{"input":"cat AGENTS.md"}"#));
+        assert!(!pre.words.is_match(br#"{"input":"cat AGENTS.md"}"#));
+        assert!(!pre.lines.is_match(br#"{"text":"nothing here"}"#));
         let regex = Query::new(&["^dep.oy".to_string()], true, false).unwrap();
-        assert!(line_prefilter(&regex).is_none());
+        assert!(prefilter(&regex).is_none());
     }
 }
