@@ -14,6 +14,23 @@ pub trait Sink {
     fn push(&mut self, event: &Event<'_>);
 }
 
+/// Two sinks fed the same events (the built-in extractor and a model's transcript).
+impl<A: Sink, B: Sink> Sink for (A, B) {
+    fn push(&mut self, event: &Event<'_>) {
+        self.0.push(event);
+        self.1.push(event);
+    }
+}
+
+/// A sink that may be absent.
+impl<S: Sink> Sink for Option<S> {
+    fn push(&mut self, event: &Event<'_>) {
+        if let Some(sink) = self {
+            sink.push(event);
+        }
+    }
+}
+
 impl Sink for crate::core::extract::Extractor {
     fn push(&mut self, event: &Event<'_>) {
         crate::core::extract::Extractor::push(self, event);

@@ -3,6 +3,32 @@
 
 /// `summary --prompt`: how an agent should read and cite the handbook.
 pub const READ_PATH: &str = include_str!("../../templates/read_path.md");
+/// Model extraction: the system prompt.
+pub const STAGE_ONE_SYSTEM: &str = include_str!("../../templates/stage_one_system.md");
+/// Model extraction: the request around one transcript.
+pub const STAGE_ONE_INPUT: &str = include_str!("../../templates/stage_one_input.md");
+/// Model consolidation: the system prompt.
+pub const CONSOLIDATION: &str = include_str!("../../templates/consolidation.md");
+/// Model consolidation: the request for one task group.
+pub const CONSOLIDATION_GROUP: &str = include_str!("../../templates/consolidation_group.md");
+/// Model consolidation: the request for the summary.
+pub const CONSOLIDATION_SUMMARY: &str = include_str!("../../templates/consolidation_summary.md");
+
+/// Every template, by its file name (the name an override in the configuration directory
+/// takes).
+pub const ALL: &[(&str, &str)] = &[
+    ("read_path.md", READ_PATH),
+    ("stage_one_system.md", STAGE_ONE_SYSTEM),
+    ("stage_one_input.md", STAGE_ONE_INPUT),
+    ("consolidation.md", CONSOLIDATION),
+    ("consolidation_group.md", CONSOLIDATION_GROUP),
+    ("consolidation_summary.md", CONSOLIDATION_SUMMARY),
+];
+
+/// The embedded template of this file name.
+pub fn embedded(name: &str) -> Option<&'static str> {
+    ALL.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
 
 /// Fill `{{ name }}` placeholders. Unknown placeholders are left as they are; values are not
 /// scanned again, so a value holding `{{ … }}` stays literal.

@@ -1,0 +1,231 @@
+//! The transcript as a model reads it: the filtered, redacted events of a session in a
+//! compact text form, one event per entry with its transcript line, tool outputs clipped to
+//! their head and tail (a failed command's error line always kept), and the whole cut to a
+//! token budget by keeping its head and tail with a marker saying how much was dropped.
+//!
+//! Memory stays bounded whatever the session's size: the head stops growing at half the
+//! budget, and the tail is a window that drops its oldest entries.
+
+use std::collections::VecDeque;
+use std::fmt::Write;
+
+use crate::core::extract::errors::error_line;
+use crate::core::pipeline::Sink;
+use crate::core::redact::redact;
+use crate::core::session::{Event, EventKind, Unredacted};
+use crate::core::tokens::estimate;
+
+/// Bytes kept of an assistant message.
+const ASSISTANT_BYTES: usize = 2000;
+/// Bytes kept of a tool call's input.
+const INPUT_BYTES: usize = 600;
+/// Bytes kept of a tool's output.
+const OUTPUT_BYTES: usize = 1200;
+/// Bytes kept of a failed tool's output: errors are what a model learns most from.
+const FAILED_OUTPUT_BYTES: usize = 3000;
+/// Bytes kept of a compaction summary.
+const COMPACTION_BYTES: usize = 3000;
+
+/// Renders events for a model within a token budget.
+#[derive(Debug)]
+pub struct ModelTranscript {
+    budget: usize,
+    head: Vec<String>,
+    head_tokens: usize,
+    /// Once the head is full: the latest entries, within the other half of the budget.
+    tail: VecDeque<(String, usize)>,
+    tail_tokens: usize,
+    dropped: usize,
+    dropped_tokens: usize,
+    head_full: bool,
+}
+
+impl ModelTranscript {
+    /// A renderer for a transcript of at most about `budget` tokens.
+    pub fn new(budget: usize) -> ModelTranscript {
+        ModelTranscript {
+            budget,
+            head: Vec::new(),
+            head_tokens: 0,
+            tail: VecDeque::new(),
+            tail_tokens: 0,
+            dropped: 0,
+            dropped_tokens: 0,
+            head_full: false,
+        }
+    }
+
+    fn add(&mut self, entry: String) {
+        let tokens = estimate(&entry) + 1;
+        if !self.head_full && self.head_tokens + tokens <= self.budget / 2 {
+            self.head_tokens += tokens;
+            self.head.push(entry);
+            return;
+        }
+        self.head_full = true;
+        self.tail_tokens += tokens;
+        self.tail.push_back((entry, tokens));
+        while self.tail_tokens > self.budget - self.budget / 2 {
+            let Some((_, tokens)) = self.tail.pop_front() else { break };
+            self.tail_tokens -= tokens;
+            self.dropped += 1;
+            self.dropped_tokens += tokens;
+        }
+    }
+
+    /// Events rendered so far (kept or dropped).
+    pub fn events(&self) -> usize {
+        self.head.len() + self.tail.len() + self.dropped
+    }
+
+    /// The rendered transcript.
+    pub fn finish(self) -> String {
+        let mut out = self.head.join("\n");
+        if self.dropped > 0 {
+            let _ = write!(
+                out,
+                "\n[… {} events (about {} tokens) from the middle of the session dropped to fit the context …]",
+                self.dropped, self.dropped_tokens
+            );
+        }
+        for (entry, _) in self.tail {
+            out.push('\n');
+            out.push_str(&entry);
+        }
+        out
+    }
+}
+
+/// `text` with its continuation lines indented under the entry's first line.
+fn indented(text: &str) -> String {
+    text.trim().replace('\n', "\n    ")
+}
+
+/// A tool output clipped to its head and tail; for a failure, its error line is kept even
+/// when it sits in the part left out.
+fn output(text: &Unredacted<'_>, failed: bool) -> String {
+    let max = if failed { FAILED_OUTPUT_BYTES } else { OUTPUT_BYTES };
+    let mut kept = text.excerpt(max);
+    if failed
+        && text.len() > max
+        && let Some(line) = error_line(text.for_scanning())
+    {
+        let line = redact(&line);
+        if !kept.contains(line.as_ref()) {
+            let _ = write!(kept, "\n[error line: {line}]");
+        }
+    }
+    kept
+}
+
+impl Sink for ModelTranscript {
+    fn push(&mut self, event: &Event<'_>) {
+        let line = event.line;
+        let entry = match &event.kind {
+            EventKind::User(text) => format!("[line {line}] user: {}", indented(text)),
+            EventKind::Assistant(text) => {
+                format!("[line {line}] assistant: {}", indented(&text.excerpt(ASSISTANT_BYTES)))
+            }
+            EventKind::ToolCall(call) => {
+                let what = match &call.command {
+                    Some(command) => format!("$ {command}"),
+                    None => call.input.excerpt(INPUT_BYTES),
+                };
+                format!("[line {line}] tool call {}: {}", call.name, indented(&what))
+            }
+            EventKind::ToolResult(result) => {
+                let status = match (result.exit_code, result.is_error) {
+                    (Some(code), _) => format!(" (exit {code})"),
+                    (None, true) => " (error)".to_string(),
+                    (None, false) => String::new(),
+                };
+                let text = output(&result.output, result.failed());
+                if text.trim().is_empty() {
+                    format!("[line {line}] tool result{status}: (no output)")
+                } else {
+                    format!("[line {line}] tool result{status}: {}", indented(&text))
+                }
+            }
+            EventKind::Compaction(Some(summary)) => {
+                let summary = Unredacted::new(summary.as_ref()).excerpt(COMPACTION_BYTES);
+                format!("[line {line}] earlier part of the session, as the agent summarised it: {}", indented(&summary))
+            }
+            EventKind::Compaction(None) | EventKind::Reasoning | EventKind::Instruction => return,
+        };
+        self.add(entry);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+    use crate::core::session::{ToolCall, ToolResult};
+
+    fn user(line: u64, text: &str) -> Event<'_> {
+        Event { line, kind: EventKind::User(Cow::Borrowed(text)) }
+    }
+
+    #[test]
+    fn events_render_compactly_with_their_lines() {
+        let mut t = ModelTranscript::new(10_000);
+        t.push(&user(3, "Fix the build\nplease"));
+        let call = ToolCall {
+            name: Cow::Borrowed("Bash"),
+            command: Some(Cow::Borrowed("cargo build")),
+            ..ToolCall::default()
+        };
+        t.push(&Event { line: 4, kind: EventKind::ToolCall(call) });
+        let result =
+            ToolResult { output: Unredacted::new("error: linker failed"), exit_code: Some(1), ..ToolResult::default() };
+        t.push(&Event { line: 5, kind: EventKind::ToolResult(result) });
+        t.push(&Event { line: 6, kind: EventKind::Reasoning });
+        assert_eq!(
+            t.finish(),
+            "[line 3] user: Fix the build\n    please\n[line 4] tool call Bash: $ cargo build\n[line 5] tool result (exit 1): error: linker failed"
+        );
+    }
+
+    #[test]
+    fn long_outputs_keep_head_tail_and_the_error_line() {
+        let body = format!(
+            "{}error[E0308]: mismatched types\n{}",
+            "   Compiling crate v0.1.0\n".repeat(300),
+            "note: some note\n".repeat(300)
+        );
+        let result = ToolResult { output: Unredacted::new(body), exit_code: Some(101), ..ToolResult::default() };
+        let mut t = ModelTranscript::new(100_000);
+        t.push(&Event { line: 9, kind: EventKind::ToolResult(result) });
+        let text = t.finish();
+        assert!(text.len() < FAILED_OUTPUT_BYTES * 5 / 4 + 200, "{}", text.len());
+        assert!(text.contains("bytes omitted") && text.contains("error[E0308]: mismatched types"), "{text}");
+    }
+
+    #[test]
+    fn secrets_in_outputs_are_redacted() {
+        let result = ToolResult {
+            output: Unredacted::new("export OPENAI_API_KEY=sk-abc123def456ghi789jkl012"),
+            ..ToolResult::default()
+        };
+        let mut t = ModelTranscript::new(1000);
+        t.push(&Event { line: 1, kind: EventKind::ToolResult(result) });
+        let text = t.finish();
+        assert!(text.contains("[REDACTED:openai]") && !text.contains("sk-abc123"), "{text}");
+    }
+
+    #[test]
+    fn the_budget_keeps_head_and_tail_and_says_what_was_dropped() {
+        let mut t = ModelTranscript::new(400);
+        for i in 0..200 {
+            let text = format!("message number {i} with a few more words in it");
+            t.push(&Event { line: i + 1, kind: EventKind::User(Cow::Owned(text)) });
+        }
+        assert_eq!(t.events(), 200);
+        let text = t.finish();
+        assert!(estimate(&text) <= 400 + 40, "{} tokens", estimate(&text));
+        assert!(text.starts_with("[line 1] user: message number 0 "));
+        assert!(text.ends_with("message number 199 with a few more words in it"));
+        assert!(text.contains("events (about ") && text.contains("dropped to fit the context"), "{text}");
+    }
+}
