@@ -9,10 +9,11 @@ use anyhow::{Context, Result, bail};
 use crate::config::{Settings, SummarySettings};
 use crate::core::layout::SUMMARY;
 use crate::core::summary::Summary;
-use crate::core::templates::{self, READ_PATH};
+use crate::core::templates;
 use crate::core::tokens::{Cap, estimate};
 use crate::edge::fsio::write_atomic;
 use crate::edge::git::project_of_dir;
+use crate::edge::templates::load as load_template;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
@@ -57,7 +58,8 @@ fn render(settings: &Settings, opts: &SummarySettings) -> Result<Option<String>>
     let Some(raw) = workspace.read(SUMMARY)? else {
         return Ok(None);
     };
-    let template = if opts.prompt { Some(read_path_template(settings)?) } else { None };
+    let template =
+        if opts.prompt { Some(load_template(settings.config_dir.as_deref(), "read_path.md")?) } else { None };
     // The caps hold for everything printed: the template's own text comes off first.
     let cap = match &template {
         Some(template) => {
@@ -106,19 +108,6 @@ fn describe_cap(cap: Cap) -> String {
         .flatten()
         .collect();
     parts.join(", ")
-}
-
-/// The read-path template: the user's own from the config directory, else the built-in one.
-fn read_path_template(settings: &Settings) -> Result<String> {
-    if let Some(dir) = &settings.config_dir {
-        let custom = dir.join("read_path.md");
-        match std::fs::read_to_string(&custom) {
-            Ok(text) => return Ok(text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", custom.display())),
-        }
-    }
-    Ok(READ_PATH.to_string())
 }
 
 /// The SessionStart hook output Claude Code, Codex and Gemini CLI all accept.

@@ -1,0 +1,124 @@
+//! Model engines, the I/O half: one call to a model, with retries. `openai` speaks the
+//! chat-completions API any OpenAI-compatible server offers, `anthropic` the Messages API,
+//! `command` runs a command-line LLM. The prompts and the checks on answers are in
+//! `core::engine`.
+
+mod anthropic;
+mod command;
+mod http;
+mod openai;
+mod retry;
+
+use std::time::Duration;
+
+use crate::config::{EngineKind, EngineSettings};
+use crate::core::engine::Prompt;
+
+pub use retry::backoff;
+
+/// Why a call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// This call failed (a malformed answer, a timeout, an error status after the retries,
+    /// a command that exited non-zero): the session fails and is retried on a later run.
+    Call(String),
+    /// Every call would fail the same way (a refused key, an unknown model, a server that
+    /// cannot be found, a command that cannot start): the run stops and says what to fix.
+    Setup(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Call(reason) | CallError::Setup(reason) => f.write_str(reason),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// What one attempt gave, for the retry loop.
+#[derive(Debug)]
+enum Attempt {
+    Done(String),
+    /// Worth trying again (429, 5xx, a dropped connection), after `after` if the server said.
+    /// When the server could not be reached at all, running out of retries stops the run.
+    Retry {
+        reason: String,
+        after: Option<Duration>,
+        unreachable: bool,
+    },
+    Failed(CallError),
+}
+
+/// How an OpenAI-compatible server takes the answer's schema. Servers differ: the first
+/// that works is kept for the rest of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonMode {
+    /// `response_format: {type: json_schema, json_schema: {...}}` (OpenAI, vLLM, Ollama).
+    Schema,
+    /// `response_format: {type: json_object, schema: {...}}` (llama.cpp and most others).
+    Object,
+    /// No response format: the first JSON object in the text.
+    Text,
+}
+
+/// A model, as one phase of a run uses it.
+pub struct Client {
+    settings: EngineSettings,
+    agent: ureq::Agent,
+    json_mode: JsonMode,
+    /// Input tokens sent this run (estimated).
+    pub sent_tokens: u64,
+    /// Requests made this run, retries included.
+    pub requests: u64,
+}
+
+impl Client {
+    pub fn new(settings: &EngineSettings) -> Client {
+        Client {
+            agent: http::agent(settings.timeout),
+            settings: settings.clone(),
+            json_mode: JsonMode::Schema,
+            sent_tokens: 0,
+            requests: 0,
+        }
+    }
+
+    /// The JSON mode the server accepted last.
+    pub fn json_mode(&self) -> JsonMode {
+        self.json_mode
+    }
+
+    /// Ask the model; the reply's text. 429 and 5xx answers (and dropped connections) are
+    /// retried with exponential backoff and jitter, honouring `Retry-After`.
+    pub fn complete(&mut self, prompt: &Prompt) -> Result<String, CallError> {
+        self.sent_tokens += prompt.tokens() as u64;
+        let mut retries = 0;
+        loop {
+            self.requests += 1;
+            let attempt = match self.settings.kind {
+                EngineKind::OpenAi => openai::attempt(&self.agent, &self.settings, prompt, &mut self.json_mode),
+                EngineKind::Anthropic => anthropic::attempt(&self.agent, &self.settings, prompt),
+                EngineKind::Command => command::attempt(&self.settings, prompt),
+                EngineKind::Builtin => {
+                    return Err(CallError::Setup("the builtin engine has no model to call".to_string()));
+                }
+            };
+            match attempt {
+                Attempt::Done(text) => return Ok(text),
+                Attempt::Failed(error) => return Err(error),
+                Attempt::Retry { reason, unreachable, .. } if retries >= self.settings.max_retries => {
+                    let tries = retries + 1;
+                    let plural = if tries == 1 { "try" } else { "tries" };
+                    let reason = format!("{reason} (gave up after {tries} {plural})");
+                    return Err(if unreachable { CallError::Setup(reason) } else { CallError::Call(reason) });
+                }
+                Attempt::Retry { after, .. } => {
+                    std::thread::sleep(backoff(self.settings.retry_delay, retries, after));
+                    retries += 1;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Any OpenAI-compatible chat-completions server: OpenAI, Ollama, llama.cpp, vLLM, LM
+//! Studio, OpenRouter.
+
+use serde_json::{Value, json};
+
+use super::http::{post, status_attempt};
+use super::{Attempt, CallError, JsonMode};
+use crate::config::EngineSettings;
+use crate::core::engine::Prompt;
+
+/// One request, stepping down the JSON modes while the server rejects them (400 or 422):
+/// `json_schema`, then `json_object` with the schema, then plain text. The mode that worked
+/// is remembered in `mode` for the rest of the run.
+pub fn attempt(agent: &ureq::Agent, settings: &EngineSettings, prompt: &Prompt, mode: &mut JsonMode) -> Attempt {
+    let url = format!("{}/chat/completions", settings.base_url);
+    let auth = settings.api_key.as_ref().map(|key| format!("Bearer {}", key.expose()));
+    let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("authorization", a.as_str())).collect();
+    let mut current = *mode;
+    loop {
+        let answer = match post(agent, &url, &headers, &request(settings, prompt, current)) {
+            Ok(answer) => answer,
+            Err(attempt) => return attempt,
+        };
+        if (200..300).contains(&answer.status) {
+            return match reply_text(&answer.body) {
+                Ok(text) => {
+                    *mode = current;
+                    Attempt::Done(text)
+                }
+                Err(reason) => Attempt::Failed(CallError::Call(format!("{url}: {reason}"))),
+            };
+        }
+        match (rejects_format(answer.status, &answer.body), current) {
+            (true, JsonMode::Schema) => current = JsonMode::Object,
+            (true, JsonMode::Object) => current = JsonMode::Text,
+            _ => return status_attempt(&url, &answer),
+        }
+    }
+}
+
+/// True when an error answer may be the server refusing the response format: a 400 or 422,
+/// or any error that names it (some servers answer a validation error with 500).
+fn rejects_format(status: u16, body: &str) -> bool {
+    matches!(status, 400 | 422)
+        || (status >= 400 && ["response_format", "json_schema", "json_object"].iter().any(|w| body.contains(w)))
+}
+
+fn request(settings: &EngineSettings, prompt: &Prompt, mode: JsonMode) -> Value {
+    let mut body = json!({
+        "model": settings.model.as_deref().unwrap_or_default(),
+        "messages": [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user}
+        ]
+    });
+    let format = match mode {
+        JsonMode::Schema => Some(json!({
+            "type": "json_schema",
+            "json_schema": {"name": prompt.schema_name, "schema": prompt.schema, "strict": true}
+        })),
+        JsonMode::Object => Some(json!({"type": "json_object", "schema": prompt.schema})),
+        JsonMode::Text => None,
+    };
+    if let Some(format) = format {
+        body["response_format"] = format;
+    }
+    body
+}
+
+/// The text of the first choice's message.
+fn reply_text(body: &str) -> Result<String, String> {
+    let value: Value = serde_json::from_str(body).map_err(|e| format!("the reply is not JSON ({e})"))?;
+    let content = value.pointer("/choices/0/message/content").ok_or("the reply has no message content")?;
+    match content {
+        Value::String(text) => Ok(text.clone()),
+        // Some servers answer with content parts.
+        Value::Array(parts) => Ok(parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect()),
+        Value::Null => {
+            let refusal = value.pointer("/choices/0/message/refusal").and_then(Value::as_str);
+            Err(refusal.map_or("the reply's message is empty".to_string(), |r| format!("the model refused: {r}")))
+        }
+        _ => Err("the reply's message content is not text".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_refusals_are_recognised() {
+        assert!(rejects_format(400, "anything"));
+        assert!(rejects_format(500, "{'loc': ('body', 'response_format', 'type'), 'input': 'json_schema'}"));
+        assert!(!rejects_format(500, "internal error"));
+        assert!(!rejects_format(429, "rate limited"));
+    }
+
+    #[test]
+    fn replies_are_read_in_every_shape() {
+        assert_eq!(reply_text(r#"{"choices":[{"message":{"content":"hi"}}]}"#).unwrap(), "hi");
+        let parts = r#"{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}"#;
+        assert_eq!(reply_text(parts).unwrap(), "ab");
+        let refusal = r#"{"choices":[{"message":{"content":null,"refusal":"no"}}]}"#;
+        assert_eq!(reply_text(refusal).unwrap_err(), "the model refused: no");
+        assert_eq!(reply_text("{}").unwrap_err(), "the reply has no message content");
+        assert!(reply_text("<html>").unwrap_err().starts_with("the reply is not JSON"));
+    }
+}
