@@ -119,6 +119,9 @@ pub struct ConsolidateArgs {
     #[command(flatten)]
     pub options: ConsolidateOptions,
 
+    #[command(flatten)]
+    pub engine: EngineArgs,
+
     /// Seconds to wait for another run to release the workspace lock [default: 5]
     #[arg(long, value_name = "SECONDS")]
     pub wait: Option<f64>,
@@ -296,6 +299,67 @@ pub struct ExtractArgs {
     /// Seconds to wait for another run to release the workspace lock [default: 5]
     #[arg(long, value_name = "SECONDS")]
     pub wait: Option<f64>,
+
+    /// Stop calling the model once this run has sent this many input tokens; the remaining
+    /// sessions wait for the next run [env: HANDBOOK_MAX_INPUT_TOKENS_PER_RUN]
+    #[arg(long, value_name = "N")]
+    pub max_input_tokens_per_run: Option<u64>,
+
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// The engine a phase runs on, and how to reach its model. In `update` they apply to both
+/// phases; `extract_engine`, `consolidate_engine`, `extract_model` and `consolidation_model`
+/// in the config file (or `HANDBOOK_EXTRACT_ENGINE`, ...) set one phase.
+#[derive(Debug, Clone, Default, Args)]
+pub struct EngineArgs {
+    /// builtin (offline, deterministic), openai (any OpenAI-compatible server), anthropic, or
+    /// command (any command-line LLM) [env: HANDBOOK_ENGINE] [default: builtin]
+    #[arg(long, value_enum, value_name = "ENGINE")]
+    pub engine: Option<EngineArg>,
+
+    /// The model to ask [env: HANDBOOK_MODEL]
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// The server's base URL [env: HANDBOOK_BASE_URL] [default: https://api.openai.com/v1 for
+    /// openai, https://api.anthropic.com for anthropic]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// The environment variable that holds the API key [env: HANDBOOK_API_KEY_ENV]
+    /// [default: OPENAI_API_KEY, ANTHROPIC_API_KEY]
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+
+    /// The command the command engine runs through `sh -c`, prompt on stdin, answer on stdout:
+    /// `llm -m gpt-4o-mini`, `ollama run llama3.2`, `claude -p` [env: HANDBOOK_LLM_COMMAND]
+    #[arg(long, value_name = "COMMAND")]
+    pub llm_command: Option<String>,
+
+    /// Seconds one model request (or command) may take [env: HANDBOOK_TIMEOUT] [default: 300]
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// Retries of a request that failed with 429, a 5xx status or a timeout
+    /// [env: HANDBOOK_MAX_RETRIES] [default: 3]
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u32>,
+
+    /// The model's context window, in tokens; transcripts are cut to fit it
+    /// [env: HANDBOOK_CONTEXT_TOKENS] [default: 32000]
+    #[arg(long, value_name = "N")]
+    pub context_tokens: Option<usize>,
+}
+
+/// Engines `--engine` can choose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Builtin,
+    Openai,
+    Anthropic,
+    Command,
 }
 
 /// Transcript formats `--format` can force.

@@ -10,7 +10,8 @@ use jiff::{SignedDuration, Timestamp};
 use serde::Deserialize;
 
 use crate::cli::{
-    Cli, ColorChoice, Command, ConsolidateArgs, ExtractArgs, FormatArg, NoteArgs, SearchArgs, SearchIn, SummaryArgs,
+    Cli, ColorChoice, Command, ConsolidateArgs, EngineArg, EngineArgs, ExtractArgs, FormatArg, NoteArgs, SearchArgs,
+    SearchIn, SummaryArgs,
 };
 use crate::core::dates::{Edge, parse_when};
 use crate::core::session::Agent;
@@ -65,6 +66,20 @@ pub struct FileConfig {
     pub max_unused_days: Option<u32>,
     pub summary_max_tokens: Option<usize>,
     pub consolidate_cooldown_hours: Option<f64>,
+    pub engine: Option<String>,
+    pub extract_engine: Option<String>,
+    pub consolidate_engine: Option<String>,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub extract_model: Option<String>,
+    pub consolidation_model: Option<String>,
+    pub api_key_env: Option<String>,
+    pub llm_command: Option<String>,
+    pub timeout: Option<f64>,
+    pub max_retries: Option<u32>,
+    pub retry_delay: Option<f64>,
+    pub context_tokens: Option<usize>,
+    pub max_input_tokens_per_run: Option<u64>,
 }
 
 /// How output looks, decided once per run.
@@ -96,7 +111,7 @@ pub struct Settings {
 pub enum CommandSettings {
     Extract(ExtractSettings),
     Consolidate(ConsolidateSettings),
-    Update(ExtractSettings, ConsolidateSettings),
+    Update(Box<ExtractSettings>, Box<ConsolidateSettings>),
     Summary(SummarySettings),
     Search(SearchSettings),
     Note(NoteSettings),
@@ -107,6 +122,7 @@ pub enum CommandSettings {
 
 #[derive(Debug, Clone)]
 pub struct ConsolidateSettings {
+    pub engine: EngineSettings,
     pub max_raw_memories: usize,
     pub max_unused: SignedDuration,
     pub cooldown: SignedDuration,
@@ -155,6 +171,114 @@ pub struct NoteSettings {
     pub lock_wait: Duration,
 }
 
+/// The engine of a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    Builtin,
+    OpenAi,
+    Anthropic,
+    Command,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Builtin => "builtin",
+            EngineKind::OpenAi => "openai",
+            EngineKind::Anthropic => "anthropic",
+            EngineKind::Command => "command",
+        }
+    }
+
+    fn parse(text: &str) -> Option<EngineKind> {
+        match text.trim() {
+            "builtin" => Some(EngineKind::Builtin),
+            "openai" => Some(EngineKind::OpenAi),
+            "anthropic" => Some(EngineKind::Anthropic),
+            "command" => Some(EngineKind::Command),
+            _ => None,
+        }
+    }
+}
+
+/// An API key. It is held only in memory: never printed (its `Debug` hides it), logged or
+/// written.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Secret {
+        Secret(value.into())
+    }
+
+    /// The key, to put in a request header and nowhere else.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+/// How a phase reaches its model.
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    pub kind: EngineKind,
+    pub model: Option<String>,
+    /// Without a trailing `/`.
+    pub base_url: String,
+    /// The variable the key was read from, to name it in errors.
+    pub api_key_env: String,
+    pub api_key: Option<Secret>,
+    pub command: Option<String>,
+    pub timeout: Duration,
+    pub max_retries: u32,
+    /// The first retry's delay; each later one doubles it (with jitter).
+    pub retry_delay: Duration,
+    pub context_tokens: usize,
+}
+
+impl EngineSettings {
+    pub fn builtin() -> EngineSettings {
+        EngineSettings {
+            kind: EngineKind::Builtin,
+            model: None,
+            base_url: String::new(),
+            api_key_env: String::new(),
+            api_key: None,
+            command: None,
+            timeout: Duration::from_secs(300),
+            max_retries: 3,
+            retry_delay: Duration::from_secs(1),
+            context_tokens: DEFAULT_CONTEXT_TOKENS,
+        }
+    }
+
+    pub fn is_model(&self) -> bool {
+        self.kind != EngineKind::Builtin
+    }
+
+    /// `openai gpt-4o-mini`, `command claude -p`, `builtin`: for reports and the manifest.
+    pub fn describe(&self) -> String {
+        match (self.kind, &self.model, &self.command) {
+            (EngineKind::Builtin, _, _) => "builtin".to_string(),
+            (EngineKind::Command, _, Some(command)) => format!("command {command}"),
+            (kind, Some(model), _) => format!("{} {model}", kind.name()),
+            (kind, None, _) => kind.name().to_string(),
+        }
+    }
+}
+
+/// Which phase an engine setting is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Extract,
+    Consolidate,
+}
+
 /// A folder or file to read transcripts from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceRoot {
@@ -165,6 +289,9 @@ pub struct SourceRoot {
 
 #[derive(Debug, Clone)]
 pub struct ExtractSettings {
+    pub engine: EngineSettings,
+    /// Stop calling the model once this many input tokens went out this run.
+    pub max_input_tokens_per_run: Option<u64>,
     pub sources: Vec<SourceRoot>,
     pub format: Option<Agent>,
     pub min_idle: SignedDuration,
@@ -185,6 +312,14 @@ const DEFAULT_MAX_UNUSED_DAYS: u32 = 30;
 const DEFAULT_SUMMARY_MAX_TOKENS: usize = 2500;
 /// The built-in engine is cheap, so it may consolidate after every extract.
 const DEFAULT_COOLDOWN_HOURS: f64 = 0.0;
+/// A model costs money and time: it consolidates at most every six hours unless forced.
+const DEFAULT_MODEL_COOLDOWN_HOURS: f64 = 6.0;
+/// A model engine extracts at most this many sessions per run unless told otherwise.
+const DEFAULT_MODEL_SESSIONS_PER_RUN: usize = 16;
+const DEFAULT_CONTEXT_TOKENS: usize = 32_000;
+const DEFAULT_TIMEOUT_SECONDS: f64 = 300.0;
+const DEFAULT_MAX_RETRIES: u32 = 3;
+const DEFAULT_RETRY_DELAY_SECONDS: f64 = 1.0;
 
 impl Settings {
     /// Resolve the parsed flags against the environment and the config file.
@@ -226,9 +361,13 @@ impl Settings {
             Command::Extract(args) => CommandSettings::Extract(extract_settings(args, &file, env)?),
             Command::Consolidate(args) => CommandSettings::Consolidate(consolidate_settings(&args, &file, env)?),
             Command::Update(args) => {
-                let consolidate = ConsolidateArgs { options: args.consolidate, wait: args.extract.wait };
+                let consolidate = ConsolidateArgs {
+                    options: args.consolidate,
+                    wait: args.extract.wait,
+                    engine: args.extract.engine.clone(),
+                };
                 let consolidate = consolidate_settings(&consolidate, &file, env)?;
-                CommandSettings::Update(extract_settings(args.extract, &file, env)?, consolidate)
+                CommandSettings::Update(Box::new(extract_settings(args.extract, &file, env)?), Box::new(consolidate))
             }
             Command::Summary(args) => CommandSettings::Summary(summary_settings(args, summary_max_tokens)),
             Command::Search(args) => CommandSettings::Search(search_settings(args, now)?),
@@ -272,12 +411,20 @@ fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<E
         (None, Some(v)) => parse_duration(v, Unit::Days).with_context(|| format!("HANDBOOK_MAX_AGE_DAYS={v}"))?,
         (None, None) => hours(file.max_age_days.unwrap_or(DEFAULT_MAX_AGE_DAYS) * 24.0)?,
     };
+    let engine = engine_settings(Phase::Extract, &args.engine, file, env)?;
     let limit = match (args.limit, env.get("HANDBOOK_MAX_SESSIONS_PER_RUN")) {
         (Some(n), _) => Some(n),
         (None, Some(v)) => {
             Some(v.parse().with_context(|| format!("HANDBOOK_MAX_SESSIONS_PER_RUN={v}: expected a whole number"))?)
         }
-        (None, None) => file.max_sessions_per_run,
+        (None, None) => file.max_sessions_per_run.or(engine.is_model().then_some(DEFAULT_MODEL_SESSIONS_PER_RUN)),
+    };
+    let max_input_tokens_per_run = match (args.max_input_tokens_per_run, env.get("HANDBOOK_MAX_INPUT_TOKENS_PER_RUN")) {
+        (Some(n), _) => Some(n),
+        (None, Some(v)) => {
+            Some(v.parse().with_context(|| format!("HANDBOOK_MAX_INPUT_TOKENS_PER_RUN={v}: expected a whole number"))?)
+        }
+        (None, None) => file.max_input_tokens_per_run,
     };
     let include_subagents = args.include_subagents
         || match env.get("HANDBOOK_INCLUDE_SUBAGENTS") {
@@ -288,6 +435,8 @@ fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<E
         };
     let lock_wait = lock_wait(args.wait, file)?;
     Ok(ExtractSettings {
+        engine,
+        max_input_tokens_per_run,
         sources,
         format: args.format.map(|f| match f {
             FormatArg::Codex => Agent::Codex,
@@ -324,13 +473,16 @@ fn consolidate_settings(args: &ConsolidateArgs, file: &FileConfig, env: &Env) ->
         }
         (None, None) => file.max_unused_days.unwrap_or(DEFAULT_MAX_UNUSED_DAYS),
     };
+    let engine = engine_settings(Phase::Consolidate, &args.engine, file, env)?;
+    let default_cooldown = if engine.is_model() { DEFAULT_MODEL_COOLDOWN_HOURS } else { DEFAULT_COOLDOWN_HOURS };
     let cooldown = match env.get("HANDBOOK_CONSOLIDATE_COOLDOWN_HOURS") {
         Some(v) => {
             parse_duration(v, Unit::Hours).with_context(|| format!("HANDBOOK_CONSOLIDATE_COOLDOWN_HOURS={v}"))?
         }
-        None => hours(file.consolidate_cooldown_hours.unwrap_or(DEFAULT_COOLDOWN_HOURS))?,
+        None => hours(file.consolidate_cooldown_hours.unwrap_or(default_cooldown))?,
     };
     Ok(ConsolidateSettings {
+        engine,
         max_raw_memories,
         max_unused: hours(f64::from(max_unused_days) * 24.0)?,
         cooldown,
@@ -394,6 +546,135 @@ fn note_settings(args: NoteArgs, file: &FileConfig) -> Result<NoteSettings> {
         words => Some(words.join(" ")),
     };
     Ok(NoteSettings { text, title: args.title, lock_wait: lock_wait(None, file)? })
+}
+
+/// The engine of one phase: flags, then the phase's own variable, then the shared one, then
+/// the phase's config key, then the shared key, then the default.
+fn engine_settings(phase: Phase, flags: &EngineArgs, file: &FileConfig, env: &Env) -> Result<EngineSettings> {
+    let (engine_var, model_var, file_engine, file_model) = match phase {
+        Phase::Extract => {
+            ("HANDBOOK_EXTRACT_ENGINE", "HANDBOOK_EXTRACT_MODEL", &file.extract_engine, &file.extract_model)
+        }
+        Phase::Consolidate => (
+            "HANDBOOK_CONSOLIDATE_ENGINE",
+            "HANDBOOK_CONSOLIDATION_MODEL",
+            &file.consolidate_engine,
+            &file.consolidation_model,
+        ),
+    };
+    let kind = match flags.engine {
+        Some(EngineArg::Builtin) => EngineKind::Builtin,
+        Some(EngineArg::Openai) => EngineKind::OpenAi,
+        Some(EngineArg::Anthropic) => EngineKind::Anthropic,
+        Some(EngineArg::Command) => EngineKind::Command,
+        None => {
+            let (origin, value) = [(engine_var, env.get(engine_var)), ("HANDBOOK_ENGINE", env.get("HANDBOOK_ENGINE"))]
+                .into_iter()
+                .find_map(|(name, v)| v.map(|v| (name.to_string(), v.to_string())))
+                .or_else(|| {
+                    let key = if phase == Phase::Extract { "extract_engine" } else { "consolidate_engine" };
+                    file_engine.clone().map(|v| (format!("{key} in the config file"), v))
+                })
+                .or_else(|| file.engine.clone().map(|v| ("engine in the config file".to_string(), v)))
+                .unwrap_or_else(|| ("the default".to_string(), "builtin".to_string()));
+            EngineKind::parse(&value).with_context(|| {
+                format!("{origin}: unknown engine {value:?}; expected builtin, openai, anthropic or command")
+            })?
+        }
+    };
+    let mut settings = EngineSettings::builtin();
+    settings.kind = kind;
+    if kind == EngineKind::Builtin {
+        return Ok(settings);
+    }
+    settings.model = flags
+        .model
+        .clone()
+        .or_else(|| env.get(model_var).map(str::to_string))
+        .or_else(|| env.get("HANDBOOK_MODEL").map(str::to_string))
+        .or_else(|| file_model.clone())
+        .or_else(|| file.model.clone())
+        .filter(|m| !m.trim().is_empty());
+    let default_url = match kind {
+        EngineKind::Anthropic => "https://api.anthropic.com",
+        _ => "https://api.openai.com/v1",
+    };
+    let base_url = flags
+        .base_url
+        .clone()
+        .or_else(|| env.get("HANDBOOK_BASE_URL").map(str::to_string))
+        .or_else(|| file.base_url.clone())
+        .unwrap_or_else(|| default_url.to_string());
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        bail!("base URL {base_url:?}: expected an http:// or https:// URL");
+    }
+    settings.base_url = base_url.trim_end_matches('/').to_string();
+    let default_key = if kind == EngineKind::Anthropic { "ANTHROPIC_API_KEY" } else { "OPENAI_API_KEY" };
+    settings.api_key_env = flags
+        .api_key_env
+        .clone()
+        .or_else(|| env.get("HANDBOOK_API_KEY_ENV").map(str::to_string))
+        .or_else(|| file.api_key_env.clone())
+        .unwrap_or_else(|| default_key.to_string());
+    settings.api_key = env.get(&settings.api_key_env).map(Secret::new);
+    settings.command = flags
+        .llm_command
+        .clone()
+        .or_else(|| env.get("HANDBOOK_LLM_COMMAND").map(str::to_string))
+        .or_else(|| file.llm_command.clone())
+        .filter(|c| !c.trim().is_empty());
+    let number = |flag: Option<f64>, var: &str, key: Option<f64>, default: f64| -> Result<f64> {
+        match (flag, env.get(var)) {
+            (Some(v), _) => Ok(v),
+            (None, Some(v)) => v.parse().with_context(|| format!("{var}={v}: expected a number")),
+            (None, None) => Ok(key.unwrap_or(default)),
+        }
+    };
+    let timeout = number(flags.timeout, "HANDBOOK_TIMEOUT", file.timeout, DEFAULT_TIMEOUT_SECONDS)?;
+    if !(0.0 < timeout && timeout <= 86_400.0) {
+        bail!("timeout {timeout}: expected between 0 and 86400 seconds");
+    }
+    settings.timeout = Duration::from_secs_f64(timeout);
+    let retries = number(
+        flags.max_retries.map(f64::from),
+        "HANDBOOK_MAX_RETRIES",
+        file.max_retries.map(f64::from),
+        f64::from(DEFAULT_MAX_RETRIES),
+    )?;
+    if !(0.0..=20.0).contains(&retries) || retries.fract() != 0.0 {
+        bail!("max_retries {retries}: expected a whole number from 0 to 20");
+    }
+    settings.max_retries = retries as u32;
+    let delay = number(None, "HANDBOOK_RETRY_DELAY", file.retry_delay, DEFAULT_RETRY_DELAY_SECONDS)?;
+    if !(0.0..=600.0).contains(&delay) {
+        bail!("retry_delay {delay}: expected between 0 and 600 seconds");
+    }
+    settings.retry_delay = Duration::from_secs_f64(delay);
+    let context = number(
+        flags.context_tokens.map(|n| n as f64),
+        "HANDBOOK_CONTEXT_TOKENS",
+        file.context_tokens.map(|n| n as f64),
+        DEFAULT_CONTEXT_TOKENS as f64,
+    )?;
+    if !(1024.0..=10_000_000.0).contains(&context) {
+        bail!("context_tokens {context}: expected at least 1024");
+    }
+    settings.context_tokens = context as usize;
+    match kind {
+        EngineKind::OpenAi | EngineKind::Anthropic if settings.model.is_none() => bail!(
+            "the {} engine needs a model: pass --model, set HANDBOOK_MODEL, or set `model` in the config file",
+            kind.name()
+        ),
+        EngineKind::Anthropic if settings.api_key.is_none() => bail!(
+            "the anthropic engine needs an API key in ${}: set it, or name another variable with --api-key-env",
+            settings.api_key_env
+        ),
+        EngineKind::Command if settings.command.is_none() => bail!(
+            "the command engine needs a command: pass --llm-command, set HANDBOOK_LLM_COMMAND, or set `llm_command` in the config file"
+        ),
+        _ => {}
+    }
+    Ok(settings)
 }
 
 fn lock_wait(flag: Option<f64>, file: &FileConfig) -> Result<Duration> {

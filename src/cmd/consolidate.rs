@@ -14,6 +14,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 use similar::{DiffTag, TextDiff};
 
+use crate::cmd::model::{CONSOLIDATE_TEMPLATES, Consolidation, Model};
 use crate::config::{ConsolidateSettings, Settings};
 use crate::core::consolidate::{self, RENDERER};
 use crate::core::layout::{self, DIFF_FILE, MEMORY, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
@@ -42,6 +43,13 @@ pub struct Report {
     pub summary_tokens: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_allowed: Option<Timestamp>,
+    /// The engine that wrote the lessons.
+    pub engine: String,
+    /// With a model engine: the task groups sent to it, and the calls made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups_sent: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_calls: Option<usize>,
 }
 
 impl Report {
@@ -56,8 +64,14 @@ impl Report {
             }
             _ => {
                 let count = |letter: char| self.changes.iter().filter(|c| c.status.letter() == letter).count();
+                let model = match (self.groups_sent, self.model_calls) {
+                    (Some(groups), Some(calls)) => {
+                        format!("; {}: {groups} task groups rewritten in {calls} calls", self.engine)
+                    }
+                    _ => String::new(),
+                };
                 format!(
-                    "consolidate: {} sessions; {} files added, {} modified, {} deleted; summary {} tokens",
+                    "consolidate: {} sessions; {} files added, {} modified, {} deleted; summary {} tokens{model}",
                     self.selected,
                     count('A'),
                     count('M'),
@@ -104,8 +118,22 @@ pub fn consolidate(
         && last + opts.cooldown > now
     {
         let next_allowed = Some(last + opts.cooldown);
-        return Ok(Report { outcome: "cooldown", selected: 0, changes: Vec::new(), summary_tokens: 0, next_allowed });
+        return Ok(Report {
+            outcome: "cooldown",
+            selected: 0,
+            changes: Vec::new(),
+            summary_tokens: 0,
+            next_allowed,
+            engine: opts.engine.describe(),
+            groups_sent: None,
+            model_calls: None,
+        });
     }
+    // The lessons' author: a model's lessons are redone when the model changes.
+    let renderer = match opts.engine.is_model() {
+        true => format!("model-1 {}", opts.engine.describe()),
+        false => RENDERER.to_string(),
+    };
 
     // Select, with usage counted from the citations recorded across all transcripts.
     let sources = workspace.load_sources()?;
@@ -148,7 +176,7 @@ pub fn consolidate(
     // Diff against the baseline.
     let before = workspace.snapshot()?;
     let changes = manifest::changes(&manifest.files, &before.hashes());
-    let same_rendering = manifest.renderer == RENDERER && manifest.summary_max_tokens == settings.summary_max_tokens;
+    let same_rendering = manifest.renderer == renderer && manifest.summary_max_tokens == settings.summary_max_tokens;
     if changes.is_empty() && same_rendering && validate(&before, cap).is_ok() {
         let summary_tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
         return Ok(Report {
@@ -157,6 +185,9 @@ pub fn consolidate(
             changes,
             summary_tokens,
             next_allowed: None,
+            engine: opts.engine.describe(),
+            groups_sent: None,
+            model_calls: None,
         });
     }
     let old = |path: &str| manifest.files.get(path).and_then(|h| workspace.object(h).ok().flatten());
@@ -177,7 +208,33 @@ pub fn consolidate(
         .into_iter()
         .map(|n| Note { title: redact(&n.title).into_owned(), body: redact(&n.body).into_owned(), ..n })
         .collect();
-    let output = consolidate::consolidate(&consolidate::Input { sessions: &selection, notes: &notes, cap });
+    let mut output = consolidate::consolidate(&consolidate::Input { sessions: &selection, notes: &notes, cap });
+    let (mut groups_sent, mut model_calls) = (None, None);
+    if opts.engine.is_model() {
+        let mut model = Model::new(&opts.engine, settings.config_dir.as_deref(), CONSOLIDATE_TEMPLATES)?;
+        let (changed, removed) = changed_sessions(workspace, &manifest, &before, &changes)?;
+        let baseline = match manifest.renderer == renderer {
+            true => manifest.files.get(MEMORY).map(|hash| workspace.object(hash)).transpose()?.flatten(),
+            false => None,
+        };
+        let raw_memories = selection.iter().map(|r| (r.session_id.clone(), r.raw_memory.clone())).collect();
+        let consolidated = model
+            .consolidate(&Consolidation {
+                builtin_memory: &output.memory,
+                builtin_summary: &output.summary,
+                baseline_memory: baseline.as_deref(),
+                changed: &changed,
+                removed: &removed,
+                raw_memories: &raw_memories,
+                cap_tokens: settings.summary_max_tokens,
+            })
+            .map_err(|e| {
+                let _ = remove_if_exists(&workspace.file(DIFF_FILE));
+                anyhow::anyhow!("the model consolidation failed: {e}; the last good consolidation stays, and the next run tries again")
+            })?;
+        (groups_sent, model_calls) = (Some(consolidated.groups_sent), Some(consolidated.calls));
+        output = consolidate::Output { memory: consolidated.memory, summary: consolidated.summary };
+    }
     // Hand edits are applied, then everything is redacted once more on its way out.
     let memory = edits.files.get(MEMORY).map_or(output.memory.clone(), |e| e.apply(&output.memory, ADDED_BY_HAND));
     let memory = redact(&memory).into_owned();
@@ -208,7 +265,7 @@ pub fn consolidate(
         remove_if_exists(&workspace.file(DIFF_FILE))?;
         return Err(e.context("the consolidation was not committed; its changes stay for the next run"));
     }
-    commit(workspace, &after, settings)?;
+    commit(workspace, &after, settings, &renderer)?;
     remove_if_exists(&workspace.file(DIFF_FILE))?;
     workspace.clear_pending()?;
     // The handbook no longer holds what a deleted transcript taught; neither does the state.
@@ -222,7 +279,37 @@ pub fn consolidate(
         changes,
         summary_tokens: estimate(&summary),
         next_allowed: None,
+        engine: opts.engine.describe(),
+        groups_sent,
+        model_calls,
     })
+}
+
+/// The sessions whose rollout summary the diff adds or changes, and those it removes, by
+/// the `session_id:` header of the file now or in the baseline.
+fn changed_sessions(
+    workspace: &Workspace,
+    manifest: &Manifest,
+    now: &Snapshot,
+    changes: &[Change],
+) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+    let session_of = |text: &str| {
+        text.lines()
+            .take_while(|l| !l.trim().is_empty())
+            .find_map(|l| l.strip_prefix("session_id:"))
+            .map(|id| id.trim().to_string())
+    };
+    let (mut changed, mut removed) = (BTreeSet::new(), BTreeSet::new());
+    for change in changes.iter().filter(|c| c.path.starts_with(&format!("{ROLLOUT_SUMMARIES}/"))) {
+        if let Some(id) = now.text(&change.path).as_deref().and_then(session_of) {
+            changed.insert(id);
+        } else if let Some(hash) = manifest.files.get(&change.path)
+            && let Some(id) = workspace.object(hash)?.as_deref().and_then(session_of)
+        {
+            removed.insert(id);
+        }
+    }
+    Ok((changed, removed))
 }
 
 /// The user's hand edits to a generated file, as (what handbook last wrote, the file now),
@@ -297,14 +384,14 @@ pub fn validate(snapshot: &Snapshot, cap: Cap) -> Result<()> {
 }
 
 /// Record the files as the new baseline and drop stored contents nobody needs.
-fn commit(workspace: &Workspace, snapshot: &Snapshot, settings: &Settings) -> Result<()> {
+fn commit(workspace: &Workspace, snapshot: &Snapshot, settings: &Settings, renderer: &str) -> Result<()> {
     for bytes in snapshot.files.values() {
         workspace.store_object(bytes)?;
     }
     let files = snapshot.hashes();
     let manifest = Manifest {
         version: MANIFEST_VERSION,
-        renderer: RENDERER.to_string(),
+        renderer: renderer.to_string(),
         summary_max_tokens: settings.summary_max_tokens,
         consolidated_at: Some(settings.now),
         files: files.clone(),

@@ -9,7 +9,10 @@ use anyhow::{Result, bail};
 use jiff::Timestamp;
 use serde::Serialize;
 
+use crate::cmd::model::{EXTRACT_TEMPLATES, Model, Session};
 use crate::config::{ExtractSettings, Settings};
+use crate::core::engine::transcript::ModelTranscript;
+use crate::core::engine::{StageOne, facts_from_answer};
 use crate::core::extract::{Context, EXTRACTOR_VERSION, Extraction, Extractor, Memory};
 use crate::core::redact::redact_meta;
 use crate::core::session::{Agent, LineWarning};
@@ -17,6 +20,7 @@ use crate::core::stage1::{STAGE1_VERSION, Stage1};
 use crate::core::state::{Coverage, FileStat, Plan, SourceEntry, SourceState, Sources, Windows, plan, usage};
 use crate::edge::discover::{discover, under_roots};
 use crate::edge::git::Projects;
+use crate::edge::llm::CallError;
 use crate::edge::terminal::Terminal;
 use crate::edge::transcript::{FileRead, hash_file, read_transcript};
 use crate::edge::workspace::Workspace;
@@ -135,6 +139,11 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
         reports: Vec::new(),
         projects: Projects::new(),
         usage_changed: BTreeSet::new(),
+        model: match opts.engine.is_model() && !opts.dry_run {
+            true => Some(Model::new(&opts.engine, settings.config_dir.as_deref(), EXTRACT_TEMPLATES)?),
+            false => None,
+        },
+        stopped: None,
     };
     // Naming sessions means wanting them read, whatever their age.
     let all = opts.all || !opts.sessions.is_empty();
@@ -194,7 +203,12 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
     to_read.sort_by(|a, b| a.1.cmp(&b.1));
 
     let bar = term.progress(to_read.len() as u64, "extract");
-    for (path, key, stat) in &to_read {
+    for (index, (path, key, stat)) in to_read.iter().enumerate() {
+        if run.stopped.is_some() || run.out_of_tokens() {
+            // What is left waits for the next run, untouched.
+            run.coverage.deferred += (to_read.len() - index) as u64;
+            break;
+        }
         bar.set_message(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
         run.process(path, key, *stat, &mut sources)?;
         bar.inc(1);
@@ -211,13 +225,31 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
             }
         }
     }
-    let Run { coverage, mut reports, usage_changed, .. } = run;
+    let Run { coverage, mut reports, usage_changed, stopped, .. } = run;
     if !opts.dry_run {
         sources.last_extract = Some(settings.now);
         workspace.save_sources(&sources)?;
         sync_usage(&workspace, &sources, &usage_changed)?;
     }
-    report(term, &mut reports, &coverage, opts.dry_run)
+    report(term, &mut reports, &coverage, opts.dry_run)?;
+    match stopped {
+        Some(reason) => bail!("extraction stopped: {reason}"),
+        None => Ok(()),
+    }
+}
+
+/// The stored extraction when a model answered: its texts, with the built-in extractor's
+/// facts (what consolidation lays out and merges), or facts read from the answer when the
+/// built-in extractor found nothing. The model's no-op is final.
+fn with_answer(builtin: Extraction, answer: StageOne) -> Extraction {
+    let StageOne::Memory { raw_memory, rollout_summary, rollout_slug } = answer else {
+        return Extraction::NoOp;
+    };
+    let facts = match builtin {
+        Extraction::Memory(memory) => memory.facts,
+        Extraction::NoOp => facts_from_answer(&raw_memory, &rollout_summary),
+    };
+    Extraction::Memory(Box::new(Memory { facts, rollout_summary, raw_memory, rollout_slug }))
 }
 
 fn stat_of(path: &Path) -> Result<FileStat> {
@@ -244,6 +276,11 @@ struct Run<'a> {
     /// Sessions whose usage may have changed this run: cited before or now by a transcript
     /// read this run, or extracted this run.
     usage_changed: BTreeSet<String>,
+    /// The model, unless the engine is the built-in one.
+    model: Option<Model>,
+    /// Why the run stopped early: a problem every session would hit (a refused key, a
+    /// server that cannot be reached).
+    stopped: Option<String>,
 }
 
 impl Run<'_> {
@@ -289,13 +326,15 @@ impl Run<'_> {
             }
             return Ok(());
         }
-        let read = match read_transcript(path, self.opts.format, Extractor::new) {
-            Ok(read) => read,
-            Err(e) => {
-                self.fail(key, Some(stat), &format!("{:#}", e.root_cause()), sources);
-                return Ok(());
-            }
-        };
+        let budget = self.model.as_ref().map(Model::transcript_budget);
+        let read =
+            match read_transcript(path, self.opts.format, || (Extractor::new(), budget.map(ModelTranscript::new))) {
+                Ok(read) => read,
+                Err(e) => {
+                    self.fail(key, Some(stat), &format!("{:#}", e.root_cause()), sources);
+                    return Ok(());
+                }
+            };
         let (agent, finished, hash) = match read {
             FileRead::NotATranscript { reason, hash } => {
                 self.coverage.skipped += 1;
@@ -323,7 +362,7 @@ impl Run<'_> {
         report.session_id = Some(session_id.clone());
         report.warnings = finished.warnings.clone();
         // Handbook's own prompts quote other sessions' replies: their citations are not uses.
-        let cited = if finished.own_prompt { BTreeMap::new() } else { finished.sink.citations(meta.id.as_deref()) };
+        let cited = if finished.own_prompt { BTreeMap::new() } else { finished.sink.0.citations(meta.id.as_deref()) };
         if let Some(prior) = &prior {
             self.usage_changed.extend(prior.cited.keys().cloned());
         }
@@ -367,7 +406,34 @@ impl Run<'_> {
         let project = self.projects.key(meta.git_remote.as_deref(), meta.cwd.as_deref());
         report.project = Some(project.clone());
         let context = Context { agent: agent.name().to_string(), project: project.clone() };
-        match finished.sink.finish(&meta, &context) {
+        let (extractor, transcript) = finished.sink;
+        let builtin = extractor.finish(&meta, &context);
+        let extraction = match (self.model.as_mut(), transcript) {
+            (Some(model), Some(transcript)) => {
+                let transcript = transcript.finish();
+                let session = Session {
+                    rollout_path: key,
+                    cwd: meta.cwd.as_deref().unwrap_or("unknown"),
+                    agent: agent.name(),
+                    project: &project,
+                    transcript: &transcript,
+                };
+                match model.stage_one(&session) {
+                    Ok(answer) => with_answer(builtin, answer),
+                    Err(CallError::Call(reason)) => {
+                        self.fail(key, Some(stat), &format!("model: {reason}"), sources);
+                        return Ok(());
+                    }
+                    Err(CallError::Setup(reason)) => {
+                        self.stopped = Some(reason);
+                        self.coverage.deferred += 1;
+                        return Ok(());
+                    }
+                }
+            }
+            _ => builtin,
+        };
+        match extraction {
             Extraction::NoOp => {
                 self.coverage.no_op += 1;
                 report.outcome = "no-op";
@@ -408,6 +474,14 @@ impl Run<'_> {
         self.reports.push(report);
         self.settle(key, entry, sources);
         Ok(())
+    }
+
+    /// True once the model has been sent the run's allowance of input tokens.
+    fn out_of_tokens(&self) -> bool {
+        match (&self.model, self.opts.max_input_tokens_per_run) {
+            (Some(model), Some(max)) => model.sent_tokens() >= max,
+            _ => false,
+        }
     }
 
     /// Remove the stored extraction of `session_id` when it came from this file.

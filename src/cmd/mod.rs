@@ -3,6 +3,7 @@
 pub mod consolidate;
 pub mod extract;
 pub mod forget;
+pub mod model;
 pub mod note;
 pub mod reset;
 pub mod search;

@@ -1,0 +1,206 @@
+//! The model engines as `extract` and `consolidate` use them: the templates, the client,
+//! the token budget of a run, and each answer checked before anything of it is kept.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::config::EngineSettings;
+use crate::core::engine::consolidate::{
+    ChangedSession, GroupCall, MemoryDoc, TaskRef, assemble_summary, batches, carried_lessons, group_prompt,
+    parse_group_answer, parse_summary_answer, renumbering, settle, summary_prompt,
+};
+use crate::core::engine::{self, Prompt, StageOne, StageOneInput, stage_one_prompt, transcript_budget};
+use crate::core::tokens::estimate;
+use crate::edge::llm::{CallError, Client};
+use crate::edge::templates::load;
+
+/// A model engine for one run of one phase.
+pub struct Model {
+    pub settings: EngineSettings,
+    client: Client,
+    templates: Vec<(&'static str, String)>,
+}
+
+impl Model {
+    /// The model a phase's settings name, with the templates it needs (the user's own from
+    /// the configuration directory, else the embedded ones).
+    pub fn new(settings: &EngineSettings, config_dir: Option<&Path>, names: &[&'static str]) -> Result<Model> {
+        let templates = names.iter().map(|name| Ok((*name, load(config_dir, name)?))).collect::<Result<_>>()?;
+        Ok(Model { settings: settings.clone(), client: Client::new(settings), templates })
+    }
+
+    pub fn template(&self, name: &str) -> &str {
+        self.templates.iter().find(|(n, _)| *n == name).map_or("", |(_, t)| t.as_str())
+    }
+
+    /// Input tokens sent so far this run.
+    pub fn sent_tokens(&self) -> u64 {
+        self.client.sent_tokens
+    }
+
+    /// Ask; the reply's text.
+    pub fn ask(&mut self, prompt: &Prompt) -> Result<String, CallError> {
+        self.client.complete(prompt)
+    }
+
+    /// Tokens of transcript that fit one stage-one request.
+    pub fn transcript_budget(&self) -> usize {
+        transcript_budget(
+            self.settings.context_tokens,
+            self.template("stage_one_system.md"),
+            self.template("stage_one_input.md"),
+        )
+    }
+
+    /// Distil one session. A reply that is not the stage-one contract fails the call.
+    pub fn stage_one(&mut self, session: &Session<'_>) -> Result<StageOne, CallError> {
+        let prompt = stage_one_prompt(&StageOneInput {
+            system_template: self.template("stage_one_system.md"),
+            input_template: self.template("stage_one_input.md"),
+            rollout_path: session.rollout_path,
+            cwd: session.cwd,
+            agent: session.agent,
+            project: session.project,
+            transcript: session.transcript,
+        });
+        let reply = self.ask(&prompt)?;
+        engine::parse_stage_one(&reply).map_err(|e| CallError::Call(format!("malformed answer: {e}")))
+    }
+}
+
+/// What a stage-one request says about the session besides its transcript.
+pub struct Session<'a> {
+    pub rollout_path: &'a str,
+    pub cwd: &'a str,
+    pub agent: &'a str,
+    pub project: &'a str,
+    pub transcript: &'a str,
+}
+
+/// The templates each phase needs.
+pub const EXTRACT_TEMPLATES: &[&str] = &["stage_one_system.md", "stage_one_input.md"];
+pub const CONSOLIDATE_TEMPLATES: &[&str] = &["consolidation.md", "consolidation_group.md", "consolidation_summary.md"];
+
+/// What a model consolidation starts from.
+pub struct Consolidation<'a> {
+    /// `MEMORY.md` and `memory_summary.md` as the built-in consolidator laid them out.
+    pub builtin_memory: &'a str,
+    pub builtin_summary: &'a str,
+    /// The `MEMORY.md` of the last good consolidation by this same model, if any: its
+    /// lessons are carried over for the groups nothing touched.
+    pub baseline_memory: Option<&'a str>,
+    /// Sessions whose rollout summary was added or changed, and removed, since then.
+    pub changed: &'a BTreeSet<String>,
+    pub removed: &'a BTreeSet<String>,
+    /// The selection's raw memories, by session id.
+    pub raw_memories: &'a BTreeMap<String, String>,
+    /// The summary's token cap.
+    pub cap_tokens: usize,
+}
+
+/// The two files, with the lessons written by the model.
+pub struct Consolidated {
+    pub memory: String,
+    pub summary: String,
+    /// Task groups sent to the model (the others kept their lessons).
+    pub groups_sent: usize,
+    pub calls: usize,
+}
+
+impl Model {
+    /// Rewrite the lessons of the task groups the diff touched, one call per group (more
+    /// when its sessions do not fit one), then compose the summary in one call.
+    pub fn consolidate(&mut self, input: &Consolidation<'_>) -> Result<Consolidated, CallError> {
+        let mut doc = MemoryDoc::parse(input.builtin_memory);
+        let baseline = input.baseline_memory.map(MemoryDoc::parse);
+        let system = self.template("consolidation.md").to_string();
+        let group_template = self.template("consolidation_group.md").to_string();
+        let mut groups_sent = 0;
+        let mut calls = 0;
+        for group in &mut doc.groups {
+            let old = baseline.as_ref().and_then(|b| b.group(&group.key));
+            let sessions = group.sessions();
+            let touched = match old {
+                None => true,
+                Some(old) => {
+                    old.sessions() != sessions
+                        || sessions.iter().any(|s| input.changed.contains(*s))
+                        || old.sessions().iter().any(|s| input.removed.contains(*s))
+                }
+            };
+            let numbers: BTreeSet<u32> = group.tasks.iter().map(|(n, _)| *n).collect();
+            if !touched {
+                let carried = old.map(|old| carried_lessons(old, group)).unwrap_or_default();
+                group.lessons = settle(&carried, &numbers);
+                continue;
+            }
+            // The current lessons: the model's from last time, renumbered; for a group new to
+            // the model, the built-in ones as a draft.
+            let mut current = match old {
+                Some(old) => carried_lessons(old, group),
+                None => group.lessons.clone(),
+            };
+            let removed: Vec<(u32, String)> = match old {
+                Some(old) => {
+                    let map = renumbering(old, group);
+                    old.task_titles()
+                        .into_iter()
+                        .filter(|(n, _)| matches!(map.get(n), Some(TaskRef::Removed(_))))
+                        .collect()
+                }
+                None => Vec::new(),
+            };
+            let changed: Vec<ChangedSession> = sessions
+                .iter()
+                .filter(|s| {
+                    old.is_none() || input.changed.contains(**s) || !old.is_some_and(|o| o.sessions().contains(*s))
+                })
+                .filter_map(|s| {
+                    let raw_memory = input.raw_memories.get(*s)?;
+                    let tasks =
+                        group.tasks.iter().filter(|(_, id)| id.as_deref() == Some(*s)).map(|(n, _)| *n).collect();
+                    Some(ChangedSession { session_id: s, tasks, raw_memory })
+                })
+                .collect();
+            let frame = Prompt::new("", system.clone(), &group_template, serde_json::Value::Null, "").tokens()
+                + estimate(&group.skeleton)
+                + current.sections.iter().flatten().map(|l| estimate(l) + 2).sum::<usize>();
+            let budget = (self.settings.context_tokens * 7 / 10).saturating_sub(frame).max(512);
+            let mut batches = batches(&changed, budget);
+            if batches.is_empty() {
+                batches.push(Vec::new());
+            }
+            for (index, batch) in batches.iter().enumerate() {
+                let prompt = group_prompt(&GroupCall {
+                    system_template: &system,
+                    template: &group_template,
+                    group,
+                    current: &current,
+                    changed: batch,
+                    removed: if index == 0 { &removed } else { &[] },
+                });
+                let reply = self.ask(&prompt)?;
+                calls += 1;
+                let answer = parse_group_answer(&reply)
+                    .map_err(|e| CallError::Call(format!("malformed answer for task group {}: {e}", group.key)))?;
+                current = settle(&answer, &numbers);
+            }
+            group.lessons = current;
+            groups_sent += 1;
+        }
+        let memory = doc.render();
+        let budget = (self.settings.context_tokens * 7 / 10)
+            .saturating_sub(estimate(&system) + estimate(self.template("consolidation_summary.md")) + 64)
+            .max(512);
+        let prompt =
+            summary_prompt(&system, self.template("consolidation_summary.md"), &memory, budget, input.cap_tokens);
+        let reply = self.ask(&prompt)?;
+        calls += 1;
+        let parts = parse_summary_answer(&reply)
+            .map_err(|e| CallError::Call(format!("malformed answer for the summary: {e}")))?;
+        let summary = assemble_summary(input.builtin_summary, &parts);
+        Ok(Consolidated { memory, summary, groups_sent, calls })
+    }
+}
