@@ -222,6 +222,52 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     out
 }
 
+/// Lines looked back over for the start of a secret that ends on a given line.
+const CONTEXT_LINES: usize = 3;
+/// Bytes looked back over at most.
+const CONTEXT_BYTES: usize = 2048;
+
+/// Where to start redacting so that a secret reaching into the line at `at` is seen whole:
+/// a few lines back (further over blank lines: `password:` may sit above its value with
+/// empty lines between), at most 2 KiB back.
+pub fn context_start(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    let floor = at.saturating_sub(CONTEXT_BYTES);
+    let mut start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let mut counted = 0;
+    while start > floor && counted < CONTEXT_LINES {
+        let prev = memchr::memrchr(b'\n', &bytes[..start - 1]).map_or(0, |i| i + 1);
+        if !text[prev..start].trim().is_empty() {
+            counted += 1;
+        }
+        start = prev;
+    }
+    let mut start = start.max(floor);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    start
+}
+
+/// The line `text[start..end]`, redacted as part of what comes before it, so that a secret
+/// whose key sits on an earlier line (`db_password:` above its value) is caught, which
+/// redacting the line alone would miss.
+///
+/// ```
+/// use handbook::core::redact::redact_line_in;
+/// let text = "config:\n  db_password:\n\n    Hunter2Passw0rdXyz\ndone";
+/// let start = text.find("    Hunter2").unwrap();
+/// let line = redact_line_in(text, start, start + "    Hunter2Passw0rdXyz".len());
+/// assert!(!line.contains("Hunter2") && line.contains("[REDACTED:"), "{line}");
+/// ```
+pub fn redact_line_in(text: &str, start: usize, end: usize) -> String {
+    let window = &text[context_start(text, start)..end];
+    match redact(window) {
+        Cow::Borrowed(_) => text[start..end].to_string(),
+        Cow::Owned(redacted) => redacted.rsplit('\n').next().unwrap_or("").to_string(),
+    }
+}
+
 /// Redact in place, for owned strings.
 pub fn redact_string(text: &mut String) {
     if let Cow::Owned(s) = redact(text) {
@@ -275,8 +321,22 @@ impl Unredacted<'_> {
         let head = cut_before(text, max_bytes / 2);
         let tail = cut_after(text, text.len() - max_bytes / 2);
         let omitted = text.len() - head.len() - tail.len();
-        format!("{}\n[… {omitted} bytes omitted …]\n{}", redact(head), redact(tail))
+        format!("{}\n[… {omitted} bytes omitted …]\n{}", redact(head), redact_tail(text, text.len() - tail.len()))
     }
+}
+
+/// `text[start..]` redacted with the lines before it, so a secret whose key is above the
+/// cut is caught. Usually the lines before change nothing and the tail is redacted alone;
+/// when they do, the redacted text is kept from the tail's first line on.
+fn redact_tail(text: &str, start: usize) -> String {
+    let alone = redact(&text[start..]);
+    let from = context_start(text, start);
+    let with_context = redact(&text[from..]);
+    if with_context.ends_with(alone.as_ref()) {
+        return alone.into_owned();
+    }
+    let before = memchr::memchr_iter(b'\n', &text.as_bytes()[from..start]).count();
+    with_context.split_inclusive('\n').skip(before).collect()
 }
 
 /// The longest prefix of `text` no longer than `limit` that ends at whitespace.
@@ -554,6 +614,10 @@ mod tests {
         let around = format!("{} {key} {}", "a ".repeat(99), "b ".repeat(99));
         let excerpt = Unredacted::new(around.as_str()).excerpt(200);
         assert!(!excerpt.contains("sk-"), "a split key leaked: {excerpt}");
+        // A value at the start of the tail whose key is above the cut.
+        let split = format!("{}db_password:\n\n  Hunter2Passw0rdXyz\nmore\n", "line of output\n".repeat(100));
+        let excerpt = Unredacted::new(split.as_str()).excerpt(60);
+        assert!(!excerpt.contains("Hunter2"), "{excerpt}");
     }
 
     #[test]

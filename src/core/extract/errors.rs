@@ -11,6 +11,7 @@ use regex::Regex;
 use crate::core::formats::common::exit_code_from_text;
 use crate::core::injection::looks_like_instruction;
 use crate::core::patterns;
+use crate::core::redact::redact_line_in;
 
 /// Longest error line kept, in bytes.
 const MAX_ERROR_LINE: usize = 300;
@@ -31,7 +32,8 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The most telling error line of a failed command's output, trimmed and cut to a sensible
-/// length, or `None` when the output has no usable line. The caller redacts it.
+/// length, or `None` when the output has no usable line. It comes redacted in the context of
+/// the lines above it.
 ///
 /// ```
 /// use handbook::core::extract::errors::error_line;
@@ -54,7 +56,11 @@ pub fn error_line(output: &str) -> Option<String> {
         Some((_, line)) => line,
         None => tail.lines().rev().chain(head.lines().rev()).find(|l| usable(&clean(l)))?,
     };
-    Some(clip(&clean(chosen)))
+    // The line is a slice of `output`: redact it with the lines above it, where the key of a
+    // secret it holds may be.
+    let start = chosen.as_ptr() as usize - output.as_ptr() as usize;
+    let redacted = redact_line_in(output, start, start + chosen.len());
+    Some(clip(&clean(&redacted)))
 }
 
 /// The head and tail windows of a (possibly huge) output; the tail is empty for short ones.
@@ -227,6 +233,10 @@ mod tests {
         let line = error_line(&long).unwrap();
         assert!(line.len() <= MAX_ERROR_LINE + 3 && line.ends_with('…'));
         assert_eq!(error_line("\u{1b}[31merror\u{1b}[0m: bad").as_deref(), Some("error: bad"));
+        // A secret whose key is on a line above is redacted all the same.
+        let split = "connecting with\ndb_password:\n\n\n  Hunter2Passw0rdXyz failed: access denied\n";
+        let line = error_line(split).unwrap();
+        assert!(!line.contains("Hunter2") && line.contains("[REDACTED:"), "{line}");
     }
 
     #[test]
