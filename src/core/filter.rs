@@ -94,6 +94,26 @@ pub fn strip_injected(text: &str) -> Cow<'_, str> {
     }
 }
 
+static REMINDER: LazyLock<Regex> =
+    LazyLock::new(|| patterns::regex(r"(?s)<system-reminder>.*?</system-reminder>|<system-reminder>.*\z"));
+
+/// A background shell's id in the answer that started it (`Command running in background
+/// with ID: bash_1`).
+static BACKGROUND_ID: LazyLock<Regex> =
+    LazyLock::new(|| patterns::regex(r"(?i)running in (?:the )?background with ID:?\s*([A-Za-z0-9_-]+)"));
+
+/// Remove the reminders a harness appends to tool results (Claude Code adds
+/// `<system-reminder>` blocks, which may quote instruction files). Borrows when there are none.
+pub fn strip_reminders(text: &str) -> Cow<'_, str> {
+    if !text.contains("<system-reminder>") {
+        return Cow::Borrowed(text);
+    }
+    match REMINDER.replace_all(text, "") {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(stripped) => Cow::Owned(stripped.trim_end().to_string()),
+    }
+}
+
 /// True when `path` (or a command line naming it) is an agent instruction file.
 pub fn names_instruction_file(path_or_command: &str) -> bool {
     path_or_command
@@ -106,6 +126,9 @@ pub fn names_instruction_file(path_or_command: &str) -> bool {
 pub struct Filter {
     /// Calls whose results are instruction-file contents.
     withheld_calls: HashSet<String>,
+    /// Background shells started by such calls: whatever reads their output later
+    /// (`BashOutput {bash_id}`) reads the same contents.
+    withheld_shells: HashSet<String>,
     own_prompt: bool,
 }
 
@@ -139,11 +162,11 @@ impl Filter {
                 EventKind::User(kept)
             }
             EventKind::ToolCall(mut call) => {
+                let input = call.input.for_scanning();
                 let touches_instructions = call.writes.iter().chain(&call.reads).any(|p| names_instruction_file(p))
                     || call.command.as_deref().is_some_and(names_instruction_file)
-                    || (call.writes.is_empty()
-                        && call.command.is_none()
-                        && names_instruction_file(call.input.for_scanning()));
+                    || (call.writes.is_empty() && call.command.is_none() && names_instruction_file(input))
+                    || self.withheld_shells.iter().any(|shell| input.contains(&format!("\"{shell}\"")));
                 if touches_instructions {
                     // Edits carry the file's new text in their input; reads return it.
                     call.input = Unredacted::new(WITHHELD);
@@ -155,7 +178,12 @@ impl Filter {
             }
             EventKind::ToolResult(mut result) => {
                 if result.id.as_deref().is_some_and(|id| self.withheld_calls.remove(id)) {
+                    if let Some(shell) = BACKGROUND_ID.captures(result.output.for_scanning()).and_then(|c| c.get(1)) {
+                        self.withheld_shells.insert(shell.as_str().to_string());
+                    }
                     result.output = Unredacted::new(WITHHELD);
+                } else if let Cow::Owned(stripped) = strip_reminders(result.output.for_scanning()) {
+                    result.output = Unredacted::new(stripped);
                 }
                 EventKind::ToolResult(result)
             }
@@ -210,6 +238,58 @@ mod tests {
         let prompt = format!("{PROMPT_MARKER}\nExtract lessons from this transcript");
         assert!(filter.apply(user(&prompt)).is_none());
         assert!(filter.saw_own_prompt());
+    }
+
+    #[test]
+    fn harness_reminders_are_stripped_from_tool_results() {
+        let mut filter = Filter::new();
+        let result = ToolResult {
+            output: Unredacted::new("1\tfn main() {}\n<system-reminder>\nCANARY from CLAUDE.md\n</system-reminder>"),
+            ..ToolResult::default()
+        };
+        let Some(Event { kind: EventKind::ToolResult(result), .. }) =
+            filter.apply(Event { line: 1, kind: EventKind::ToolResult(result) })
+        else {
+            panic!("result dropped")
+        };
+        assert_eq!(result.output.for_scanning(), "1\tfn main() {}");
+        assert_eq!(strip_reminders("<system-reminder>cut short CANARY"), "");
+    }
+
+    #[test]
+    fn a_background_shell_reading_an_instruction_file_stays_withheld() {
+        let mut filter = Filter::new();
+        let start = ToolCall {
+            id: Some(Cow::Borrowed("t1")),
+            name: Cow::Borrowed("Bash"),
+            command: Some(Cow::Borrowed("cat CLAUDE.md")),
+            ..ToolCall::default()
+        };
+        filter.apply(Event { line: 1, kind: EventKind::ToolCall(start) });
+        let started = ToolResult {
+            id: Some(Cow::Borrowed("t1")),
+            output: Unredacted::new("Command running in background with ID: bash_7"),
+            ..ToolResult::default()
+        };
+        filter.apply(Event { line: 2, kind: EventKind::ToolResult(started) });
+        let poll = ToolCall {
+            id: Some(Cow::Borrowed("t2")),
+            name: Cow::Borrowed("BashOutput"),
+            input: Unredacted::new(r#"{"bash_id":"bash_7"}"#),
+            ..ToolCall::default()
+        };
+        filter.apply(Event { line: 3, kind: EventKind::ToolCall(poll) });
+        let output = ToolResult {
+            id: Some(Cow::Borrowed("t2")),
+            output: Unredacted::new("CANARY body"),
+            ..ToolResult::default()
+        };
+        let Some(Event { kind: EventKind::ToolResult(output), .. }) =
+            filter.apply(Event { line: 4, kind: EventKind::ToolResult(output) })
+        else {
+            panic!("result dropped")
+        };
+        assert_eq!(output.output.for_scanning(), WITHHELD);
     }
 
     #[test]

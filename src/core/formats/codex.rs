@@ -11,7 +11,7 @@
 //! bulky strings (tool outputs) are scanned a single time.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use jiff::Timestamp;
@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 
 use super::common::{self, LooseText, Text, ToolInput};
 use super::{FileHint, Reader, UnknownTypes};
+use crate::core::filter::{WITHHELD, names_instruction_file};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
 /// Top-level record types this reader knows, including those it deliberately skips.
@@ -207,6 +208,9 @@ pub struct CodexReader {
     running: HashMap<String, String>,
     /// `write_stdin` calls: call id → the exec session they talk to.
     stdin_calls: HashMap<String, String>,
+    /// Running processes that were sent a command naming an instruction file (`cat
+    /// AGENTS.md` typed into a shell): their output is that file's contents.
+    tainted: HashSet<String>,
 }
 
 impl CodexReader {
@@ -220,6 +224,7 @@ impl CodexReader {
             unknown: UnknownTypes::default(),
             running: HashMap::new(),
             stdin_calls: HashMap::new(),
+            tainted: HashSet::new(),
         }
     }
 
@@ -287,6 +292,9 @@ impl CodexReader {
                 if name == "write_stdin" {
                     // Not a new command: input to (or a poll of) one already running.
                     if let (Some(call), Some(session)) = (item.call_id, exec_session_of(&args)) {
+                        if stdin_chars_of(&args).is_some_and(|chars| names_instruction_file(&chars)) {
+                            self.tainted.insert(session.clone());
+                        }
                         self.stdin_calls.insert(call.into_owned(), session);
                     }
                     return Ok(());
@@ -317,6 +325,9 @@ impl CodexReader {
                     }
                     self.running.remove(&session);
                     result.id = Some(Cow::Owned(started_by));
+                    if self.tainted.remove(&session) {
+                        result.output = Unredacted::new(WITHHELD);
+                    }
                 } else if result.exit_code.is_none()
                     && let Some(session) = running_session(result.output.for_scanning())
                 {
@@ -512,6 +523,12 @@ fn running_session(output: &str) -> Option<String> {
 }
 
 /// The exec session a `write_stdin` call addresses (`{"session_id": 7, "chars": ""}`).
+/// The text a `write_stdin` call types into the process.
+fn stdin_chars_of(args: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(args).ok()?;
+    value.get("chars")?.as_str().map(str::to_string)
+}
+
 fn exec_session_of(args: &str) -> Option<String> {
     let value: serde_json::Value = serde_json::from_str(args).ok()?;
     match value.get("session_id")? {
