@@ -94,7 +94,7 @@ pub enum Command {
     ///
     /// --in transcripts searches the transcripts extraction has read, through the same readers
     /// and filter: reasoning, injected instructions and instruction files are never searched,
-    /// and secrets are redacted before anything is matched.
+    /// and a record is shown only when its redacted text matches, so secrets never are.
     Search(SearchArgs),
 
     /// Write a note: a lesson in your own words, read first by the next consolidation

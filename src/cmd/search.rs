@@ -40,14 +40,20 @@ pub fn run(settings: &Settings, opts: &SearchSettings, term: &Terminal) -> Resul
         if opts.since.is_none() && opts.until.is_none() {
             bail!("nothing to search for: give words to look for, or --since/--until to list the sessions of a period");
         }
+        if !workspace.exists() {
+            term.json("totals", &serde_json::json!({ "sessions": 0, "more": 0 }))?;
+            term.note(&no_handbook(settings));
+            return Ok(EXIT_NOTHING_FOUND);
+        }
         return list_sessions(&workspace, opts, project.as_deref(), term);
     }
     let query = Query::new(&opts.query, opts.regex, opts.case_sensitive).map_err(anyhow::Error::msg)?;
     if !workspace.exists() {
-        term.note(&format!(
-            "no handbook yet in {}: run `handbook update` (or extract and consolidate) first",
-            settings.home.display()
-        ));
+        term.json(
+            "totals",
+            &Totals { results: 0, more: 0, files: 0, documents: 0, home: &settings.home.to_string_lossy() },
+        )?;
+        term.note(&no_handbook(settings));
         return Ok(EXIT_NOTHING_FOUND);
     }
     let mut corpus = Corpus::default();
@@ -61,13 +67,14 @@ pub fn run(settings: &Settings, opts: &SearchSettings, term: &Terminal) -> Resul
         .iter()
         .filter(|hit| {
             let doc = &corpus.docs[hit.doc];
-            in_period(doc.date, opts.since, opts.until)
+            in_period(doc.date, doc.date_end, opts.since, opts.until)
                 && project.as_deref().is_none_or(|key| same_project(projects.of(doc).as_deref(), key))
         })
         .collect();
     let shown = opts.limit.map_or(kept.len(), |limit| limit.min(kept.len()));
     for hit in &kept[..shown] {
-        print_hit(hit, &corpus.docs[hit.doc], &workspace, &query, term)?;
+        let doc = &corpus.docs[hit.doc];
+        print_hit(hit, doc, projects.of(doc).as_deref(), &workspace, &query, term)?;
     }
     let more = kept.len() - shown;
     term.json(
@@ -207,21 +214,32 @@ fn search_transcripts(
         .iter()
         .filter(|(_, entry)| matches!(entry.state, SourceState::Extracted | SourceState::NoOp))
         .filter(|(_, entry)| entry.session_id.as_ref().is_none_or(|id| !sources.excluded.contains(id)))
-        .filter(|(_, entry)| entry.updated_at.is_none() || in_period(entry.updated_at, opts.since, opts.until))
+        .filter(|(_, entry)| entry.updated_at.is_none() || in_period(entry.updated_at, None, opts.since, opts.until))
         .collect();
     let prefilter = prefilter(query);
     let read = parallel::map(&entries, |(path, entry)| {
         search_transcript(Path::new(path.as_str()), entry.format, prefilter.as_ref(), || TranscriptSink::new(query))
     });
     let mut projects = Projects::new();
+    let mut gone = 0;
     for ((path, entry), result) in entries.iter().zip(read) {
         let searched = match result {
             Ok(searched) => searched,
+            // Deleted since the last extract, which will mark it vanished.
+            Err(_) if !Path::new(path.as_str()).exists() => {
+                gone += 1;
+                continue;
+            }
             Err(e) => {
                 term.warn(&format!("{e:#}; skipped"));
                 continue;
             }
         };
+        // Problems with single lines were reported when the file was extracted; a file that
+        // changed since may hold new ones, and results the handbook does not know yet.
+        if searched.bytes != entry.size {
+            term.note(&format!("{path}: changed since it was extracted; run `handbook extract` to learn from it"));
+        }
         corpus.files += 1;
         corpus.collection.documents += searched.lines as usize;
         corpus.collection.total_bytes += searched.bytes as usize;
@@ -233,11 +251,6 @@ fn search_transcripts(
                 continue;
             }
         };
-        if let Some(first) = finished.warnings.first() {
-            let more = finished.warnings.len() - 1;
-            let rest = if more > 0 { format!(" (and {more} more {})", plural(more, "line")) } else { String::new() };
-            term.warn(&format!("{path}: line {}: {}{rest}", first.line, first.message));
-        }
         if finished.sink.found.is_empty() {
             continue;
         }
@@ -256,9 +269,16 @@ fn search_transcripts(
                 kind: Kind::Transcript,
                 session_id: session_id.clone(),
                 date: entry.updated_at,
+                date_end: None,
                 project: Some(project.clone()),
             });
         }
+    }
+    if gone > 0 {
+        term.note(&format!(
+            "{gone} {} deleted since the last extract; not searched",
+            if gone == 1 { "transcript was" } else { "transcripts were" }
+        ));
     }
     Ok(())
 }
@@ -315,7 +335,14 @@ struct Totals<'a> {
     home: &'a str,
 }
 
-fn print_hit(hit: &Hit, doc: &Doc, workspace: &Workspace, query: &Query, term: &Terminal) -> Result<()> {
+fn print_hit(
+    hit: &Hit,
+    doc: &Doc,
+    project: Option<&str>,
+    workspace: &Workspace,
+    query: &Query,
+    term: &Terminal,
+) -> Result<()> {
     let date = doc.date.map(day);
     if term.json {
         let file = if doc.kind == Kind::Transcript {
@@ -334,7 +361,7 @@ fn print_hit(hit: &Hit, doc: &Doc, workspace: &Workspace, query: &Query, term: &
                 text: &hit.text,
                 session_id: doc.session_id.as_deref(),
                 date,
-                project: doc.project.as_deref(),
+                project,
             },
         )?;
         return Ok(());
@@ -363,7 +390,7 @@ fn list_sessions(workspace: &Workspace, opts: &SearchSettings, project: Option<&
     let records = workspace.all_stage1(&mut |warning| term.warn(&warning))?;
     let mut sessions: Vec<&Stage1> = records
         .iter()
-        .filter(|r| in_period(Some(r.updated_at), opts.since, opts.until))
+        .filter(|r| in_period(Some(r.updated_at), None, opts.since, opts.until))
         .filter(|r| project.is_none_or(|key| same_project(Some(&r.project), key)))
         .collect();
     sessions.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.session_id.cmp(&b.session_id)));
@@ -429,6 +456,10 @@ fn one_line(record: &Stage1) -> String {
         .or(record.title.as_deref())
         .unwrap_or(&record.rollout_slug)
         .to_string()
+}
+
+fn no_handbook(settings: &Settings) -> String {
+    format!("no handbook yet in {}: run `handbook update` (or extract and consolidate) first", settings.home.display())
 }
 
 fn day(ts: Timestamp) -> String {

@@ -99,7 +99,7 @@ pub fn search_transcript<S: Sink>(
         }
     }
     let head = if forced.is_some() { 1 } else { SNIFF_LINES };
-    let mut lines = MatchingLines::new(open()?, prefilter.map(|p| &p.lines), head);
+    let mut lines = MatchingLines::new(open()?, prefilter.map(|p| p.lines(forced)), head);
     let read = match read_lines(&mut lines, &path.to_string_lossy(), forced, make_sink)
         .with_context(|| format!("cannot read {}", path.display()))?
     {

@@ -49,6 +49,24 @@ pub trait Reader {
     fn finish(&mut self) -> (SessionMeta, Vec<LineWarning>);
 }
 
+/// Text of the lines whose meaning later lines depend on, per format: the poll that carries
+/// the output of a process started earlier (Codex `write_stdin`, `Process running with
+/// session ID`), the background shell whose output another call reads (Claude Code
+/// `bash_id`). A search that reads only the lines that can match must read these too, or the
+/// filter would not know that a later output is an instruction file's contents.
+pub fn state_lines(agent: Option<Agent>) -> &'static [&'static str] {
+    const CODEX: &[&str] = &["write_stdin", "Process running with session ID"];
+    const CLAUDE: &[&str] = &["in background with ID", "bash_id", "shell_id"];
+    const ANY: &[&str] =
+        &["write_stdin", "Process running with session ID", "in background with ID", "bash_id", "shell_id"];
+    match agent {
+        Some(Agent::Codex) => CODEX,
+        Some(Agent::Claude) => CLAUDE,
+        Some(Agent::Generic) => &[],
+        None => ANY,
+    }
+}
+
 /// A new reader for `agent`'s format.
 pub fn reader_for(agent: Agent, hint: FileHint) -> Box<dyn Reader> {
     match agent {

@@ -47,8 +47,11 @@ pub struct Doc {
     pub fixed_line: bool,
     pub kind: Kind,
     pub session_id: Option<String>,
-    /// The last activity of the session(s) the text comes from.
+    /// The last activity of the session(s) the text comes from (for a day's entry, the
+    /// day's start).
     pub date: Option<Timestamp>,
+    /// For a day's entry, the day's end: the document covers `date..=date_end`.
+    pub date_end: Option<Timestamp>,
     /// The project key, or for summary entries that only name it, the project's short name.
     pub project: Option<String>,
 }
@@ -63,6 +66,7 @@ impl Doc {
             kind,
             session_id: None,
             date: None,
+            date_end: None,
             project: None,
         }
     }
@@ -185,7 +189,7 @@ pub fn summary_docs(path: &str, text: &str, keep: &dyn Fn(&str) -> bool) -> Spli
     let mut docs: Vec<Doc> = Vec::new();
     let mut section = String::new();
     let mut project: Option<String> = None;
-    let mut day: Option<Timestamp> = None;
+    let mut day: Option<(Timestamp, Timestamp)> = None;
     let mut open = false;
     for (index, line) in text.lines().enumerate() {
         let trimmed = line.trim();
@@ -221,7 +225,7 @@ pub fn summary_docs(path: &str, text: &str, keep: &dyn Fn(&str) -> bool) -> Spli
             _ => {}
         }
         let mut doc = Doc::new(path, Kind::Summary, index + 1, line.to_string());
-        doc.date = day;
+        (doc.date, doc.date_end) = (day.map(|d| d.0), day.map(|d| d.1));
         doc.project = project.clone().or_else(|| named_project(&section, trimmed));
         docs.push(doc);
         open = true;
@@ -274,10 +278,11 @@ pub fn note_doc(path: &str, text: &str) -> Doc {
     doc
 }
 
-/// A `#### 2026-11-20` heading: the end of that UTC day, so `--since` that day includes it.
-fn parse_day(title: &str) -> Option<Timestamp> {
+/// A `#### 2026-11-20` heading: the start and the end of that UTC day.
+fn parse_day(title: &str) -> Option<(Timestamp, Timestamp)> {
     let day: civil::Date = title.get(..10)?.parse().ok()?;
-    day.to_datetime(civil::Time::MAX).to_zoned_datetime(TimeZone::UTC).ok().map(|z| z.timestamp())
+    let at = |time| day.to_datetime(time).to_zoned_datetime(TimeZone::UTC).ok().map(|z| z.timestamp());
+    Some((at(civil::Time::midnight())?, at(civil::Time::MAX)?))
 }
 
 #[cfg(test)]
@@ -368,7 +373,7 @@ applies_to: cwd=/w/firmware
                 (5, None, None),
                 (9, Some("webshop"), None),
                 (13, Some("webshop"), None),
-                (21, Some("/w/webshop"), Some("2026-11-22T23:59:59.999999999Z".to_string())),
+                (21, Some("/w/webshop"), Some("2026-11-22T00:00:00Z".to_string())),
             ]
         );
         assert_eq!(docs[3].text, "- Add a test (success): cart\n  more words");

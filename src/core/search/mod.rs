@@ -89,7 +89,14 @@ impl Query {
         if self.regex {
             return None;
         }
-        let words: Vec<String> = self.words.iter().map(|w| json_tolerant(w)).collect();
+        // A phrase may be split in the file (a command stored as `["git","commit"]`), so a
+        // line must only hold the phrase's longest word.
+        let words: Vec<String> = self
+            .words
+            .iter()
+            .map(|w| w.split_whitespace().max_by_key(|piece| piece.len()).unwrap_or(w))
+            .map(|w| json_tolerant(w, !self.case_sensitive))
+            .collect();
         let flags = if self.case_sensitive { "" } else { "(?i)" };
         Some(format!("{flags}(?:{})", words.join("|")))
     }
@@ -127,7 +134,7 @@ impl Query {
 }
 
 /// A literal word as a pattern that also matches it JSON-escaped.
-fn json_tolerant(word: &str) -> String {
+fn json_tolerant(word: &str, any_case: bool) -> String {
     let mut out = String::new();
     for c in word.chars() {
         let plain = c.is_ascii_alphanumeric() || " -_.:,;!?@#$%^*()+=[]{}|~`".contains(c);
@@ -145,9 +152,21 @@ fn json_tolerant(word: &str) -> String {
             '\r' => forms.push(r"\\r".to_string()),
             _ => {}
         }
-        let mut units = [0u16; 2];
-        let escaped: String = c.encode_utf16(&mut units).iter().map(|u| format!(r"\\u(?i:{u:04x})")).collect();
-        forms.push(escaped);
+        // `\u00e9`, and when case does not matter, `\u00c9` too.
+        let mut variants = vec![c];
+        if any_case {
+            variants.extend(c.to_lowercase().chain(c.to_uppercase()).filter(|v| *v != c));
+            if c.to_lowercase().count() > 1 || c.to_uppercase().count() > 1 {
+                variants.truncate(1);
+            }
+        }
+        variants.dedup();
+        for variant in variants {
+            let mut units = [0u16; 2];
+            let escaped: String =
+                variant.encode_utf16(&mut units).iter().map(|u| format!(r"\\u(?i:{u:04x})")).collect();
+            forms.push(escaped);
+        }
         out.push_str(&format!("(?:{})", forms.join("|")));
     }
     out
@@ -307,19 +326,27 @@ impl<'t> LineCursor<'t> {
     }
 }
 
-/// True when a result dated `date` falls within `since..=until`; an undated result only
-/// when there is no bound.
-pub fn in_period(date: Option<Timestamp>, since: Option<Timestamp>, until: Option<Timestamp>) -> bool {
-    match date {
+/// True when a result covering `start..=end` (one instant when `end` is `None`) overlaps
+/// `since..=until`; an undated result only when there is no bound.
+pub fn in_period(
+    start: Option<Timestamp>,
+    end: Option<Timestamp>,
+    since: Option<Timestamp>,
+    until: Option<Timestamp>,
+) -> bool {
+    match start {
         None => since.is_none() && until.is_none(),
-        Some(d) => since.is_none_or(|s| d >= s) && until.is_none_or(|u| d <= u),
+        Some(start) => {
+            let end = end.unwrap_or(start);
+            since.is_none_or(|s| end >= s) && until.is_none_or(|u| start <= u)
+        }
     }
 }
 
-/// True when a result's project is the project `key`: the key itself, or the short name
-/// summary entries use.
+/// True when a result's project is the project `key`: the key itself, or for a summary
+/// entry that only names the project, its short name.
 pub fn same_project(project: Option<&str>, key: &str) -> bool {
-    project.is_some_and(|p| p == key || p == display_name(key))
+    project.is_some_and(|p| p == key || (!p.contains('/') && p == display_name(key)))
 }
 
 /// `text` with every match wrapped in `on` … `off` (terminal colours).

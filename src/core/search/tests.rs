@@ -14,6 +14,7 @@ fn doc(path: &str, text: &str) -> Doc {
         kind: Kind::Note,
         session_id: None,
         date: None,
+        date_end: None,
         project: None,
     }
 }
@@ -99,11 +100,15 @@ fn periods_and_projects_filter_results() {
     let at = |s: &str| Some(s.parse::<jiff::Timestamp>().unwrap());
     let since = at("2026-11-20T00:00:00Z");
     let until = at("2026-11-22T23:59:59Z");
-    assert!(in_period(at("2026-11-21T10:00:00Z"), since, until));
-    assert!(!in_period(at("2026-11-19T23:59:59Z"), since, until));
-    assert!(!in_period(at("2026-11-23T00:00:00Z"), since, until));
-    assert!(in_period(at("2026-11-23T00:00:00Z"), since, None));
-    assert!(!in_period(None, since, None) && in_period(None, None, None));
+    assert!(in_period(at("2026-11-21T10:00:00Z"), None, since, until));
+    assert!(!in_period(at("2026-11-19T23:59:59Z"), None, since, until));
+    assert!(!in_period(at("2026-11-23T00:00:00Z"), None, since, until));
+    assert!(in_period(at("2026-11-23T00:00:00Z"), None, since, None));
+    assert!(!in_period(None, None, since, None) && in_period(None, None, None, None));
+    // A day overlaps a bound inside it.
+    let (day, end) = (at("2026-11-22T00:00:00Z"), at("2026-11-22T23:59:59Z"));
+    assert!(in_period(day, end, at("2026-11-22T14:05:00Z"), None));
+    assert!(in_period(day, end, None, at("2026-11-22T14:05:00Z")));
     assert!(same_project(Some("/w/webshop"), "/w/webshop") && same_project(Some("webshop"), "/w/webshop"));
     assert!(!same_project(Some("/w/other"), "/w/webshop") && !same_project(None, "/w/webshop"));
 }

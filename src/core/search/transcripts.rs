@@ -7,18 +7,19 @@ use std::borrow::Cow;
 
 use regex::bytes::{Regex, RegexBuilder};
 
-use crate::core::filter::INSTRUCTION_FILES;
+use crate::core::filter::{INSTRUCTION_FILES, WITHHELD};
+use crate::core::formats::state_lines;
 use crate::core::pipeline::Sink;
-use crate::core::redact::redact;
+use crate::core::redact::{context_start, redact};
 use crate::core::search::Query;
-use crate::core::session::{Event, EventKind};
+use crate::core::session::{Agent, Event, EventKind};
 
 /// Longest text kept per record, in bytes: the matching lines of a record, not a whole
 /// tool output.
 const KEPT_BYTES: usize = 4096;
 /// Texts up to this size are redacted whole; longer ones only around their matches.
 const WHOLE_BYTES: usize = 16 * 1024;
-/// Lines redacted on each side of a matching line in a long text.
+/// Lines redacted after a matching line in a long text.
 const CONTEXT_LINES: usize = 2;
 
 /// A transcript line whose redacted text matches the query.
@@ -43,13 +44,14 @@ impl<'q> TranscriptSink<'q> {
 
     fn consider(&mut self, line: u64, raw: &str) {
         // Redaction only removes text, so a record that does not match raw cannot match at
-        // all; most records are dropped here, before any redaction work.
-        if !self.query.is_match(raw) {
+        // all; most records are dropped here, before any redaction work. The placeholder for
+        // withheld instruction files is not the session's text.
+        if raw == WITHHELD || !self.query.is_match(raw) {
             return;
         }
         let mut kept = String::new();
         for piece in redacted_pieces(raw, self.query) {
-            for text_line in piece.lines().filter(|l| self.query.is_match(l)) {
+            for text_line in piece.lines().filter(|l| *l != WITHHELD && self.query.is_match(l)) {
                 if kept.len() + text_line.len() > KEPT_BYTES && !kept.is_empty() {
                     break;
                 }
@@ -76,8 +78,9 @@ impl<'q> TranscriptSink<'q> {
 
 /// The redacted text around the query's matches in `raw`. A short text (or one holding a
 /// private key, whose block spans many lines) is redacted whole; in a long one (a build log)
-/// only a few lines around each matching line are, which is what keeps a search over large
-/// tool outputs fast. No rule but the private-key one spans more than a line break.
+/// only the lines around each matching line are, reaching back far enough for a secret whose
+/// key sits above its value ([`context_start`]). That keeps a search over large tool outputs
+/// fast.
 fn redacted_pieces<'t>(raw: &'t str, query: &Query) -> Vec<Cow<'t, str>> {
     if raw.len() <= WHOLE_BYTES || raw.contains("PRIVATE KEY") {
         return vec![redact(raw)];
@@ -88,7 +91,7 @@ fn redacted_pieces<'t>(raw: &'t str, query: &Query) -> Vec<Cow<'t, str>> {
         if windows.last().is_some_and(|w| range.start < w.end) {
             continue;
         }
-        let start = lines_back(raw, range.start, CONTEXT_LINES + 1);
+        let start = context_start(raw, range.start);
         let end = lines_forward(raw, range.end, CONTEXT_LINES + 1);
         match windows.last_mut() {
             Some(last) if start <= last.end => last.end = end,
@@ -100,18 +103,6 @@ fn redacted_pieces<'t>(raw: &'t str, query: &Query) -> Vec<Cow<'t, str>> {
         }
     }
     windows.into_iter().map(|w| redact(&raw[w])).collect()
-}
-
-/// The start of the line `n - 1` lines before the one holding byte `at`.
-fn lines_back(text: &str, at: usize, n: usize) -> usize {
-    let mut start = at;
-    for _ in 0..n {
-        match memchr::memrchr(b'\n', &text.as_bytes()[..start]) {
-            Some(i) => start = i,
-            None => return 0,
-        }
-    }
-    start + 1
 }
 
 /// The end of the line `n - 1` lines after the one holding byte `at`.
@@ -154,19 +145,50 @@ impl Sink for TranscriptSink<'_> {
 pub struct Prefilter {
     /// Lines that may match the query.
     pub words: Regex,
-    /// Those, and lines that name an instruction file: the filter must see those calls to
-    /// withhold their results, so a file with any match is read again with this.
-    pub lines: Regex,
+    /// Per format (Codex, Claude Code, generic, unknown): those, lines that name an
+    /// instruction file, and lines that carry the reader's state ([`state_lines`]). The filter
+    /// must see them to withhold what later lines hold, so a file with any match is read again
+    /// with this.
+    lines: [Regex; 4],
+}
+
+impl Prefilter {
+    pub fn lines(&self, agent: Option<Agent>) -> &Regex {
+        match agent {
+            Some(Agent::Codex) => &self.lines[0],
+            Some(Agent::Claude) => &self.lines[1],
+            Some(Agent::Generic) => &self.lines[2],
+            None => &self.lines[3],
+        }
+    }
 }
 
 /// The prefilter of a query; `None` when every line must be decoded (a regex query, which
 /// only decoded text can answer).
 pub fn prefilter(query: &Query) -> Option<Prefilter> {
     let words = query.json_line_pattern()?;
-    let files: Vec<String> = INSTRUCTION_FILES.iter().map(|f| regex::escape(f)).collect();
-    let lines = format!("{words}|(?i:{})", files.join("|"));
     let build = |pattern: &str| RegexBuilder::new(pattern).size_limit(1 << 24).build().ok();
-    Some(Prefilter { words: build(&words)?, lines: build(&lines)? })
+    // File names in any case (`agents.md`, `AGENTS.md`); the readers' markers as they are
+    // written (a case-insensitive long literal would turn into too many variants for the
+    // literal search that makes this fast).
+    let files: Vec<String> = INSTRUCTION_FILES.iter().map(|f| regex::escape(f)).collect();
+    let lines_of = |agent: Option<Agent>| {
+        let mut pattern = format!("{words}|(?i:{})", files.join("|"));
+        let state: Vec<String> = state_lines(agent).iter().map(|s| regex::escape(s)).collect();
+        if !state.is_empty() {
+            pattern.push_str(&format!("|(?-i:{})", state.join("|")));
+        }
+        build(&pattern)
+    };
+    Some(Prefilter {
+        words: build(&words)?,
+        lines: [
+            lines_of(Some(Agent::Codex))?,
+            lines_of(Some(Agent::Claude))?,
+            lines_of(Some(Agent::Generic))?,
+            lines_of(None)?,
+        ],
+    })
 }
 
 #[cfg(test)]
@@ -197,7 +219,7 @@ mod tests {
         let pieces: Vec<String> = redacted_pieces(&text, &q).into_iter().map(Cow::into_owned).collect();
         assert_eq!(pieces.len(), 2);
         assert!(pieces[0].contains("needle here with [REDACTED:github]") && !pieces[0].contains(key), "{pieces:?}");
-        assert!(pieces[0].lines().count() <= 2 * CONTEXT_LINES + 1);
+        assert!(pieces[0].lines().count() <= 3 + CONTEXT_LINES + 1, "{pieces:?}");
         assert!(pieces[1].trim_end().ends_with("last needle"), "{pieces:?}");
         // A private key's block spans lines: the text is redacted whole.
         let pem = format!("{filler}-----BEGIN PRIVATE KEY-----\nMIIEvneedleQIBADAN\n{filler}");
@@ -208,8 +230,17 @@ mod tests {
     #[test]
     fn line_windows_stop_at_the_text_ends() {
         let text = "a\nb\nc\nd\ne";
-        assert_eq!(&text[lines_back(text, 4, 2)..lines_forward(text, 4, 2)], "b\nc\nd");
-        assert_eq!(&text[lines_back(text, 0, 3)..lines_forward(text, 8, 3)], "a\nb\nc\nd\ne");
+        assert_eq!(&text[4..lines_forward(text, 4, 2)], "c\nd");
+        assert_eq!(&text[0..lines_forward(text, 8, 3)], "a\nb\nc\nd\ne");
+    }
+
+    #[test]
+    fn a_secret_whose_key_is_lines_above_stays_hidden() {
+        let q = query(&["deploy"]);
+        let filler = "compiling crate v0.1.0\n".repeat(2000);
+        let text = format!("{filler}db_password:\n\n\n  Hunter2Passw0rdXyz deploy\n{filler}");
+        let pieces: String = redacted_pieces(&text, &q).concat();
+        assert!(!pieces.contains("Hunter2") && pieces.contains("deploy"), "{pieces}");
     }
 
     #[test]
@@ -227,11 +258,17 @@ mod tests {
         let pre = prefilter(&q).unwrap();
         for line in [&br#"{"text":"Say \"hi\" now"}"#[..], br#"{"text":"caf\u00e9"}"#, "{\"text\":\"CAFÉ\"}".as_bytes()]
         {
-            assert!(pre.words.is_match(line) && pre.lines.is_match(line), "{}", String::from_utf8_lossy(line));
+            assert!(pre.words.is_match(line) && pre.lines(None).is_match(line), "{}", String::from_utf8_lossy(line));
         }
-        assert!(pre.lines.is_match(br#"{"input":"cat AGENTS.md"}"#));
+        assert!(pre.lines(Some(Agent::Claude)).is_match(br#"{"input":"cat AGENTS.md"}"#));
+        assert!(pre.lines(Some(Agent::Codex)).is_match(br#"{"name":"write_stdin"}"#));
+        assert!(!pre.lines(Some(Agent::Generic)).is_match(br#"{"name":"write_stdin"}"#));
+        let upper = prefilter(&query(&["CAFÉ"])).unwrap();
+        assert!(upper.words.is_match(br#"{"text":"caf\u00e9"}"#));
+        let phrase = prefilter(&query(&["git commit"])).unwrap();
+        assert!(phrase.words.is_match(br#"{"command":["git","commit","-m","x"]}"#));
         assert!(!pre.words.is_match(br#"{"input":"cat AGENTS.md"}"#));
-        assert!(!pre.lines.is_match(br#"{"text":"nothing here"}"#));
+        assert!(!pre.lines(None).is_match(br#"{"text":"nothing here"}"#));
         let regex = Query::new(&["^dep.oy".to_string()], true, false).unwrap();
         assert!(prefilter(&regex).is_none());
     }
