@@ -85,6 +85,7 @@ fn a_model_answer_becomes_the_stage_one_record() {
     assert_eq!(request.header("authorization"), Some("Bearer sk-test-key-not-a-real-one-1234567890"));
     let body = request.json();
     assert_eq!(body["model"], "test-model");
+    assert_eq!(body["max_tokens"], 8000, "the answer is bounded (a quarter of the default context)");
     assert_eq!(body["response_format"]["type"], "json_schema");
     assert_eq!(
         body["response_format"]["json_schema"]["schema"]["required"],

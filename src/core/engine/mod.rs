@@ -116,27 +116,72 @@ pub fn parse_stage_one(reply: &str) -> Result<StageOne, String> {
 }
 
 /// The first JSON object in a reply: the whole reply when it is one, else the first
-/// balanced `{…}` that parses (models wrap JSON in prose and code fences).
+/// balanced `{…}` that parses (models wrap JSON in prose and code fences). Raw line breaks and
+/// tabs inside strings, which small models often write, are read as their escapes.
 pub fn json_object(reply: &str) -> Result<serde_json::Map<String, Value>, String> {
-    if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(reply.trim()) {
+    let parse = |text: &str| -> Result<serde_json::Map<String, Value>, String> {
+        let first = match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => return Ok(map),
+            Ok(_) => return Err("the answer is JSON but not an object".to_string()),
+            Err(e) => e,
+        };
+        match serde_json::from_str::<Value>(&escape_controls_in_strings(text)) {
+            Ok(Value::Object(map)) => Ok(map),
+            _ => Err(format!("the answer's JSON does not parse ({first})")),
+        }
+    };
+    if let Ok(map) = parse(reply.trim()) {
         return Ok(map);
     }
+    let mut error = None;
     let mut from = 0;
     while let Some(offset) = reply[from..].find('{') {
         let start = from + offset;
-        if let Some(end) = balanced_end(&reply[start..])
-            && let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&reply[start..start + end])
-        {
-            return Ok(map);
+        if let Some(end) = balanced_end(&reply[start..]) {
+            match parse(&reply[start..start + end]) {
+                Ok(map) => return Ok(map),
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
         }
         from = start + 1;
     }
     let shown: String = reply.trim().chars().take(120).collect();
-    Err(if reply.trim().is_empty() {
-        "the answer is empty".to_string()
-    } else {
-        format!("the answer holds no JSON object (it begins {shown:?})")
+    Err(match error {
+        _ if reply.trim().is_empty() => "the answer is empty".to_string(),
+        Some(error) => error,
+        None => format!("the answer holds no JSON object (it begins {shown:?})"),
     })
+}
+
+/// Control characters inside JSON strings written as their escapes.
+fn escape_controls_in_strings(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string && !escaped && c.is_control() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                other => out.push_str(&format!("\\u{:04x}", other as u32)),
+            }
+            continue;
+        }
+        out.push(c);
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+    }
+    out
 }
 
 /// The length of the balanced `{…}` at the start of `text`, minding strings and escapes.

@@ -35,6 +35,15 @@ fn empty_fields_are_a_no_op_and_extra_fields_are_ignored() {
 }
 
 #[test]
+fn raw_line_breaks_in_strings_are_forgiven() {
+    let reply =
+        "{\"raw_memory\": \"line one\nline two\tend\", \"rollout_summary\": \"# T\n\nbody\", \"rollout_slug\": \"x\"}";
+    let StageOne::Memory { raw_memory, rollout_summary, .. } = parse_stage_one(reply).unwrap() else { panic!("no-op") };
+    assert_eq!(raw_memory, "line one\nline two\tend");
+    assert_eq!(rollout_summary, "# T\n\nbody");
+}
+
+#[test]
 fn malformed_answers_say_what_is_wrong() {
     assert_eq!(parse_stage_one("").unwrap_err(), "the answer is empty");
     assert!(parse_stage_one("I cannot help with that.").unwrap_err().starts_with("the answer holds no JSON object"));
@@ -44,6 +53,12 @@ fn malformed_answers_say_what_is_wrong() {
         "`raw_memory` is a number, not a string"
     );
     assert!(parse_stage_one(r#"{"raw_memory": "m", "rollout_summary": "s""#).is_err());
+    assert!(
+        parse_stage_one(r#"{"raw_memory": "m" "rollout_summary": "s"}"#)
+            .unwrap_err()
+            .starts_with("the answer's JSON does not parse")
+    );
+    assert_eq!(parse_stage_one("[1, 2]").unwrap_err(), "the answer holds no JSON object (it begins \"[1, 2]\")");
 }
 
 #[test]

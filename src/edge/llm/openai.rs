@@ -53,6 +53,12 @@ fn request(settings: &EngineSettings, prompt: &Prompt, mode: JsonMode) -> Value 
             {"role": "user", "content": prompt.user}
         ]
     });
+    // A bound on the answer, so a small local model cannot ramble to the end of its context.
+    // OpenAI's own API wants the newer name (its reasoning models refuse `max_tokens`); the
+    // servers that copy its API take the older one.
+    let limit = (settings.context_tokens / 4).clamp(1024, 8192);
+    let field = if settings.base_url.contains("://api.openai.com") { "max_completion_tokens" } else { "max_tokens" };
+    body[field] = json!(limit);
     let format = match mode {
         JsonMode::Schema => Some(json!({
             "type": "json_schema",
