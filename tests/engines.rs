@@ -627,16 +627,25 @@ fn end_to_end_against_a_real_model() {
     assert!(output.status.success());
     let coverage = &totals(&lines)["coverage"];
     assert_eq!(coverage["sessions"], 2, "{coverage}");
+    assert_eq!(coverage["failed"], 0, "{coverage}");
+    // Consolidation gets inputs of its own: a small model may rightly call both sessions no-ops.
+    let hb = Handbook::new();
+    let output = hb.cmd().env("HANDBOOK_NOW", NOW).args(["extract", "--all"]).arg(dir.path()).arg(dir2.path()).output();
+    assert!(output.unwrap().status.success());
     let output = hb
         .cmd()
         .env("HANDBOOK_NOW", NOW)
         .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
-        .args(["consolidate", "--force"])
+        .args(["--json", "consolidate", "--force"])
         .args(engine)
         .output()
         .unwrap();
     eprintln!("consolidate: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert!(output.status.success());
+    let report = &json_lines(&output.stdout)[0];
+    assert!(report["data"]["model_calls"].as_u64().unwrap() >= 2, "{report}");
+    let memory = std::fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    eprintln!("MEMORY.md:\n{memory}");
     let summary = hb.cmd().arg("summary").output().unwrap();
     let summary = String::from_utf8_lossy(&summary.stdout).into_owned();
     eprintln!("summary:\n{summary}");
