@@ -340,7 +340,7 @@ fn redact_tail(text: &str, start: usize) -> String {
 }
 
 /// The longest prefix of `text` no longer than `limit` that ends at whitespace.
-fn cut_before(text: &str, limit: usize) -> &str {
+pub(crate) fn cut_before(text: &str, limit: usize) -> &str {
     let mut end = limit.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -352,7 +352,7 @@ fn cut_before(text: &str, limit: usize) -> &str {
 }
 
 /// The longest suffix of `text` starting at or after `start` that begins after whitespace.
-fn cut_after(text: &str, start: usize) -> &str {
+pub(crate) fn cut_after(text: &str, start: usize) -> &str {
     let mut begin = start.min(text.len());
     while !text.is_char_boundary(begin) {
         begin += 1;

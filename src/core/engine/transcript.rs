@@ -4,14 +4,15 @@
 //! token budget by keeping its head and tail with a marker saying how much was dropped.
 //!
 //! Memory stays bounded whatever the session's size: the head stops growing at half the
-//! budget, and the tail is a window that drops its oldest entries.
+//! budget, and the tail is a window that drops its oldest entries. No entry may take more
+//! than a quarter of the budget (a pasted log, a heredoc), so the newest always fits.
 
 use std::collections::VecDeque;
 use std::fmt::Write;
 
 use crate::core::extract::errors::error_line;
 use crate::core::pipeline::Sink;
-use crate::core::redact::redact;
+use crate::core::redact::{cut_after, cut_before, redact};
 use crate::core::session::{Event, EventKind, Unredacted};
 use crate::core::tokens::estimate;
 
@@ -25,6 +26,11 @@ const OUTPUT_BYTES: usize = 1200;
 const FAILED_OUTPUT_BYTES: usize = 3000;
 /// Bytes kept of a compaction summary.
 const COMPACTION_BYTES: usize = 3000;
+/// Bytes kept of a user message: the user's words are the best evidence, but a pasted log
+/// is still a log.
+const USER_BYTES: usize = 8000;
+/// Bytes kept of a shell command line (a heredoc can carry a whole file).
+const COMMAND_BYTES: usize = 1500;
 
 /// Renders events for a model within a token budget.
 #[derive(Debug)]
@@ -55,8 +61,13 @@ impl ModelTranscript {
         }
     }
 
-    fn add(&mut self, entry: String) {
-        let tokens = estimate(&entry) + 1;
+    fn add(&mut self, mut entry: String) {
+        let mut tokens = estimate(&entry) + 1;
+        let cap = (self.budget / 4).max(16);
+        if tokens > cap {
+            entry = clip(&entry, entry.len() * cap / tokens);
+            tokens = estimate(&entry) + 1;
+        }
         if !self.head_full && self.head_tokens + tokens <= self.budget / 2 {
             self.head_tokens += tokens;
             self.head.push(entry);
@@ -96,6 +107,17 @@ impl ModelTranscript {
     }
 }
 
+/// Already redacted `text` cut to about `max` bytes: its head and tail at word boundaries,
+/// with a marker saying how much was left out.
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let head = cut_before(text, max / 2);
+    let tail = cut_after(text, text.len() - max / 2);
+    format!("{head}\n[… {} bytes omitted …]\n{tail}", text.len() - head.len() - tail.len())
+}
+
 /// `text` with its continuation lines indented under the entry's first line.
 fn indented(text: &str) -> String {
     text.trim().replace('\n', "\n    ")
@@ -122,13 +144,13 @@ impl Sink for ModelTranscript {
     fn push(&mut self, event: &Event<'_>) {
         let line = event.line;
         let entry = match &event.kind {
-            EventKind::User(text) => format!("[line {line}] user: {}", indented(text)),
+            EventKind::User(text) => format!("[line {line}] user: {}", indented(&clip(text, USER_BYTES))),
             EventKind::Assistant(text) => {
                 format!("[line {line}] assistant: {}", indented(&text.excerpt(ASSISTANT_BYTES)))
             }
             EventKind::ToolCall(call) => {
                 let what = match &call.command {
-                    Some(command) => format!("$ {command}"),
+                    Some(command) => format!("$ {}", clip(command, COMMAND_BYTES)),
                     None => call.input.excerpt(INPUT_BYTES),
                 };
                 format!("[line {line}] tool call {}: {}", call.name, indented(&what))
@@ -212,6 +234,24 @@ mod tests {
         t.push(&Event { line: 1, kind: EventKind::ToolResult(result) });
         let text = t.finish();
         assert!(text.contains("[REDACTED:openai]") && !text.contains("sk-abc123"), "{text}");
+    }
+
+    #[test]
+    fn an_oversized_entry_is_clipped_and_never_empties_the_transcript() {
+        let mut t = ModelTranscript::new(2000);
+        t.push(&user(1, &format!("Here is the log: {}", "lorem ipsum dolor ".repeat(3000))));
+        for i in 0..50 {
+            t.push(&user(i + 2, &format!("short message {i}")));
+        }
+        let heredoc = format!("cat > notes.txt <<EOF\n{}EOF", "a line of the file\n".repeat(2000));
+        let call = ToolCall { name: Cow::Borrowed("shell"), command: Some(Cow::Owned(heredoc)), ..ToolCall::default() };
+        t.push(&Event { line: 60, kind: EventKind::ToolCall(call) });
+        let text = t.finish();
+        assert!(estimate(&text) <= 2000 + 60, "{} tokens", estimate(&text));
+        assert!(text.starts_with("[line 1] user: Here is the log: lorem ipsum"), "{text}");
+        assert!(text.contains("bytes omitted"), "{text}");
+        assert!(text.contains("[line 60] tool call shell: $ cat > notes.txt <<EOF"), "{text}");
+        assert!(text.trim_end().ends_with("EOF"), "{text}");
     }
 
     #[test]
