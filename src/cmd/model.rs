@@ -1,6 +1,7 @@
 //! The model engines as `extract` and `consolidate` use them: the templates, the client,
 //! the token budget of a run, and each answer checked before anything of it is kept.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -161,7 +162,7 @@ impl Model {
                     let raw_memory = input.raw_memories.get(*s)?;
                     let tasks =
                         group.tasks.iter().filter(|(_, id)| id.as_deref() == Some(*s)).map(|(n, _)| *n).collect();
-                    Some(ChangedSession { session_id: s, tasks, raw_memory })
+                    Some(ChangedSession { session_id: s, tasks, raw_memory: Cow::Borrowed(raw_memory) })
                 })
                 .collect();
             let frame = Prompt::new("", system.clone(), &group_template, serde_json::Value::Null, "").tokens()

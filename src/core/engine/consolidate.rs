@@ -8,6 +8,7 @@
 //! (whose lessons are forgotten unless another session supports them). Task references are
 //! renumbered across runs by session id, so `[Task 3]` always names the right task.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -243,26 +244,27 @@ pub fn carried_lessons(old: &GroupBlock, new: &GroupBlock) -> Lessons {
 }
 
 /// Lessons as they are kept: references to removed or unknown tasks dropped, and a lesson
-/// that only removed tasks supported forgotten.
+/// that cites no remaining task (only removed ones, or none at all) forgotten.
 pub fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
     let mut settled = Lessons::default();
     for (into, from) in settled.sections.iter_mut().zip(&lessons.sections) {
         let mut seen = BTreeSet::new();
         for lesson in from {
-            let mut had_refs = false;
             let mut kept_refs = false;
             let text = rewrite_refs(lesson, |kind, n| {
-                had_refs = true;
                 (kind == "Task" && tasks.contains(&n)).then(|| {
                     kept_refs = true;
                     format!("[Task {n}]")
                 })
             });
-            let text = clip_at_word(&one_line(text.trim().trim_start_matches(['-', '*', ' '])), MAX_LESSON_CHARS);
-            if text.is_empty() || (had_refs && !kept_refs) {
+            // Redacted before it is cut, so a cut cannot leave a fragment the patterns miss.
+            let text = redact(&one_line(text.trim().trim_start_matches(['-', '*', ' ']))).into_owned();
+            let text = clip_at_word(&text, MAX_LESSON_CHARS);
+            // Every lesson cites its support; one with none left (or none given) cannot be
+            // forgotten when its sessions go, so it is not kept.
+            if text.is_empty() || !kept_refs {
                 continue;
             }
-            let text = redact(&text).into_owned();
             if seen.insert(text.to_lowercase()) && into.len() < MAX_LESSONS {
                 into.push(text);
             }
@@ -288,7 +290,7 @@ pub struct ChangedSession<'a> {
     pub session_id: &'a str,
     /// The task numbers its tasks have in the group.
     pub tasks: Vec<u32>,
-    pub raw_memory: &'a str,
+    pub raw_memory: Cow<'a, str>,
 }
 
 /// One call's worth of a task group.
@@ -385,18 +387,23 @@ fn string_list(object: &serde_json::Map<String, Value>, name: &str) -> Result<Ve
 }
 
 /// Split the changed sessions of a group into batches whose prompts fit `budget` tokens
-/// (a raw memory too large for any batch is clipped to fit one alone).
+/// (a raw memory too large for any batch is cut, head and tail kept, to fit one alone).
 pub fn batches<'a>(changed: &[ChangedSession<'a>], budget: usize) -> Vec<Vec<ChangedSession<'a>>> {
     let mut out: Vec<Vec<ChangedSession<'a>>> = Vec::new();
     let mut used = 0;
     for session in changed {
-        let tokens = estimate(session.raw_memory) + 16;
+        let mut session = session.clone();
+        let mut tokens = estimate(&session.raw_memory) + 16;
+        if tokens > budget {
+            session.raw_memory = Cow::Owned(fit_tokens(&session.raw_memory, budget.saturating_sub(16)));
+            tokens = estimate(&session.raw_memory) + 16;
+        }
         if out.is_empty() || used + tokens > budget {
             out.push(Vec::new());
             used = 0;
         }
         used += tokens;
-        out.last_mut().expect("a batch was just pushed").push(session.clone());
+        out.last_mut().expect("a batch was just pushed").push(session);
     }
     out
 }
@@ -438,14 +445,14 @@ pub fn parse_summary_answer(reply: &str) -> Result<SummaryParts, String> {
         let mut seen = BTreeSet::new();
         items
             .iter()
-            .map(|s| clip_at_word(&one_line(s.trim().trim_start_matches(['-', '*', ' '])), MAX_LESSON_CHARS))
+            .map(|s| redact(&one_line(s.trim().trim_start_matches(['-', '*', ' ']))).into_owned())
+            .map(|s| clip_at_word(&s, MAX_LESSON_CHARS))
             .filter(|s| !s.is_empty() && seen.insert(s.to_lowercase()))
-            .map(|s| redact(&s).into_owned())
             .take(MAX_LESSONS)
             .collect()
     };
     Ok(SummaryParts {
-        profile: redact(&clip_at_word(&one_line(&profile), MAX_PROFILE_CHARS)).into_owned(),
+        profile: clip_at_word(&redact(&one_line(&profile)), MAX_PROFILE_CHARS),
         preferences: clean(string_list(&object, "user_preferences")?),
         tips: clean(string_list(&object, "general_tips")?),
     })
@@ -584,13 +591,18 @@ applies_to: cwd=/w/app
         let lessons = Lessons {
             sections: [
                 vec!["- Use yarn [Task 9]".to_string(), "keep it [Task 1] and [Task 9]".to_string()],
-                vec!["Run `make`".to_string(), "run `make`".to_string(), "   ".to_string()],
+                vec![
+                    "Run `make` [Task 1]".to_string(),
+                    "run `make` [Task 1]".to_string(),
+                    "   ".to_string(),
+                    "a lesson citing nothing".to_string(),
+                ],
                 vec!["token sk-abc123def456ghi789jkl012 leaked [Task 1]".to_string()],
             ],
         };
         let settled = settle(&lessons, &BTreeSet::from([1]));
         assert_eq!(settled.sections[0], ["keep it [Task 1] and"]);
-        assert_eq!(settled.sections[1], ["Run `make`"]);
+        assert_eq!(settled.sections[1], ["Run `make` [Task 1]"], "duplicates, blanks and uncited lessons go");
         assert_eq!(settled.sections[2], ["token [REDACTED:openai] leaked [Task 1]"]);
     }
 
@@ -628,12 +640,20 @@ applies_to: cwd=/w/app
             .map(|i| ChangedSession {
                 session_id: ["a", "b", "c", "d", "e"][i],
                 tasks: vec![i as u32 + 1],
-                raw_memory: &memory,
+                raw_memory: Cow::Borrowed(&memory),
             })
             .collect();
         let sizes: Vec<usize> = batches(&changed, 1000).iter().map(Vec::len).collect();
         assert_eq!(sizes.iter().sum::<usize>(), 5);
         assert!(sizes.len() >= 3, "{sizes:?}");
+        // One raw memory larger than the whole budget is cut to fit a batch of its own.
+        let huge = (0..2000).map(|i| format!("- lesson line {i}\n")).collect::<String>();
+        let changed = [ChangedSession { session_id: "a", tasks: vec![1], raw_memory: Cow::Borrowed(&huge) }];
+        let cut = batches(&changed, 1000);
+        assert_eq!(cut.len(), 1);
+        let kept = &cut[0][0].raw_memory;
+        assert!(estimate(kept) <= 1000, "{} tokens", estimate(kept));
+        assert!(kept.starts_with("- lesson line 0\n") && kept.ends_with("- lesson line 1999"), "{kept}");
     }
 
     #[test]

@@ -109,8 +109,8 @@ pub fn parse_stage_one(reply: &str) -> Result<StageOne, String> {
         return Ok(StageOne::NoOp);
     }
     Ok(StageOne::Memory {
-        raw_memory: redact(&clip_lines(&raw_memory, MAX_ANSWER_FIELD)).into_owned(),
-        rollout_summary: redact(&clip_lines(&rollout_summary, MAX_ANSWER_FIELD)).into_owned(),
+        raw_memory: clip_lines(&redact(&raw_memory), MAX_ANSWER_FIELD),
+        rollout_summary: clip_lines(&redact(&rollout_summary), MAX_ANSWER_FIELD),
         rollout_slug: redact(&slug_of(&slug)).into_owned(),
     })
 }
