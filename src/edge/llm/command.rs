@@ -4,6 +4,7 @@
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,8 @@ use crate::core::engine::Prompt;
 const MAX_OUTPUT: u64 = 16 * 1024 * 1024;
 /// Bytes of stderr quoted when a command fails.
 const STDERR_TAIL: usize = 600;
+/// How long to wait for the last output once the command is over.
+const GRACE: Duration = Duration::from_secs(2);
 
 pub fn attempt(settings: &EngineSettings, prompt: &Prompt) -> Attempt {
     let command = settings.command.as_deref().unwrap_or_default();
@@ -33,14 +36,15 @@ pub fn attempt(settings: &EngineSettings, prompt: &Prompt) -> Attempt {
     };
     let input = prompt.as_text();
     let mut stdin = child.stdin.take();
-    let writer = thread::spawn(move || {
-        // A command that exits without reading all of its input is its own business.
+    // Not joined: a command that never reads its input must not hold up the run; the thread
+    // ends when the pipe closes. One that exits without reading all of it is its own business.
+    thread::spawn(move || {
         if let Some(stdin) = stdin.as_mut() {
             let _ = stdin.write_all(input.as_bytes());
         }
     });
-    let stdout = child.stdout.take().map(|out| thread::spawn(move || read_all(out)));
-    let stderr = child.stderr.take().map(|err| thread::spawn(move || read_all(err)));
+    let stdout = child.stdout.take().map(reader);
+    let stderr = child.stderr.take().map(reader);
     let deadline = Instant::now() + settings.timeout;
     let status = loop {
         match child.try_wait() {
@@ -49,24 +53,27 @@ pub fn attempt(settings: &EngineSettings, prompt: &Prompt) -> Attempt {
                 kill_group(child.id());
                 let _ = child.kill();
                 let _ = child.wait();
+                let err = collect(stderr, Instant::now() + GRACE);
                 return Attempt::Failed(CallError::Call(format!(
-                    "`{command}` gave no answer within {} s",
-                    settings.timeout.as_secs_f64()
+                    "`{command}` gave no answer within {} s{}",
+                    settings.timeout.as_secs_f64(),
+                    quoted(&err)
                 )));
             }
             Ok(None) => thread::sleep(Duration::from_millis(20)),
             Err(e) => return Attempt::Failed(CallError::Call(format!("cannot wait for `{command}`: {e}"))),
         }
     };
-    let _ = writer.join();
-    let out = stdout.and_then(|h| h.join().ok()).unwrap_or_default();
-    let err = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    // The answer is complete once the command is over: whatever it left running in the
+    // background is stopped, and its pipes are read no longer than the timeout allows.
+    kill_group(child.id());
+    let until = deadline.max(Instant::now() + GRACE);
+    let out = collect(stdout, until);
+    let err = collect(stderr, until);
     if status.success() {
         return Attempt::Done(String::from_utf8_lossy(&out).into_owned());
     }
-    let tail = tail(&String::from_utf8_lossy(&err));
-    let reason =
-        format!("`{command}` failed ({status}){}", if tail.is_empty() { String::new() } else { format!(": {tail}") });
+    let reason = format!("`{command}` failed ({status}){}", quoted(&err));
     // 126 and 127: the shell could not run it at all, so no session can.
     match status.code() {
         Some(126 | 127) => Attempt::Failed(CallError::Setup(reason)),
@@ -74,18 +81,35 @@ pub fn attempt(settings: &EngineSettings, prompt: &Prompt) -> Attempt {
     }
 }
 
-fn read_all(stream: impl Read) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let _ = stream.take(MAX_OUTPUT).read_to_end(&mut bytes);
-    bytes
+/// A thread reading `stream` to its end (or [`MAX_OUTPUT`]); its bytes arrive on the channel.
+fn reader(stream: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
+    let (send, receive) = mpsc::channel();
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stream.take(MAX_OUTPUT).read_to_end(&mut bytes);
+        let _ = send.send(bytes);
+    });
+    receive
+}
+
+/// What a reader read, if it finished by `until`; nothing otherwise.
+fn collect(reader: Option<Receiver<Vec<u8>>>, until: Instant) -> Vec<u8> {
+    reader.and_then(|r| r.recv_timeout(until.saturating_duration_since(Instant::now())).ok()).unwrap_or_default()
+}
+
+/// `: <stderr tail>` for a failure reason, or nothing when stderr was empty.
+fn quoted(stderr: &[u8]) -> String {
+    let tail = tail(&String::from_utf8_lossy(stderr));
+    if tail.is_empty() { tail } else { format!(": {tail}") }
 }
 
 /// Kill the process group `pgid` (std can only kill the one child). The shell's `kill` is
-/// the portable way to signal a group without unsafe code.
+/// the portable way to signal a group without unsafe code; `-N` names a group in every
+/// shell's `kill`, while dash's refuses `--`.
 fn kill_group(pgid: u32) {
     let _ = Command::new("sh")
         .arg("-c")
-        .arg(format!("kill -9 -- -{pgid} 2>/dev/null"))
+        .arg(format!("kill -9 -{pgid} 2>/dev/null"))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -139,11 +163,20 @@ mod tests {
     #[test]
     fn a_hung_command_is_stopped_with_its_children() {
         let started = Instant::now();
-        let hung = attempt(&settings("sleep 30 & sleep 30", 300), &prompt());
+        let hung = attempt(&settings("echo loading the model >&2; sleep 30 & sleep 30", 300), &prompt());
         assert!(
-            matches!(&hung, Attempt::Failed(CallError::Call(r)) if r.contains("gave no answer within")),
+            matches!(&hung, Attempt::Failed(CallError::Call(r))
+                if r.contains("gave no answer within 0.3 s") && r.ends_with(": loading the model")),
             "{hung:?}"
         );
         assert!(started.elapsed() < Duration::from_secs(20));
+    }
+
+    #[test]
+    fn a_background_child_holding_the_pipes_does_not_hold_up_the_answer() {
+        let started = Instant::now();
+        let done = attempt(&settings("sleep 30 & echo '{}'", 60_000), &prompt());
+        assert!(matches!(&done, Attempt::Done(text) if text.trim() == "{}"), "{done:?}");
+        assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
     }
 }
