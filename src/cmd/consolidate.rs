@@ -248,6 +248,18 @@ pub fn consolidate(
         false => Summary::parse(&summary).map_or(summary.clone(), |s| s.fit(cap)),
     };
 
+    // Validate what the workspace will be before anything is written: a rejected handbook
+    // never reaches the agents that read it.
+    let mut after = before;
+    after.files.insert(MEMORY.to_string(), memory.clone().into_bytes());
+    after.files.insert(SUMMARY.to_string(), summary.clone().into_bytes());
+    if let Err(e) = validate(&after, cap) {
+        remove_if_exists(&workspace.file(DIFF_FILE))?;
+        return Err(e.context(
+            "the consolidation was not committed; the last good handbook stays, and its changes wait for the next run",
+        ));
+    }
+
     // Write, remembering that these contents are handbook's own until the baseline moves.
     let mut pending = Pending::new();
     pending.insert(MEMORY.to_string(), workspace.store_object(memory.as_bytes())?);
@@ -259,12 +271,7 @@ pub fn consolidate(
     workspace.write(SUMMARY, &summary)?;
     fault_point(settings, "after-write");
 
-    // Validate, then commit the new baseline.
-    let after = workspace.snapshot()?;
-    if let Err(e) = validate(&after, cap) {
-        remove_if_exists(&workspace.file(DIFF_FILE))?;
-        return Err(e.context("the consolidation was not committed; its changes stay for the next run"));
-    }
+    // Commit the new baseline.
     commit(workspace, &after, settings, &renderer)?;
     remove_if_exists(&workspace.file(DIFF_FILE))?;
     workspace.clear_pending()?;
