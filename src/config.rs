@@ -261,11 +261,12 @@ impl EngineSettings {
         self.kind != EngineKind::Builtin
     }
 
-    /// `openai gpt-4o-mini`, `command claude -p`, `builtin`: for reports and the manifest.
+    /// `openai gpt-4o-mini`, `command claude -p`, `builtin`: for reports and the manifest
+    /// (a key written into the command line is redacted).
     pub fn describe(&self) -> String {
         match (self.kind, &self.model, &self.command) {
             (EngineKind::Builtin, _, _) => "builtin".to_string(),
-            (EngineKind::Command, _, Some(command)) => format!("command {command}"),
+            (EngineKind::Command, _, Some(command)) => format!("command {}", crate::core::redact::redact(command)),
             (kind, Some(model), _) => format!("{} {model}", kind.name()),
             (kind, None, _) => kind.name().to_string(),
         }

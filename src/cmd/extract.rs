@@ -200,7 +200,8 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
         run.coverage.deferred = (to_read.len() - limit) as u64;
         to_read.truncate(limit);
     }
-    to_read.sort_by(|a, b| a.1.cmp(&b.1));
+    // Read newest first too: when a model's token allowance runs out, what waits is the
+    // oldest. The report is sorted by path, so the order does not show.
 
     let bar = term.progress(to_read.len() as u64, "extract");
     for (index, (path, key, stat)) in to_read.iter().enumerate() {
@@ -295,8 +296,14 @@ impl Run<'_> {
             return;
         }
         let entry = sources.sources.entry(key.to_string()).or_insert_with(|| blank_entry(SourceState::Failed));
-        let changed = stat.is_some_and(|s| s.size != entry.size || s.mtime_ns != entry.mtime_ns);
+        // A changed transcript starts the count again; a touch alone (same bytes) does not.
+        let stat_changed = stat.is_some_and(|s| s.size != entry.size || s.mtime_ns != entry.mtime_ns);
+        let hash = if stat_changed { hash_file(Path::new(key)).ok() } else { entry.hash.clone() };
+        let changed = stat_changed && (hash.is_none() || hash != entry.hash);
         entry.tries = if changed { 1 } else { entry.tries + 1 };
+        if hash.is_some() {
+            entry.hash = hash;
+        }
         if let Some(stat) = stat {
             entry.size = stat.size;
             entry.mtime_ns = stat.mtime_ns;

@@ -43,7 +43,7 @@ impl Model {
 
     /// Ask; the reply's text.
     pub fn ask(&mut self, prompt: &Prompt) -> Result<String, CallError> {
-        self.client.complete(prompt)
+        self.client.complete(prompt).map_err(CallError::redacted)
     }
 
     /// Tokens of transcript that fit one stage-one request.
@@ -67,7 +67,7 @@ impl Model {
             transcript: session.transcript,
         });
         let reply = self.ask(&prompt)?;
-        engine::parse_stage_one(&reply).map_err(|e| CallError::Call(format!("malformed answer: {e}")))
+        engine::parse_stage_one(&reply).map_err(|e| CallError::Call(format!("malformed answer: {e}")).redacted())
     }
 }
 
@@ -184,8 +184,9 @@ impl Model {
                 });
                 let reply = self.ask(&prompt)?;
                 calls += 1;
-                let answer = parse_group_answer(&reply)
-                    .map_err(|e| CallError::Call(format!("malformed answer for task group {}: {e}", group.key)))?;
+                let answer = parse_group_answer(&reply).map_err(|e| {
+                    CallError::Call(format!("malformed answer for task group {}: {e}", group.key)).redacted()
+                })?;
                 current = settle(&answer, &numbers);
             }
             group.lessons = current;
@@ -200,7 +201,7 @@ impl Model {
         let reply = self.ask(&prompt)?;
         calls += 1;
         let parts = parse_summary_answer(&reply)
-            .map_err(|e| CallError::Call(format!("malformed answer for the summary: {e}")))?;
+            .map_err(|e| CallError::Call(format!("malformed answer for the summary: {e}")).redacted())?;
         let summary = assemble_summary(input.builtin_summary, &parts);
         Ok(Consolidated { memory, summary, groups_sent, calls })
     }

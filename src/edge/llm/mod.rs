@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::config::{EngineKind, EngineSettings};
 use crate::core::engine::Prompt;
 
-pub use retry::backoff;
+pub use retry::{MAX_WAIT, backoff};
 
 /// Why a call failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,18 @@ impl std::fmt::Display for CallError {
 }
 
 impl std::error::Error for CallError {}
+
+impl CallError {
+    /// The error with any secret in its reason redacted: reasons quote server answers,
+    /// command lines and stderr, and end up in `sources.json` and on the terminal.
+    pub fn redacted(self) -> CallError {
+        let clean = |reason: String| crate::core::redact::redact(&reason).into_owned();
+        match self {
+            CallError::Call(reason) => CallError::Call(clean(reason)),
+            CallError::Setup(reason) => CallError::Setup(clean(reason)),
+        }
+    }
+}
 
 /// What one attempt gave, for the retry loop.
 #[derive(Debug)]
@@ -108,6 +120,13 @@ impl Client {
             match attempt {
                 Attempt::Done(text) => return Ok(text),
                 Attempt::Failed(error) => return Err(error),
+                // A rate limit of an hour holds for every session: stop and say when to come back.
+                Attempt::Retry { reason, after: Some(after), .. } if after > MAX_WAIT => {
+                    return Err(CallError::Setup(format!(
+                        "{reason}; the server asks to wait {} s before the next request, so this run stops here",
+                        after.as_secs()
+                    )));
+                }
                 Attempt::Retry { reason, unreachable, .. } if retries >= self.settings.max_retries => {
                     let tries = retries + 1;
                     let plural = if tries == 1 { "try" } else { "tries" };

@@ -38,11 +38,16 @@ pub fn attempt(agent: &ureq::Agent, settings: &EngineSettings, prompt: &Prompt, 
     }
 }
 
-/// True when an error answer may be the server refusing the response format: a 400 or 422,
-/// or any error that names it (some servers answer a validation error with 500).
+/// True when an error answer may be the server refusing the response format: a 400 or 422
+/// that is not about the prompt's length, or any error that names the format (some servers
+/// answer a validation error with 500).
 fn rejects_format(status: u16, body: &str) -> bool {
-    matches!(status, 400 | 422)
-        || (status >= 400 && ["response_format", "json_schema", "json_object"].iter().any(|w| body.contains(w)))
+    if ["response_format", "json_schema", "json_object"].iter().any(|w| body.contains(w)) {
+        return status >= 400;
+    }
+    let lower = body.to_lowercase();
+    let too_long = ["context", "too many tokens", "too long", "maximum length"].iter().any(|w| lower.contains(w));
+    matches!(status, 400 | 422) && !too_long
 }
 
 fn request(settings: &EngineSettings, prompt: &Prompt, mode: JsonMode) -> Value {
@@ -99,6 +104,9 @@ mod tests {
         assert!(rejects_format(500, "{'loc': ('body', 'response_format', 'type'), 'input': 'json_schema'}"));
         assert!(!rejects_format(500, "internal error"));
         assert!(!rejects_format(429, "rate limited"));
+        // A prompt over the context is not fixed by another format; the error is reported.
+        assert!(!rejects_format(400, "This model's maximum context length is 8192 tokens"));
+        assert!(!rejects_format(400, r#"{"error":{"type":"exceed_context_size_error"}}"#));
     }
 
     #[test]

@@ -3,8 +3,8 @@
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
-/// The longest wait between two tries, whatever a server asks for.
-const MAX_WAIT: Duration = Duration::from_secs(120);
+/// The longest wait between two tries. A server that asks for more is not retried this run.
+pub const MAX_WAIT: Duration = Duration::from_secs(120);
 
 /// The wait before retry number `retry` (0 for the first): what the server's `Retry-After`
 /// asked for, else `base` doubled per retry with up to 50% random jitter (so clients that
