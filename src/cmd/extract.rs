@@ -9,10 +9,10 @@ use anyhow::{Result, bail};
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::cmd::model::{EXTRACT_TEMPLATES, Model, Session};
+use crate::cmd::model::{EXTRACT_TEMPLATES, Model};
 use crate::config::{ExtractSettings, Settings};
 use crate::core::engine::transcript::ModelTranscript;
-use crate::core::engine::{StageOne, facts_from_answer};
+use crate::core::engine::{StageOne, StageOneInput, facts_from_answer};
 use crate::core::extract::{Context, EXTRACTOR_VERSION, Extraction, Extractor, Memory};
 use crate::core::redact::redact_meta;
 use crate::core::session::{Agent, LineWarning};
@@ -418,7 +418,7 @@ impl Run<'_> {
         let extraction = match (self.model.as_mut(), transcript) {
             (Some(model), Some(transcript)) => {
                 let transcript = transcript.finish();
-                let session = Session {
+                let session = StageOneInput {
                     rollout_path: key,
                     cwd: meta.cwd.as_deref().unwrap_or("unknown"),
                     agent: agent.name(),

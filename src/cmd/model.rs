@@ -56,28 +56,12 @@ impl Model {
     }
 
     /// Distil one session. A reply that is not the stage-one contract fails the call.
-    pub fn stage_one(&mut self, session: &Session<'_>) -> Result<StageOne, CallError> {
-        let prompt = stage_one_prompt(&StageOneInput {
-            system_template: self.template("stage_one_system.md"),
-            input_template: self.template("stage_one_input.md"),
-            rollout_path: session.rollout_path,
-            cwd: session.cwd,
-            agent: session.agent,
-            project: session.project,
-            transcript: session.transcript,
-        });
+    pub fn stage_one(&mut self, session: &StageOneInput<'_>) -> Result<StageOne, CallError> {
+        let prompt =
+            stage_one_prompt(self.template("stage_one_system.md"), self.template("stage_one_input.md"), session);
         let reply = self.ask(&prompt)?;
         engine::parse_stage_one(&reply).map_err(|e| CallError::Call(format!("malformed answer: {e}")).redacted())
     }
-}
-
-/// What a stage-one request says about the session besides its transcript.
-pub struct Session<'a> {
-    pub rollout_path: &'a str,
-    pub cwd: &'a str,
-    pub agent: &'a str,
-    pub project: &'a str,
-    pub transcript: &'a str,
 }
 
 /// The templates each phase needs.

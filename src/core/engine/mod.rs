@@ -155,30 +155,46 @@ pub fn json_object(reply: &str) -> Result<serde_json::Map<String, Value>, String
     })
 }
 
+/// Where a JSON text's string literals are, one character at a time.
+#[derive(Default)]
+struct Strings {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// True when `c`, the next character, is inside a string literal: after its opening
+    /// quote and before (or at) its closing one.
+    fn inside(&mut self, c: char) -> bool {
+        if !self.in_string {
+            self.in_string = c == '"';
+            return false;
+        }
+        match c {
+            _ if self.escaped => self.escaped = false,
+            '\\' => self.escaped = true,
+            '"' => self.in_string = false,
+            _ => {}
+        }
+        true
+    }
+}
+
 /// Control characters inside JSON strings written as their escapes.
 fn escape_controls_in_strings(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
-    let (mut in_string, mut escaped) = (false, false);
+    let mut strings = Strings::default();
     for c in text.chars() {
-        if in_string && !escaped && c.is_control() {
+        let escaped = strings.escaped;
+        if strings.inside(c) && !escaped && c.is_control() {
             match c {
                 '\n' => out.push_str("\\n"),
                 '\r' => out.push_str("\\r"),
                 '\t' => out.push_str("\\t"),
                 other => out.push_str(&format!("\\u{:04x}", other as u32)),
             }
-            continue;
-        }
-        out.push(c);
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
+        } else {
+            out.push(c);
         }
     }
     out
@@ -187,20 +203,12 @@ fn escape_controls_in_strings(text: &str) -> String {
 /// The length of the balanced `{…}` at the start of `text`, minding strings and escapes.
 fn balanced_end(text: &str) -> Option<usize> {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     for (i, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
+        if strings.inside(c) {
             continue;
         }
         match c {
-            '"' => in_string = true,
             '{' => depth += 1,
             '}' => {
                 depth = depth.checked_sub(1)?;
@@ -300,10 +308,8 @@ pub fn facts_from_answer(raw_memory: &str, rollout_summary: &str) -> Facts {
     Facts { tasks, keywords, outcome, user_messages: 0, commands: 0, failed_commands: 0 }
 }
 
-/// The stage-one request for one session.
+/// What a stage-one request says about a session.
 pub struct StageOneInput<'a> {
-    pub system_template: &'a str,
-    pub input_template: &'a str,
     pub rollout_path: &'a str,
     pub cwd: &'a str,
     pub agent: &'a str,
@@ -312,9 +318,10 @@ pub struct StageOneInput<'a> {
     pub transcript: &'a str,
 }
 
-pub fn stage_one_prompt(input: &StageOneInput) -> Prompt {
+/// The stage-one request for one session, from the system and input templates.
+pub fn stage_one_prompt(system_template: &str, input_template: &str, input: &StageOneInput) -> Prompt {
     let user = templates::render(
-        input.input_template,
+        input_template,
         &[
             ("rollout_path", input.rollout_path),
             ("cwd", input.cwd),
@@ -323,7 +330,7 @@ pub fn stage_one_prompt(input: &StageOneInput) -> Prompt {
             ("transcript", input.transcript),
         ],
     );
-    Prompt::new("stage one", input.system_template.to_string(), &user, stage_one_schema(), "stage_one")
+    Prompt::new("stage one", system_template.to_string(), &user, stage_one_schema(), "stage_one")
 }
 
 /// Tokens left for the transcript in a context of `context_tokens`: 70% of the window (the

@@ -77,15 +77,18 @@ fn answers_are_redacted_and_clipped() {
 
 #[test]
 fn every_prompt_carries_the_marker() {
-    let prompt = stage_one_prompt(&StageOneInput {
-        system_template: "system",
-        input_template: "path {{ rollout_path }} in {{ cwd }}:\n{{ transcript }}",
-        rollout_path: "/t.jsonl",
-        cwd: "/w",
-        agent: "codex",
-        project: "/w",
-        transcript: "[line 1] user: hi",
-    });
+    let template = "path {{ rollout_path }} in {{ cwd }}:\n{{ transcript }}";
+    let prompt = stage_one_prompt(
+        "system",
+        template,
+        &StageOneInput {
+            rollout_path: "/t.jsonl",
+            cwd: "/w",
+            agent: "codex",
+            project: "/w",
+            transcript: "[line 1] user: hi",
+        },
+    );
     assert!(prompt.user.starts_with(PROMPT_MARKER));
     assert!(prompt.user.ends_with("path /t.jsonl in /w:\n[line 1] user: hi"));
     assert!(prompt.as_text().contains(PROMPT_MARKER));
