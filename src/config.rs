@@ -261,6 +261,12 @@ impl EngineSettings {
         self.kind != EngineKind::Builtin
     }
 
+    /// The most tokens a model may answer with: a quarter of its context, within bounds, so a
+    /// small local model cannot ramble to the end of its window.
+    pub fn answer_tokens(&self) -> usize {
+        (self.context_tokens / 4).clamp(1024, 8192)
+    }
+
     /// `openai gpt-4o-mini`, `command claude -p`, `builtin`: for reports and the manifest
     /// (a key written into the command line is redacted).
     pub fn describe(&self) -> String {

@@ -689,6 +689,56 @@ fn model_consolidation_forgets_what_only_a_deleted_session_taught() {
 }
 
 #[test]
+fn a_malformed_consolidation_answer_is_asked_for_once_more() {
+    let (dir, _) = case("claude-preferences");
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path()], &[]);
+    let good = consolidation_stub(false);
+    let url = good.url.clone();
+    // The first group answer is cut off at the token limit; the second is good.
+    let flaky = Stub::start(move |request: &Request, index| match index {
+        0 => Reply::chat_cut_off(
+            r#"{"user_preferences": ["\"model preference for /home/dev/webshop\" [Task 1]", "and so on and so on"#,
+        ),
+        _ => {
+            let agent = ureq::Agent::new_with_defaults();
+            let body = request.json();
+            let text = agent
+                .post(format!("{url}/chat/completions"))
+                .send_json(&body)
+                .unwrap()
+                .body_mut()
+                .read_to_string()
+                .unwrap();
+            Reply::json(200, serde_json::from_str(&text).unwrap())
+        }
+    });
+    let output = hb
+        .cmd()
+        .env("HANDBOOK_NOW", NOW)
+        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+        .args(["--json", "consolidate", "--force", "--engine", "openai", "--model", "m", "--base-url", &flaky.url])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(json_lines(&output.stdout)[0]["data"]["model_calls"], 3, "the group twice, then the summary");
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    assert!(memory.contains("model preference for /home/dev/webshop\" [Task 1]") && !memory.contains("so on"));
+
+    // Cut off every time: the run fails, says why, and keeps what it had.
+    let before = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    let cut = Stub::start(|_, _| Reply::chat_cut_off(r#"{"user_preferences": ["and so on"#));
+    let (dir2, _) = case("codex-failure-fix");
+    hb.extract_json(&[dir2.path()], &[]);
+    let output = consolidate_openai(&hb, &cut.url);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cut off at the limit of 8000 tokens") && stderr.contains("(asked twice)"), "{stderr}");
+    assert_eq!(cut.requests().len(), 2);
+    assert_eq!(fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap(), before);
+}
+
+#[test]
 fn engine_settings_come_from_the_config_file_and_the_environment() {
     let stub = Stub::start(|_, _| Reply::chat(&answer("Configured")));
     let (dir, _) = case("claude-preferences");
@@ -745,7 +795,7 @@ fn end_to_end_against_a_real_model() {
     let (dir2, _) = case("codex-failure-fix");
     let hb = Handbook::new();
     let engine =
-        ["--engine", "openai", "--model", &model, "--base-url", &url, "--context-tokens", "8192", "--timeout", "600"];
+        ["--engine", "openai", "--model", &model, "--base-url", &url, "--context-tokens", "4096", "--timeout", "600"];
     let output = hb
         .cmd()
         .env("HANDBOOK_NOW", NOW)

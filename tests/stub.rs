@@ -65,6 +65,15 @@ impl Reply {
         )
     }
 
+    /// A chat-completions answer the server cut off at the token limit.
+    pub fn chat_cut_off(content: &str) -> Reply {
+        Reply::json(
+            200,
+            serde_json::json!({"choices": [{"index": 0, "finish_reason": "length",
+                "message": {"role": "assistant", "content": content}}]}),
+        )
+    }
+
     /// A Messages API answer whose text is `content`.
     pub fn messages(content: &str) -> Reply {
         Reply::json(200, serde_json::json!({"type": "message", "content": [{"type": "text", "text": content}]}))

@@ -427,7 +427,7 @@ impl Run<'_> {
                 };
                 match model.stage_one(&session) {
                     Ok(answer) => with_answer(builtin, answer),
-                    Err(CallError::Call(reason)) => {
+                    Err(CallError::Call(reason) | CallError::Malformed(reason)) => {
                         self.fail(key, Some(stat), &format!("model: {reason}"), sources);
                         return Ok(());
                     }

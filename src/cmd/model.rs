@@ -60,7 +60,7 @@ impl Model {
         let prompt =
             stage_one_prompt(self.template("stage_one_system.md"), self.template("stage_one_input.md"), session);
         let reply = self.ask(&prompt)?;
-        engine::parse_stage_one(&reply).map_err(|e| CallError::Call(format!("malformed answer: {e}")).redacted())
+        engine::parse_stage_one(&reply).map_err(|e| CallError::Malformed(format!("malformed answer: {e}")).redacted())
     }
 }
 
@@ -95,6 +95,32 @@ pub struct Consolidated {
 }
 
 impl Model {
+    /// Ask and read the answer with `parse`. A malformed answer is asked for once more
+    /// before it fails: one bad answer would otherwise throw away every call of the run.
+    fn ask_twice<T>(
+        &mut self,
+        prompt: &Prompt,
+        what: &str,
+        calls: &mut usize,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<T, CallError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            *calls += 1;
+            let answer = self.ask(prompt).and_then(|reply| {
+                parse(&reply).map_err(|e| CallError::Malformed(format!("malformed answer for {what}: {e}")).redacted())
+            });
+            match answer {
+                Err(CallError::Malformed(_)) if tries < 2 => continue,
+                Err(CallError::Malformed(reason)) => {
+                    return Err(CallError::Malformed(format!("{reason} (asked twice)")));
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// Rewrite the lessons of the task groups the diff touched, one call per group (more
     /// when its sessions do not fit one), then compose the summary in one call.
     pub fn consolidate(&mut self, input: &Consolidation<'_>) -> Result<Consolidated, CallError> {
@@ -166,11 +192,8 @@ impl Model {
                     changed: batch,
                     removed: if index == 0 { &removed } else { &[] },
                 });
-                let reply = self.ask(&prompt)?;
-                calls += 1;
-                let answer = parse_group_answer(&reply).map_err(|e| {
-                    CallError::Call(format!("malformed answer for task group {}: {e}", group.key)).redacted()
-                })?;
+                let what = format!("task group {}", group.key);
+                let answer = self.ask_twice(&prompt, &what, &mut calls, parse_group_answer)?;
                 current = settle(&answer, &numbers);
             }
             group.lessons = current;
@@ -182,10 +205,7 @@ impl Model {
             .max(512);
         let prompt =
             summary_prompt(&system, self.template("consolidation_summary.md"), &memory, budget, input.cap_tokens);
-        let reply = self.ask(&prompt)?;
-        calls += 1;
-        let parts = parse_summary_answer(&reply)
-            .map_err(|e| CallError::Call(format!("malformed answer for the summary: {e}")).redacted())?;
+        let parts = self.ask_twice(&prompt, "the summary", &mut calls, parse_summary_answer)?;
         let summary = assemble_summary(input.builtin_summary, &parts);
         Ok(Consolidated { memory, summary, groups_sent, calls })
     }

@@ -25,12 +25,16 @@ pub enum CallError {
     /// Every call would fail the same way (a refused key, an unknown model, a server that
     /// cannot be found, a command that cannot start): the run stops and says what to fix.
     Setup(String),
+    /// The model answered, but not with what was asked (no JSON, the wrong fields, an
+    /// answer cut off at the token limit). Like `Call`, but worth asking again at once:
+    /// sampling may well give a good answer the next time.
+    Malformed(String),
 }
 
 impl std::fmt::Display for CallError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CallError::Call(reason) | CallError::Setup(reason) => f.write_str(reason),
+            CallError::Call(reason) | CallError::Setup(reason) | CallError::Malformed(reason) => f.write_str(reason),
         }
     }
 }
@@ -45,6 +49,7 @@ impl CallError {
         match self {
             CallError::Call(reason) => CallError::Call(clean(reason)),
             CallError::Setup(reason) => CallError::Setup(clean(reason)),
+            CallError::Malformed(reason) => CallError::Malformed(clean(reason)),
         }
     }
 }
@@ -61,6 +66,17 @@ enum Attempt {
         unreachable: bool,
     },
     Failed(CallError),
+}
+
+/// A successful reply's text; but an answer the server cut off at the token limit before
+/// its JSON object closed is a failure that says so, not a puzzle for the parser.
+fn finished(url: &str, text: String, cut_off: bool, limit: usize) -> Attempt {
+    if cut_off && crate::core::engine::json_object(&text).is_err() {
+        return Attempt::Failed(CallError::Malformed(format!(
+            "{url}: the answer was cut off at the limit of {limit} tokens before its JSON was complete"
+        )));
+    }
+    Attempt::Done(text)
 }
 
 /// How an OpenAI-compatible server takes the answer's schema. Servers differ: the first

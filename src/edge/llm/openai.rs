@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::http::{post, status_attempt};
-use super::{Attempt, CallError, JsonMode};
+use super::{Attempt, CallError, JsonMode, finished};
 use crate::config::EngineSettings;
 use crate::core::engine::Prompt;
 
@@ -23,9 +23,9 @@ pub fn attempt(agent: &ureq::Agent, settings: &EngineSettings, prompt: &Prompt, 
         };
         if (200..300).contains(&answer.status) {
             return match reply_text(&answer.body) {
-                Ok(text) => {
+                Ok((text, cut_off)) => {
                     *mode = current;
-                    Attempt::Done(text)
+                    finished(&url, text, cut_off, settings.answer_tokens())
                 }
                 Err(reason) => Attempt::Failed(CallError::Call(format!("{url}: {reason}"))),
             };
@@ -58,12 +58,10 @@ fn request(settings: &EngineSettings, prompt: &Prompt, mode: JsonMode) -> Value 
             {"role": "user", "content": prompt.user}
         ]
     });
-    // A bound on the answer, so a small local model cannot ramble to the end of its context.
     // OpenAI's own API wants the newer name (its reasoning models refuse `max_tokens`); the
     // servers that copy its API take the older one.
-    let limit = (settings.context_tokens / 4).clamp(1024, 8192);
     let field = if settings.base_url.contains("://api.openai.com") { "max_completion_tokens" } else { "max_tokens" };
-    body[field] = json!(limit);
+    body[field] = json!(settings.answer_tokens());
     let format = match mode {
         JsonMode::Schema => Some(json!({
             "type": "json_schema",
@@ -79,13 +77,17 @@ fn request(settings: &EngineSettings, prompt: &Prompt, mode: JsonMode) -> Value 
 }
 
 /// The text of the first choice's message.
-fn reply_text(body: &str) -> Result<String, String> {
+/// The reply's text, and whether the server cut it off at the token limit.
+fn reply_text(body: &str) -> Result<(String, bool), String> {
     let value: Value = serde_json::from_str(body).map_err(|e| format!("the reply is not JSON ({e})"))?;
     let content = value.pointer("/choices/0/message/content").ok_or("the reply has no message content")?;
+    let cut_off = value.pointer("/choices/0/finish_reason").and_then(Value::as_str) == Some("length");
     match content {
-        Value::String(text) => Ok(text.clone()),
+        Value::String(text) => Ok((text.clone(), cut_off)),
         // Some servers answer with content parts.
-        Value::Array(parts) => Ok(parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect()),
+        Value::Array(parts) => {
+            Ok((parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect(), cut_off))
+        }
         Value::Null => {
             let refusal = value.pointer("/choices/0/message/refusal").and_then(Value::as_str);
             Err(refusal.map_or("the reply's message is empty".to_string(), |r| format!("the model refused: {r}")))
@@ -111,9 +113,11 @@ mod tests {
 
     #[test]
     fn replies_are_read_in_every_shape() {
-        assert_eq!(reply_text(r#"{"choices":[{"message":{"content":"hi"}}]}"#).unwrap(), "hi");
+        assert_eq!(reply_text(r#"{"choices":[{"message":{"content":"hi"}}]}"#).unwrap(), ("hi".to_string(), false));
+        let cut = r#"{"choices":[{"message":{"content":"{\"a\": \"b"},"finish_reason":"length"}]}"#;
+        assert_eq!(reply_text(cut).unwrap(), ("{\"a\": \"b".to_string(), true));
         let parts = r#"{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}"#;
-        assert_eq!(reply_text(parts).unwrap(), "ab");
+        assert_eq!(reply_text(parts).unwrap().0, "ab");
         let refusal = r#"{"choices":[{"message":{"content":null,"refusal":"no"}}]}"#;
         assert_eq!(reply_text(refusal).unwrap_err(), "the model refused: no");
         assert_eq!(reply_text("{}").unwrap_err(), "the reply has no message content");
