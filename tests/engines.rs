@@ -343,14 +343,16 @@ fn a_dead_server_is_named() {
 #[test]
 fn the_input_token_allowance_defers_the_rest() {
     let stub = Stub::start(|_, _| Reply::chat(&answer("One")));
-    let (dir, _) = case("claude-preferences");
-    let (dir2, old) = case("codex-failure-fix");
-    // The older session is the one that waits, whatever the paths' order.
+    // Path order puts the Codex session first; it is the older one, so it is the one that waits.
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join("codex-failure-fix"), &dir.path().join("a"));
+    copy_tree(&fixtures().join("claude-preferences"), &dir.path().join("b"));
+    let old =
+        dir.path().join("a/sessions/2026/11/20/rollout-2026-11-20T09-00-00-019d7a10-4c2e-7b31-9a55-0c0de0000001.jsonl");
     let a_day_ago = std::time::SystemTime::now() - Duration::from_secs(86_400);
-    fs::File::options().write(true).open(&old[0]).unwrap().set_modified(a_day_ago).unwrap();
+    fs::File::options().write(true).open(&old).unwrap().set_modified(a_day_ago).unwrap();
     let hb = Handbook::new();
-    let (code, lines, stderr) =
-        extract_openai(&hb, &stub.url, &[dir2.path(), dir.path()], &["--max-input-tokens-per-run", "10"]);
+    let (code, lines, stderr) = extract_openai(&hb, &stub.url, &[dir.path()], &["--max-input-tokens-per-run", "10"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stub.requests().len(), 1);
     assert!(stub.requests()[0].user_message().contains("vitest"), "the newer (Claude) session goes first");

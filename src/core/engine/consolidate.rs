@@ -250,21 +250,26 @@ pub fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
     for (into, from) in settled.sections.iter_mut().zip(&lessons.sections) {
         let mut seen = BTreeSet::new();
         for lesson in from {
-            let mut kept_refs = false;
+            let mut refs = String::new();
             let text = rewrite_refs(lesson, |kind, n| {
-                (kind == "Task" && tasks.contains(&n)).then(|| {
-                    kept_refs = true;
-                    format!("[Task {n}]")
-                })
+                if kind == "Task" && tasks.contains(&n) && !refs.contains(&format!("[Task {n}]")) {
+                    refs.push_str(&format!("[Task {n}]"));
+                }
+                Some(String::new())
             });
-            // Redacted before it is cut, so a cut cannot leave a fragment the patterns miss.
-            let text = redact(&one_line(text.trim().trim_start_matches(['-', '*', ' ']))).into_owned();
-            let text = clip_at_word(&text, MAX_LESSON_CHARS);
             // Every lesson cites its support; one with none left (or none given) cannot be
             // forgotten when its sessions go, so it is not kept.
-            if text.is_empty() || !kept_refs {
+            if refs.is_empty() {
                 continue;
             }
+            // Redacted before it is cut, so a cut cannot leave a fragment the patterns miss;
+            // the citations go after the cut, so a long lesson keeps them.
+            let body = redact(&one_line(text.trim().trim_start_matches(['-', '*', ' ']))).into_owned();
+            let body = clip_at_word(&body, MAX_LESSON_CHARS.saturating_sub(refs.len() + 1));
+            if body.is_empty() {
+                continue;
+            }
+            let text = format!("{body} {refs}");
             if seen.insert(text.to_lowercase()) && into.len() < MAX_LESSONS {
                 into.push(text);
             }
@@ -513,6 +518,11 @@ pub fn fit_tokens(text: &str, budget: usize) -> String {
         j -= 1;
     }
     tail.reverse();
+    if head.is_empty() && tail.is_empty() {
+        // Not one whole line fits (a memory written on a single line): cut inside it.
+        let bytes = text.len() * budget / estimate(text).max(1);
+        return clip_at_word(text, bytes * 9 / 10);
+    }
     format!("{}\n[… {} lines cut to fit the context …]\n{}", head.join("\n"), j - i, tail.join("\n"))
 }
 
@@ -601,9 +611,19 @@ applies_to: cwd=/w/app
             ],
         };
         let settled = settle(&lessons, &BTreeSet::from([1]));
-        assert_eq!(settled.sections[0], ["keep it [Task 1] and"]);
+        assert_eq!(settled.sections[0], ["keep it and [Task 1]"], "citations gather at the end");
         assert_eq!(settled.sections[1], ["Run `make` [Task 1]"], "duplicates, blanks and uncited lessons go");
         assert_eq!(settled.sections[2], ["token [REDACTED:openai] leaked [Task 1]"]);
+    }
+
+    #[test]
+    fn a_long_lesson_keeps_its_citations_through_every_settling() {
+        let long = format!("{} [Task 1]", "a very long lesson about the build ".repeat(20));
+        let lessons = Lessons { sections: [Vec::new(), vec![long], Vec::new()] };
+        let once = settle(&lessons, &BTreeSet::from([1]));
+        assert!(once.sections[1][0].len() <= MAX_LESSON_CHARS + 4, "{}", once.sections[1][0].len());
+        assert!(once.sections[1][0].ends_with("… [Task 1]"), "{:?}", once.sections[1]);
+        assert_eq!(settle(&once, &BTreeSet::from([1])), once, "a second settling loses nothing");
     }
 
     #[test]
@@ -663,5 +683,9 @@ applies_to: cwd=/w/app
         assert!(estimate(&cut) <= 330, "{}", estimate(&cut));
         assert!(cut.starts_with("line 0 ") && cut.trim_end().ends_with("line 999 of the memory file"));
         assert!(cut.contains("lines cut to fit the context"));
+        // A memory on one long line is cut inside it rather than lost.
+        let line = "a lesson on one line ".repeat(1000);
+        let cut = fit_tokens(&line, 300);
+        assert!(estimate(&cut) <= 300 && cut.starts_with("a lesson on one line") && cut.ends_with('…'), "{cut}");
     }
 }

@@ -61,11 +61,18 @@ impl ModelTranscript {
         }
     }
 
-    fn add(&mut self, mut entry: String) {
-        let mut tokens = estimate(&entry) + 1;
+    /// Add the entry `head` + `body` (its continuation lines indented), its body clipped
+    /// until the entry takes no more than a quarter of the budget.
+    fn add(&mut self, head: &str, body: &str) {
         let cap = (self.budget / 4).max(16);
-        if tokens > cap {
-            entry = clip(&entry, entry.len() * cap / tokens);
+        let mut entry = format!("{head}{}", indented(body));
+        let mut tokens = estimate(&entry) + 1;
+        let mut max = body.len();
+        // Tokens per byte vary (box drawing costs one a byte, runs of spaces nearly none),
+        // so the cut is retried, smaller each time, until the entry fits.
+        while tokens > cap && max > 0 {
+            max = (max * cap / tokens).min(max - 1) * 9 / 10;
+            entry = format!("{head}{}", indented(&clip(body, max)));
             tokens = estimate(&entry) + 1;
         }
         if !self.head_full && self.head_tokens + tokens <= self.budget / 2 {
@@ -76,7 +83,8 @@ impl ModelTranscript {
         self.head_full = true;
         self.tail_tokens += tokens;
         self.tail.push_back((entry, tokens));
-        while self.tail_tokens > self.budget - self.budget / 2 {
+        // The entry just added always stays: it is the end of the session.
+        while self.tail_tokens > self.budget - self.budget / 2 && self.tail.len() > 1 {
             let Some((_, tokens)) = self.tail.pop_front() else { break };
             self.tail_tokens -= tokens;
             self.dropped += 1;
@@ -143,17 +151,17 @@ fn output(text: &Unredacted<'_>, failed: bool) -> String {
 impl Sink for ModelTranscript {
     fn push(&mut self, event: &Event<'_>) {
         let line = event.line;
-        let entry = match &event.kind {
-            EventKind::User(text) => format!("[line {line}] user: {}", indented(&clip(text, USER_BYTES))),
+        match &event.kind {
+            EventKind::User(text) => self.add(&format!("[line {line}] user: "), &clip(text, USER_BYTES)),
             EventKind::Assistant(text) => {
-                format!("[line {line}] assistant: {}", indented(&text.excerpt(ASSISTANT_BYTES)))
+                self.add(&format!("[line {line}] assistant: "), &text.excerpt(ASSISTANT_BYTES));
             }
             EventKind::ToolCall(call) => {
                 let what = match &call.command {
                     Some(command) => format!("$ {}", clip(command, COMMAND_BYTES)),
                     None => call.input.excerpt(INPUT_BYTES),
                 };
-                format!("[line {line}] tool call {}: {}", call.name, indented(&what))
+                self.add(&format!("[line {line}] tool call {}: ", call.name), &what);
             }
             EventKind::ToolResult(result) => {
                 let status = match (result.exit_code, result.is_error) {
@@ -162,19 +170,15 @@ impl Sink for ModelTranscript {
                     (None, false) => String::new(),
                 };
                 let text = output(&result.output, result.failed());
-                if text.trim().is_empty() {
-                    format!("[line {line}] tool result{status}: (no output)")
-                } else {
-                    format!("[line {line}] tool result{status}: {}", indented(&text))
-                }
+                let text = if text.trim().is_empty() { "(no output)" } else { text.as_str() };
+                self.add(&format!("[line {line}] tool result{status}: "), text);
             }
             EventKind::Compaction(Some(summary)) => {
                 let summary = Unredacted::new(summary.as_ref()).excerpt(COMPACTION_BYTES);
-                format!("[line {line}] earlier part of the session, as the agent summarised it: {}", indented(&summary))
+                self.add(&format!("[line {line}] earlier part of the session, as the agent summarised it: "), &summary);
             }
-            EventKind::Compaction(None) | EventKind::Reasoning | EventKind::Instruction => return,
-        };
-        self.add(entry);
+            EventKind::Compaction(None) | EventKind::Reasoning | EventKind::Instruction => {}
+        }
     }
 }
 
@@ -252,6 +256,22 @@ mod tests {
         assert!(text.contains("bytes omitted"), "{text}");
         assert!(text.contains("[line 60] tool call shell: $ cat > notes.txt <<EOF"), "{text}");
         assert!(text.trim_end().ends_with("EOF"), "{text}");
+    }
+
+    #[test]
+    fn entries_costly_in_tokens_are_still_cut_to_fit() {
+        // Box drawing costs about a token a byte, a run of spaces almost nothing: a cut by
+        // bytes alone would leave this entry several times its share.
+        let table = "┌────┬────┐\n│ a  │ b  │\n└────┴────┘\n".repeat(40);
+        let pasted = format!("{table}{}{table}", " ".repeat(6000));
+        for budget in [1000, 2000, 4000] {
+            let mut t = ModelTranscript::new(budget);
+            t.push(&user(1, "Fix the layout"));
+            t.push(&user(99, &pasted));
+            let text = t.finish();
+            assert!(text.contains("[line 99] user: "), "the newest entry went missing at {budget}:\n{text}");
+            assert!(estimate(&text) <= budget, "{} tokens at budget {budget}", estimate(&text));
+        }
     }
 
     #[test]

@@ -66,6 +66,8 @@ pub fn attempt(settings: &EngineSettings, prompt: &Prompt) -> Attempt {
     };
     // The answer is complete once the command is over: whatever it left running in the
     // background is stopped, and its pipes are read no longer than the timeout allows.
+    // (While a member lives, the group's id cannot be reused; with none left, hitting
+    // another group would take a wrap of the pid space within these milliseconds.)
     kill_group(child.id());
     let until = deadline.max(Instant::now() + GRACE);
     let out = collect(stdout, until);
