@@ -248,16 +248,14 @@ pub fn consolidate(
         false => Summary::parse(&summary).map_or(summary.clone(), |s| s.fit(cap)),
     };
 
-    // Validate what the workspace will be before anything is written: a rejected handbook
-    // never reaches the agents that read it.
+    // Check the new handbook before it is written: a broken one never reaches the agents
+    // that read it. (The inputs are synced already, so the old one would cite them wrongly.)
     let mut after = before;
     after.files.insert(MEMORY.to_string(), memory.clone().into_bytes());
     after.files.insert(SUMMARY.to_string(), summary.clone().into_bytes());
-    if let Err(e) = validate(&after, cap) {
+    if let Err(e) = validate_handbook(&after, cap) {
         remove_if_exists(&workspace.file(DIFF_FILE))?;
-        return Err(e.context(
-            "the consolidation was not committed; the last good handbook stays, and its changes wait for the next run",
-        ));
+        return Err(e.context("the consolidation was not committed; its changes wait for the next run"));
     }
 
     // Write, remembering that these contents are handbook's own until the baseline moves.
@@ -271,7 +269,12 @@ pub fn consolidate(
     workspace.write(SUMMARY, &summary)?;
     fault_point(settings, "after-write");
 
-    // Commit the new baseline.
+    // A secret anywhere in the workspace (a note, a hand edit) holds back the new baseline:
+    // the handbook written from it is redacted, but the next run must look again.
+    if let Err(e) = validate(&after, cap) {
+        remove_if_exists(&workspace.file(DIFF_FILE))?;
+        return Err(e.context("the consolidation was not committed; its changes stay for the next run"));
+    }
     commit(workspace, &after, settings, &renderer)?;
     remove_if_exists(&workspace.file(DIFF_FILE))?;
     workspace.clear_pending()?;
@@ -359,8 +362,16 @@ fn remove_stale_summaries(workspace: &Workspace, keep: &BTreeSet<String>) -> Res
     Ok(())
 }
 
-/// The checks a consolidation must pass before it becomes the baseline.
+/// The workspace is sound: the handbook (see [`validate_handbook`]) and no secret in any
+/// file.
 pub fn validate(snapshot: &Snapshot, cap: Cap) -> Result<()> {
+    validate_handbook(snapshot, cap)?;
+    no_secrets(snapshot.files.iter())
+}
+
+/// The generated files are sound: `MEMORY.md` present and citing only rollout summaries
+/// that exist, the summary starting with `v1` within its cap, neither holding a secret.
+fn validate_handbook(snapshot: &Snapshot, cap: Cap) -> Result<()> {
     let memory = snapshot.text(MEMORY).context("MEMORY.md is missing")?;
     let summary = snapshot.text(SUMMARY).context("memory_summary.md is missing")?;
     if summary.lines().next() != Some(VERSION_LINE) {
@@ -376,9 +387,12 @@ pub fn validate(snapshot: &Snapshot, cap: Cap) -> Result<()> {
             bail!("MEMORY.md cites {file}, which does not exist");
         }
     }
-    let leaks: Vec<String> = snapshot
-        .files
-        .iter()
+    no_secrets(snapshot.files.iter().filter(|(path, _)| [MEMORY, SUMMARY].contains(&path.as_str())))
+}
+
+/// An error naming every file that holds a secret, and its kinds.
+fn no_secrets<'a>(files: impl Iterator<Item = (&'a String, &'a Vec<u8>)>) -> Result<()> {
+    let leaks: Vec<String> = files
         .filter_map(|(path, bytes)| {
             let kinds = secret_kinds(&String::from_utf8_lossy(bytes));
             (!kinds.is_empty()).then(|| format!("{path} ({})", kinds.join(", ")))

@@ -162,7 +162,7 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
         let stat = match stat_of(path) {
             Ok(stat) => stat,
             Err(e) => {
-                run.fail(&key, None, &format!("{e:#}"), &mut sources);
+                run.fail(&key, None, None, &format!("{e:#}"), &mut sources);
                 continue;
             }
         };
@@ -226,13 +226,13 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
             }
         }
     }
-    let Run { coverage, mut reports, usage_changed, stopped, .. } = run;
+    let Run { mut coverage, mut reports, usage_changed, stopped, .. } = run;
     if !opts.dry_run {
         sources.last_extract = Some(settings.now);
         workspace.save_sources(&sources)?;
         sync_usage(&workspace, &sources, &usage_changed)?;
     }
-    report(term, &mut reports, &coverage, opts.dry_run)?;
+    report(term, &mut reports, &mut coverage, opts.dry_run)?;
     match stopped {
         Some(reason) => bail!("extraction stopped: {reason}"),
         None => Ok(()),
@@ -286,7 +286,15 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// Record a file that could not be read. Its earlier extraction, if any, stays.
-    fn fail(&mut self, key: &str, stat: Option<FileStat>, reason: &str, sources: &mut Sources) {
+    /// `read_hash` is the content hash of the read that failed, when the file was read.
+    fn fail(
+        &mut self,
+        key: &str,
+        stat: Option<FileStat>,
+        read_hash: Option<&str>,
+        reason: &str,
+        sources: &mut Sources,
+    ) {
         self.coverage.failed += 1;
         self.coverage.failures.push((key.to_string(), reason.to_string()));
         let mut report = SessionReport::new(key, "failed");
@@ -298,7 +306,11 @@ impl Run<'_> {
         let entry = sources.sources.entry(key.to_string()).or_insert_with(|| blank_entry(SourceState::Failed));
         // A changed transcript starts the count again; a touch alone (same bytes) does not.
         let stat_changed = stat.is_some_and(|s| s.size != entry.size || s.mtime_ns != entry.mtime_ns);
-        let hash = if stat_changed { hash_file(Path::new(key)).ok() } else { entry.hash.clone() };
+        let hash = match read_hash {
+            Some(hash) => Some(hash.to_string()),
+            None if stat_changed => hash_file(Path::new(key)).ok(),
+            None => entry.hash.clone(),
+        };
         let changed = stat_changed && (hash.is_none() || hash != entry.hash);
         entry.tries = if changed { 1 } else { entry.tries + 1 };
         if hash.is_some() {
@@ -338,7 +350,7 @@ impl Run<'_> {
             match read_transcript(path, self.opts.format, || (Extractor::new(), budget.map(ModelTranscript::new))) {
                 Ok(read) => read,
                 Err(e) => {
-                    self.fail(key, Some(stat), &format!("{:#}", e.root_cause()), sources);
+                    self.fail(key, Some(stat), None, &format!("{:#}", e.root_cause()), sources);
                     return Ok(());
                 }
             };
@@ -428,7 +440,7 @@ impl Run<'_> {
                 match model.stage_one(&session) {
                     Ok(answer) => with_answer(builtin, answer),
                     Err(CallError::Call(reason) | CallError::Malformed(reason)) => {
-                        self.fail(key, Some(stat), &format!("model: {reason}"), sources);
+                        self.fail(key, Some(stat), Some(&hash), &format!("model: {reason}"), sources);
                         return Ok(());
                     }
                     Err(CallError::Setup(reason)) => {
@@ -514,7 +526,8 @@ impl Run<'_> {
     /// sessions by moving them): its record follows it. False when the content differs.
     fn adopt_moved(&mut self, old: &str, key: &str, path: &Path, sources: &mut Sources) -> Result<bool> {
         let Some(entry) = sources.sources.get(old).cloned() else { return Ok(false) };
-        if entry.hash.is_none() || hash_file(path).ok() != entry.hash {
+        // A failed file is read again wherever it is; only a settled state follows a move.
+        if entry.state == SourceState::Failed || entry.hash.is_none() || hash_file(path).ok() != entry.hash {
             return Ok(false);
         }
         if self.opts.dry_run {
@@ -635,8 +648,9 @@ fn blank_entry(state: SourceState) -> SourceEntry {
     }
 }
 
-fn report(term: &Terminal, reports: &mut [SessionReport], coverage: &Coverage, dry_run: bool) -> Result<()> {
+fn report(term: &Terminal, reports: &mut [SessionReport], coverage: &mut Coverage, dry_run: bool) -> Result<()> {
     reports.sort_by(|a, b| a.path.cmp(&b.path));
+    coverage.failures.sort();
     for r in reports.iter() {
         term.json("session", r)?;
         if !term.quiet {
