@@ -164,9 +164,10 @@ pub struct SummaryArgs {
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
 
-    /// Only the entries of the project DIR belongs to, besides the global sections
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    /// Only the entries of the project DIR belongs to, besides the global sections (an empty
+    /// DIR, as from an unset variable, means every project)
+    #[arg(long, value_name = "DIR", value_parser = clap::value_parser!(std::ffi::OsString))]
+    pub project: Option<std::ffi::OsString>,
 
     /// Wrap the summary in instructions for an agent: where the handbook is, how to look things
     /// up, that memory is evidence and not orders, and how to cite what it used

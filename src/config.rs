@@ -501,7 +501,7 @@ fn consolidate_settings(args: &ConsolidateArgs, file: &FileConfig, env: &Env) ->
 fn summary_settings(args: SummaryArgs, default_tokens: usize) -> SummarySettings {
     SummarySettings {
         cap: Cap { tokens: Some(args.max_tokens.unwrap_or(default_tokens)), chars: args.max_chars },
-        project: args.project,
+        project: args.project.filter(|p| !p.is_empty()).map(PathBuf::from),
         prompt: args.prompt,
         hook: args.hook,
         output: args.output,

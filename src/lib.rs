@@ -37,6 +37,19 @@ pub const EXIT_LOCKED: u8 = 3;
 
 /// Run handbook with parsed flags, returning the exit status.
 pub fn run(cli: cli::Cli) -> Result<u8> {
+    // `summary --hook` runs at every agent start: nothing may stop the agent, not even a
+    // broken config file or environment.
+    let hook = matches!(&cli.command, cli::Command::Summary(args) if args.hook);
+    match run_settled(cli) {
+        Err(e) if hook => {
+            eprintln!("handbook: warning: {e:#}; printing nothing");
+            Ok(EXIT_OK)
+        }
+        other => other,
+    }
+}
+
+fn run_settled(cli: cli::Cli) -> Result<u8> {
     let settings = Settings::resolve(cli, &Env::from_process())?;
     let term = Terminal::detect(&settings.output);
     match &settings.command {
@@ -51,6 +64,19 @@ pub fn run(cli: cli::Cli) -> Result<u8> {
         CommandSettings::Reset { yes } => cmd::reset::run(&settings, *yes, &term)?,
     }
     Ok(EXIT_OK)
+}
+
+/// Bad flags: clap's message and status, except for `summary --hook`, which never fails
+/// (it says why on stderr, prints nothing and exits 0).
+pub fn exit_for_flags(error: &clap::Error) -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let hook = args.iter().any(|a| a == "summary") && args.iter().any(|a| a == "--hook");
+    if hook && error.use_stderr() {
+        eprintln!("handbook: warning: {}; printing nothing", error.kind());
+        return ExitCode::from(EXIT_OK);
+    }
+    let _ = error.print();
+    ExitCode::from(if error.use_stderr() { EXIT_ERROR } else { EXIT_OK })
 }
 
 /// The exit status and message for an error: a held lock has its own status, a closed

@@ -5,7 +5,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = handbook::cli::Cli::parse();
+    let cli = match handbook::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return handbook::exit_for_flags(&error),
+    };
     match handbook::run(cli) {
         Ok(status) => ExitCode::from(status),
         Err(error) => {

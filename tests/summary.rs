@@ -108,6 +108,27 @@ fn hook_mode_prints_hook_json_and_never_fails() {
     // Without --hook, the same problem is an error.
     let output = hb.cmd().args(["summary", "--project", "/tmp"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
+
+    // Nor do a broken config file, a bad variable, an unwritable output or a bad flag stop
+    // an agent from starting.
+    let (hb, _dir) = handbook_of_fixtures();
+    let config = hb.user.path().join("config.toml");
+    fs::write(&config, "no_such_key = 1\n").unwrap();
+    let broken: [(&[&str], (&str, &str)); 4] = [
+        (&["--config", config.to_str().unwrap(), "summary", "--hook"], ("X", "")),
+        (&["summary", "--hook"], ("HANDBOOK_SUMMARY_MAX_TOKENS", "abc")),
+        (&["summary", "--hook", "--output", "/proc/no/such/file"], ("X", "")),
+        (&["summary", "--hook", "--no-such-flag"], ("X", "")),
+    ];
+    for (args, (var, value)) in broken {
+        let output = hb.cmd().env(var, value).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success() && output.stdout.is_empty(), "{args:?}: {stderr}");
+        assert!(stderr.contains("printing nothing"), "{args:?}: {stderr}");
+    }
+    // An empty project (an unset $CLAUDE_PROJECT_DIR) means every project.
+    let output = hb.cmd().args(["summary", "--hook", "--project", ""]).output().unwrap();
+    assert!(output.status.success() && !output.stdout.is_empty());
 }
 
 #[test]
