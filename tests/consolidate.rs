@@ -237,6 +237,23 @@ fn update_is_silent_when_all_is_well() {
 }
 
 #[test]
+fn update_speaks_up_when_a_session_fails_and_a_dry_run_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join("codex-failure-fix"), dir.path());
+    let hb = Handbook::new();
+    let source = dir.path().to_str().unwrap();
+    let output = run(&hb, &["update", "--all", "--dry-run", source]);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("extract (dry run, nothing written): 1 session"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("consolidate: skipped (dry run)"));
+    assert!(!hb.home.path().join("MEMORY.md").exists() && !hb.state().join("manifest.json").exists());
+
+    let failing = ["update", "--all", "--engine", "command", "--llm-command", "echo model gone >&2; exit 3", source];
+    let output = hb.cmd().env("HANDBOOK_NOW", NOW).args(failing).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("extraction failed: model: `echo model gone >&2; exit 3` failed"), "{stderr}");
+}
+
+#[test]
 fn the_cooldown_skips_a_consolidation_unless_forced() {
     let (hb, _dir) = consolidated();
     fs::write(hb.home.path().join("extra.md"), "a file the user added\n").unwrap();

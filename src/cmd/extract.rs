@@ -17,7 +17,7 @@ use crate::core::extract::{Context, EXTRACTOR_VERSION, Extraction, Extractor, Me
 use crate::core::redact::redact_meta;
 use crate::core::session::{Agent, LineWarning};
 use crate::core::stage1::{STAGE1_VERSION, Stage1};
-use crate::core::state::{Coverage, FileStat, Plan, SourceEntry, SourceState, Sources, Windows, plan, usage};
+use crate::core::state::{Coverage, FileStat, GAVE_UP, Plan, SourceEntry, SourceState, Sources, Windows, plan, usage};
 use crate::edge::discover::{discover, under_roots};
 use crate::edge::git::Projects;
 use crate::edge::llm::CallError;
@@ -187,7 +187,7 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
                 run.coverage.failed += 1;
                 run.coverage
                     .failures
-                    .push((key.clone(), format!("gave up after {} tries: {reason}", crate::core::state::MAX_TRIES)));
+                    .push((key.clone(), format!("{GAVE_UP} {} tries: {reason}", crate::core::state::MAX_TRIES)));
             }
             Plan::Read => to_read.push((path.clone(), key, stat)),
         }
@@ -658,6 +658,19 @@ fn report(term: &Terminal, reports: &mut [SessionReport], coverage: &mut Coverag
         }
     }
     term.json("totals", &serde_json::json!({ "coverage": coverage, "dry_run": dry_run }))?;
+    // Quiet means silent unless something is wrong, and a session that failed this run is.
+    // (One given up on was reported on each of its tries; `status` keeps listing it.)
+    let failed_now: Vec<&(String, String)> =
+        coverage.failures.iter().filter(|(_, r)| !r.starts_with(GAVE_UP)).collect();
+    if term.quiet
+        && let Some((path, reason)) = failed_now.first()
+    {
+        let more = match failed_now.len() {
+            1 => String::new(),
+            n => format!(" (and {} more; see `handbook status`)", n - 1),
+        };
+        term.warn(&format!("{path}: extraction failed: {reason}{more}"));
+    }
     if !term.quiet {
         let prefix = if dry_run { "extract (dry run, nothing written)" } else { "extract" };
         term.line(&format!("{prefix}: {}", coverage.line()))?;

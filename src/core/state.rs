@@ -14,6 +14,8 @@ pub const SOURCES_VERSION: u32 = 1;
 
 /// A failed file is tried this many times while it stays unchanged; a change resets the count.
 pub const MAX_TRIES: u32 = 3;
+/// How the reason of a file given up on begins.
+pub const GAVE_UP: &str = "gave up after";
 
 /// The state file: one entry per transcript path ever seen.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
