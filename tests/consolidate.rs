@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::common::{Handbook, copy_tree, fixtures};
+use crate::common::{Handbook, copy_tree, fixtures, json_lines};
 
 /// A fixed clock, and a retention window wide enough for every fixture.
 const NOW: &str = "2026-11-29T12:00:00Z";
@@ -267,7 +267,7 @@ fn the_cooldown_skips_a_consolidation_unless_forced() {
     assert!(String::from_utf8_lossy(&output.stdout).contains("within the cooldown"));
     let forced = run(&hb, &["consolidate", "--force"]);
     assert!(
-        String::from_utf8_lossy(&forced.stdout).contains("1 files added"),
+        String::from_utf8_lossy(&forced.stdout).contains("1 file added"),
         "{}",
         String::from_utf8_lossy(&forced.stdout)
     );
@@ -362,4 +362,23 @@ fn a_new_summary_cap_rebuilds_the_summary() {
     let output = run(&hb, &["consolidate"]);
     assert!(!String::from_utf8_lossy(&output.stdout).contains("nothing changed"));
     assert!(tokens(&hb) > 300);
+}
+
+#[test]
+fn sessions_left_out_are_counted_with_the_setting_that_left_them_out() {
+    let (hb, _dir) = consolidated();
+    // The legacy Codex session is a year old: a 30-day window leaves it out, and says so.
+    let output = hb
+        .cmd()
+        .env("HANDBOOK_NOW", NOW)
+        .args(["--json", "consolidate", "--max-unused-days", "30", "--max-raw-memories", "7"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = &json_lines(&output.stdout)[0]["data"];
+    assert_eq!(report["left_out"], serde_json::json!({"unused": 1, "over_max": 2}), "{report}");
+    assert_eq!(report["selected"], 7);
+    let text = hb.cmd().env("HANDBOOK_NOW", NOW).args(["consolidate", "--max-unused-days", "30"]).output().unwrap();
+    let line = String::from_utf8_lossy(&text.stdout);
+    assert!(line.contains("9 sessions, 1 left out as unused for more than 30 days (--max-unused-days)"), "{line}");
 }

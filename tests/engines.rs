@@ -588,7 +588,7 @@ fn model_consolidation_rewrites_only_the_touched_groups() {
     assert!(memory.contains("model preference for /home/dev/webshop"), "the untouched group lost its lessons");
     assert!(memory.contains("model preference for github.com/acme/parser"));
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains("openai test-model: 1 task groups rewritten in 2 calls"), "{text}");
+    assert!(text.contains("openai test-model: 1 task group rewritten in 2 calls"), "{text}");
 }
 
 #[test]

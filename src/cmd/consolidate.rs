@@ -26,6 +26,7 @@ use crate::core::stage1::Stage1;
 use crate::core::state::{SourceState, usage};
 use crate::core::summary::{Summary, VERSION_LINE};
 use crate::core::tokens::{Cap, estimate};
+use crate::core::words::count;
 use crate::edge::fsio::remove_if_exists;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::{Pending, Snapshot, Workspace};
@@ -39,6 +40,8 @@ pub struct Report {
     /// `consolidated`, `unchanged` or `cooldown`.
     pub outcome: &'static str,
     pub selected: usize,
+    /// Sessions with lessons that this consolidation did not take.
+    pub left_out: LeftOut,
     pub changes: Vec<Change>,
     pub summary_tokens: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -52,6 +55,36 @@ pub struct Report {
     pub model_calls: Option<usize>,
 }
 
+/// Sessions a consolidation left out, and the settings that did it.
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+pub struct LeftOut {
+    /// Neither used nor updated for `max_unused_days`.
+    pub unused: usize,
+    /// Ranked below the `max_raw_memories` kept.
+    pub over_max: usize,
+    #[serde(skip)]
+    max_unused_days: i64,
+    #[serde(skip)]
+    max: usize,
+}
+
+impl LeftOut {
+    /// `, 1 left out as unused for more than 30 days (--max-unused-days)`, or nothing.
+    fn describe(&self) -> String {
+        let mut why = Vec::new();
+        if self.unused > 0 {
+            why.push(format!(
+                "{} left out as unused for more than {} days (--max-unused-days)",
+                self.unused, self.max_unused_days
+            ));
+        }
+        if self.over_max > 0 {
+            why.push(format!("{} left out below the top {} (--max-raw-memories)", self.over_max, self.max));
+        }
+        why.iter().map(|w| format!(", {w}")).collect()
+    }
+}
+
 impl Report {
     pub fn line(&self) -> String {
         match self.outcome {
@@ -59,23 +92,29 @@ impl Report {
                 "consolidate: skipped, within the cooldown until {} (use --force)",
                 self.next_allowed.map(layout::timestamp).unwrap_or_default()
             ),
-            "unchanged" => {
-                format!("consolidate: nothing changed since the last consolidation ({} sessions)", self.selected)
-            }
+            "unchanged" => format!(
+                "consolidate: nothing changed since the last consolidation ({}{})",
+                count(self.selected, "session"),
+                self.left_out.describe()
+            ),
             _ => {
-                let count = |letter: char| self.changes.iter().filter(|c| c.status.letter() == letter).count();
+                let changed = |letter: char| self.changes.iter().filter(|c| c.status.letter() == letter).count();
                 let model = match (self.groups_sent, self.model_calls) {
-                    (Some(groups), Some(calls)) => {
-                        format!("; {}: {groups} task groups rewritten in {calls} calls", self.engine)
-                    }
+                    (Some(groups), Some(calls)) => format!(
+                        "; {}: {} rewritten in {}",
+                        self.engine,
+                        count(groups, "task group"),
+                        count(calls, "call")
+                    ),
                     _ => String::new(),
                 };
                 format!(
-                    "consolidate: {} sessions; {} files added, {} modified, {} deleted; summary {} tokens{model}",
-                    self.selected,
-                    count('A'),
-                    count('M'),
-                    count('D'),
+                    "consolidate: {}{}; {} added, {} modified, {} deleted; summary {} tokens{model}",
+                    count(self.selected, "session"),
+                    self.left_out.describe(),
+                    count(changed('A'), "file"),
+                    changed('M'),
+                    changed('D'),
                     self.summary_tokens
                 )
             }
@@ -121,6 +160,7 @@ pub fn consolidate(
         return Ok(Report {
             outcome: "cooldown",
             selected: 0,
+            left_out: LeftOut::default(),
             changes: Vec::new(),
             summary_tokens: 0,
             next_allowed,
@@ -158,7 +198,10 @@ pub fn consolidate(
             r
         })
         .collect();
-    let selection = select::select(eligible, Rules { now, max: opts.max_raw_memories, max_unused: opts.max_unused });
+    let select::Selection { records: selection, unused, over_max } =
+        select::select(eligible, Rules { now, max: opts.max_raw_memories, max_unused: opts.max_unused });
+    let left_out =
+        LeftOut { unused, over_max, max_unused_days: opts.max_unused.as_hours() / 24, max: opts.max_raw_memories };
 
     // Sync the mechanical inputs to exactly the selection.
     remove_if_exists(&workspace.file(DIFF_FILE))?;
@@ -182,6 +225,7 @@ pub fn consolidate(
         return Ok(Report {
             outcome: "unchanged",
             selected: selection.len(),
+            left_out,
             changes,
             summary_tokens,
             next_allowed: None,
@@ -286,6 +330,7 @@ pub fn consolidate(
     Ok(Report {
         outcome: "consolidated",
         selected: selection.len(),
+        left_out,
         changes,
         summary_tokens: estimate(&summary),
         next_allowed: None,

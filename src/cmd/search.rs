@@ -19,6 +19,7 @@ use crate::core::search::transcripts::{TranscriptSink, prefilter};
 use crate::core::search::{Collection, Hit, Query, highlight, in_period, rank, same_project};
 use crate::core::stage1::Stage1;
 use crate::core::state::SourceState;
+use crate::core::words::count;
 use crate::edge::git::{Projects, project_of_dir};
 use crate::edge::parallel;
 use crate::edge::terminal::{Terminal, escape};
@@ -92,7 +93,7 @@ pub fn run(settings: &Settings, opts: &SearchSettings, term: &Terminal) -> Resul
         return Ok(EXIT_NOTHING_FOUND);
     }
     if more > 0 {
-        term.note(&format!("{more} more {}; raise --limit to see them (0 shows all)", plural(more, "result")));
+        term.note(&format!("{}; raise --limit to see them (0 shows all)", count(more, "more result")));
     }
     Ok(EXIT_OK)
 }
@@ -428,7 +429,7 @@ fn list_sessions(workspace: &Workspace, opts: &SearchSettings, project: Option<&
         return Ok(EXIT_NOTHING_FOUND);
     }
     if more > 0 {
-        term.note(&format!("{more} more {}; raise --limit to see them (0 shows all)", plural(more, "session")));
+        term.note(&format!("{}; raise --limit to see them (0 shows all)", count(more, "more session")));
     }
     Ok(EXIT_OK)
 }
@@ -464,10 +465,6 @@ fn no_handbook(settings: &Settings) -> String {
 
 fn day(ts: Timestamp) -> String {
     ts.strftime("%Y-%m-%d").to_string()
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { word.to_string() } else { format!("{word}s") }
 }
 
 fn describe_query(opts: &SearchSettings) -> String {

@@ -15,6 +15,7 @@ use crate::core::manifest::{self, Change};
 use crate::core::redact::secret_kinds;
 use crate::core::state::SourceState;
 use crate::core::tokens::estimate;
+use crate::core::words::count;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
@@ -169,9 +170,9 @@ fn render(status: &Status) -> Vec<String> {
     let when = |t: Option<Timestamp>| t.map_or_else(|| "never".to_string(), timestamp);
     out.push(format!("last extract: {}", when(status.last_extract)));
     out.push(format!(
-        "last consolidate: {} ({} sessions extracted)",
+        "last consolidate: {} ({} extracted)",
         when(status.last_consolidate),
-        status.extracted_records
+        count(status.extracted_records, "session")
     ));
     if status.changes_since_consolidation.is_empty() {
         out.push("workspace: as the last consolidation left it".to_string());

@@ -28,3 +28,4 @@ pub mod state;
 pub mod summary;
 pub mod templates;
 pub mod tokens;
+pub mod words;

@@ -21,21 +21,31 @@ fn last_relevant(record: &Stage1) -> Timestamp {
     record.last_usage.unwrap_or(record.updated_at)
 }
 
+/// What consolidation takes, and how many it left out and why.
+#[derive(Debug, Default)]
+pub struct Selection {
+    /// In ascending session-id order.
+    pub records: Vec<Stage1>,
+    /// Neither used nor updated within the retention window.
+    pub unused: usize,
+    /// Ranked below the `max` kept.
+    pub over_max: usize,
+}
+
 /// Select from `eligible` (already without excluded and vanished sessions), returned in
 /// ascending session-id order so the files written from them do not churn when ranks move.
 ///
 /// ```
 /// # use handbook::core::select::{select, Rules};
 /// # let rules = Rules { now: "2026-11-29T00:00:00Z".parse().unwrap(), max: 256, max_unused: jiff::SignedDuration::from_hours(720) };
-/// assert!(select(Vec::new(), rules).is_empty());
+/// assert!(select(Vec::new(), rules).records.is_empty());
 /// ```
-pub fn select(eligible: Vec<Stage1>, rules: Rules) -> Vec<Stage1> {
+pub fn select(eligible: Vec<Stage1>, rules: Rules) -> Selection {
     let cutoff = rules.now - rules.max_unused;
-    let mut ranked: Vec<Stage1> = eligible
+    let (mut ranked, unused): (Vec<Stage1>, Vec<Stage1>) = eligible
         .into_iter()
         .filter(|r| !r.raw_memory.trim().is_empty() || !r.rollout_summary.trim().is_empty())
-        .filter(|r| last_relevant(r) >= cutoff)
-        .collect();
+        .partition(|r| last_relevant(r) >= cutoff);
     ranked.sort_by(|a, b| {
         b.usage_count
             .cmp(&a.usage_count)
@@ -43,7 +53,8 @@ pub fn select(eligible: Vec<Stage1>, rules: Rules) -> Vec<Stage1> {
             .then_with(|| b.updated_at.cmp(&a.updated_at))
             .then_with(|| b.session_id.cmp(&a.session_id))
     });
+    let over_max = ranked.len().saturating_sub(rules.max);
     ranked.truncate(rules.max);
     ranked.sort_by(|a, b| a.session_id.cmp(&b.session_id));
-    ranked
+    Selection { records: ranked, unused: unused.len(), over_max }
 }

@@ -714,7 +714,7 @@ mod tests {
             r#"{"timestamp":"t","type":"future_record","payload":{}}"#,
             r#"{"timestamp":"t","type":"token_usage_record","payload":{}}"#,
         ]);
-        assert_eq!(errors, ["unknown record type `future_record` skipped (1 more lines like it)"]);
+        assert_eq!(errors, ["unknown record type `future_record` skipped (1 more line like it)"]);
     }
 
     #[test]

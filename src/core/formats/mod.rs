@@ -167,7 +167,7 @@ impl UnknownTypes {
             .map(|(kind, (line, count))| {
                 let more = match count {
                     1 => String::new(),
-                    n => format!(" ({} more lines like it)", n - 1),
+                    n => format!(" ({} like it)", crate::core::words::count((n - 1) as usize, "more line")),
                 };
                 LineWarning { line, message: format!("unknown {what} `{kind}` skipped{more}") }
             })
