@@ -115,9 +115,9 @@ pub enum CommandSettings {
     Summary(SummarySettings),
     Search(SearchSettings),
     Note(NoteSettings),
-    Forget(Vec<String>),
+    Forget { sessions: Vec<String>, lock_wait: Duration },
     Status,
-    Reset { yes: bool },
+    Reset { yes: bool, lock_wait: Duration },
 }
 
 #[derive(Debug, Clone)]
@@ -379,9 +379,11 @@ impl Settings {
             Command::Summary(args) => CommandSettings::Summary(summary_settings(args, summary_max_tokens)),
             Command::Search(args) => CommandSettings::Search(search_settings(args, now)?),
             Command::Note(args) => CommandSettings::Note(note_settings(args, &file)?),
-            Command::Forget(args) => CommandSettings::Forget(args.sessions),
+            Command::Forget(args) => {
+                CommandSettings::Forget { sessions: args.sessions, lock_wait: lock_wait(None, &file)? }
+            }
             Command::Status => CommandSettings::Status,
-            Command::Reset(args) => CommandSettings::Reset { yes: args.yes },
+            Command::Reset(args) => CommandSettings::Reset { yes: args.yes, lock_wait: lock_wait(None, &file)? },
         };
         let fault = env.get("HANDBOOK_FAULT").map(str::to_string);
         let config_dir = config_path(cli_config.as_deref(), env).0.and_then(|p| p.parent().map(Path::to_path_buf));

@@ -59,9 +59,9 @@ fn run_settled(cli: cli::Cli) -> Result<u8> {
         CommandSettings::Summary(opts) => cmd::summary::run(&settings, opts, &term)?,
         CommandSettings::Search(opts) => return cmd::search::run(&settings, opts, &term),
         CommandSettings::Note(opts) => cmd::note::run(&settings, opts, &term)?,
-        CommandSettings::Forget(sessions) => cmd::forget::run(&settings, sessions, &term)?,
+        CommandSettings::Forget { sessions, lock_wait } => cmd::forget::run(&settings, sessions, *lock_wait, &term)?,
         CommandSettings::Status => cmd::status::run(&settings, &term)?,
-        CommandSettings::Reset { yes } => cmd::reset::run(&settings, *yes, &term)?,
+        CommandSettings::Reset { yes, lock_wait } => cmd::reset::run(&settings, *yes, *lock_wait, &term)?,
     }
     Ok(EXIT_OK)
 }

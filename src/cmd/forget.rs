@@ -16,12 +16,12 @@ struct Forgotten {
 }
 
 /// Run `forget`.
-pub fn run(settings: &Settings, targets: &[String], term: &Terminal) -> Result<()> {
+pub fn run(settings: &Settings, targets: &[String], lock_wait: std::time::Duration, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
     if !workspace.exists() {
         bail!("no handbook workspace in {}: nothing to forget", settings.home.display());
     }
-    let _lock = workspace.lock(std::time::Duration::from_secs(5))?;
+    let _lock = workspace.lock(lock_wait)?;
     let mut sources = workspace.load_sources()?;
     let mut forgotten = Vec::new();
     for target in targets {
@@ -36,7 +36,9 @@ pub fn run(settings: &Settings, targets: &[String], term: &Terminal) -> Result<(
             ids.push(target.clone());
         }
         if ids.is_empty() {
-            bail!("no session matches {target:?}: give a session id or a transcript path (see `handbook status`)");
+            bail!(
+                "no session matches {target:?}: give a session id or a transcript path (`handbook search --since 30d` lists recent sessions with their ids)"
+            );
         }
         ids.sort();
         ids.dedup();

@@ -21,7 +21,7 @@ const WORKSPACE_ENTRIES: &[&str] =
     &[MEMORY, SUMMARY, RAW_MEMORIES, ROLLOUT_SUMMARIES, DIFF_FILE, "extensions", "skills"];
 
 /// Run `reset`.
-pub fn run(settings: &Settings, yes: bool, term: &Terminal) -> Result<()> {
+pub fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term: &Terminal) -> Result<()> {
     // `components` drops a trailing slash, which would make the symlink check follow the link.
     let home: PathBuf = settings.home.components().collect();
     check_is_workspace(&home)?;
@@ -38,7 +38,7 @@ pub fn run(settings: &Settings, yes: bool, term: &Terminal) -> Result<()> {
         }
     }
     let workspace = Workspace::new(&home);
-    let _lock = workspace.lock(std::time::Duration::from_secs(5))?;
+    let _lock = workspace.lock(lock_wait)?;
     let excluded = workspace.load_sources().map(|s| s.excluded).unwrap_or_default();
     for name in WORKSPACE_ENTRIES {
         remove(&home.join(name))?;

@@ -26,7 +26,7 @@ impl std::fmt::Display for LockHeld {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "another handbook run holds the workspace lock {} (waited {:.1}s); try again when it ends, or raise --wait",
+            "another handbook run holds the workspace lock {} (waited {:.1}s); try again when it ends, or wait longer (--wait, or lock_wait_seconds in the config file)",
             self.path,
             self.waited.as_secs_f64()
         )
