@@ -329,3 +329,23 @@ fn a_damaged_record_is_reported_and_rewritten() {
     assert_eq!(coverage(&json_lines(&output.stdout))["extracted"], 1);
     assert!(hb.stage1(CODEX_ID).is_some());
 }
+
+#[test]
+fn a_wrongly_forced_format_is_not_kept_for_good() {
+    let dir = copy_cases(&["generic"]);
+    let hb = Handbook::new();
+    // Read as Claude Code, the generic transcript yields nothing but warnings.
+    let forced = hb.extract_json(&[dir.path()], &["--format", "claude"]);
+    assert_eq!(coverage(&forced)["extracted"], 0, "{forced:?}");
+    assert!(coverage(&forced)["warnings"].as_u64().unwrap() > 0);
+    // Without --format it is read again, detected, and extracted.
+    let detected = hb.extract_json(&[dir.path()], &[]);
+    assert_eq!(coverage(&detected)["extracted"], 1, "{detected:?}");
+    assert_eq!(hb.stage1("generic-make-0001").unwrap()["rollout_path"].as_str().map(|p| p.ends_with(".jsonl")), Some(true));
+    // And a run after that has nothing to do.
+    let again = hb.extract_json(&[dir.path()], &[]);
+    assert_eq!(coverage(&again)["unchanged"], 1);
+    // Forcing the format it already has changes nothing either.
+    let same = hb.extract_json(&[dir.path()], &["--format", "generic"]);
+    assert_eq!(coverage(&same)["unchanged"], 1);
+}

@@ -363,8 +363,12 @@ impl Run<'_> {
                 let mut report = SessionReport::new(key, "skipped");
                 report.reason = Some(reason.clone());
                 self.reports.push(report);
-                let entry =
-                    SourceEntry { reason: Some(reason), hash: Some(hash), ..stat_entry(stat, SourceState::Skipped) };
+                let entry = SourceEntry {
+                    reason: Some(reason),
+                    hash: Some(hash),
+                    forced_format: self.opts.format.is_some(),
+                    ..stat_entry(stat, SourceState::Skipped)
+                };
                 self.settle(key, entry, sources);
                 return Ok(());
             }
@@ -388,6 +392,7 @@ impl Run<'_> {
         self.usage_changed.extend(cited.keys().cloned());
         let mut entry = SourceEntry {
             format: Some(agent),
+            forced_format: self.opts.format.is_some(),
             session_id: Some(session_id.clone()),
             hash: Some(hash.clone()),
             updated_at: meta.updated,
@@ -586,7 +591,12 @@ fn needs_revisit(entry: &SourceEntry, opts: &ExtractSettings, present: &BTreeSet
     let orphaned = reason
         .strip_prefix("duplicate of ")
         .is_some_and(|owner| !present.contains(owner) && !Path::new(owner).exists());
-    outdated || wanted_now || orphaned
+    // A format forced now that differs from the one read, or forced then and not now.
+    let reformatted = match opts.format {
+        Some(format) => entry.format != Some(format),
+        None => entry.forced_format,
+    };
+    outdated || wanted_now || orphaned || reformatted
 }
 
 /// Bring the usage stored with each affected session's record in line with the citations
@@ -633,6 +643,7 @@ fn stat_entry(stat: FileStat, state: SourceState) -> SourceEntry {
 fn blank_entry(state: SourceState) -> SourceEntry {
     SourceEntry {
         format: None,
+        forced_format: false,
         session_id: None,
         size: 0,
         mtime_ns: 0,

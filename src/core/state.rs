@@ -65,6 +65,10 @@ impl SourceState {
 pub struct SourceEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<Agent>,
+    /// Read with a format forced by `--format` rather than detected; a run without it reads
+    /// the file again, so a wrong guess is not kept for good.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub forced_format: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     pub size: u64,
@@ -96,6 +100,10 @@ pub struct SourceEntry {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 /// Size and modification time of a file, as found on disk now.
@@ -302,6 +310,7 @@ mod tests {
     fn entry(stat: FileStat, state: SourceState, tries: u32) -> SourceEntry {
         SourceEntry {
             format: Some(Agent::Codex),
+            forced_format: false,
             session_id: Some("s".into()),
             size: stat.size,
             mtime_ns: stat.mtime_ns,
