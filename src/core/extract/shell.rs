@@ -394,9 +394,18 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             sub,
         ),
         "git" | "gh" | "hg" | "svn" | "jj" => named(Vcs, program, sub),
-        "python" | "node" | "ruby" | "perl" | "php" | "bash" | "sh" | "zsh" | "ts-node" | "tsx" => {
-            named(Run, program, first_word(args))
-        }
+        "bash" | "sh" | "zsh" | "dash" | "fish" => match args.iter().position(|a| matches!(*a, "-c" | "-lc" | "-ic")) {
+            // `bash -lc "cargo test"`: the script is the command.
+            Some(i) => args.get(i + 1).map_or_else(|| named(Explore, program, None), |script| classify(script)),
+            // A bare shell is an interactive session: it verifies nothing.
+            None if sub.is_none() => named(Explore, program, None),
+            None => named(Run, program, sub),
+        },
+        "python" | "node" | "ruby" | "perl" | "php" | "ts-node" | "tsx" => match sub {
+            // A bare interpreter is a REPL: it verifies nothing.
+            None if !has_flag(args, &["-c", "-e", "-m"]) => named(Explore, program, None),
+            _ => named(Run, program, sub),
+        },
         p if EXPLORE.contains(&p) => named(Explore, p, None),
         p if p.starts_with("./") || p.ends_with(".sh") || p.ends_with(".py") => named(Run, p, None),
         p => named(Other, p, None),
@@ -430,6 +439,11 @@ mod tests {
         assert_eq!(family("git push origin main"), (Vcs, "git push".into()));
         assert_eq!(family("ls -la src"), (Explore, "ls".into()));
         assert_eq!(family("python3.11 manage.py migrate"), (Run, "python manage.py".into()));
+        // A bare shell or interpreter is an interactive session; a shell's script is the job.
+        assert_eq!(family("bash"), (Explore, "bash".into()));
+        assert_eq!(family("python3 -i"), (Explore, "python".into()));
+        assert_eq!(family("bash -lc 'cargo test -q'"), (Test, "cargo test".into()));
+        assert_eq!(family("sh scripts/release.sh"), (Run, "sh scripts/release.sh".into()));
     }
 
     #[test]
