@@ -341,7 +341,10 @@ fn a_wrongly_forced_format_is_not_kept_for_good() {
     // Without --format it is read again, detected, and extracted.
     let detected = hb.extract_json(&[dir.path()], &[]);
     assert_eq!(coverage(&detected)["extracted"], 1, "{detected:?}");
-    assert_eq!(hb.stage1("generic-make-0001").unwrap()["rollout_path"].as_str().map(|p| p.ends_with(".jsonl")), Some(true));
+    assert_eq!(
+        hb.stage1("generic-make-0001").unwrap()["rollout_path"].as_str().map(|p| p.ends_with(".jsonl")),
+        Some(true)
+    );
     // And a run after that has nothing to do.
     let again = hb.extract_json(&[dir.path()], &[]);
     assert_eq!(coverage(&again)["unchanged"], 1);
