@@ -382,3 +382,25 @@ fn sessions_left_out_are_counted_with_the_setting_that_left_them_out() {
     let line = String::from_utf8_lossy(&text.stdout);
     assert!(line.contains("8 sessions, 1 left out as unused for more than 30 days (--max-unused-days)"), "{line}");
 }
+
+#[test]
+fn a_session_that_only_knew_its_folder_joins_the_project_named_there() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join("codex-failure-fix"), dir.path());
+    let day = dir.path().join("sessions/2026/11/20");
+    let original = fs::read_dir(&day).unwrap().next().unwrap().unwrap().path();
+    // The same folder, recorded without its repository (an older agent, say).
+    let text = fs::read_to_string(&original).unwrap();
+    let first_line_end = text.find('\n').unwrap();
+    let (meta, rest) = text.split_at(first_line_end);
+    let git = meta.find(",\"git\":{").unwrap();
+    let meta = format!("{}}}}}", &meta[..git]);
+    let copy = format!("{meta}{rest}").replace("0c0de0000001", "0c0de00000f1");
+    fs::write(day.join("rollout-2026-11-20T10-00-00-019d7a10-4c2e-7b31-9a55-0c0de00000f1.jsonl"), copy).unwrap();
+    let hb = Handbook::new();
+    run(&hb, &["update", "--all", dir.path().to_str().unwrap()]);
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    let groups: Vec<&str> = memory.lines().filter(|l| l.starts_with("# Task Group: ")).collect();
+    assert_eq!(groups, ["# Task Group: github.com/acme/parser"], "{memory}");
+    assert!(memory.contains("0c0de00000f1") && memory.contains("0c0de0000001"));
+}

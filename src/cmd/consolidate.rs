@@ -20,6 +20,7 @@ use crate::core::consolidate::{self, RENDERER};
 use crate::core::layout::{self, DIFF_FILE, MEMORY, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{self, Change, MANIFEST_VERSION, Manifest};
 use crate::core::notes::Note;
+use crate::core::project::path_keys_to_remotes;
 use crate::core::redact::{redact, secret_kinds};
 use crate::core::select::{self, Rules};
 use crate::core::stage1::Stage1;
@@ -186,7 +187,7 @@ pub fn consolidate(
         .filter(|r| state_of.get(r.rollout_path.as_str()) == Some(&SourceState::Vanished))
         .map(|r| r.session_id.clone())
         .collect();
-    let eligible: Vec<Stage1> = records
+    let mut eligible: Vec<Stage1> = records
         .into_iter()
         .filter(|r| !sources.excluded.contains(&r.session_id))
         .filter(|r| {
@@ -198,6 +199,13 @@ pub fn consolidate(
             r
         })
         .collect();
+    // A session that only knew its folder joins the project other sessions there named.
+    let better = path_keys_to_remotes(eligible.iter().map(|r| (r.cwd.as_deref().unwrap_or(""), r.project.as_str())));
+    for record in &mut eligible {
+        if let Some(key) = better.get(&record.project) {
+            record.project = key.clone();
+        }
+    }
     let select::Selection { records: selection, unused, over_max } =
         select::select(eligible, Rules { now, max: opts.max_raw_memories, max_unused: opts.max_unused });
     let left_out =

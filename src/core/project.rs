@@ -57,6 +57,45 @@ pub fn normalize_remote(url: &str) -> Option<String> {
     Some(format!("{}/{}", host.to_ascii_lowercase(), path))
 }
 
+/// Keys for sessions that only knew their folder, from sessions in the same folder that knew
+/// their repository's remote: `(cwd, key)` pairs in, `key → better key` out. A session
+/// recorded without its remote (an older agent version, a checkout since removed) then joins
+/// its project instead of standing apart. A folder seen with two remotes is left alone.
+///
+/// ```
+/// use handbook::core::project::path_keys_to_remotes;
+/// let sessions = [("/w/app", "github.com/acme/app"), ("/w/app/", "/w/app"), ("/w/lib", "/w/lib")];
+/// let better = path_keys_to_remotes(sessions.into_iter());
+/// assert_eq!(better.get("/w/app").map(String::as_str), Some("github.com/acme/app"));
+/// assert_eq!(better.get("/w/lib"), None);
+/// ```
+pub fn path_keys_to_remotes<'a>(
+    sessions: impl Iterator<Item = (&'a str, &'a str)>,
+) -> std::collections::BTreeMap<String, String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let is_path = |key: &str| key.starts_with('/') || key.starts_with('\\') || key.get(1..3) == Some(":\\");
+    let mut remotes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut path_keyed: BTreeSet<(String, String)> = BTreeSet::new();
+    for (cwd, key) in sessions {
+        let cwd = trim_path(cwd);
+        if key == "unknown" {
+            continue;
+        }
+        if is_path(key) {
+            path_keyed.insert((key.to_string(), cwd));
+        } else {
+            remotes.entry(cwd).or_default().insert(key.to_string());
+        }
+    }
+    path_keyed
+        .into_iter()
+        .filter_map(|(key, cwd)| {
+            let found = remotes.get(&cwd).filter(|r| r.len() == 1)?;
+            Some((key, found.first()?.clone()))
+        })
+        .collect()
+}
+
 /// A short display name: the last path component of the key.
 pub fn display_name(key: &str) -> &str {
     key.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next().filter(|s| !s.is_empty()).unwrap_or(key)
