@@ -156,7 +156,8 @@ fn hand_edits_to_memory_survive_consolidation() {
 
     let output = run(&hb, &["consolidate"]);
     assert!(
-        String::from_utf8_lossy(&output.stdout).contains("1 modified"),
+        // MEMORY.md by hand, and the summary, which drops the removed lesson.
+        String::from_utf8_lossy(&output.stdout).contains("2 modified"),
         "{}",
         String::from_utf8_lossy(&output.stdout)
     );
@@ -170,6 +171,9 @@ fn hand_edits_to_memory_survive_consolidation() {
         "a line added by hand was lost"
     );
     assert!(memory.contains("fuzzing needs the nightly toolchain"), "the new session was not consolidated");
+    // The summary agents load lost the removed lesson too.
+    let summary = fs::read_to_string(hb.home.path().join("memory_summary.md")).unwrap();
+    assert!(!summary.contains("We use pnpm, not npm."), "{summary}");
 }
 
 #[test]

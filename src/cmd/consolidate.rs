@@ -294,6 +294,8 @@ pub fn consolidate(
         Some(e) if !e.is_empty() => e.apply(&output.summary, ADDED_BY_HAND),
         _ => output.summary,
     };
+    // A lesson removed from MEMORY.md goes from the summary too.
+    let summary = edits.files.get(MEMORY).map_or(summary.clone(), |e| e.drop_removed_lessons(&summary));
     let summary = redact(&summary).into_owned();
     let summary = match cap.fits(&summary) {
         true => summary,

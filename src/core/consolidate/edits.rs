@@ -205,6 +205,37 @@ impl FileEdits {
     pub fn is_empty(&self) -> bool {
         self.removed.is_empty() && self.removed_groups.is_empty() && self.added.is_empty()
     }
+
+    /// `summary` without the lessons these edits (to `MEMORY.md`) removed: a lesson deleted
+    /// from the handbook must not live on in the summary agents load. A summary entry
+    /// `- [project: ]LESSON[ (…)]` goes when LESSON is one the user removed.
+    pub fn drop_removed_lessons(&self, summary: &str) -> String {
+        let removed: Vec<&str> = self
+            .removed
+            .iter()
+            .filter_map(|r| r.strip_prefix("- "))
+            .map(str::trim)
+            .filter(|r| r.chars().count() >= 12)
+            .collect();
+        if removed.is_empty() {
+            return summary.to_string();
+        }
+        let is_removed = |text: &str| {
+            removed.iter().any(|lesson| {
+                text.strip_prefix(lesson).is_some_and(|rest| rest.is_empty() || rest.trim_start().starts_with('('))
+            })
+        };
+        let kept: Vec<String> = summary
+            .lines()
+            .filter(|line| {
+                let Some(entry) = line.strip_prefix("- ") else { return true };
+                let after_project = entry.split_once(": ").map(|(_, rest)| rest);
+                !(is_removed(entry) || after_project.is_some_and(is_removed))
+            })
+            .map(str::to_string)
+            .collect();
+        collapse_blank_runs(&kept)
+    }
 }
 
 /// The lines joined, without the runs of blank lines that removed blocks leave behind.
@@ -229,6 +260,20 @@ fn collapse_blank_runs(lines: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lesson_removed_from_the_handbook_leaves_the_summary_too() {
+        let mut edits = FileEdits::default();
+        edits.learn(
+            "- `make bulid` failed -> use `make build` (1 session) [Task 1]\n- \"We use pnpm\" (preference; 2 sessions) [Task 2]\n- keep me (1 session) [Task 3]\n",
+            "- keep me (1 session) [Task 3]\n",
+        );
+        let summary = "v1\n\n## User preferences\n\n- \"We use pnpm\" (preference; webshop)\n\n## General Tips\n\n- firmware: `make bulid` failed -> use `make build`\n- firmware: keep me\n";
+        assert_eq!(
+            edits.drop_removed_lessons(summary),
+            "v1\n\n## User preferences\n\n## General Tips\n\n- firmware: keep me\n"
+        );
+    }
 
     const BASE: &str = "# Task Group: app
 
