@@ -352,3 +352,16 @@ fn a_wrongly_forced_format_is_not_kept_for_good() {
     let same = hb.extract_json(&[dir.path()], &["--format", "generic"]);
     assert_eq!(coverage(&same)["unchanged"], 1);
 }
+
+#[test]
+fn a_run_that_reads_nothing_says_which_flag_would_read_it() {
+    // Just copied, so just modified: still active under the default idle window.
+    let dir = copy_cases(&["generic"]);
+    let hb = Handbook::new();
+    let output = hb.cmd().arg("extract").arg(dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("count as still active; --min-idle 0 (or --all) reads them now"), "{stderr}");
+    let output = hb.cmd().args(["extract", "--session", "no-such-session"]).arg(dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no transcript matches --session no-such-session"), "{stderr}");
+}

@@ -233,9 +233,32 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
         sync_usage(&workspace, &sources, &usage_changed)?;
     }
     report(term, &mut reports, &mut coverage, opts.dry_run)?;
+    hints(term, opts, &coverage);
     match stopped {
         Some(reason) => bail!("extraction stopped: {reason}"),
         None => Ok(()),
+    }
+}
+
+/// What to try when a run found nothing to do for a reason a flag changes.
+fn hints(term: &Terminal, opts: &ExtractSettings, coverage: &Coverage) {
+    if !opts.sessions.is_empty() && coverage.sessions == 0 {
+        term.note(&format!(
+            "no transcript matches --session {}: give a session id or a part of a transcript's path",
+            opts.sessions.join(", ")
+        ));
+    }
+    if coverage.still_active > 0 && coverage.extracted + coverage.no_op == 0 {
+        term.note(&format!(
+            "sessions written to in the last {} h count as still active; --min-idle 0 (or --all) reads them now",
+            opts.min_idle.as_secs_f64() / 3600.0
+        ));
+    }
+    if coverage.too_old > 0 && coverage.extracted + coverage.no_op == 0 {
+        term.note(&format!(
+            "sessions untouched for over {} days are too old; --max-age (or --all) reads them",
+            opts.max_age.as_secs_f64() / 86_400.0
+        ));
     }
 }
 
