@@ -77,6 +77,16 @@ fn project_keeps_the_global_sections_and_that_projects_topics() {
     }
     let webshop = summary(&hb, &["--project", "/home/dev/webshop"]);
     assert!(webshop.contains("### /home/dev/webshop") && !webshop.contains("### github.com/acme/parser"));
+    // Tips and preferences that name another project go too; the project's own stay.
+    let everything = summary(&hb, &[]);
+    assert!(everything.contains("- firmware: ") && everything.contains("(preference; parser)"), "{everything}");
+    assert!(webshop.contains("- webshop: ") && webshop.contains("(preference; webshop)"), "{webshop}");
+    assert!(!webshop.contains("- firmware: ") && !webshop.contains("(preference; parser)"), "{webshop}");
+    // A project the handbook does not know gets the general sections, and a note.
+    let output = hb.cmd().args(["summary", "--project", "/home/dev/brand-new"]).output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("has no topics of /home/dev/brand-new yet"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("## User Profile"));
 }
 
 #[test]

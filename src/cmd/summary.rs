@@ -20,7 +20,7 @@ use crate::edge::workspace::Workspace;
 /// Run `summary`. In hook mode nothing here fails: any problem prints nothing, goes to
 /// stderr, and exits 0, so a broken handbook never stops an agent from starting.
 pub fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result<()> {
-    let text = match render(settings, opts) {
+    let text = match render(settings, opts, term) {
         Ok(text) => text,
         Err(e) if opts.hook => {
             term.warn(&format!("{e:#}; printing nothing"));
@@ -52,7 +52,7 @@ pub fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resu
 }
 
 /// The text to print, or `None` when there is no summary yet.
-fn render(settings: &Settings, opts: &SummarySettings) -> Result<Option<String>> {
+fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result<Option<String>> {
     let workspace = Workspace::new(&settings.home);
     let path = workspace.file(SUMMARY);
     let Some(raw) = workspace.read(SUMMARY)? else {
@@ -77,7 +77,13 @@ fn render(settings: &Settings, opts: &SummarySettings) -> Result<Option<String>>
             let parsed = Summary::parse(&raw)
                 .with_context(|| format!("{} is not a handbook summary; run `handbook consolidate`", path.display()))?;
             let parsed = match project {
-                Some(dir) => parsed.only_project(&project_of_dir(dir)),
+                Some(dir) => {
+                    let key = project_of_dir(dir);
+                    if !parsed.has_project(&key) {
+                        term.note(&format!("the handbook has no topics of {key} yet; printing the general sections"));
+                    }
+                    parsed.only_project(&key)
+                }
                 None => parsed,
             };
             parsed.fit(cap)

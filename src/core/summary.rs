@@ -18,6 +18,7 @@
 
 use std::fmt::Write;
 
+use crate::core::project::display_name;
 use crate::core::tokens::Cap;
 
 /// The first line every summary starts with.
@@ -172,13 +173,37 @@ impl Summary {
     }
 
     /// Keep the global sections and, under "What's in Memory", only the project whose heading
-    /// is `### <key>`.
+    /// is `### <key>`. Entries of the global sections that name another project (a tip
+    /// `- parser: …`, a preference `… (preference; parser)`) go too.
     pub fn only_project(&self, key: &str) -> Summary {
+        let heading_key = |p: &Project| p.heading.trim_start_matches('#').trim().to_string();
+        let kept_name = display_name(key);
+        let others: Vec<String> = self
+            .sections
+            .iter()
+            .flat_map(|s| &s.projects)
+            .map(|p| display_name(&heading_key(p)).to_string())
+            .filter(|name| name != kept_name)
+            .collect();
+        let names_other = |entry: &Entry| {
+            let first = entry.lines.first().map_or("", String::as_str);
+            others.iter().any(|name| {
+                first.starts_with(&format!("- {name}: "))
+                    || first.ends_with(&format!("; {name})"))
+                    || first.ends_with(&format!(" ({name})"))
+            })
+        };
         let mut narrowed = self.clone();
         for section in &mut narrowed.sections {
-            section.projects.retain(|p| p.heading.trim_start_matches('#').trim() == key);
+            section.projects.retain(|p| heading_key(p) == key);
+            section.entries.retain(|e| !names_other(e));
         }
         narrowed
+    }
+
+    /// Whether "What's in Memory" has a project `### <key>`.
+    pub fn has_project(&self, key: &str) -> bool {
+        self.sections.iter().flat_map(|s| &s.projects).any(|p| p.heading.trim_start_matches('#').trim() == key)
     }
 
     /// Drop the lowest-ranked entries whole until the rendering fits `cap`.
@@ -365,6 +390,8 @@ Works mostly in Rust.
     fn one_project_keeps_the_global_sections() {
         let only = Summary::parse(DOC).unwrap().only_project("/home/dev/webshop").render();
         assert!(only.contains("## User preferences") && only.contains("Cart total test"));
+        assert!(only.contains("Works mostly in Rust.") && only.contains("\"We use pnpm, not npm.\" (webshop)"));
         assert!(!only.contains("github.com/acme/parser"), "{only}");
+        assert!(!only.contains("Always run clippy") && !only.contains("parser: verified"), "{only}");
     }
 }
