@@ -280,8 +280,8 @@ pub struct ExtractArgs {
     #[arg(long)]
     pub all: bool,
 
-    /// Extract at most N sessions this run, newest first; the rest wait for the next run
-    /// [env: HANDBOOK_MAX_SESSIONS_PER_RUN]
+    /// Extract at most N sessions this run, newest first; the rest wait for the next run (0:
+    /// no limit) [env: HANDBOOK_MAX_SESSIONS_PER_RUN]
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
 

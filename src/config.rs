@@ -428,6 +428,8 @@ fn extract_settings(args: ExtractArgs, file: &FileConfig, env: &Env) -> Result<E
         }
         (None, None) => file.max_sessions_per_run.or(engine.is_model().then_some(DEFAULT_MODEL_SESSIONS_PER_RUN)),
     };
+    // 0 means no limit, as for `search --limit` (and a model run can lift its default).
+    let limit = limit.filter(|&n| n > 0);
     let max_input_tokens_per_run = match (args.max_input_tokens_per_run, env.get("HANDBOOK_MAX_INPUT_TOKENS_PER_RUN")) {
         (Some(n), _) => Some(n),
         (None, Some(v)) => {
@@ -760,8 +762,9 @@ fn parse_duration(text: &str, bare: Unit) -> Result<SignedDuration> {
     let text = text.trim();
     let split = text.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let value: f64 =
-        number.trim().parse().with_context(|| format!("{text:?} is not a duration such as 6h, 90m, 10d or 2w"))?;
+    let Ok(value) = number.trim().parse::<f64>() else {
+        bail!("{text:?} is not a duration such as 6h, 90m, 10d or 2w");
+    };
     let hours_per = match unit.trim() {
         "" => match bare {
             Unit::Hours => 1.0,

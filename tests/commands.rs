@@ -221,6 +221,14 @@ fn reset_refuses_what_it_should_and_keeps_forgotten_sessions() {
     // The forgotten session stays forgotten.
     update(&hb, dir.path());
     assert!(hb.stage1("generic-make-0001").is_none());
+    // In JSON, the reset says what it kept.
+    let output = hb.cmd().args(["--json", "reset", "--yes"]).output().unwrap();
+    let report = &json_lines(&output.stdout)[0];
+    assert_eq!(report["type"], "reset");
+    assert_eq!(
+        (report["data"]["forgotten_kept"].as_u64(), report["data"]["other_entries_kept"].as_u64()),
+        (Some(1), Some(1))
+    );
 }
 
 #[test]

@@ -90,6 +90,18 @@ fn project_keeps_the_global_sections_and_that_projects_topics() {
 }
 
 #[test]
+fn json_gives_the_text_and_its_tokens() {
+    let (hb, _dir) = handbook_of_fixtures();
+    let output = hb.cmd().args(["--json", "summary", "--max-tokens", "800"]).output().unwrap();
+    let lines = crate::common::json_lines(&output.stdout);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["type"], "summary");
+    let text = lines[0]["data"]["text"].as_str().unwrap();
+    assert_eq!(text, summary(&hb, &["--max-tokens", "800"]));
+    assert!(lines[0]["data"]["tokens"].as_u64().unwrap() <= 800);
+}
+
+#[test]
 fn prompt_wraps_the_summary_and_the_whole_fits_the_cap() {
     let (hb, _dir) = handbook_of_fixtures();
     let out = summary(&hb, &["--prompt", "--max-tokens", "1500"]);

@@ -34,12 +34,15 @@ pub fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term:
         let mut answer = String::new();
         std::io::stdin().lock().read_line(&mut answer).context("cannot read the answer")?;
         if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            bail!("reset cancelled");
+            // Declining is an answer, not a failure.
+            term.note("reset cancelled; nothing was removed");
+            return Ok(());
         }
     }
     let workspace = Workspace::new(&home);
     let _lock = workspace.lock(lock_wait)?;
     let excluded = workspace.load_sources().map(|s| s.excluded).unwrap_or_default();
+    let excluded_count = excluded.len();
     for name in WORKSPACE_ENTRIES {
         remove(&home.join(name))?;
     }
@@ -57,6 +60,10 @@ pub fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term:
     let others = std::fs::read_dir(&home)
         .map(|entries| entries.flatten().filter(|e| e.file_name() != ".handbook").count())
         .unwrap_or(0);
+    term.json(
+        "reset",
+        &serde_json::json!({ "home": home, "forgotten_kept": excluded_count, "other_entries_kept": others }),
+    )?;
     if !term.quiet {
         let kept = match others {
             0 => String::new(),

@@ -174,7 +174,9 @@ fn render(status: &Status) -> Vec<String> {
         when(status.last_consolidate),
         count(status.extracted_records, "session")
     ));
-    if status.changes_since_consolidation.is_empty() {
+    if status.last_consolidate.is_none() {
+        out.push("workspace: not consolidated yet (run `handbook consolidate`)".to_string());
+    } else if status.changes_since_consolidation.is_empty() {
         out.push("workspace: as the last consolidation left it".to_string());
     } else {
         let list: Vec<String> = status

@@ -35,7 +35,15 @@ pub fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resu
         ));
         return Ok(());
     };
-    let out = if opts.hook { hook_json(&text)? } else { text };
+    let out = if opts.hook {
+        hook_json(&text)?
+    } else if term.json && opts.output.is_none() {
+        let tokens = crate::core::tokens::estimate(&text);
+        let object = serde_json::json!({ "type": "summary", "data": { "text": text, "tokens": tokens } });
+        format!("{object}\n")
+    } else {
+        text
+    };
     match &opts.output {
         Some(path) => write_if_changed(path, &out),
         None => {
