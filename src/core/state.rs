@@ -248,9 +248,19 @@ impl Coverage {
             self.too_old,
             self.excluded,
         );
+        // Exclusion reasons are nouns ("2 sub-agent"); skip reasons are sentences, counted after.
         let reasons = |out: &mut String, prefix: &str| {
-            let matching: Vec<String> =
-                self.reasons.iter().filter_map(|(r, n)| r.strip_prefix(prefix).map(|r| format!("{n} {r}"))).collect();
+            let matching: Vec<String> = self
+                .reasons
+                .iter()
+                .filter_map(|(r, n)| {
+                    r.strip_prefix(prefix).map(|r| match (prefix, n) {
+                        ("skipped: ", 1) => r.to_string(),
+                        ("skipped: ", n) => format!("{r} ×{n}"),
+                        (_, n) => format!("{n} {r}"),
+                    })
+                })
+                .collect();
             if !matching.is_empty() {
                 let _ = write!(out, " ({})", matching.join(", "));
             }
@@ -341,6 +351,22 @@ mod tests {
         assert_eq!(plan(Some(&done), stat, windows(false)), Plan::Unchanged);
         let grown = FileStat { size: 11, ..stat };
         assert_eq!(plan(Some(&done), grown, windows(true)), Plan::Read);
+    }
+
+    #[test]
+    fn reasons_read_as_counts_of_nouns_or_counted_sentences() {
+        let mut c = Coverage { sessions: 5, excluded: 2, skipped: 3, ..Coverage::default() };
+        c.count_reason("excluded", "sub-agent");
+        c.count_reason("excluded", "sub-agent");
+        c.count_reason("skipped", "pi transcripts are not supported yet");
+        c.count_reason("skipped", "pi transcripts are not supported yet");
+        c.count_reason("skipped", "empty file");
+        assert!(
+            c.line()
+                .contains("2 excluded (2 sub-agent), 3 skipped (empty file, pi transcripts are not supported yet ×2)"),
+            "{}",
+            c.line()
+        );
     }
 
     #[test]
