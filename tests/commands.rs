@@ -5,9 +5,7 @@ use std::fs;
 
 use predicates::prelude::*;
 
-use crate::common::{Handbook, copy_tree, fixtures, json_lines};
-
-const NOW: &str = "2026-11-29T12:00:00Z";
+use crate::common::{Handbook, NOW, copy_tree, fixtures, json_lines};
 
 fn update(hb: &Handbook, source: &std::path::Path) {
     let output = hb

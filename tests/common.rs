@@ -75,6 +75,27 @@ impl Handbook {
     }
 }
 
+/// The clock the fixture runs use.
+pub const NOW: &str = "2026-11-29T12:00:00Z";
+
+/// All fixtures copied to a private folder and run through `update --all` (extract and
+/// consolidate, nothing aged out); the handbook and the copy.
+pub fn handbook_of_fixtures() -> (Handbook, TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures(), dir.path());
+    let hb = Handbook::new();
+    let output = hb
+        .cmd()
+        .env("HANDBOOK_NOW", NOW)
+        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+        .args(["update", "--all"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    (hb, dir)
+}
+
 /// Parse stdout as one JSON object per line.
 pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
     String::from_utf8(stdout.to_vec())

@@ -4,11 +4,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::common::{Handbook, copy_tree, fixtures, json_lines};
+use crate::common::{Handbook, NOW, copy_tree, fixtures, json_lines};
 
-/// A fixed clock, and a retention window wide enough for every fixture.
-const NOW: &str = "2026-11-29T12:00:00Z";
-
+/// Run handbook with a fixed clock and a retention window wide enough for every fixture.
 fn run(hb: &Handbook, args: &[&str]) -> std::process::Output {
     let output = hb.cmd().env("HANDBOOK_NOW", NOW).env("HANDBOOK_MAX_UNUSED_DAYS", "3650").args(args).output().unwrap();
     assert!(output.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&output.stderr));

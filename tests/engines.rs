@@ -9,10 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{Handbook, copy_tree, fixtures, json_lines};
+use crate::common::{Handbook, NOW, copy_tree, fixtures, json_lines};
 use crate::stub::{Reply, Request, Stub};
-
-const NOW: &str = "2026-11-29T12:00:00Z";
 
 /// A stage-one answer with lessons.
 fn answer(summary: &str) -> String {

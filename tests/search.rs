@@ -6,25 +6,7 @@ use std::fs;
 
 use serde_json::Value;
 
-use crate::common::{Handbook, copy_tree, fixtures, json_lines};
-
-const NOW: &str = "2026-11-29T12:00:00Z";
-
-fn handbook_of_fixtures() -> (Handbook, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&fixtures(), dir.path());
-    let hb = Handbook::new();
-    let output = hb
-        .cmd()
-        .env("HANDBOOK_NOW", NOW)
-        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
-        .args(["update", "--all"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    (hb, dir)
-}
+use crate::common::{Handbook, NOW, fixtures, handbook_of_fixtures, json_lines};
 
 struct Run {
     code: i32,

@@ -3,23 +3,7 @@
 
 use std::fs;
 
-use crate::common::{Handbook, copy_tree, fixtures};
-
-fn handbook_of_fixtures() -> (Handbook, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&fixtures(), dir.path());
-    let hb = Handbook::new();
-    let output = hb
-        .cmd()
-        .env("HANDBOOK_NOW", "2026-11-29T12:00:00Z")
-        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
-        .args(["update", "--all"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    (hb, dir)
-}
+use crate::common::{Handbook, fixtures, handbook_of_fixtures};
 
 fn summary(hb: &Handbook, args: &[&str]) -> String {
     let output = hb.cmd().arg("summary").args(args).output().unwrap();
