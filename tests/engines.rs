@@ -284,6 +284,8 @@ fn malformed_answers_fail_the_session_and_extra_fields_do_not() {
     let failed = sessions(&lines).into_iter().find(|s| s["outcome"] == "failed").expect("a failed session").clone();
     let reason = failed["reason"].as_str().unwrap();
     assert!(reason.contains("malformed answer") && reason.contains("unterminated"), "{failed}");
+    assert!(reason.ends_with("(asked twice)"), "{reason}");
+    assert_eq!(stub.requests().iter().filter(|r| r.user_message().contains("vitest")).count(), 2);
     assert!(!reason.contains("ghp_abc"), "a secret in the answer reached the report: {reason}");
     hb.assert_nowhere("ghp_abc");
     assert!(
@@ -423,7 +425,7 @@ fn the_anthropic_engine_retries_overload_and_reads_no_ops_and_malformed_answers(
     let lines = json_lines(&output.stdout);
     let coverage = &totals(&lines)["coverage"];
     assert_eq!((coverage["no_op"].as_u64(), coverage["failed"].as_u64()), (Some(1), Some(1)), "{coverage}");
-    assert_eq!(stub.requests().len(), 3, "the overloaded request was tried again");
+    assert_eq!(stub.requests().len(), 4, "the overloaded request tried again, the malformed answer asked twice");
     let failed = sessions(&lines).into_iter().find(|s| s["outcome"] == "failed").unwrap().clone();
     assert!(failed["reason"].as_str().unwrap().contains("malformed answer"), "{failed}");
 }

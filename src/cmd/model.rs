@@ -56,11 +56,11 @@ impl Model {
     }
 
     /// Distil one session. A reply that is not the stage-one contract fails the call.
+    /// A malformed answer is asked for once more, as in consolidation.
     pub fn stage_one(&mut self, session: &StageOneInput<'_>) -> Result<StageOne, CallError> {
         let prompt =
             stage_one_prompt(self.template("stage_one_system.md"), self.template("stage_one_input.md"), session);
-        let reply = self.ask(&prompt)?;
-        engine::parse_stage_one(&reply).map_err(|e| CallError::Malformed(format!("malformed answer: {e}")).redacted())
+        self.ask_twice(&prompt, "the session", &mut 0, engine::parse_stage_one)
     }
 }
 

@@ -155,6 +155,12 @@ pub fn json_object(reply: &str) -> Result<serde_json::Map<String, Value>, String
     })
 }
 
+/// Whether the first `{` of a reply opens an object that also closes: false for an answer
+/// cut off mid-object, even when a `{…}` quoted inside one of its strings is whole.
+pub fn opens_with_complete_object(reply: &str) -> bool {
+    reply.find('{').is_some_and(|start| balanced_end(&reply[start..]).is_some())
+}
+
 /// Where a JSON text's string literals are, one character at a time.
 #[derive(Default)]
 struct Strings {

@@ -114,3 +114,10 @@ fn facts_come_from_the_models_raw_memory() {
     assert_eq!(bare.tasks[0].title, "Deployed the app");
     assert_eq!(bare.tasks[0].outcome, Outcome::Uncertain);
 }
+
+#[test]
+fn an_answer_cut_off_mid_object_is_recognised_even_with_a_whole_object_quoted_inside() {
+    assert!(opens_with_complete_object("Sure: {\"a\": \"{}\"} and more text that rambles"));
+    assert!(!opens_with_complete_object("{\"rollout_summary\": \"uses {\\\"x\\\": 1} in the config and then"));
+    assert!(!opens_with_complete_object("no object at all"));
+}

@@ -71,7 +71,7 @@ enum Attempt {
 /// A successful reply's text; but an answer the server cut off at the token limit before
 /// its JSON object closed is a failure that says so, not a puzzle for the parser.
 fn finished(url: &str, text: String, cut_off: bool, limit: usize) -> Attempt {
-    if cut_off && crate::core::engine::json_object(&text).is_err() {
+    if cut_off && !crate::core::engine::opens_with_complete_object(&text) {
         return Attempt::Failed(CallError::Malformed(format!(
             "{url}: the answer was cut off at the limit of {limit} tokens before its JSON was complete"
         )));
