@@ -279,13 +279,8 @@ pub fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
 }
 
 /// The schema of a task group's answer.
-/// Lists of lessons, bounded so a grammar-constrained model cannot loop inside one forever.
-fn lesson_list() -> Value {
-    json!({"type": "array", "items": {"type": "string", "maxLength": MAX_LESSON_CHARS}, "maxItems": MAX_LESSONS})
-}
-
 pub fn group_schema() -> Value {
-    let list = lesson_list();
+    let list = json!({"type": "array", "items": {"type": "string"}});
     json!({
         "type": "object",
         "properties": {"user_preferences": list, "reusable_knowledge": list, "failures": list},
@@ -427,11 +422,10 @@ pub struct SummaryParts {
 }
 
 pub fn summary_schema() -> Value {
-    let list = lesson_list();
-    let profile = json!({"type": "string", "maxLength": MAX_PROFILE_CHARS});
+    let list = json!({"type": "array", "items": {"type": "string"}});
     json!({
         "type": "object",
-        "properties": {"user_profile": profile, "user_preferences": list, "general_tips": list},
+        "properties": {"user_profile": {"type": "string"}, "user_preferences": list, "general_tips": list},
         "required": ["user_profile", "user_preferences", "general_tips"],
         "additionalProperties": false
     })

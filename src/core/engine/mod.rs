@@ -74,22 +74,6 @@ pub fn stage_one_schema() -> Value {
     })
 }
 
-/// `schema` without the length bounds strict structured-output modes refuse (OpenAI's
-/// `strict: true` takes neither `maxLength` nor, on every model, `maxItems`); grammar-based
-/// servers, which get the bounded schema, keep a looping model from running on.
-pub fn without_bounds(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(key, _)| !matches!(key.as_str(), "maxLength" | "maxItems"))
-                .map(|(key, value)| (key.clone(), without_bounds(value)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_bounds).collect()),
-        other => other.clone(),
-    }
-}
-
 /// What a model made of a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StageOne {

@@ -121,14 +121,3 @@ fn an_answer_cut_off_mid_object_is_recognised_even_with_a_whole_object_quoted_in
     assert!(!opens_with_complete_object("{\"rollout_summary\": \"uses {\\\"x\\\": 1} in the config and then"));
     assert!(!opens_with_complete_object("no object at all"));
 }
-
-#[test]
-fn lesson_schemas_are_bounded_and_strict_modes_get_them_unbounded() {
-    let schema = consolidate::group_schema();
-    assert_eq!(schema["properties"]["failures"]["items"]["maxLength"], 400);
-    assert!(schema["properties"]["failures"]["maxItems"].is_number());
-    let strict = without_bounds(&schema);
-    let text = strict.to_string();
-    assert!(!text.contains("maxLength") && !text.contains("maxItems"), "{text}");
-    assert_eq!(strict["required"], schema["required"]);
-}

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::http::{post, status_attempt};
 use super::{Attempt, CallError, JsonMode, finished};
 use crate::config::EngineSettings;
-use crate::core::engine::{Prompt, without_bounds};
+use crate::core::engine::Prompt;
 
 /// One request, stepping down the JSON modes while the server rejects them (400 or 422):
 /// `json_schema`, then `json_object` with the schema, then plain text. The mode that worked
@@ -65,7 +65,7 @@ fn request(settings: &EngineSettings, prompt: &Prompt, mode: JsonMode) -> Value 
     let format = match mode {
         JsonMode::Schema => Some(json!({
             "type": "json_schema",
-            "json_schema": {"name": prompt.schema_name, "schema": without_bounds(&prompt.schema), "strict": true}
+            "json_schema": {"name": prompt.schema_name, "schema": prompt.schema, "strict": true}
         })),
         JsonMode::Object => Some(json!({"type": "json_object", "schema": prompt.schema})),
         JsonMode::Text => None,
