@@ -223,6 +223,8 @@ fn reset_refuses_what_it_should_and_keeps_forgotten_sessions() {
     let output = hb.cmd().args(["--json", "reset", "--yes"]).output().unwrap();
     let report = &json_lines(&output.stdout)[0];
     assert_eq!(report["type"], "reset");
+    // Once more, and there is nothing left to remove; it says so.
+    hb.cmd().args(["reset", "--yes"]).assert().success().stdout(predicate::str::contains("nothing to remove"));
     assert_eq!(
         (report["data"]["forgotten_kept"].as_u64(), report["data"]["other_entries_kept"].as_u64()),
         (Some(1), Some(1))

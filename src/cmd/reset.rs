@@ -41,7 +41,16 @@ pub fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term:
     }
     let workspace = Workspace::new(&home);
     let _lock = workspace.lock(lock_wait)?;
-    let excluded = workspace.load_sources().map(|s| s.excluded).unwrap_or_default();
+    let sources = workspace.load_sources().ok();
+    let state_files = std::fs::read_dir(workspace.state_dir())
+        .map(|entries| {
+            entries.flatten().filter(|e| !matches!(e.file_name().to_str(), Some("lock" | "sources.json"))).count()
+        })
+        .unwrap_or(0);
+    let was_empty = WORKSPACE_ENTRIES.iter().all(|name| !home.join(name).exists())
+        && state_files == 0
+        && sources.as_ref().is_none_or(|s| s.sources.is_empty());
+    let excluded = sources.map(|s| s.excluded).unwrap_or_default();
     let excluded_count = excluded.len();
     for name in WORKSPACE_ENTRIES {
         remove(&home.join(name))?;
@@ -69,7 +78,8 @@ pub fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term:
             0 => String::new(),
             n => format!("; {n} other entr{} in the folder left as they were", if n == 1 { "y" } else { "ies" }),
         };
-        term.line(&format!("reset: removed the handbook in {}{kept}", home.display()))?;
+        let what = if was_empty { "nothing to remove (already reset)" } else { "removed the handbook" };
+        term.line(&format!("reset: {what} in {}{kept}", home.display()))?;
     }
     Ok(())
 }
