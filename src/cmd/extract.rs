@@ -18,6 +18,7 @@ use crate::core::redact::redact_meta;
 use crate::core::session::{Agent, LineWarning};
 use crate::core::stage1::{STAGE1_VERSION, Stage1};
 use crate::core::state::{Coverage, FileStat, GAVE_UP, Plan, SourceEntry, SourceState, Sources, Windows, plan, usage};
+use crate::core::words::count;
 use crate::edge::discover::{discover, under_roots};
 use crate::edge::git::Projects;
 use crate::edge::llm::CallError;
@@ -87,16 +88,15 @@ impl SessionReport {
     fn line(&self) -> String {
         let detail = match self.outcome {
             "extracted" => {
-                let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-                let mut parts = vec![plural(self.tasks, "task", "tasks")];
-                for (n, one, many) in [
-                    (self.preferences, "preference", "preferences"),
-                    (self.verified_commands, "verified command", "verified commands"),
-                    (self.fixes, "fix", "fixes"),
-                    (self.unresolved_errors, "unresolved error", "unresolved errors"),
+                let mut parts = vec![count(self.tasks, "task")];
+                for (n, noun) in [
+                    (self.preferences, "preference"),
+                    (self.verified_commands, "verified command"),
+                    (self.fixes, "fix"),
+                    (self.unresolved_errors, "unresolved error"),
                 ] {
                     if n > 0 {
-                        parts.push(plural(n, one, many));
+                        parts.push(count(n, noun));
                     }
                 }
                 parts.join(", ")
@@ -585,7 +585,7 @@ impl Run<'_> {
         }
         let more = warnings.len().saturating_sub(WARNINGS_SHOWN_PER_FILE);
         if more > 0 {
-            self.term.warn(&format!("{key}: {more} more warning{}", if more == 1 { "" } else { "s" }));
+            self.term.warn(&format!("{key}: {}", count(more, "more warning")));
         }
     }
 }

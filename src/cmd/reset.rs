@@ -13,6 +13,7 @@ use anyhow::{Context, Result, bail};
 use crate::config::Settings;
 use crate::core::layout::{DIFF_FILE, MEMORY, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::state::{SOURCES_VERSION, Sources};
+use crate::core::words::count;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
@@ -76,7 +77,7 @@ pub fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term:
     if !term.quiet {
         let kept = match others {
             0 => String::new(),
-            n => format!("; {n} other entr{} in the folder left as they were", if n == 1 { "y" } else { "ies" }),
+            n => format!("; {} in the folder left as they were", count(n, "other entry")),
         };
         let what = if was_empty { "nothing to remove (already reset)" } else { "removed the handbook" };
         term.line(&format!("reset: {what} in {}{kept}", home.display()))?;

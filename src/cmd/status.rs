@@ -159,13 +159,7 @@ fn render(status: &Status) -> Vec<String> {
         .collect();
     out.push(format!("sessions: {known} known: {}", counts.join(", ")));
     for f in &status.failures {
-        out.push(format!(
-            "  failed: {}: {} ({} tr{})",
-            f.path,
-            f.reason,
-            f.tries,
-            if f.tries == 1 { "y" } else { "ies" }
-        ));
+        out.push(format!("  failed: {}: {} ({})", f.path, f.reason, count(f.tries as usize, "try")));
     }
     let when = |t: Option<Timestamp>| t.map_or_else(|| "never".to_string(), timestamp);
     out.push(format!("last extract: {}", when(status.last_extract)));
@@ -188,9 +182,8 @@ fn render(status: &Status) -> Vec<String> {
         let more = status.changes_since_consolidation.len().saturating_sub(8);
         let more = if more > 0 { format!(", {more} more") } else { String::new() };
         out.push(format!(
-            "workspace: {} file{} changed since the last consolidation ({}{more})",
-            status.changes_since_consolidation.len(),
-            if status.changes_since_consolidation.len() == 1 { "" } else { "s" },
+            "workspace: {} changed since the last consolidation ({}{more})",
+            count(status.changes_since_consolidation.len(), "file"),
             list.join(", ")
         ));
     }

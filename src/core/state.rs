@@ -238,9 +238,8 @@ impl Coverage {
     /// ```
     pub fn line(&self) -> String {
         let mut out = format!(
-            "{} session{}: {} extracted, {} no-op, {} unchanged, {} still active, {} too old, {} excluded",
-            self.sessions,
-            if self.sessions == 1 { "" } else { "s" },
+            "{}: {} extracted, {} no-op, {} unchanged, {} still active, {} too old, {} excluded",
+            crate::core::words::count(self.sessions as usize, "session"),
             self.extracted,
             self.no_op,
             self.unchanged,
