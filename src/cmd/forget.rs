@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use serde::Serialize;
 
 use crate::config::Settings;
-use crate::core::state::SourceState;
+use crate::core::state::{Reason, SourceState};
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
@@ -49,7 +49,7 @@ pub fn run(settings: &Settings, targets: &[String], lock_wait: std::time::Durati
                 sources.sources.iter_mut().filter(|(_, e)| e.session_id.as_deref() == Some(id.as_str()))
             {
                 entry.state = SourceState::Excluded;
-                entry.reason = Some("forgotten".to_string());
+                entry.reason = Some(Reason::Forgotten);
                 paths.push(path.clone());
             }
             workspace.remove_stage1(&id)?;

@@ -1,21 +1,32 @@
 //! What handbook remembers about each transcript file (`.handbook/sources.json`), the rules
 //! that decide whether a file needs reading on this run, and the coverage report of a run.
 
+mod coverage;
+mod decide;
+mod index;
+mod reason;
+mod report;
+mod store;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
 use crate::core::session::Agent;
 
+pub use coverage::{Class, Coverage, Failure};
+pub use decide::*;
+pub use index::{Index, Presence};
+pub use reason::Reason;
+pub use report::{HintFlags, SessionReport, hints};
+pub use store::Store;
+
 /// Bumped when the file's shape changes incompatibly.
 pub const SOURCES_VERSION: u32 = 1;
 
 /// A failed file is tried this many times while it stays unchanged; a change resets the count.
 pub const MAX_TRIES: u32 = 3;
-/// How the reason of a file given up on begins.
-pub const GAVE_UP: &str = "gave up after";
 
 /// The state file: one entry per transcript path ever seen.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -81,7 +92,7 @@ pub struct SourceEntry {
     pub updated_at: Option<Timestamp>,
     pub state: SourceState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tries: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,7 +170,7 @@ pub fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
     // Citing session → the citations of its most recent copy.
     let mut citing: BTreeMap<&str, &SourceEntry> = BTreeMap::new();
     for (path, entry) in &sources.sources {
-        let forgotten = entry.reason.as_deref() == Some("forgotten")
+        let forgotten = entry.reason == Some(Reason::Forgotten)
             || entry.session_id.as_ref().is_some_and(|id| sources.excluded.contains(id));
         if entry.cited.is_empty() || entry.state == SourceState::Vanished || forgotten {
             continue;
@@ -206,103 +217,11 @@ pub fn plan(entry: Option<&SourceEntry>, stat: FileStat, windows: Windows) -> Pl
     }
 }
 
-/// How a run's files were accounted for: the coverage report.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Coverage {
-    pub sessions: u64,
-    pub extracted: u64,
-    pub no_op: u64,
-    pub unchanged: u64,
-    pub still_active: u64,
-    pub too_old: u64,
-    pub excluded: u64,
-    pub skipped: u64,
-    pub failed: u64,
-    pub vanished: u64,
-    /// Left for a later run by `--limit` or the per-run session cap.
-    pub deferred: u64,
-    pub warnings: u64,
-    /// Why sessions were excluded or skipped, with counts.
-    pub reasons: BTreeMap<String, u64>,
-    /// Each failed file with its reason, sorted by path.
-    pub failures: Vec<(String, String)>,
-}
-
-impl Coverage {
-    /// The one-line summary printed at the end of a run.
-    ///
-    /// ```
-    /// use handbook::core::state::Coverage;
-    /// let c = Coverage { sessions: 3, extracted: 2, no_op: 1, ..Coverage::default() };
-    /// assert_eq!(c.line(), "3 sessions: 2 extracted, 1 no-op, 0 unchanged, 0 still active, 0 too old, 0 excluded, 0 failed");
-    /// ```
-    pub fn line(&self) -> String {
-        let mut out = format!(
-            "{}: {} extracted, {} no-op, {} unchanged, {} still active, {} too old, {} excluded",
-            crate::core::words::count(self.sessions as usize, "session"),
-            self.extracted,
-            self.no_op,
-            self.unchanged,
-            self.still_active,
-            self.too_old,
-            self.excluded,
-        );
-        // Exclusion reasons are nouns ("2 sub-agent"); skip reasons are sentences, counted after.
-        let reasons = |out: &mut String, prefix: &str| {
-            let matching: Vec<String> = self
-                .reasons
-                .iter()
-                .filter_map(|(r, n)| {
-                    r.strip_prefix(prefix).map(|r| match (prefix, n) {
-                        ("skipped: ", 1) => r.to_string(),
-                        ("skipped: ", n) => format!("{r} ×{n}"),
-                        (_, n) => format!("{n} {r}"),
-                    })
-                })
-                .collect();
-            if !matching.is_empty() {
-                let _ = write!(out, " ({})", matching.join(", "));
-            }
-        };
-        reasons(&mut out, "excluded: ");
-        if self.skipped > 0 {
-            let _ = write!(out, ", {} skipped", self.skipped);
-            reasons(&mut out, "skipped: ");
-        }
-        let _ = write!(out, ", {} failed", self.failed);
-        if !self.failures.is_empty() {
-            let shown: Vec<String> = self.failures.iter().take(3).map(|(p, r)| format!("{p}: {r}")).collect();
-            let more = self.failures.len().saturating_sub(3);
-            let _ = write!(
-                out,
-                " ({}{})",
-                shown.join("; "),
-                if more > 0 { format!("; {more} more") } else { String::new() }
-            );
-        }
-        if self.vanished > 0 {
-            let _ = write!(out, ", {} vanished", self.vanished);
-        }
-        if self.deferred > 0 {
-            let _ = write!(out, ", {} deferred to a later run", self.deferred);
-        }
-        if self.warnings > 0 {
-            let _ = write!(out, "; {} warning{}", self.warnings, if self.warnings == 1 { "" } else { "s" });
-        }
-        out
-    }
-
-    /// Count a reason under `excluded: ` or `skipped: `.
-    pub fn count_reason(&mut self, class: &str, reason: &str) {
-        *self.reasons.entry(format!("{class}: {reason}")).or_default() += 1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn windows(all: bool) -> Windows {
+    pub(super) fn windows(all: bool) -> Windows {
         Windows {
             now: "2026-11-29T12:00:00Z".parse().unwrap(),
             min_idle: SignedDuration::from_hours(6),
@@ -311,12 +230,12 @@ mod tests {
         }
     }
 
-    fn stat_at(time: &str, size: u64) -> FileStat {
+    pub(super) fn stat_at(time: &str, size: u64) -> FileStat {
         let ts: Timestamp = time.parse().unwrap();
         FileStat { size, mtime_ns: ts.as_nanosecond() }
     }
 
-    fn entry(stat: FileStat, state: SourceState, tries: u32) -> SourceEntry {
+    pub(super) fn entry(stat: FileStat, state: SourceState, tries: u32) -> SourceEntry {
         SourceEntry {
             format: Some(Agent::Codex),
             forced_format: false,
@@ -353,22 +272,6 @@ mod tests {
     }
 
     #[test]
-    fn reasons_read_as_counts_of_nouns_or_counted_sentences() {
-        let mut c = Coverage { sessions: 5, excluded: 2, skipped: 3, ..Coverage::default() };
-        c.count_reason("excluded", "sub-agent");
-        c.count_reason("excluded", "sub-agent");
-        c.count_reason("skipped", "pi transcripts are not supported yet");
-        c.count_reason("skipped", "pi transcripts are not supported yet");
-        c.count_reason("skipped", "empty file");
-        assert!(
-            c.line()
-                .contains("2 excluded (2 sub-agent), 3 skipped (empty file, pi transcripts are not supported yet ×2)"),
-            "{}",
-            c.line()
-        );
-    }
-
-    #[test]
     fn failures_are_retried_until_they_give_up() {
         let stat = stat_at("2026-11-25T10:00:00Z", 10);
         assert_eq!(plan(Some(&entry(stat, SourceState::Failed, 1)), stat, windows(false)), Plan::Read);
@@ -388,17 +291,5 @@ mod tests {
         assert_eq!(usage(&sources)["cited"].count, 2);
         sources.excluded.insert("citer".into());
         assert!(usage(&sources).is_empty());
-    }
-
-    #[test]
-    fn the_coverage_line_names_reasons_and_failures() {
-        let mut c = Coverage { sessions: 4, extracted: 1, excluded: 2, failed: 1, warnings: 3, ..Coverage::default() };
-        c.count_reason("excluded", "sub-agent");
-        c.count_reason("excluded", "sub-agent");
-        c.failures.push(("a.jsonl".into(), "permission denied".into()));
-        assert_eq!(
-            c.line(),
-            "4 sessions: 1 extracted, 0 no-op, 0 unchanged, 0 still active, 0 too old, 2 excluded (2 sub-agent), 1 failed (a.jsonl: permission denied); 3 warnings"
-        );
     }
 }

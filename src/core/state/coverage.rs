@@ -1,0 +1,202 @@
+//! The coverage report of an `extract` run: how every file was accounted for, as one line
+//! and as JSON.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::{Serialize, Serializer};
+
+use super::MAX_TRIES;
+use super::reason::Reason;
+use crate::core::words::count;
+
+/// How a run's files were accounted for: the coverage report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    pub sessions: u64,
+    pub extracted: u64,
+    pub no_op: u64,
+    pub unchanged: u64,
+    pub still_active: u64,
+    pub too_old: u64,
+    pub excluded: u64,
+    pub skipped: u64,
+    pub failed: u64,
+    pub vanished: u64,
+    /// Left for a later run by `--limit` or the per-run session cap.
+    pub deferred: u64,
+    pub warnings: u64,
+    /// Why sessions were excluded or skipped, with counts (`excluded: sub-agent`).
+    #[serde(serialize_with = "reason_keys")]
+    pub reasons: BTreeMap<(Class, String), u64>,
+    /// Each failed file with its reason, sorted by path.
+    pub failures: Vec<Failure>,
+}
+
+/// Whether a reason excluded a session or skipped a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Excluded,
+    Skipped,
+}
+
+impl Class {
+    fn name(self) -> &'static str {
+        match self {
+            Class::Excluded => "excluded",
+            Class::Skipped => "skipped",
+        }
+    }
+}
+
+/// A file that failed, on this run or (given up on) before.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Failure {
+    pub path: String,
+    pub reason: String,
+    /// Failed [`MAX_TRIES`] times unchanged: reported, not tried again.
+    pub gave_up: bool,
+}
+
+impl Failure {
+    /// The reason as reported: a file given up on says so.
+    pub fn describe(&self) -> String {
+        match self.gave_up {
+            true => format!("gave up after {MAX_TRIES} tries: {}", self.reason),
+            false => self.reason.clone(),
+        }
+    }
+}
+
+/// Written as `[path, reason]`, as it always was.
+impl Serialize for Failure {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (&self.path, self.describe()).serialize(serializer)
+    }
+}
+
+fn reason_keys<S: Serializer>(reasons: &BTreeMap<(Class, String), u64>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(reasons.iter().map(|((class, reason), n)| (format!("{}: {reason}", class.name()), n)))
+}
+
+impl Coverage {
+    /// The one-line summary printed at the end of a run.
+    ///
+    /// ```
+    /// use handbook::core::state::Coverage;
+    /// let c = Coverage { sessions: 3, extracted: 2, no_op: 1, ..Coverage::default() };
+    /// assert_eq!(c.line(), "3 sessions: 2 extracted, 1 no-op, 0 unchanged, 0 still active, 0 too old, 0 excluded, 0 failed");
+    /// ```
+    pub fn line(&self) -> String {
+        let mut out = format!(
+            "{}: {} extracted, {} no-op, {} unchanged, {} still active, {} too old, {} excluded",
+            count(self.sessions as usize, "session"),
+            self.extracted,
+            self.no_op,
+            self.unchanged,
+            self.still_active,
+            self.too_old,
+            self.excluded,
+        );
+        self.write_reasons(&mut out, Class::Excluded);
+        if self.skipped > 0 {
+            let _ = write!(out, ", {} skipped", self.skipped);
+            self.write_reasons(&mut out, Class::Skipped);
+        }
+        let _ = write!(out, ", {} failed", self.failed);
+        if !self.failures.is_empty() {
+            let shown: Vec<String> =
+                self.failures.iter().take(3).map(|f| format!("{}: {}", f.path, f.describe())).collect();
+            let more = match self.failures.len().saturating_sub(3) {
+                0 => String::new(),
+                more => format!("; {more} more"),
+            };
+            let _ = write!(out, " ({}{more})", shown.join("; "));
+        }
+        if self.vanished > 0 {
+            let _ = write!(out, ", {} vanished", self.vanished);
+        }
+        if self.deferred > 0 {
+            let _ = write!(out, ", {} deferred to a later run", self.deferred);
+        }
+        if self.warnings > 0 {
+            let _ = write!(out, "; {}", count(self.warnings as usize, "warning"));
+        }
+        out
+    }
+
+    /// Exclusion reasons are nouns ("2 sub-agent"); skip reasons are sentences, counted after.
+    fn write_reasons(&self, out: &mut String, class: Class) {
+        let matching: Vec<String> = self
+            .reasons
+            .iter()
+            .filter(|((c, _), _)| *c == class)
+            .map(|((_, reason), n)| match (class, n) {
+                (Class::Skipped, 1) => reason.clone(),
+                (Class::Skipped, n) => format!("{reason} ×{n}"),
+                (Class::Excluded, n) => format!("{n} {reason}"),
+            })
+            .collect();
+        if !matching.is_empty() {
+            let _ = write!(out, " ({})", matching.join(", "));
+        }
+    }
+
+    /// Count a reason under its class.
+    pub fn count_reason(&mut self, class: Class, reason: &Reason) {
+        *self.reasons.entry((class, reason.label().to_string())).or_default() += 1;
+    }
+
+    /// Failures of this run, not those given up on before.
+    pub fn failed_now(&self) -> impl Iterator<Item = &Failure> {
+        self.failures.iter().filter(|f| !f.gave_up)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sentence(text: &str) -> Reason {
+        Reason::NotATranscript(text.into())
+    }
+
+    #[test]
+    fn reasons_read_as_counts_of_nouns_or_counted_sentences() {
+        let mut c = Coverage { sessions: 5, excluded: 2, skipped: 3, ..Coverage::default() };
+        c.count_reason(Class::Excluded, &Reason::SubAgent);
+        c.count_reason(Class::Excluded, &Reason::SubAgent);
+        c.count_reason(Class::Skipped, &sentence("pi transcripts are not supported yet"));
+        c.count_reason(Class::Skipped, &sentence("pi transcripts are not supported yet"));
+        c.count_reason(Class::Skipped, &sentence("empty file"));
+        assert!(
+            c.line()
+                .contains("2 excluded (2 sub-agent), 3 skipped (empty file, pi transcripts are not supported yet ×2)"),
+            "{}",
+            c.line()
+        );
+    }
+
+    #[test]
+    fn the_coverage_line_names_reasons_and_failures() {
+        let mut c = Coverage { sessions: 4, extracted: 1, excluded: 2, failed: 1, warnings: 3, ..Coverage::default() };
+        c.count_reason(Class::Excluded, &Reason::SubAgent);
+        c.count_reason(Class::Excluded, &Reason::SubAgent);
+        c.failures.push(Failure { path: "a.jsonl".into(), reason: "permission denied".into(), gave_up: false });
+        assert_eq!(
+            c.line(),
+            "4 sessions: 1 extracted, 0 no-op, 0 unchanged, 0 still active, 0 too old, 2 excluded (2 sub-agent), 1 failed (a.jsonl: permission denied); 3 warnings"
+        );
+    }
+
+    #[test]
+    fn json_keeps_the_reason_keys_and_failure_pairs() {
+        let mut c = Coverage::default();
+        c.count_reason(Class::Excluded, &Reason::DuplicateOf("/a".into()));
+        c.failures.push(Failure { path: "b.jsonl".into(), reason: "torn".into(), gave_up: true });
+        let json = serde_json::to_value(&c).unwrap();
+        assert_eq!(json["reasons"], serde_json::json!({ "excluded: duplicate": 1 }));
+        assert_eq!(json["failures"], serde_json::json!([["b.jsonl", "gave up after 3 tries: torn"]]));
+        assert_eq!(c.failed_now().count(), 0);
+    }
+}

@@ -1,0 +1,331 @@
+//! The per-transcript state machine of `extract`, as pure functions: from what is known
+//! about a transcript and what the edges observed of it now, decide what the run does with
+//! it and what its new state is. The edges gather (stat, hash, read), these decide, the
+//! command applies; a dry run decides and applies nothing.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+use super::index::{Index, Presence};
+use super::{FileStat, Plan, Reason, SourceEntry, SourceState, Sources, Windows, plan};
+use crate::core::extract::EXTRACTOR_VERSION;
+use crate::core::session::Agent;
+
+/// The settings that bear on a transcript's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    pub windows: Windows,
+    pub include_subagents: bool,
+    /// `--format`: read every file as this format.
+    pub format: Option<Agent>,
+}
+
+/// What a run does with one transcript before reading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Triage {
+    /// Counted, not read: unchanged, still active, too old, or given up on.
+    Count(Plan),
+    /// Read it. `touched` when only its modification time may have changed: a content hash
+    /// equal to the recorded one spares the read.
+    Read { touched: bool },
+}
+
+/// Decide what a transcript needs, from its recorded entry and its size and time now.
+pub fn triage(entry: Option<&SourceEntry>, stat: FileStat, rules: &Rules, presence: &Presence) -> Triage {
+    if entry.is_some_and(|e| needs_revisit(e, rules, presence)) {
+        return Triage::Read { touched: false };
+    }
+    match plan(entry, stat, rules.windows) {
+        Plan::Read => {
+            Triage::Read { touched: entry.is_some_and(|e| e.size == stat.size && settled(e) && e.hash.is_some()) }
+        }
+        other => Triage::Count(other),
+    }
+}
+
+/// Read, and its outcome recorded: nothing to retry.
+fn settled(entry: &SourceEntry) -> bool {
+    matches!(entry.state, SourceState::Extracted | SourceState::NoOp | SourceState::Excluded | SourceState::Skipped)
+}
+
+/// True when a settled decision about a transcript no longer holds: the extractor changed
+/// since, a sub-agent is now wanted, the transcript whose duplicate it was is gone, or the
+/// format it was read as is no longer the one asked for.
+pub fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Presence) -> bool {
+    let outdated = settled(entry) && entry.extractor != EXTRACTOR_VERSION;
+    let wanted_now =
+        entry.state == SourceState::Excluded && entry.reason == Some(Reason::SubAgent) && rules.include_subagents;
+    let orphaned = matches!(&entry.reason, Some(Reason::DuplicateOf(owner)) if !presence.exists(owner));
+    // A format forced now that differs from the one read, or forced then and not now.
+    let reformatted = match rules.format {
+        Some(format) => entry.format != Some(format),
+        None => entry.forced_format,
+    };
+    outdated || wanted_now || orphaned || reformatted
+}
+
+/// A recorded transcript whose state may follow it to a new path: one settled with a
+/// content hash. `hash_now` is the new file's.
+pub fn follows_move(entry: &SourceEntry, hash_now: Option<&str>) -> bool {
+    entry.state != SourceState::Failed && entry.hash.is_some() && entry.hash.as_deref() == hash_now
+}
+
+/// What the edges learnt by reading a transcript that turned out to be a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSeen {
+    pub agent: Agent,
+    pub session_id: String,
+    pub hash: String,
+    pub updated_at: Option<Timestamp>,
+    pub warnings: u32,
+    /// Sessions its replies cited, with how many replies cited each.
+    pub cited: BTreeMap<String, u32>,
+    /// It holds one of handbook's own model prompts.
+    pub own_prompt: bool,
+    pub subagent: bool,
+}
+
+/// Why a session read from `key` is not extracted, if it is not.
+pub fn exclusion(
+    seen: &SessionSeen,
+    key: &str,
+    sources: &Sources,
+    index: &Index,
+    presence: &Presence,
+    rules: &Rules,
+) -> Option<Reason> {
+    if seen.own_prompt {
+        Some(Reason::OwnPrompt)
+    } else if seen.subagent && !rules.include_subagents {
+        Some(Reason::SubAgent)
+    } else if sources.excluded.contains(&seen.session_id) {
+        Some(Reason::Forgotten)
+    } else {
+        index.owner(sources, &seen.session_id, key, presence).map(|owner| Reason::DuplicateOf(owner.to_string()))
+    }
+}
+
+/// The entry of a session read now, in `state`.
+pub fn session_entry(seen: &SessionSeen, stat: FileStat, state: SourceState, rules: &Rules) -> SourceEntry {
+    SourceEntry {
+        format: Some(seen.agent),
+        forced_format: rules.format.is_some(),
+        session_id: Some(seen.session_id.clone()),
+        hash: Some(seen.hash.clone()),
+        updated_at: seen.updated_at,
+        warnings: seen.warnings,
+        cited: seen.cited.clone(),
+        ..stat_entry(stat, state)
+    }
+}
+
+/// The entry of a file that is not a transcript.
+pub fn skipped_entry(reason: &str, hash: &str, stat: FileStat, rules: &Rules) -> SourceEntry {
+    SourceEntry {
+        reason: Some(Reason::NotATranscript(reason.to_string())),
+        hash: Some(hash.to_string()),
+        forced_format: rules.format.is_some(),
+        ..stat_entry(stat, SourceState::Skipped)
+    }
+}
+
+/// Whether recording a failure needs the file's content hash, to tell a changed transcript
+/// (the count of tries starts again) from one only touched (it does not). `read_hash` is the
+/// hash of the read that failed, when there was one.
+pub fn failure_needs_hash(prior: Option<&SourceEntry>, stat: Option<FileStat>, read_hash: Option<&str>) -> bool {
+    read_hash.is_none() && stat_changed(prior, stat)
+}
+
+fn stat_changed(prior: Option<&SourceEntry>, stat: Option<FileStat>) -> bool {
+    let (size, mtime_ns) = prior.map_or((0, 0), |p| (p.size, p.mtime_ns));
+    stat.is_some_and(|s| s.size != size || s.mtime_ns != mtime_ns)
+}
+
+/// The entry of a transcript that could not be read. What was known of it stays (an earlier
+/// extraction is kept); the tries count up while it stays unchanged. `hash` is its content
+/// hash now, when known.
+pub fn failed_entry(
+    prior: Option<&SourceEntry>,
+    stat: Option<FileStat>,
+    hash: Option<&str>,
+    reason: &str,
+) -> SourceEntry {
+    let mut entry = prior.cloned().unwrap_or_else(|| blank_entry(SourceState::Failed));
+    let hash = hash.map(str::to_string).or_else(|| if stat_changed(prior, stat) { None } else { entry.hash.clone() });
+    let changed = stat_changed(prior, stat) && (hash.is_none() || hash != entry.hash);
+    entry.tries = if changed { 1 } else { entry.tries + 1 };
+    if hash.is_some() {
+        entry.hash = hash;
+    }
+    if let Some(stat) = stat {
+        (entry.size, entry.mtime_ns) = (stat.size, stat.mtime_ns);
+    }
+    entry.state = SourceState::Failed;
+    entry.last_error = Some(reason.to_string());
+    entry
+}
+
+/// The transcripts to mark vanished: gone from disk (by `gone`), and not marked yet.
+pub fn vanished(sources: &Sources, gone: impl Fn(&str) -> bool) -> Vec<String> {
+    sources
+        .sources
+        .iter()
+        .filter(|(key, entry)| entry.state != SourceState::Vanished && gone(key))
+        .map(|(key, _)| key.clone())
+        .collect()
+}
+
+/// The reason a failure given up on is reported with.
+pub fn gave_up_reason(entry: Option<&SourceEntry>) -> String {
+    entry.and_then(|e| e.last_error.clone()).unwrap_or_default()
+}
+
+fn stat_entry(stat: FileStat, state: SourceState) -> SourceEntry {
+    SourceEntry { size: stat.size, mtime_ns: stat.mtime_ns, extractor: EXTRACTOR_VERSION, ..blank_entry(state) }
+}
+
+fn blank_entry(state: SourceState) -> SourceEntry {
+    SourceEntry {
+        format: None,
+        forced_format: false,
+        session_id: None,
+        size: 0,
+        mtime_ns: 0,
+        hash: None,
+        updated_at: None,
+        state,
+        reason: None,
+        tries: 0,
+        last_error: None,
+        warnings: 0,
+        cited: BTreeMap::new(),
+        extractor: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::core::state::tests::{entry, stat_at, windows};
+
+    fn rules() -> Rules {
+        Rules { windows: windows(false), include_subagents: false, format: None }
+    }
+
+    /// A `sources.json` as an earlier version wrote it, reasons as plain strings.
+    fn old_sources() -> Sources {
+        serde_json::from_str(
+            r#"{"version": 1, "sources": {
+                "/s/a.jsonl": {"format": "codex", "session_id": "s1", "size": 10, "mtime_ns": 1,
+                    "hash": "ha", "state": "extracted", "extractor": 2},
+                "/s/b.jsonl": {"format": "codex", "session_id": "s1", "size": 10, "mtime_ns": 1,
+                    "hash": "ha", "state": "excluded", "reason": "duplicate of /s/a.jsonl", "extractor": 2},
+                "/s/c.jsonl": {"format": "claude", "session_id": "s2", "size": 5, "mtime_ns": 1,
+                    "hash": "hc", "state": "excluded", "reason": "sub-agent", "extractor": 2},
+                "/s/d.jsonl": {"size": 0, "mtime_ns": 1, "hash": "hd", "state": "skipped",
+                    "reason": "empty file", "extractor": 2}
+            }}"#,
+        )
+        .unwrap()
+    }
+
+    fn seen(id: &str) -> SessionSeen {
+        SessionSeen {
+            agent: Agent::Codex,
+            session_id: id.into(),
+            hash: "h".into(),
+            updated_at: None,
+            warnings: 0,
+            cited: BTreeMap::new(),
+            own_prompt: false,
+            subagent: false,
+        }
+    }
+
+    #[test]
+    fn old_reasons_drive_the_same_decisions() {
+        let sources = old_sources();
+        let b = &sources.sources["/s/b.jsonl"];
+        let c = &sources.sources["/s/c.jsonl"];
+        assert_eq!(b.reason, Some(Reason::DuplicateOf("/s/a.jsonl".into())));
+        assert_eq!(sources.sources["/s/d.jsonl"].reason, Some(Reason::NotATranscript("empty file".into())));
+        let everywhere = Presence::default();
+        assert!(!needs_revisit(b, &rules(), &everywhere));
+        let owner_gone = Presence::new(HashSet::from(["/s/a.jsonl".to_string()]));
+        assert!(needs_revisit(b, &rules(), &owner_gone), "a duplicate whose owner is gone is read again");
+        assert!(!needs_revisit(c, &rules(), &everywhere));
+        let subagents = Rules { include_subagents: true, ..rules() };
+        assert!(needs_revisit(c, &subagents, &everywhere), "a sub-agent is read once sub-agents are wanted");
+    }
+
+    #[test]
+    fn triage_counts_what_needs_no_reading() {
+        let sources = old_sources();
+        let a = &sources.sources["/s/a.jsonl"];
+        let same = FileStat { size: a.size, mtime_ns: a.mtime_ns };
+        let presence = Presence::default();
+        assert_eq!(triage(Some(a), same, &rules(), &presence), Triage::Count(Plan::Unchanged));
+        let touched = stat_at("2026-11-25T10:00:00Z", a.size);
+        assert_eq!(triage(Some(a), touched, &rules(), &presence), Triage::Read { touched: true });
+        let grown = stat_at("2026-11-25T10:00:00Z", a.size + 1);
+        assert_eq!(triage(Some(a), grown, &rules(), &presence), Triage::Read { touched: false });
+        let active = stat_at("2026-11-29T11:00:00Z", 1);
+        assert_eq!(triage(None, active, &rules(), &presence), Triage::Count(Plan::Active));
+        let reformatted = Rules { format: Some(Agent::Claude), ..rules() };
+        assert_eq!(triage(Some(a), same, &reformatted, &presence), Triage::Read { touched: false });
+    }
+
+    #[test]
+    fn exclusions_come_in_order_and_duplicates_name_their_owner() {
+        let mut sources = old_sources();
+        let index = Index::build(&sources, &Presence::default());
+        let presence = Presence::default();
+        let rules = rules();
+        let dup = exclusion(&seen("s1"), "/s/new.jsonl", &sources, &index, &presence, &rules);
+        assert_eq!(dup, Some(Reason::DuplicateOf("/s/a.jsonl".into())));
+        assert_eq!(exclusion(&seen("s1"), "/s/a.jsonl", &sources, &index, &presence, &rules), None);
+        sources.excluded.insert("s1".into());
+        assert_eq!(exclusion(&seen("s1"), "/s/a.jsonl", &sources, &index, &presence, &rules), Some(Reason::Forgotten));
+        let sub = SessionSeen { subagent: true, ..seen("s1") };
+        assert_eq!(exclusion(&sub, "/s/a.jsonl", &sources, &index, &presence, &rules), Some(Reason::SubAgent));
+        let own = SessionSeen { own_prompt: true, ..sub };
+        assert_eq!(exclusion(&own, "/s/a.jsonl", &sources, &index, &presence, &rules), Some(Reason::OwnPrompt));
+    }
+
+    #[test]
+    fn tries_count_up_until_the_transcript_changes() {
+        let stat = stat_at("2026-11-25T10:00:00Z", 10);
+        let first = failed_entry(None, Some(stat), Some("h1"), "torn");
+        assert_eq!((first.tries, first.state, first.last_error.as_deref()), (1, SourceState::Failed, Some("torn")));
+        assert!(!failure_needs_hash(Some(&first), Some(stat), None));
+        let again = failed_entry(Some(&first), Some(stat), None, "torn");
+        assert_eq!(again.tries, 2);
+        let touched = FileStat { mtime_ns: stat.mtime_ns + 1, ..stat };
+        assert!(failure_needs_hash(Some(&again), Some(touched), None));
+        assert_eq!(failed_entry(Some(&again), Some(touched), Some("h1"), "torn").tries, 3, "a touch is no change");
+        assert_eq!(failed_entry(Some(&again), Some(touched), Some("h2"), "torn").tries, 1, "new bytes start again");
+        let extracted = SourceEntry { session_id: Some("s".into()), ..entry(stat, SourceState::Extracted, 0) };
+        assert_eq!(failed_entry(Some(&extracted), Some(stat), None, "x").session_id.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn only_settled_transcripts_follow_a_move() {
+        let stat = stat_at("2026-11-25T10:00:00Z", 10);
+        let settled = SourceEntry { hash: Some("h".into()), ..entry(stat, SourceState::NoOp, 0) };
+        assert!(follows_move(&settled, Some("h")));
+        assert!(!follows_move(&settled, Some("other")));
+        let failed = SourceEntry { state: SourceState::Failed, ..settled };
+        assert!(!follows_move(&failed, Some("h")));
+    }
+
+    #[test]
+    fn gone_transcripts_vanish_once() {
+        let mut sources = old_sources();
+        sources.sources.get_mut("/s/c.jsonl").unwrap().state = SourceState::Vanished;
+        let gone = |key: &str| key != "/s/a.jsonl";
+        assert_eq!(vanished(&sources, gone), ["/s/b.jsonl", "/s/d.jsonl"]);
+    }
+}

@@ -1,0 +1,156 @@
+//! What happened to each transcript on an `extract` run, as the per-session lines and JSON
+//! objects of its report, and the hints for a run that found nothing to do.
+
+use serde::Serialize;
+
+use super::{Coverage, SourceState};
+use crate::core::extract::Memory;
+use crate::core::session::{Agent, LineWarning};
+use crate::core::words::count;
+
+/// What happened to one file this run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionReport {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Agent>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    pub outcome: SourceState,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub tasks: usize,
+    pub preferences: usize,
+    pub verified_commands: usize,
+    pub fixes: usize,
+    pub unresolved_errors: usize,
+    pub files_touched: usize,
+    pub warnings: Vec<LineWarning>,
+}
+
+impl SessionReport {
+    pub fn new(path: &str, outcome: SourceState) -> SessionReport {
+        SessionReport {
+            path: path.to_string(),
+            agent: None,
+            session_id: None,
+            outcome,
+            reason: None,
+            project: None,
+            title: None,
+            tasks: 0,
+            preferences: 0,
+            verified_commands: 0,
+            fixes: 0,
+            unresolved_errors: 0,
+            files_touched: 0,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A report of `outcome` and why.
+    pub fn because(path: &str, outcome: SourceState, reason: impl ToString) -> SessionReport {
+        SessionReport { reason: Some(reason.to_string()), ..SessionReport::new(path, outcome) }
+    }
+
+    /// Count what an extraction found.
+    pub fn counts_from(&mut self, memory: &Memory) {
+        let tasks = &memory.facts.tasks;
+        self.tasks = tasks.len();
+        self.preferences = tasks.iter().map(|t| t.preferences.len()).sum();
+        self.verified_commands = tasks.iter().map(|t| t.verified.len()).sum();
+        self.fixes = tasks.iter().map(|t| t.fixes.len()).sum();
+        self.unresolved_errors = tasks.iter().map(|t| t.unresolved.len()).sum();
+        self.files_touched = tasks.iter().map(|t| t.files.len()).sum();
+        self.title = tasks.first().map(|t| t.title.clone());
+    }
+
+    /// The one-line text form.
+    pub fn line(&self) -> String {
+        let detail = match self.outcome {
+            SourceState::Extracted => {
+                let mut parts = vec![count(self.tasks, "task")];
+                for (n, noun) in [
+                    (self.preferences, "preference"),
+                    (self.verified_commands, "verified command"),
+                    (self.fixes, "fix"),
+                    (self.unresolved_errors, "unresolved error"),
+                ] {
+                    if n > 0 {
+                        parts.push(count(n, noun));
+                    }
+                }
+                parts.join(", ")
+            }
+            SourceState::NoOp => "nothing reusable".to_string(),
+            _ => self.reason.clone().unwrap_or_default(),
+        };
+        format!("{}: {} ({detail})", self.outcome.name(), self.path)
+    }
+}
+
+/// What a run's flags are, as far as its hints need them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HintFlags<'a> {
+    pub sessions: &'a [String],
+    pub min_idle_hours: f64,
+    pub max_age_days: f64,
+}
+
+/// What to try when a run found nothing to do for a reason a flag changes.
+pub fn hints(flags: HintFlags<'_>, coverage: &Coverage) -> Vec<String> {
+    let mut hints = Vec::new();
+    if !flags.sessions.is_empty() && coverage.sessions == 0 {
+        hints.push(format!(
+            "no transcript matches --session {}: give a session id or a part of a transcript's path",
+            flags.sessions.join(", ")
+        ));
+    }
+    let nothing_read = coverage.extracted + coverage.no_op == 0;
+    if coverage.still_active > 0 && nothing_read {
+        hints.push(format!(
+            "sessions written to in the last {} h count as still active; --min-idle 0 (or --all) reads them now",
+            flags.min_idle_hours
+        ));
+    }
+    if coverage.too_old > 0 && nothing_read {
+        hints.push(format!(
+            "sessions untouched for over {} days are too old; --max-age (or --all) reads them",
+            flags.max_age_days
+        ));
+    }
+    hints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_say_the_outcome_and_why() {
+        let excluded = SessionReport::because("/a.jsonl", SourceState::Excluded, "sub-agent");
+        assert_eq!(excluded.line(), "excluded: /a.jsonl (sub-agent)");
+        assert_eq!(SessionReport::new("/b.jsonl", SourceState::NoOp).line(), "no-op: /b.jsonl (nothing reusable)");
+        let mut done = SessionReport::new("/c.jsonl", SourceState::Extracted);
+        (done.tasks, done.fixes) = (2, 1);
+        assert_eq!(done.line(), "extracted: /c.jsonl (2 tasks, 1 fix)");
+        assert_eq!(serde_json::to_value(&done).unwrap()["outcome"], "extracted");
+    }
+
+    #[test]
+    fn hints_name_the_flag_that_would_read_what_was_left() {
+        let flags = HintFlags { sessions: &[], min_idle_hours: 6.0, max_age_days: 10.0 };
+        let idle = Coverage { sessions: 1, still_active: 1, ..Coverage::default() };
+        assert_eq!(hints(flags, &idle).len(), 1);
+        assert!(hints(flags, &idle)[0].contains("last 6 h"));
+        let read_some = Coverage { extracted: 1, ..idle.clone() };
+        assert!(hints(flags, &read_some).is_empty());
+        let named = ["abc".to_string()];
+        let nothing = Coverage::default();
+        assert!(hints(HintFlags { sessions: &named, ..flags }, &nothing)[0].contains("--session abc"));
+    }
+}
