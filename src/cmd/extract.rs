@@ -2,7 +2,7 @@
 //! what each one needs, read and extract those, and apply the decisions. A dry run decides
 //! everything and applies nothing.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
@@ -10,19 +10,19 @@ use jiff::Timestamp;
 
 use crate::cmd::model::{EXTRACT_TEMPLATES, Model};
 use crate::config::{ExtractSettings, Settings};
+use crate::core::engine::StageOneInput;
 use crate::core::engine::transcript::ModelTranscript;
-use crate::core::engine::{StageOne, StageOneInput, facts_from_answer};
-use crate::core::extract::{Context, Extraction, Extractor, Memory};
+use crate::core::extract::{Context, Extraction, Extractor};
 use crate::core::pipeline::Finished;
 use crate::core::redact::redact_meta;
 use crate::core::session::{Agent, LineWarning, SessionMeta};
-use crate::core::stage1::{STAGE1_VERSION, Stage1};
+use crate::core::stage1::{Stage1, with_answer};
 use crate::core::state::{
-    self, Class, Coverage, Failure, FileStat, HintFlags, Plan, Presence, Reason, Rules, SessionReport, SessionSeen,
+    self, Class, Coverage, Failure, FileStat, HintFlags, Plan, Reason, RecordChange, Rules, SessionReport, SessionSeen,
     SourceState, Store, Triage, Windows,
 };
 use crate::core::words::count;
-use crate::edge::discover::{Discovery, discover, under_roots};
+use crate::edge::discover::{discover_sources, key_of, presence, stat_of, under_roots};
 use crate::edge::git::Projects;
 use crate::edge::llm::CallError;
 use crate::edge::lock::WorkspaceLock;
@@ -44,9 +44,9 @@ pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Resu
 /// Extract; the caller holds the lock unless this is a dry run.
 pub fn extract(workspace: &Workspace, settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
     let sources = workspace.load_sources()?;
-    let found = discover_sources(opts, term)?;
+    let found = discover_sources(&opts.sources, term)?;
     let present: HashSet<String> = found.files.iter().map(|p| key_of(p)).collect();
-    let presence = gather_presence(&sources, &present);
+    let presence = presence(&sources, &present);
     let mut run = Run {
         workspace,
         opts,
@@ -81,55 +81,6 @@ pub fn extract(workspace: &Workspace, settings: &Settings, opts: &ExtractSetting
     run.finish(settings.now)
 }
 
-/// Discover the transcripts of the run's sources, saying what is missing.
-fn discover_sources(opts: &ExtractSettings, term: &Terminal) -> Result<Discovery> {
-    let found = discover(&opts.sources);
-    for warning in &found.warnings {
-        term.warn(warning);
-    }
-    for missing in &found.missing {
-        term.warn(&format!("{}: source does not exist; skipped", missing.display()));
-    }
-    if found.roots.is_empty() && !found.missing.is_empty() {
-        bail!("none of the given sources exist; check the paths");
-    }
-    if found.roots.is_empty() {
-        let tried: Vec<String> = opts.sources.iter().map(|s| s.path.display().to_string()).collect();
-        term.note(&format!(
-            "no transcripts found: none of the default sources exist ({}); pass a SOURCE",
-            tried.join(", ")
-        ));
-    }
-    Ok(found)
-}
-
-/// Which known transcripts (and the transcripts duplicates point at) are gone from disk:
-/// one look at each that was not found this run.
-fn gather_presence(sources: &state::Sources, present: &HashSet<String>) -> Presence {
-    let owners = sources.sources.values().filter_map(|e| match &e.reason {
-        Some(Reason::DuplicateOf(owner)) => Some(owner),
-        _ => None,
-    });
-    let gone = sources
-        .sources
-        .keys()
-        .chain(owners)
-        .filter(|key| !present.contains(*key) && !Path::new(key.as_str()).exists())
-        .cloned()
-        .collect();
-    Presence::new(gone)
-}
-
-fn key_of(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
-}
-
-fn stat_of(path: &Path) -> Result<FileStat> {
-    let meta = std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read file metadata: {e}"))?;
-    let mtime_ns = meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map_or(0, |t| t.as_nanosecond());
-    Ok(FileStat { size: meta.len(), mtime_ns })
-}
-
 /// True when `--session` is not given, or names this file by session id or path text.
 fn selected(sessions: &[String], key: &str, session_id: Option<&str>) -> bool {
     sessions.is_empty() || sessions.iter().any(|s| key.contains(s.as_str()) || session_id == Some(s.as_str()))
@@ -141,18 +92,6 @@ struct ToRead {
     key: String,
     stat: FileStat,
     touched: bool,
-}
-
-/// A change to the stored stage-1 records that a settled session asks for.
-enum Stage1Change {
-    Keep,
-    /// Store this record, keeping the usage counted for the session so far.
-    Store(Box<Stage1>),
-    /// Remove the session's record when it came from this transcript.
-    DropIfFrom {
-        session_id: String,
-        key: String,
-    },
 }
 
 struct Run<'a> {
@@ -243,12 +182,9 @@ impl Run<'_> {
         if self.opts.dry_run {
             return Ok(true);
         }
-        if let Some(id) = old.session_id.clone()
-            && let Some(mut record) = self.load_stage1_or_warn(&id)
-            && record.rollout_path == from
-        {
-            record.rollout_path = key.to_string();
-            self.workspace.save_stage1(&record)?;
+        if let Some(session_id) = old.session_id.clone() {
+            let change = RecordChange::Move { session_id, from: from.clone(), to: key.to_string() };
+            self.workspace.apply_stage1(change, &mut |w| self.term.warn(&w))?;
         }
         self.store.move_entry(&from, key);
         Ok(true)
@@ -322,29 +258,15 @@ impl Run<'_> {
         self.term.warn(&format!("{key}: {reason}; skipped"));
         self.reports.push(SessionReport::because(key, SourceState::Skipped, reason));
         let entry = state::skipped_entry(reason, hash, stat, &self.rules);
-        self.apply(key, entry, Stage1Change::Keep)
+        self.apply(key, entry, RecordChange::Keep)
     }
 
     /// What reading told of a session, with its warnings shown and counted.
     fn seen(&mut self, agent: Agent, finished: &Finished<Sink>, hash: String, key: &str) -> SessionSeen {
         self.print_warnings(key, &finished.warnings);
         self.coverage.warnings += finished.warnings.len() as u64;
-        let meta = &finished.meta;
-        // Handbook's own prompts quote other sessions' replies: their citations are not uses.
-        let cited = match finished.own_prompt {
-            true => BTreeMap::new(),
-            false => finished.sink.0.citations(meta.id.as_deref()),
-        };
-        SessionSeen {
-            agent,
-            session_id: meta.id.clone().unwrap_or_else(|| key.to_string()),
-            hash,
-            updated_at: meta.updated,
-            warnings: finished.warnings.len() as u32,
-            cited,
-            own_prompt: finished.own_prompt,
-            subagent: meta.is_subagent,
-        }
+        let cited = finished.sink.0.citations(finished.meta.id.as_deref());
+        SessionSeen::new(agent, key, hash, &finished.meta, finished.warnings.len(), finished.own_prompt, cited)
     }
 
     /// Settle a session read from `key`: excluded, or extracted (by the built-in extractor,
@@ -371,15 +293,15 @@ impl Run<'_> {
         let (state, change) = match extraction {
             Extraction::NoOp => {
                 self.coverage.no_op += 1;
-                let drop = Stage1Change::DropIfFrom { session_id: seen.session_id.clone(), key: key.to_string() };
+                let drop = RecordChange::DropIfFrom { session_id: seen.session_id.clone(), key: key.to_string() };
                 (SourceState::NoOp, drop)
             }
             Extraction::Memory(memory) => {
                 self.coverage.extracted += 1;
                 report.counts_from(&memory);
                 self.usage_changed.insert(seen.session_id.clone());
-                let record = stage1_record(key, stat, &seen, &meta, project, *memory);
-                (SourceState::Extracted, Stage1Change::Store(Box::new(record)))
+                let record = Stage1::new(key, stat, &seen, &meta, project, *memory);
+                (SourceState::Extracted, RecordChange::Store(Box::new(record)))
             }
         };
         report.outcome = state;
@@ -401,11 +323,7 @@ impl Run<'_> {
         report.outcome = SourceState::Excluded;
         report.reason = Some(reason.to_string());
         self.reports.push(report);
-        // A duplicate's session is the owner's to keep.
-        let change = match reason {
-            Reason::DuplicateOf(_) => Stage1Change::Keep,
-            _ => Stage1Change::DropIfFrom { session_id: seen.session_id.clone(), key: key.to_string() },
-        };
+        let change = state::excluded_change(&reason, &seen.session_id, key);
         let entry = state::SourceEntry {
             reason: Some(reason),
             ..state::session_entry(seen, stat, SourceState::Excluded, &self.rules)
@@ -452,24 +370,11 @@ impl Run<'_> {
 
     /// Apply a settled session's decision: its state, and its stage-1 record. A dry run
     /// applies nothing.
-    fn apply(&mut self, key: &str, entry: state::SourceEntry, change: Stage1Change) -> Result<()> {
+    fn apply(&mut self, key: &str, entry: state::SourceEntry, change: RecordChange) -> Result<()> {
         if self.opts.dry_run {
             return Ok(());
         }
-        match change {
-            Stage1Change::Keep => {}
-            Stage1Change::Store(mut record) => {
-                let earlier = self.load_stage1_or_warn(&record.session_id);
-                record.usage_count = earlier.as_ref().map_or(0, |e| e.usage_count);
-                record.last_usage = earlier.and_then(|e| e.last_usage);
-                self.workspace.save_stage1(&record)?;
-            }
-            Stage1Change::DropIfFrom { session_id, key } => {
-                if self.load_stage1_or_warn(&session_id).is_some_and(|r| r.rollout_path == key) {
-                    self.workspace.remove_stage1(&session_id)?;
-                }
-            }
-        }
+        self.workspace.apply_stage1(change, &mut |w| self.term.warn(&w))?;
         self.store.settle(key, entry);
         Ok(())
     }
@@ -480,15 +385,6 @@ impl Run<'_> {
             (Some(model), Some(max)) => model.sent_tokens() >= max,
             _ => false,
         }
-    }
-
-    /// A stored record, or `None` with a warning when it is damaged: one bad file never
-    /// stops a run, and the record is rewritten from its transcript.
-    fn load_stage1_or_warn(&self, session_id: &str) -> Option<Stage1> {
-        self.workspace.load_stage1(session_id).unwrap_or_else(|e| {
-            self.term.warn(&format!("{e:#}; it is rewritten from its transcript"));
-            None
-        })
     }
 
     /// Mark the recorded transcripts under this run's roots that are gone from disk.
@@ -510,7 +406,7 @@ impl Run<'_> {
             let mut sources = store.into_sources();
             sources.last_extract = Some(now);
             workspace.save_sources(&sources)?;
-            sync_usage(workspace, &sources, &usage_changed)?;
+            workspace.sync_usage(&sources, &usage_changed)?;
         }
         report(term, &mut reports, &mut coverage, opts.dry_run)?;
         let flags = HintFlags {
@@ -541,69 +437,6 @@ impl Run<'_> {
 /// What the read of one session feeds: the built-in extractor, and the transcript a model
 /// is shown when there is one.
 type Sink = (Extractor, Option<ModelTranscript>);
-
-/// The stage-1 record of a session extracted into `memory` (its usage is filled in when it
-/// is stored).
-fn stage1_record(
-    key: &str,
-    stat: FileStat,
-    seen: &SessionSeen,
-    meta: &SessionMeta,
-    project: String,
-    memory: Memory,
-) -> Stage1 {
-    Stage1 {
-        version: STAGE1_VERSION,
-        session_id: seen.session_id.clone(),
-        agent: seen.agent,
-        rollout_path: key.to_string(),
-        cwd: meta.cwd.clone(),
-        project,
-        git_branch: meta.git_branch.clone(),
-        started_at: meta.started,
-        updated_at: meta.updated.unwrap_or_else(|| stat.modified()),
-        title: meta.title.clone(),
-        source_hash: seen.hash.clone(),
-        rollout_slug: memory.rollout_slug,
-        rollout_summary: memory.rollout_summary,
-        raw_memory: memory.raw_memory,
-        facts: memory.facts,
-        usage_count: 0,
-        last_usage: None,
-    }
-}
-
-/// The stored extraction when a model answered: its texts, with the built-in extractor's
-/// facts (what consolidation lays out and merges), or facts read from the answer when the
-/// built-in extractor found nothing. The model's no-op is final.
-fn with_answer(builtin: Extraction, answer: StageOne) -> Extraction {
-    let StageOne::Memory { raw_memory, rollout_summary, rollout_slug } = answer else {
-        return Extraction::NoOp;
-    };
-    let facts = match builtin {
-        Extraction::Memory(memory) => memory.facts,
-        Extraction::NoOp => facts_from_answer(&raw_memory, &rollout_summary),
-    };
-    Extraction::Memory(Box::new(Memory { facts, rollout_summary, raw_memory, rollout_slug }))
-}
-
-/// Bring the usage stored with each affected session's record in line with the citations
-/// recorded across all transcripts.
-fn sync_usage(workspace: &Workspace, sources: &state::Sources, affected: &BTreeSet<String>) -> Result<()> {
-    if affected.is_empty() {
-        return Ok(());
-    }
-    let totals = state::usage(sources);
-    for id in affected {
-        let Some(mut record) = workspace.load_stage1(id)? else { continue };
-        let total = totals.get(id).copied().unwrap_or_default();
-        if (record.usage_count, record.last_usage) != (total.count, total.last) {
-            (record.usage_count, record.last_usage) = (total.count, total.last);
-            workspace.save_stage1(&record)?;
-        }
-    }
-    Ok(())
-}
 
 fn report(term: &Terminal, reports: &mut [SessionReport], coverage: &mut Coverage, dry_run: bool) -> Result<()> {
     reports.sort_by(|a, b| a.path.cmp(&b.path));

@@ -4,8 +4,10 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::core::extract::Facts;
-use crate::core::session::Agent;
+use crate::core::engine::{StageOne, facts_from_answer};
+use crate::core::extract::{Extraction, Facts, Memory};
+use crate::core::session::{Agent, SessionMeta};
+use crate::core::state::{FileStat, SessionSeen};
 
 /// Bumped when the record's shape changes incompatibly.
 pub const STAGE1_VERSION: u32 = 1;
@@ -41,6 +43,53 @@ pub struct Stage1 {
     pub usage_count: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_usage: Option<Timestamp>,
+}
+
+impl Stage1 {
+    /// The record of a session read from `key` and extracted into `memory`. Its usage is
+    /// counted when it is stored.
+    pub fn new(
+        key: &str,
+        stat: FileStat,
+        seen: &SessionSeen,
+        meta: &SessionMeta,
+        project: String,
+        memory: Memory,
+    ) -> Stage1 {
+        Stage1 {
+            version: STAGE1_VERSION,
+            session_id: seen.session_id.clone(),
+            agent: seen.agent,
+            rollout_path: key.to_string(),
+            cwd: meta.cwd.clone(),
+            project,
+            git_branch: meta.git_branch.clone(),
+            started_at: meta.started,
+            updated_at: meta.updated.unwrap_or_else(|| stat.modified()),
+            title: meta.title.clone(),
+            source_hash: seen.hash.clone(),
+            rollout_slug: memory.rollout_slug,
+            rollout_summary: memory.rollout_summary,
+            raw_memory: memory.raw_memory,
+            facts: memory.facts,
+            usage_count: 0,
+            last_usage: None,
+        }
+    }
+}
+
+/// The extraction to store when a model answered: its texts, with the built-in extractor's
+/// facts (what consolidation lays out and merges), or facts read from the answer when the
+/// built-in extractor found nothing. The model's no-op is final.
+pub fn with_answer(builtin: Extraction, answer: StageOne) -> Extraction {
+    let StageOne::Memory { raw_memory, rollout_summary, rollout_slug } = answer else {
+        return Extraction::NoOp;
+    };
+    let facts = match builtin {
+        Extraction::Memory(memory) => memory.facts,
+        Extraction::NoOp => facts_from_answer(&raw_memory, &rollout_summary),
+    };
+    Extraction::Memory(Box::new(Memory { facts, rollout_summary, raw_memory, rollout_slug }))
 }
 
 /// The file name that stores a session's record: the id when it is safe as a file name,

@@ -1,11 +1,17 @@
-//! Finding transcript files under the source folders, in a stable order. Unreadable folders
-//! and symlink loops become warnings; the walk goes on.
+//! Finding transcript files under the source folders, in a stable order, and what is on disk
+//! of the ones already known. Unreadable folders and symlink loops become warnings; the walk
+//! goes on.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use anyhow::{Result, bail};
+use jiff::Timestamp;
 use walkdir::WalkDir;
 
+use super::terminal::Terminal;
 use crate::config::SourceRoot;
+use crate::core::state::{FileStat, Presence, Reason, Sources};
 
 /// What a walk of the sources found.
 #[derive(Debug, Default)]
@@ -79,6 +85,58 @@ fn walk_warning(error: &walkdir::Error) -> String {
 /// True when `file` lies under one of the scanned `roots`.
 pub fn under_roots(file: &Path, roots: &[PathBuf]) -> bool {
     roots.iter().any(|root| file.starts_with(root))
+}
+
+/// Discover the transcripts of a run's sources, warning about what cannot be read and what
+/// is missing. An error when none of the sources named exist.
+pub fn discover_sources(sources: &[SourceRoot], term: &Terminal) -> Result<Discovery> {
+    let found = discover(sources);
+    for warning in &found.warnings {
+        term.warn(warning);
+    }
+    for missing in &found.missing {
+        term.warn(&format!("{}: source does not exist; skipped", missing.display()));
+    }
+    if found.roots.is_empty() && !found.missing.is_empty() {
+        bail!("none of the given sources exist; check the paths");
+    }
+    if found.roots.is_empty() {
+        let tried: Vec<String> = sources.iter().map(|s| s.path.display().to_string()).collect();
+        term.note(&format!(
+            "no transcripts found: none of the default sources exist ({}); pass a SOURCE",
+            tried.join(", ")
+        ));
+    }
+    Ok(found)
+}
+
+/// Which known transcripts (and the transcripts duplicates point at) are gone from disk:
+/// one look at each that was not found this run (`present`).
+pub fn presence(sources: &Sources, present: &HashSet<String>) -> Presence {
+    let owners = sources.sources.values().filter_map(|e| match &e.reason {
+        Some(Reason::DuplicateOf(owner)) => Some(owner),
+        _ => None,
+    });
+    let gone = sources
+        .sources
+        .keys()
+        .chain(owners)
+        .filter(|key| !present.contains(*key) && !Path::new(key.as_str()).exists())
+        .cloned()
+        .collect();
+    Presence::new(gone)
+}
+
+/// The key a transcript is known by: its path, as text.
+pub fn key_of(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// A file's size and modification time now.
+pub fn stat_of(path: &Path) -> Result<FileStat> {
+    let meta = std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read file metadata: {e}"))?;
+    let mtime_ns = meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map_or(0, |t| t.as_nanosecond());
+    Ok(FileStat { size: meta.len(), mtime_ns })
 }
 
 #[cfg(test)]

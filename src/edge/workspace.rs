@@ -14,7 +14,7 @@ use crate::core::layout::{DIFF_FILE, NOTES_DIR};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest};
 use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
-use crate::core::state::{SOURCES_VERSION, Sources};
+use crate::core::state::{RecordChange, SOURCES_VERSION, Sources, usage};
 
 /// The workspace's files and their contents at one moment.
 #[derive(Debug, Default)]
@@ -111,6 +111,59 @@ impl Workspace {
 
     pub fn remove_stage1(&self, session_id: &str) -> Result<()> {
         remove_if_exists(&self.stage1_path(session_id))
+    }
+
+    /// A stored record, or `None` with a warning through `warn` when it is damaged: one bad
+    /// file never stops a run, and the record is rewritten from its transcript.
+    fn load_stage1_or_warn(&self, session_id: &str, warn: &mut dyn FnMut(String)) -> Option<Stage1> {
+        self.load_stage1(session_id).unwrap_or_else(|e| {
+            warn(format!("{e:#}; it is rewritten from its transcript"));
+            None
+        })
+    }
+
+    /// Apply what settling a session decided for its stored record.
+    pub fn apply_stage1(&self, change: RecordChange, warn: &mut dyn FnMut(String)) -> Result<()> {
+        match change {
+            RecordChange::Keep => Ok(()),
+            RecordChange::Store(mut record) => {
+                let earlier = self.load_stage1_or_warn(&record.session_id, warn);
+                record.usage_count = earlier.as_ref().map_or(0, |e| e.usage_count);
+                record.last_usage = earlier.and_then(|e| e.last_usage);
+                self.save_stage1(&record)
+            }
+            RecordChange::DropIfFrom { session_id, key } => {
+                match self.load_stage1_or_warn(&session_id, warn).is_some_and(|r| r.rollout_path == key) {
+                    true => self.remove_stage1(&session_id),
+                    false => Ok(()),
+                }
+            }
+            RecordChange::Move { session_id, from, to } => match self.load_stage1_or_warn(&session_id, warn) {
+                Some(mut record) if record.rollout_path == from => {
+                    record.rollout_path = to;
+                    self.save_stage1(&record)
+                }
+                _ => Ok(()),
+            },
+        }
+    }
+
+    /// Bring the usage stored with each `affected` session's record in line with the
+    /// citations recorded across all transcripts.
+    pub fn sync_usage(&self, sources: &Sources, affected: &BTreeSet<String>) -> Result<()> {
+        if affected.is_empty() {
+            return Ok(());
+        }
+        let totals = usage(sources);
+        for id in affected {
+            let Some(mut record) = self.load_stage1(id)? else { continue };
+            let total = totals.get(id).copied().unwrap_or_default();
+            if (record.usage_count, record.last_usage) != (total.count, total.last) {
+                (record.usage_count, record.last_usage) = (total.count, total.last);
+                self.save_stage1(&record)?;
+            }
+        }
+        Ok(())
     }
 
     /// Every stored stage-1 record, sorted by session id. A damaged record is reported

@@ -10,7 +10,8 @@ use jiff::Timestamp;
 use super::index::{Index, Presence};
 use super::{FileStat, Plan, Reason, SourceEntry, SourceState, Sources, Windows, plan};
 use crate::core::extract::EXTRACTOR_VERSION;
-use crate::core::session::Agent;
+use crate::core::session::{Agent, SessionMeta};
+use crate::core::stage1::Stage1;
 
 /// The settings that bear on a transcript's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +87,32 @@ pub struct SessionSeen {
     pub subagent: bool,
 }
 
+impl SessionSeen {
+    /// What a read of the transcript at `key` showed: `meta` its metadata (redacted), with
+    /// `warnings` unreadable lines and the citations of its replies.
+    pub fn new(
+        agent: Agent,
+        key: &str,
+        hash: String,
+        meta: &SessionMeta,
+        warnings: usize,
+        own_prompt: bool,
+        cited: BTreeMap<String, u32>,
+    ) -> SessionSeen {
+        SessionSeen {
+            agent,
+            session_id: meta.id.clone().unwrap_or_else(|| key.to_string()),
+            hash,
+            updated_at: meta.updated,
+            warnings: warnings as u32,
+            // Handbook's own prompts quote other sessions' replies: their citations are not uses.
+            cited: if own_prompt { BTreeMap::new() } else { cited },
+            own_prompt,
+            subagent: meta.is_subagent,
+        }
+    }
+}
+
 /// Why a session read from `key` is not extracted, if it is not.
 pub fn exclusion(
     seen: &SessionSeen,
@@ -127,6 +154,35 @@ pub fn skipped_entry(reason: &str, hash: &str, stat: FileStat, rules: &Rules) ->
         hash: Some(hash.to_string()),
         forced_format: rules.format.is_some(),
         ..stat_entry(stat, SourceState::Skipped)
+    }
+}
+
+/// What settling a session asks of its stored stage-1 record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RecordChange {
+    Keep,
+    /// Store this record, keeping the usage counted for the session so far.
+    Store(Box<Stage1>),
+    /// Remove the session's record when it came from the transcript at `key`: a session
+    /// that is now a no-op or excluded teaches nothing from there.
+    DropIfFrom {
+        session_id: String,
+        key: String,
+    },
+    /// The transcript moved from `from` to `to`: a record from there follows it.
+    Move {
+        session_id: String,
+        from: String,
+        to: String,
+    },
+}
+
+/// The record change for a session excluded for `reason`: a duplicate's session is the
+/// owner's to keep.
+pub fn excluded_change(reason: &Reason, session_id: &str, key: &str) -> RecordChange {
+    match reason {
+        Reason::DuplicateOf(_) => RecordChange::Keep,
+        _ => RecordChange::DropIfFrom { session_id: session_id.to_string(), key: key.to_string() },
     }
 }
 
