@@ -9,11 +9,10 @@ use anyhow::{Result, bail};
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::cmd::model::{EXTRACT_TEMPLATES, Model};
 use crate::config::{ExtractSettings, Settings};
-use crate::core::engine::transcript::ModelTranscript;
-use crate::core::engine::{StageOne, StageOneInput, facts_from_answer};
 use crate::core::extract::{Context, EXTRACTOR_VERSION, Extraction, Extractor, Memory};
+use crate::core::model::transcript::ModelTranscript;
+use crate::core::model::{StageOne, StageOneInput, facts_from_answer};
 use crate::core::redact::redact_meta;
 use crate::core::session::{Agent, LineWarning};
 use crate::core::stage1::{STAGE1_VERSION, Stage1};
@@ -21,7 +20,8 @@ use crate::core::state::{Coverage, FileStat, GAVE_UP, Plan, SourceEntry, SourceS
 use crate::core::words::count;
 use crate::edge::discover::{discover, under_roots};
 use crate::edge::git::Projects;
-use crate::edge::llm::CallError;
+use crate::edge::model::CallError;
+use crate::edge::model::{EXTRACT_TEMPLATES, Model};
 use crate::edge::terminal::Terminal;
 use crate::edge::transcript::{FileRead, hash_file, read_transcript};
 use crate::edge::workspace::Workspace;

@@ -1,6 +1,7 @@
 //! Model engines, the pure half: the prompts handbook sends, the transcript as a model reads
-//! it, and the checks every answer passes before anything of it is kept. The calls
-//! themselves (HTTP, a command) are in `edge::llm`.
+//! it ([`transcript`]), the consolidation requests and answers ([`consolidate`]), and the
+//! checks every answer passes before anything of it is kept. Asking (the templates on disk,
+//! HTTP, a command, retries) is in `edge::model`.
 //!
 //! A model writes the lessons; handbook owns every format. Answers are JSON whose strings are
 //! checked, clipped and redacted, and the files are assembled around them, so a weak or

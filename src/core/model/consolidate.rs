@@ -1,7 +1,10 @@
-//! Model consolidation, the pure half. The built-in consolidator lays out `MEMORY.md` and
-//! `memory_summary.md` (groups, tasks, the sessions they cite, what is in memory); a model
-//! rewrites the lessons in them: each task group's preferences, knowledge and failures, and
-//! the summary's profile, preferences and tips.
+//! Model consolidation, the pure half: the requests and answers of a consolidation whose
+//! lessons a model writes. It starts from the output of `core::consolidate`, the built-in
+//! consolidator, which lays out `MEMORY.md` and `memory_summary.md` (groups, tasks, the
+//! sessions they cite, what is in memory); a model rewrites only the lessons in them: each
+//! task group's preferences, knowledge and failures, and the summary's profile, preferences
+//! and tips. `edge::model` asks; `cmd::consolidate` then applies the user's hand edits
+//! (`core::consolidate::edits`) to the result, as it does to the built-in one.
 //!
 //! It is incremental: only groups the workspace diff touched are sent, each with its current
 //! lessons, the raw memories of its new or changed sessions, and the sessions removed from it
@@ -14,9 +17,9 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::core::engine::{Prompt, json_object};
 use crate::core::extract::clip_at_word;
 use crate::core::extract::render::one_line;
+use crate::core::model::{Prompt, json_object};
 use crate::core::redact::redact;
 use crate::core::templates;
 use crate::core::tokens::estimate;

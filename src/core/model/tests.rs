@@ -1,3 +1,5 @@
+//! The prompts and the checks on answers, on string literals.
+
 use super::*;
 
 #[test]
