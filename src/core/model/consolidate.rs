@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::core::extract::clip_at_word;
 use crate::core::extract::render::one_line;
-use crate::core::model::{Prompt, json_object};
+use crate::core::model::{AnswerError, Prompt, json_object};
 use crate::core::redact::redact;
 use crate::core::templates;
 use crate::core::tokens::estimate;
@@ -368,7 +368,7 @@ pub fn group_prompt(call: &GroupCall) -> Prompt {
 }
 
 /// Read a task group's answer into lessons (not yet settled).
-pub fn parse_group_answer(reply: &str) -> Result<Lessons, String> {
+pub fn parse_group_answer(reply: &str) -> Result<Lessons, AnswerError> {
     let object = json_object(reply)?;
     let mut lessons = Lessons::default();
     for (slot, name) in lessons.sections.iter_mut().zip(["user_preferences", "reusable_knowledge", "failures"]) {
@@ -377,7 +377,7 @@ pub fn parse_group_answer(reply: &str) -> Result<Lessons, String> {
     Ok(lessons)
 }
 
-fn string_list(object: &serde_json::Map<String, Value>, name: &str) -> Result<Vec<String>, String> {
+fn string_list(object: &serde_json::Map<String, Value>, name: &'static str) -> Result<Vec<String>, AnswerError> {
     match object.get(name) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => Ok(items
@@ -390,7 +390,7 @@ fn string_list(object: &serde_json::Map<String, Value>, name: &str) -> Result<Ve
             })
             .collect()),
         Some(Value::String(s)) => Ok(s.lines().map(str::to_string).collect()),
-        Some(_) => Err(format!("`{name}` is not a list of strings")),
+        Some(other) => Err(AnswerError::wrong_type(name, other, "a list of strings")),
     }
 }
 
@@ -442,12 +442,12 @@ pub fn summary_prompt(system_template: &str, template: &str, memory: &str, budge
     Prompt::new("summary", system_template.to_string(), &user, summary_schema(), "summary")
 }
 
-pub fn parse_summary_answer(reply: &str) -> Result<SummaryParts, String> {
+pub fn parse_summary_answer(reply: &str) -> Result<SummaryParts, AnswerError> {
     let object = json_object(reply)?;
     let profile = match object.get("user_profile") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),
-        Some(_) => return Err("`user_profile` is not a string".to_string()),
+        Some(other) => return Err(AnswerError::wrong_type("user_profile", other, "a string")),
     };
     let clean = |items: Vec<String>| -> Vec<String> {
         let mut seen = BTreeSet::new();
@@ -636,7 +636,7 @@ applies_to: cwd=/w/app
         assert_eq!(lessons.sections[0], ["Use pnpm [Task 1]"]);
         assert_eq!(lessons.sections[1], ["`make all`"]);
         assert!(lessons.sections[2].is_empty());
-        assert!(parse_group_answer("{\"failures\": 3}").unwrap_err().contains("not a list"));
+        assert!(parse_group_answer("{\"failures\": 3}").unwrap_err().to_string().contains("not a list"));
         assert!(parse_group_answer("no json here").is_err());
     }
 

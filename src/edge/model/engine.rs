@@ -14,7 +14,7 @@ use crate::core::model::consolidate::{
     ChangedSession, GroupCall, MemoryDoc, TaskRef, assemble_summary, batches, carried_lessons, group_prompt,
     parse_group_answer, parse_summary_answer, renumbering, settle, summary_prompt,
 };
-use crate::core::model::{self, Prompt, StageOne, StageOneInput, stage_one_prompt, transcript_budget};
+use crate::core::model::{self, AnswerError, Prompt, StageOne, StageOneInput, stage_one_prompt, transcript_budget};
 use crate::core::tokens::estimate;
 use crate::edge::templates::load;
 
@@ -103,7 +103,7 @@ impl Model {
         prompt: &Prompt,
         what: &str,
         calls: &mut usize,
-        parse: impl Fn(&str) -> Result<T, String>,
+        parse: impl Fn(&str) -> Result<T, AnswerError>,
     ) -> Result<T, CallError> {
         let mut tries = 0;
         loop {
