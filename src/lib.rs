@@ -2,12 +2,17 @@
 //!
 //! ```text
 //! sources ─ discover ─ read+normalise ─ filter ─ redact ─ extract ─▶ stage-1 outputs (state)
-//!                                                                          │
+//!                                                   (built-in or model)    │
 //! summary / search ◀─ workspace ◀─ validate ◀─ consolidate ◀─ diff vs manifest ◀─ sync inputs ◀─ select
+//!                                      (built-in, lessons by model)
 //! ```
 //!
-//! - [`core`] is pure: readers per transcript format, the filter, redaction, extraction.
-//! - [`edge`] does the I/O: discovery, streaming reads, atomic writes, the lock, the terminal.
+//! - [`core`] is pure: readers per transcript format, the filter, redaction, extraction,
+//!   consolidation, and [`core::model`]: the prompts a model gets and the checks its answers
+//!   pass.
+//! - [`edge`] does the I/O: discovery, streaming reads, atomic writes, the lock, the terminal,
+//!   and [`edge::model`]: the clients that call a model and the [`edge::model::Model`] the
+//!   phases ask.
 //! - [`cmd`] holds one module per subcommand, joining the two.
 //! - [`cli`] declares the flags; [`config`] resolves them with the environment and the config
 //!   file into [`config::Settings`].

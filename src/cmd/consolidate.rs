@@ -14,7 +14,6 @@ use jiff::Timestamp;
 use serde::Serialize;
 use similar::{DiffTag, TextDiff};
 
-use crate::cmd::model::{CONSOLIDATE_TEMPLATES, Consolidation, Model};
 use crate::config::{ConsolidateSettings, Settings};
 use crate::core::consolidate::{self, RENDERER};
 use crate::core::layout::{self, DIFF_FILE, MEMORY, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
@@ -29,6 +28,7 @@ use crate::core::summary::{Summary, VERSION_LINE};
 use crate::core::tokens::{Cap, estimate};
 use crate::core::words::count;
 use crate::edge::fsio::remove_if_exists;
+use crate::edge::model::{CONSOLIDATE_TEMPLATES, Consolidation, Model};
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::{Pending, Snapshot, Workspace};
 

@@ -8,11 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use jiff::Timestamp;
 
-use crate::cmd::model::{EXTRACT_TEMPLATES, Model};
 use crate::config::{ExtractSettings, Settings};
-use crate::core::engine::StageOneInput;
-use crate::core::engine::transcript::ModelTranscript;
 use crate::core::extract::{Context, Extraction, Extractor};
+use crate::core::model::StageOneInput;
+use crate::core::model::transcript::ModelTranscript;
 use crate::core::pipeline::Finished;
 use crate::core::redact::redact_meta;
 use crate::core::session::{Agent, LineWarning, SessionMeta};
@@ -24,8 +23,8 @@ use crate::core::state::{
 use crate::core::words::count;
 use crate::edge::discover::{discover_sources, key_of, presence, stat_of, under_roots};
 use crate::edge::git::Projects;
-use crate::edge::llm::CallError;
 use crate::edge::lock::WorkspaceLock;
+use crate::edge::model::{CallError, EXTRACT_TEMPLATES, Model};
 use crate::edge::terminal::Terminal;
 use crate::edge::transcript::{FileRead, hash_file, read_transcript};
 use crate::edge::workspace::Workspace;

@@ -3,7 +3,6 @@
 pub mod consolidate;
 pub mod extract;
 pub mod forget;
-pub mod model;
 pub mod note;
 pub mod reset;
 pub mod search;

@@ -8,13 +8,13 @@
 pub mod citations;
 pub mod consolidate;
 pub mod dates;
-pub mod engine;
 pub mod extract;
 pub mod filter;
 pub mod formats;
 pub mod injection;
 pub mod layout;
 pub mod manifest;
+pub mod model;
 pub mod notes;
 pub mod patterns;
 pub mod pipeline;

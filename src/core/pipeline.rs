@@ -5,7 +5,7 @@
 //! renderer or a search). Nothing here touches a file.
 
 use crate::core::filter::Filter;
-use crate::core::formats::{FileHint, Reader, reader_for};
+use crate::core::formats::{FileHint, ReadError, Reader, reader_for};
 use crate::core::redact::redact_event;
 use crate::core::session::{Agent, Event, LineWarning, SessionMeta};
 
@@ -71,7 +71,7 @@ impl<S: Sink> SessionPipeline<S> {
 
     /// Feed one line of the transcript (without its line ending). An error says why the line
     /// was skipped; the caller words the warning (it knows whether the line was torn).
-    pub fn feed(&mut self, line: u64, text: &str) -> Result<(), String> {
+    pub fn feed(&mut self, line: u64, text: &str) -> Result<(), ReadError> {
         if text.trim().is_empty() {
             return Ok(());
         }

@@ -4,8 +4,8 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::core::engine::{StageOne, facts_from_answer};
 use crate::core::extract::{Extraction, Facts, Memory};
+use crate::core::model::{StageOne, facts_from_answer};
 use crate::core::session::{Agent, SessionMeta};
 use crate::core::state::{FileStat, SessionSeen};
 

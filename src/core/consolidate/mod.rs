@@ -7,6 +7,9 @@
 //! (citations), then support, then recency. Notes come first: they are the user's own words.
 //! Since everything is rebuilt from the inputs, a lesson only one session supported disappears
 //! with that session, and one that others support stays.
+//!
+//! With a model engine, this layout is kept and a model rewrites the lessons in it: see
+//! `core::model::consolidate`.
 
 pub mod edits;
 

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{self, LooseText, ToolInput};
-use super::{FileHint, Reader, UnknownTypes};
+use super::{FileHint, ReadError, Reader, UnknownTypes};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
 /// Entry types this reader knows, including those it deliberately skips.
@@ -188,7 +188,7 @@ impl ClaudeReader {
         }
     }
 
-    fn user<'a>(&mut self, line: u64, entry: Entry<'a>, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
+    fn user<'a>(&mut self, line: u64, entry: Entry<'a>, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), ReadError> {
         let Some(content) = entry.message.and_then(|m| m.content) else {
             return Ok(());
         };
@@ -241,7 +241,7 @@ impl ClaudeReader {
         Ok(())
     }
 
-    fn assistant<'a>(&mut self, line: u64, entry: Entry<'a>, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
+    fn assistant<'a>(&mut self, line: u64, entry: Entry<'a>, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), ReadError> {
         let Some(message) = entry.message else {
             return Ok(());
         };
@@ -305,10 +305,10 @@ fn tool_use(block: Block<'_>) -> ToolCall<'_> {
 }
 
 impl Reader for ClaudeReader {
-    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
-        let entry: Entry<'a> = serde_json::from_str(text).map_err(common::bad_record)?;
+    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), ReadError> {
+        let entry: Entry<'a> = serde_json::from_str(text).map_err(|e| ReadError::record(line, e))?;
         let Some(kind) = entry.kind.clone() else {
-            return Err("record has no `type`".to_string());
+            return Err(ReadError::MissingField { line, field: "type" });
         };
         // A resumed session writes earlier entries again under the same uuid.
         if let Some(uuid) = entry.uuid.as_deref()
@@ -393,7 +393,7 @@ mod tests {
         for (i, line) in lines.iter().enumerate() {
             let owned: &'static str = Box::leak(line.to_string().into_boxed_str());
             if let Err(e) = reader.read_line(i as u64 + 1, owned, &mut |ev| events.push(ev.kind)) {
-                errors.push(e);
+                errors.push(e.to_string());
             }
         }
         let (meta, warnings) = reader.finish();

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{self, LooseText, Text, ToolInput};
-use super::{FileHint, Reader, UnknownTypes};
+use super::{FileHint, ReadError, Reader, UnknownTypes};
 use crate::core::filter::{WITHHELD, names_instruction_file};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
@@ -258,7 +258,7 @@ impl CodexReader {
         line: u64,
         item: Payload<'a>,
         emit: &mut dyn FnMut(Event<'a>),
-    ) -> Result<(), String> {
+    ) -> Result<(), ReadError> {
         let text = |t: Option<Text<'a>>| t.map_or(Cow::Borrowed(""), Text::into_cow);
         let kind = match item.kind.as_deref().unwrap_or("") {
             "message" => {
@@ -285,7 +285,7 @@ impl CodexReader {
                 let name = item.name.unwrap_or(Cow::Borrowed("function"));
                 let args = match item.arguments {
                     Some(raw) if raw.get().starts_with('"') => serde_json::from_str::<Cow<str>>(raw.get())
-                        .map_err(|e| common::bad("malformed arguments", e))?,
+                        .map_err(|e| ReadError::field(line, "arguments", e))?,
                     Some(raw) => Cow::Borrowed(raw.get()),
                     None => Cow::Borrowed(""),
                 };
@@ -342,7 +342,7 @@ impl CodexReader {
             "local_shell_call" => {
                 let action: ShellAction = match item.action {
                     Some(raw) => {
-                        serde_json::from_str(raw.get()).map_err(|e| common::bad("malformed local_shell_call", e))?
+                        serde_json::from_str(raw.get()).map_err(|e| ReadError::field(line, "local_shell_call", e))?
                     }
                     None => ShellAction { command: Vec::new(), query: None },
                 };
@@ -468,8 +468,8 @@ fn tool_output<'a>(call_id: Option<Cow<'a, str>>, output: Option<LooseText<'a>>)
 }
 
 impl Reader for CodexReader {
-    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
-        let record: Line<'a> = serde_json::from_str(text).map_err(common::bad_record)?;
+    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), ReadError> {
+        let record: Line<'a> = serde_json::from_str(text).map_err(|e| ReadError::record(line, e))?;
         if self.is_copied_history(record.timestamp.as_deref(), record.metadata) {
             return Ok(());
         }
@@ -481,7 +481,7 @@ impl Reader for CodexReader {
         };
         let Some(payload) = record.payload else {
             // Legacy rollouts write response items bare, without an envelope.
-            let item: Payload<'a> = serde_json::from_str(text).map_err(common::bad_record)?;
+            let item: Payload<'a> = serde_json::from_str(text).map_err(|e| ReadError::record(line, e))?;
             return self.response_item(line, item, emit);
         };
         match kind.as_ref() {
@@ -568,7 +568,7 @@ mod tests {
         for (i, line) in lines.iter().enumerate() {
             let owned: &'static str = Box::leak(line.to_string().into_boxed_str());
             if let Err(e) = reader.read_line(i as u64 + 1, owned, &mut |ev| events.push(ev.kind)) {
-                errors.push(e);
+                errors.push(e.to_string());
             }
         }
         let (meta, warnings) = reader.finish();

@@ -258,21 +258,6 @@ pub fn describe(error: &serde_json::Error) -> String {
     }
 }
 
-/// A reader's error for a record of `what` that did not parse.
-pub fn bad(what: &str, error: serde_json::Error) -> String {
-    format!("{what}: {}", describe(&error))
-}
-
-/// A reader's error for a line that did not parse as a record, by what went wrong.
-pub fn bad_record(error: serde_json::Error) -> String {
-    let what = match error.classify() {
-        serde_json::error::Category::Eof => "record cut short",
-        serde_json::error::Category::Data => "record of an unexpected shape",
-        _ => "not a JSON record",
-    };
-    bad(what, error)
-}
-
 /// Join text pieces with newlines, borrowing when there is only one.
 pub fn join_texts<'a>(mut pieces: impl Iterator<Item = Cow<'a, str>>) -> Cow<'a, str> {
     let Some(first) = pieces.next() else {

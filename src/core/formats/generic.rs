@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{self, Text};
-use super::{FileHint, Reader, UnknownTypes};
+use super::{FileHint, ReadError, Reader, UnknownTypes};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
 
 #[derive(Deserialize)]
@@ -71,8 +71,8 @@ fn timestamp_of(raw: Option<&RawValue>) -> Option<jiff::Timestamp> {
 }
 
 impl Reader for GenericReader {
-    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String> {
-        let record: Record<'a> = serde_json::from_str(text).map_err(common::bad_record)?;
+    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), ReadError> {
+        let record: Record<'a> = serde_json::from_str(text).map_err(|e| ReadError::record(line, e))?;
         self.meta.saw_time(timestamp_of(record.timestamp));
         if self.meta.id.is_none() {
             SessionMeta::set_if_present(&mut self.meta.id, record.session_id.as_deref());
@@ -83,7 +83,7 @@ impl Reader for GenericReader {
         let Some(role) = record.role.as_deref() else {
             return match record.session_id.is_some() || record.cwd.is_some() {
                 true => Ok(()),
-                false => Err("record has no `role`".to_string()),
+                false => Err(ReadError::MissingField { line, field: "role" }),
             };
         };
         let content = record.content.map_or(Cow::Borrowed(""), Text::into_cow);
@@ -161,7 +161,7 @@ mod tests {
         let mut errors = Vec::new();
         for (i, line) in lines.iter().enumerate() {
             if let Err(e) = reader.read_line(i as u64 + 1, line, &mut |ev| events.push(ev.kind.clone())) {
-                errors.push(e);
+                errors.push(e.to_string());
             }
         }
         let (meta, warnings) = reader.finish();

@@ -11,6 +11,7 @@ pub mod common;
 pub mod generic;
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use crate::core::session::{Agent, Event, LineWarning, SessionMeta};
 
@@ -42,11 +43,84 @@ impl FileHint {
 pub trait Reader {
     /// Read one line (without its line ending), sending the events it holds to `emit`.
     /// An error means the line was skipped; the reader stays usable.
-    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), String>;
+    fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), ReadError>;
 
     /// The metadata gathered over all lines, and warnings that were held back to be reported
     /// once per file (unknown record types).
     fn finish(&mut self) -> (SessionMeta, Vec<LineWarning>);
+}
+
+/// Why a reader skipped a line of a transcript. Each knows its line, so the warning can name
+/// it; the message itself does not repeat it, because warnings are printed and stored as
+/// `<line>: <message>`.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The line is not JSON.
+    NotJson { line: u64, source: serde_json::Error },
+    /// The line's JSON stops before the record closes: a line torn by a writer, or cut.
+    CutShort { line: u64, source: serde_json::Error },
+    /// JSON, but not shaped like a record of the format (a number where text goes).
+    UnexpectedShape { line: u64, source: serde_json::Error },
+    /// A field that holds JSON as text (a tool call's arguments) does not parse.
+    MalformedField { line: u64, field: &'static str, source: serde_json::Error },
+    /// The record lacks the field every record of the format has.
+    MissingField { line: u64, field: &'static str },
+}
+
+impl ReadError {
+    /// The error for line `line`, which did not parse as a record, by what went wrong.
+    pub fn record(line: u64, source: serde_json::Error) -> ReadError {
+        match source.classify() {
+            serde_json::error::Category::Eof => ReadError::CutShort { line, source },
+            serde_json::error::Category::Data => ReadError::UnexpectedShape { line, source },
+            _ => ReadError::NotJson { line, source },
+        }
+    }
+
+    /// The error for a `field` of line `line` whose JSON text did not parse.
+    pub fn field(line: u64, field: &'static str, source: serde_json::Error) -> ReadError {
+        ReadError::MalformedField { line, field, source }
+    }
+
+    /// The transcript line that was skipped, counting from 1.
+    pub fn line(&self) -> u64 {
+        match self {
+            ReadError::NotJson { line, .. }
+            | ReadError::CutShort { line, .. }
+            | ReadError::UnexpectedShape { line, .. }
+            | ReadError::MalformedField { line, .. }
+            | ReadError::MissingField { line, .. } => *line,
+        }
+    }
+}
+
+/// The JSON error is part of the message, worded for one line of a transcript (a column, not
+/// serde's `line 1`), as well as the [`source`](std::error::Error::source).
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let detail = common::describe;
+        match self {
+            ReadError::NotJson { source, .. } => write!(f, "not a JSON record: {}", detail(source)),
+            ReadError::CutShort { source, .. } => write!(f, "record cut short: {}", detail(source)),
+            ReadError::UnexpectedShape { source, .. } => {
+                write!(f, "record of an unexpected shape: {}", detail(source))
+            }
+            ReadError::MalformedField { field, source, .. } => write!(f, "malformed {field}: {}", detail(source)),
+            ReadError::MissingField { field, .. } => write!(f, "record has no `{field}`"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::NotJson { source, .. }
+            | ReadError::CutShort { source, .. }
+            | ReadError::UnexpectedShape { source, .. }
+            | ReadError::MalformedField { source, .. } => Some(source),
+            ReadError::MissingField { .. } => None,
+        }
+    }
 }
 
 /// Text of the lines whose meaning later lines depend on, per format: the poll that carries
@@ -202,6 +276,38 @@ mod tests {
         assert_eq!(sniff([gemini]), Some(Sniffed::Unsupported("Gemini CLI")));
         let pi = r#"{"type":"session","id":"ffae","timestamp":"2025-12-09T00:53:29.825Z","cwd":"/w"}"#;
         assert_eq!(sniff([pi]), Some(Sniffed::Unsupported("pi")));
+    }
+
+    #[test]
+    fn read_errors_say_what_was_wrong_and_keep_their_line() {
+        let torn = serde_json::from_str::<serde_json::Value>(r#"{"type":"user","#).unwrap_err();
+        let error = ReadError::record(15, torn);
+        assert!(matches!(error, ReadError::CutShort { .. }), "{error:?}");
+        assert_eq!(error.line(), 15);
+        assert_eq!(error.to_string(), "record cut short: EOF while parsing a value (column 15)");
+        let inner = std::error::Error::source(&error).and_then(|e| e.downcast_ref::<serde_json::Error>());
+        assert_eq!(inner.map(|e| (e.line(), e.column())), Some((1, 15)), "the JSON error stays reachable");
+
+        let junk = ReadError::record(4, serde_json::from_str::<serde_json::Value>("not json").unwrap_err());
+        assert_eq!((junk.line(), junk.to_string()), (4, "not a JSON record: expected ident (column 2)".to_string()));
+
+        let shape = serde_json::from_str::<Vec<String>>("[42]").unwrap_err();
+        let shape = ReadError::record(5, shape);
+        assert_eq!(
+            shape.to_string(),
+            "record of an unexpected shape: invalid type: integer `42`, expected a string (column 3)"
+        );
+
+        let arguments = serde_json::from_str::<String>("\"unterminated").unwrap_err();
+        let field = ReadError::field(9, "arguments", arguments);
+        assert_eq!(
+            (field.line(), field.to_string()),
+            (9, "malformed arguments: EOF while parsing a string (column 13)".to_string())
+        );
+
+        let missing = ReadError::MissingField { line: 2, field: "role" };
+        assert_eq!((missing.line(), missing.to_string()), (2, "record has no `role`".to_string()));
+        assert!(std::error::Error::source(&missing).is_none());
     }
 
     #[test]

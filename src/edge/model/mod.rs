@@ -1,10 +1,14 @@
-//! Model engines, the I/O half: one call to a model, with retries. `openai` speaks the
-//! chat-completions API any OpenAI-compatible server offers, `anthropic` the Messages API,
-//! `command` runs a command-line LLM. The prompts and the checks on answers are in
-//! `core::engine`.
+//! Model engines, the I/O half: asking a model and getting its answer back. [`Model`] is
+//! what `extract` and `consolidate` use: the templates, the client, and every answer checked
+//! (and a malformed one asked for again) before anything of it is kept. Below it, [`Client`]
+//! makes one call with retries: `openai` speaks the chat-completions API any
+//! OpenAI-compatible server offers, `anthropic` the Messages API, `command` runs a
+//! command-line LLM. The prompts and the checks on answers are pure and live in
+//! `core::model`.
 
 mod anthropic;
 mod command;
+mod engine;
 mod http;
 mod openai;
 mod retry;
@@ -12,8 +16,9 @@ mod retry;
 use std::time::Duration;
 
 use crate::config::{EngineKind, EngineSettings};
-use crate::core::engine::Prompt;
+use crate::core::model::Prompt;
 
+pub use engine::{CONSOLIDATE_TEMPLATES, Consolidated, Consolidation, EXTRACT_TEMPLATES, Model};
 pub use retry::{MAX_WAIT, backoff};
 
 /// Why a call failed.
@@ -71,7 +76,7 @@ enum Attempt {
 /// A successful reply's text; but an answer the server cut off at the token limit before
 /// its JSON object closed is a failure that says so, not a puzzle for the parser.
 fn finished(url: &str, text: String, cut_off: bool, limit: usize) -> Attempt {
-    if cut_off && !crate::core::engine::opens_with_complete_object(&text) {
+    if cut_off && !crate::core::model::opens_with_complete_object(&text) {
         return Attempt::Failed(CallError::Malformed(format!(
             "{url}: the answer was cut off at the limit of {limit} tokens before its JSON was complete"
         )));

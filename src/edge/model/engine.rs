@@ -1,5 +1,6 @@
-//! The model engines as `extract` and `consolidate` use them: the templates, the client,
-//! the token budget of a run, and each answer checked before anything of it is kept.
+//! [`Model`]: the engine a phase runs on, as `extract` and `consolidate` use it. It joins
+//! the templates, the client and the token budget of a run, reads each answer with the
+//! checks of `core::model`, and orchestrates a model consolidation group by group.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -7,14 +8,14 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use super::{CallError, Client};
 use crate::config::EngineSettings;
-use crate::core::engine::consolidate::{
+use crate::core::model::consolidate::{
     ChangedSession, GroupCall, MemoryDoc, TaskRef, assemble_summary, batches, carried_lessons, group_prompt,
     parse_group_answer, parse_summary_answer, renumbering, settle, summary_prompt,
 };
-use crate::core::engine::{self, Prompt, StageOne, StageOneInput, stage_one_prompt, transcript_budget};
+use crate::core::model::{self, AnswerError, Prompt, StageOne, StageOneInput, stage_one_prompt, transcript_budget};
 use crate::core::tokens::estimate;
-use crate::edge::llm::{CallError, Client};
 use crate::edge::templates::load;
 
 /// A model engine for one run of one phase.
@@ -60,7 +61,7 @@ impl Model {
     pub fn stage_one(&mut self, session: &StageOneInput<'_>) -> Result<StageOne, CallError> {
         let prompt =
             stage_one_prompt(self.template("stage_one_system.md"), self.template("stage_one_input.md"), session);
-        self.ask_twice(&prompt, "the session", &mut 0, engine::parse_stage_one)
+        self.ask_twice(&prompt, "the session", &mut 0, model::parse_stage_one)
     }
 }
 
@@ -102,7 +103,7 @@ impl Model {
         prompt: &Prompt,
         what: &str,
         calls: &mut usize,
-        parse: impl Fn(&str) -> Result<T, String>,
+        parse: impl Fn(&str) -> Result<T, AnswerError>,
     ) -> Result<T, CallError> {
         let mut tries = 0;
         loop {

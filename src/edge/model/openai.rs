@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::http::{post, status_attempt};
 use super::{Attempt, CallError, JsonMode, finished};
 use crate::config::EngineSettings;
-use crate::core::engine::Prompt;
+use crate::core::model::Prompt;
 
 /// One request, stepping down the JSON modes while the server rejects them (400 or 422):
 /// `json_schema`, then `json_object` with the schema, then plain text. The mode that worked

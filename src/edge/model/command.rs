@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::{Attempt, CallError};
 use crate::config::EngineSettings;
-use crate::core::engine::Prompt;
+use crate::core::model::Prompt;
 
 /// The longest answer read, in bytes.
 const MAX_OUTPUT: u64 = 16 * 1024 * 1024;

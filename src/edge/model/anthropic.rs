@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use super::http::{post, status_attempt};
 use super::{Attempt, CallError, finished};
 use crate::config::EngineSettings;
-use crate::core::engine::Prompt;
+use crate::core::model::Prompt;
 
 const API_VERSION: &str = "2023-06-01";
 

@@ -1,7 +1,10 @@
-//! Model consolidation, the pure half. The built-in consolidator lays out `MEMORY.md` and
-//! `memory_summary.md` (groups, tasks, the sessions they cite, what is in memory); a model
-//! rewrites the lessons in them: each task group's preferences, knowledge and failures, and
-//! the summary's profile, preferences and tips.
+//! Model consolidation, the pure half: the requests and answers of a consolidation whose
+//! lessons a model writes. It starts from the output of `core::consolidate`, the built-in
+//! consolidator, which lays out `MEMORY.md` and `memory_summary.md` (groups, tasks, the
+//! sessions they cite, what is in memory); a model rewrites only the lessons in them: each
+//! task group's preferences, knowledge and failures, and the summary's profile, preferences
+//! and tips. `edge::model` asks; `cmd::consolidate` then applies the user's hand edits
+//! (`core::consolidate::edits`) to the result, as it does to the built-in one.
 //!
 //! It is incremental: only groups the workspace diff touched are sent, each with its current
 //! lessons, the raw memories of its new or changed sessions, and the sessions removed from it
@@ -14,9 +17,9 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::core::engine::{Prompt, json_object};
 use crate::core::extract::clip_at_word;
 use crate::core::extract::render::one_line;
+use crate::core::model::{AnswerError, Prompt, json_object};
 use crate::core::redact::redact;
 use crate::core::templates;
 use crate::core::tokens::estimate;
@@ -365,7 +368,7 @@ pub fn group_prompt(call: &GroupCall) -> Prompt {
 }
 
 /// Read a task group's answer into lessons (not yet settled).
-pub fn parse_group_answer(reply: &str) -> Result<Lessons, String> {
+pub fn parse_group_answer(reply: &str) -> Result<Lessons, AnswerError> {
     let object = json_object(reply)?;
     let mut lessons = Lessons::default();
     for (slot, name) in lessons.sections.iter_mut().zip(["user_preferences", "reusable_knowledge", "failures"]) {
@@ -374,7 +377,7 @@ pub fn parse_group_answer(reply: &str) -> Result<Lessons, String> {
     Ok(lessons)
 }
 
-fn string_list(object: &serde_json::Map<String, Value>, name: &str) -> Result<Vec<String>, String> {
+fn string_list(object: &serde_json::Map<String, Value>, name: &'static str) -> Result<Vec<String>, AnswerError> {
     match object.get(name) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => Ok(items
@@ -387,7 +390,7 @@ fn string_list(object: &serde_json::Map<String, Value>, name: &str) -> Result<Ve
             })
             .collect()),
         Some(Value::String(s)) => Ok(s.lines().map(str::to_string).collect()),
-        Some(_) => Err(format!("`{name}` is not a list of strings")),
+        Some(other) => Err(AnswerError::wrong_type(name, other, "a list of strings")),
     }
 }
 
@@ -439,12 +442,12 @@ pub fn summary_prompt(system_template: &str, template: &str, memory: &str, budge
     Prompt::new("summary", system_template.to_string(), &user, summary_schema(), "summary")
 }
 
-pub fn parse_summary_answer(reply: &str) -> Result<SummaryParts, String> {
+pub fn parse_summary_answer(reply: &str) -> Result<SummaryParts, AnswerError> {
     let object = json_object(reply)?;
     let profile = match object.get("user_profile") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),
-        Some(_) => return Err("`user_profile` is not a string".to_string()),
+        Some(other) => return Err(AnswerError::wrong_type("user_profile", other, "a string")),
     };
     let clean = |items: Vec<String>| -> Vec<String> {
         let mut seen = BTreeSet::new();
@@ -633,7 +636,7 @@ applies_to: cwd=/w/app
         assert_eq!(lessons.sections[0], ["Use pnpm [Task 1]"]);
         assert_eq!(lessons.sections[1], ["`make all`"]);
         assert!(lessons.sections[2].is_empty());
-        assert!(parse_group_answer("{\"failures\": 3}").unwrap_err().contains("not a list"));
+        assert!(parse_group_answer("{\"failures\": 3}").unwrap_err().to_string().contains("not a list"));
         assert!(parse_group_answer("no json here").is_err());
     }
 

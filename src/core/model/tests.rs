@@ -1,3 +1,5 @@
+//! The prompts and the checks on answers, on string literals.
+
 use super::*;
 
 #[test]
@@ -45,20 +47,32 @@ fn raw_line_breaks_in_strings_are_forgiven() {
 
 #[test]
 fn malformed_answers_say_what_is_wrong() {
-    assert_eq!(parse_stage_one("").unwrap_err(), "the answer is empty");
-    assert!(parse_stage_one("I cannot help with that.").unwrap_err().starts_with("the answer holds no JSON object"));
-    assert_eq!(parse_stage_one(r#"{"raw_memory": "m"}"#).unwrap_err(), "the answer has no `rollout_summary`");
+    assert_eq!(parse_stage_one("").unwrap_err().to_string(), "the answer is empty");
+    assert!(
+        parse_stage_one("I cannot help with that.")
+            .unwrap_err()
+            .to_string()
+            .starts_with("the answer holds no JSON object")
+    );
     assert_eq!(
-        parse_stage_one(r#"{"raw_memory": 3, "rollout_summary": "s"}"#).unwrap_err(),
+        parse_stage_one(r#"{"raw_memory": "m"}"#).unwrap_err().to_string(),
+        "the answer has no `rollout_summary`"
+    );
+    assert_eq!(
+        parse_stage_one(r#"{"raw_memory": 3, "rollout_summary": "s"}"#).unwrap_err().to_string(),
         "`raw_memory` is a number, not a string"
     );
     assert!(parse_stage_one(r#"{"raw_memory": "m", "rollout_summary": "s""#).is_err());
     assert!(
         parse_stage_one(r#"{"raw_memory": "m" "rollout_summary": "s"}"#)
             .unwrap_err()
+            .to_string()
             .starts_with("the answer's JSON does not parse")
     );
-    assert_eq!(parse_stage_one("[1, 2]").unwrap_err(), "the answer holds no JSON object (it begins \"[1, 2]\")");
+    assert_eq!(
+        parse_stage_one("[1, 2]").unwrap_err().to_string(),
+        "the answer holds no JSON object (it begins \"[1, 2]\")"
+    );
 }
 
 #[test]

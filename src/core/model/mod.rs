@@ -1,11 +1,14 @@
 //! Model engines, the pure half: the prompts handbook sends, the transcript as a model reads
-//! it, and the checks every answer passes before anything of it is kept. The calls
-//! themselves (HTTP, a command) are in `edge::llm`.
+//! it ([`transcript`]), the consolidation requests and answers ([`consolidate`]), and the
+//! checks every answer passes before anything of it is kept ([`json_object`] finds the JSON,
+//! an [`AnswerError`] says what was wrong with it). Asking (the templates on disk, HTTP, a
+//! command, retries) is in `edge::model`.
 //!
 //! A model writes the lessons; handbook owns every format. Answers are JSON whose strings are
 //! checked, clipped and redacted, and the files are assembled around them, so a weak or
 //! confused model can make a session's lessons poorer but cannot break the workspace.
 
+mod answer;
 pub mod consolidate;
 pub mod transcript;
 
@@ -17,6 +20,8 @@ use crate::core::filter::PROMPT_MARKER;
 use crate::core::redact::redact;
 use crate::core::templates;
 use crate::core::tokens::estimate;
+
+pub use answer::{AnswerError, json_object, opens_with_complete_object};
 
 /// Longest `raw_memory` or `rollout_summary` kept from an answer, in bytes.
 const MAX_ANSWER_FIELD: usize = 32 * 1024;
@@ -89,13 +94,13 @@ pub enum StageOne {
 /// Read a stage-one answer: the first JSON object in the reply, with string fields
 /// `raw_memory` and `rollout_summary` (and optionally `rollout_slug`). Extra fields are
 /// ignored. Everything kept is clipped and redacted. An error says what was wrong.
-pub fn parse_stage_one(reply: &str) -> Result<StageOne, String> {
+pub fn parse_stage_one(reply: &str) -> Result<StageOne, AnswerError> {
     let object = json_object(reply)?;
-    let field = |name: &str| -> Result<String, String> {
+    let field = |name: &'static str| -> Result<String, AnswerError> {
         match object.get(name) {
             Some(Value::String(s)) => Ok(s.trim().to_string()),
-            Some(other) => Err(format!("`{name}` is {}, not a string", kind_of(other))),
-            None => Err(format!("the answer has no `{name}`")),
+            Some(other) => Err(AnswerError::wrong_type(name, other, "a string")),
+            None => Err(AnswerError::MissingField(name)),
         }
     };
     let raw_memory = field("raw_memory")?;
@@ -103,7 +108,7 @@ pub fn parse_stage_one(reply: &str) -> Result<StageOne, String> {
     let slug = match object.get("rollout_slug") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => String::new(),
-        Some(other) => return Err(format!("`rollout_slug` is {}, not a string", kind_of(other))),
+        Some(other) => return Err(AnswerError::wrong_type("rollout_slug", other, "a string")),
     };
     if raw_memory.is_empty() || rollout_summary.is_empty() {
         return Ok(StageOne::NoOp);
@@ -113,130 +118,6 @@ pub fn parse_stage_one(reply: &str) -> Result<StageOne, String> {
         rollout_summary: clip_lines(&redact(&rollout_summary), MAX_ANSWER_FIELD),
         rollout_slug: redact(&slug_of(&slug)).into_owned(),
     })
-}
-
-/// The first JSON object in a reply: the whole reply when it is one, else the first
-/// balanced `{…}` that parses (models wrap JSON in prose and code fences). Raw line breaks and
-/// tabs inside strings, which small models often write, are read as their escapes.
-pub fn json_object(reply: &str) -> Result<serde_json::Map<String, Value>, String> {
-    let parse = |text: &str| -> Result<serde_json::Map<String, Value>, String> {
-        let first = match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(map)) => return Ok(map),
-            Ok(_) => return Err("the answer is JSON but not an object".to_string()),
-            Err(e) => e,
-        };
-        match serde_json::from_str::<Value>(&escape_controls_in_strings(text)) {
-            Ok(Value::Object(map)) => Ok(map),
-            _ => Err(format!("the answer's JSON does not parse ({first})")),
-        }
-    };
-    if let Ok(map) = parse(reply.trim()) {
-        return Ok(map);
-    }
-    let mut error = None;
-    let mut from = 0;
-    while let Some(offset) = reply[from..].find('{') {
-        let start = from + offset;
-        if let Some(end) = balanced_end(&reply[start..]) {
-            match parse(&reply[start..start + end]) {
-                Ok(map) => return Ok(map),
-                Err(e) => {
-                    error.get_or_insert(e);
-                }
-            }
-        }
-        from = start + 1;
-    }
-    let shown: String = reply.trim().chars().take(120).collect();
-    Err(match error {
-        _ if reply.trim().is_empty() => "the answer is empty".to_string(),
-        Some(error) => error,
-        None => format!("the answer holds no JSON object (it begins {shown:?})"),
-    })
-}
-
-/// Whether the first `{` of a reply opens an object that also closes: false for an answer
-/// cut off mid-object, even when a `{…}` quoted inside one of its strings is whole.
-pub fn opens_with_complete_object(reply: &str) -> bool {
-    reply.find('{').is_some_and(|start| balanced_end(&reply[start..]).is_some())
-}
-
-/// Where a JSON text's string literals are, one character at a time.
-#[derive(Default)]
-struct Strings {
-    in_string: bool,
-    escaped: bool,
-}
-
-impl Strings {
-    /// True when `c`, the next character, is inside a string literal: after its opening
-    /// quote and before (or at) its closing one.
-    fn inside(&mut self, c: char) -> bool {
-        if !self.in_string {
-            self.in_string = c == '"';
-            return false;
-        }
-        match c {
-            _ if self.escaped => self.escaped = false,
-            '\\' => self.escaped = true,
-            '"' => self.in_string = false,
-            _ => {}
-        }
-        true
-    }
-}
-
-/// Control characters inside JSON strings written as their escapes.
-fn escape_controls_in_strings(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut strings = Strings::default();
-    for c in text.chars() {
-        let escaped = strings.escaped;
-        if strings.inside(c) && !escaped && c.is_control() {
-            match c {
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                other => out.push_str(&format!("\\u{:04x}", other as u32)),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The length of the balanced `{…}` at the start of `text`, minding strings and escapes.
-fn balanced_end(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut strings = Strings::default();
-    for (i, c) in text.char_indices() {
-        if strings.inside(c) {
-            continue;
-        }
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// At most `max` bytes of `text`, cut at a line end, with a marker when cut.
