@@ -48,7 +48,7 @@ pub fn run(settings: &Settings, opts: &SearchSettings, term: &Terminal) -> Resul
         }
         return list_sessions(&workspace, opts, project.as_deref(), term);
     }
-    let query = Query::new(&opts.query, opts.regex, opts.case_sensitive).map_err(anyhow::Error::msg)?;
+    let query = Query::new(&opts.query, opts.regex, opts.case_sensitive)?;
     if !workspace.exists() {
         term.json(
             "totals",

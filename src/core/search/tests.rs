@@ -81,8 +81,25 @@ fn queries_are_case_insensitive_literals_unless_asked() {
     let regex = Query::new(&["^cargo (build|test)$".to_string()], true, false).unwrap();
     assert!(regex.is_match("notes\ncargo test\nmore"));
     let bad = Query::new(&["(unclosed".to_string()], true, false).unwrap_err();
+    assert!(matches!(&bad, QueryError::InvalidRegex { pattern, .. } if pattern == "(unclosed"), "{bad:?}");
+    let bad = chain(&bad);
     assert!(bad.starts_with("invalid regex \"(unclosed\":") && bad.contains("unclosed group"), "{bad}");
-    assert_eq!(Query::new(&[" ".to_string()], false, false).unwrap_err(), "the query is empty");
+    assert_eq!(Query::new(&[" ".to_string()], false, false).unwrap_err().to_string(), "the query is empty");
+}
+
+#[test]
+fn patterns_that_only_fail_together_are_reported_with_their_reason() {
+    // Each is a regex alone; joined, the group name collides with the query's own.
+    let words = ["(?P<hb_term1>a)".to_string(), "b".to_string()];
+    let bad = Query::new(&words, true, false).unwrap_err();
+    assert!(matches!(bad, QueryError::Combined { .. }), "{bad:?}");
+    let bad = chain(&bad);
+    assert!(bad.starts_with("invalid regex: ") && bad.contains("duplicate capture group name"), "{bad}");
+}
+
+/// The message and its sources, as `{:#}` prints them at the edge.
+fn chain(error: &dyn std::error::Error) -> String {
+    std::iter::successors(Some(error), |e| e.source()).map(ToString::to_string).collect::<Vec<_>>().join(": ")
 }
 
 #[test]
