@@ -9,6 +9,7 @@ pub mod citations;
 pub mod consolidate;
 pub mod dates;
 pub mod engine;
+pub mod escape;
 pub mod extract;
 pub mod filter;
 pub mod formats;
