@@ -5,7 +5,10 @@
 //! than reading the files; the collection statistics BM25 needs (how many documents, how
 //! long on average, how many hold each term) come from that same pass.
 
+pub mod bounds;
+pub mod corpus;
 pub mod docs;
+pub mod render;
 pub mod transcripts;
 
 use std::fmt;

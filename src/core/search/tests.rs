@@ -134,3 +134,34 @@ fn periods_and_projects_filter_results() {
 fn matches_are_highlighted() {
     assert_eq!(highlight("Use pnpm, not npm", &query(&["pnpm", "npm"]), "[", "]"), "Use [pnpm], not [npm]");
 }
+
+/// A stage-1 record with what search reads of it: id, last activity, project, titles.
+pub(super) fn session(id: &str, updated_at: &str, project: &str) -> crate::core::stage1::Stage1 {
+    use crate::core::extract::{Facts, Outcome};
+    crate::core::stage1::Stage1 {
+        version: 1,
+        session_id: id.into(),
+        agent: crate::core::session::Agent::Codex,
+        rollout_path: format!("/t/{id}.jsonl"),
+        cwd: None,
+        project: project.into(),
+        git_branch: None,
+        started_at: None,
+        updated_at: updated_at.parse().unwrap(),
+        title: None,
+        source_hash: "h".into(),
+        rollout_slug: format!("{id}-slug"),
+        rollout_summary: String::new(),
+        raw_memory: String::new(),
+        facts: Facts {
+            tasks: Vec::new(),
+            keywords: Vec::new(),
+            outcome: Outcome::default(),
+            user_messages: 0,
+            commands: 0,
+            failed_commands: 0,
+        },
+        usage_count: 0,
+        last_usage: None,
+    }
+}
