@@ -516,7 +516,7 @@ const DEFAULT_SEARCH_LIMIT: usize = 20;
 
 fn search_settings(args: SearchArgs, now: Timestamp) -> Result<SearchSettings> {
     let when = |flag: &str, text: &Option<String>, edge| -> Result<Option<Timestamp>> {
-        text.as_deref().map(|t| parse_when(t, now, edge).map_err(|e| anyhow::anyhow!("--{flag}: {e}"))).transpose()
+        text.as_deref().map(|t| parse_when(t, now, edge).with_context(|| format!("--{flag}"))).transpose()
     };
     let since = when("since", &args.since, Edge::Start)?;
     let until = when("until", &args.until, Edge::End)?;

@@ -8,6 +8,7 @@
 pub mod citations;
 pub mod consolidate;
 pub mod dates;
+pub mod escape;
 pub mod extract;
 pub mod filter;
 pub mod formats;

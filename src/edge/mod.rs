@@ -8,6 +8,7 @@ pub mod lines;
 pub mod lock;
 pub mod model;
 pub mod parallel;
+pub mod search;
 pub mod templates;
 pub mod terminal;
 pub mod transcript;

@@ -1,7 +1,6 @@
 //! The terminal, decided once per run: colour, progress bars, and how results and
 //! diagnostics are printed. stdout carries results, stderr diagnostics and progress.
 
-use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -9,6 +8,7 @@ use serde::Serialize;
 
 use crate::cli::ColorChoice;
 use crate::config::Output;
+pub use crate::core::escape::escape;
 
 /// How this run talks to the user.
 #[derive(Debug, Clone, Copy)]
@@ -91,37 +91,5 @@ impl Terminal {
         bar.set_style(style);
         bar.set_prefix(what.to_string());
         bar
-    }
-}
-
-/// Text from transcripts made safe for a terminal: control characters (escape sequences,
-/// carriage returns) are shown as `\u{…}` instead of being interpreted.
-pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(
-        text.chars()
-            .map(
-                |c| {
-                    if c.is_control() && c != '\n' && c != '\t' {
-                        c.escape_unicode().to_string()
-                    } else {
-                        c.to_string()
-                    }
-                },
-            )
-            .collect(),
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(escape("plain\ttext"), "plain\ttext");
-        assert_eq!(escape("\x1b[2Jboom\r"), "\\u{1b}[2Jboom\\u{d}");
     }
 }

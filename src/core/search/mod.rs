@@ -5,8 +5,13 @@
 //! than reading the files; the collection statistics BM25 needs (how many documents, how
 //! long on average, how many hold each term) come from that same pass.
 
+pub mod bounds;
+pub mod corpus;
 pub mod docs;
+pub mod render;
 pub mod transcripts;
+
+use std::fmt;
 
 use jiff::Timestamp;
 use regex::{Regex, RegexBuilder};
@@ -25,6 +30,38 @@ const CODE_WEIGHT: f64 = 2.0;
 /// Longest snippet shown, in characters.
 const SNIPPET: usize = 200;
 
+/// Why a query could not be compiled. The regex library's reason, which points at the
+/// problem in the pattern, is the [`source`](std::error::Error::source).
+#[derive(Debug)]
+pub enum QueryError {
+    /// No words, or only blank ones.
+    Empty,
+    /// One of the user's patterns is not a regex.
+    InvalidRegex { pattern: String, source: regex::Error },
+    /// The patterns are each valid but not together (too large once joined, or using the
+    /// group names the query adds).
+    Combined { source: regex::Error },
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryError::Empty => f.write_str("the query is empty"),
+            QueryError::InvalidRegex { pattern, .. } => write!(f, "invalid regex {pattern:?}"),
+            QueryError::Combined { .. } => f.write_str("invalid regex"),
+        }
+    }
+}
+
+impl std::error::Error for QueryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            QueryError::Empty => None,
+            QueryError::InvalidRegex { source, .. } | QueryError::Combined { source } => Some(source),
+        }
+    }
+}
+
 /// A compiled query: one pattern per word (or per regex), matched together.
 #[derive(Debug, Clone)]
 pub struct Query {
@@ -41,16 +78,21 @@ impl Query {
     /// Compile the query words. Words are literals unless `regex` is set; matching ignores
     /// case unless `case_sensitive` is set; `^` and `$` match at line boundaries. A bad regex
     /// is an error that names the problem.
-    pub fn new(words: &[String], regex: bool, case_sensitive: bool) -> Result<Query, String> {
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::Empty`] without a word, [`QueryError::InvalidRegex`] for the first
+    /// pattern that is not a regex, [`QueryError::Combined`] when the patterns do not join.
+    pub fn new(words: &[String], regex: bool, case_sensitive: bool) -> Result<Query, QueryError> {
         let words: Vec<String> = words.iter().map(|w| w.trim()).filter(|w| !w.is_empty()).map(str::to_string).collect();
         if words.is_empty() {
-            return Err("the query is empty".to_string());
+            return Err(QueryError::Empty);
         }
         // Each pattern alone first, so an error shows the user's own pattern.
         if regex {
             for word in &words {
-                if let Err(e) = RegexBuilder::new(word).size_limit(1 << 24).build() {
-                    return Err(format!("invalid regex {word:?}: {e}"));
+                if let Err(source) = RegexBuilder::new(word).size_limit(1 << 24).build() {
+                    return Err(QueryError::InvalidRegex { pattern: word.clone(), source });
                 }
             }
         }
@@ -70,13 +112,13 @@ impl Query {
             .multi_line(true)
             .size_limit(1 << 24)
             .build()
-            .map_err(|e| format!("invalid regex: {e}"))?;
+            .map_err(|source| QueryError::Combined { source })?;
         let bytes = regex::bytes::RegexBuilder::new(&pattern)
             .case_insensitive(!case_sensitive)
             .multi_line(true)
             .size_limit(1 << 24)
             .build()
-            .map_err(|e| format!("invalid regex: {e}"))?;
+            .map_err(|source| QueryError::Combined { source })?;
         let names = (0..words.len()).map(|i| format!("hb_term{i}")).collect();
         Ok(Query { text, bytes, names, words, regex, case_sensitive })
     }
@@ -104,10 +146,6 @@ impl Query {
     /// True when `raw` holds a match anywhere (the cheap first pass over file bytes).
     pub fn matches_bytes(&self, raw: &[u8]) -> bool {
         self.bytes.is_match(raw)
-    }
-
-    pub fn bytes_regex(&self) -> &regex::bytes::Regex {
-        &self.bytes
     }
 
     pub fn is_match(&self, text: &str) -> bool {

@@ -81,8 +81,25 @@ fn queries_are_case_insensitive_literals_unless_asked() {
     let regex = Query::new(&["^cargo (build|test)$".to_string()], true, false).unwrap();
     assert!(regex.is_match("notes\ncargo test\nmore"));
     let bad = Query::new(&["(unclosed".to_string()], true, false).unwrap_err();
+    assert!(matches!(&bad, QueryError::InvalidRegex { pattern, .. } if pattern == "(unclosed"), "{bad:?}");
+    let bad = chain(&bad);
     assert!(bad.starts_with("invalid regex \"(unclosed\":") && bad.contains("unclosed group"), "{bad}");
-    assert_eq!(Query::new(&[" ".to_string()], false, false).unwrap_err(), "the query is empty");
+    assert_eq!(Query::new(&[" ".to_string()], false, false).unwrap_err().to_string(), "the query is empty");
+}
+
+#[test]
+fn patterns_that_only_fail_together_are_reported_with_their_reason() {
+    // Each is a regex alone; joined, the group name collides with the query's own.
+    let words = ["(?P<hb_term1>a)".to_string(), "b".to_string()];
+    let bad = Query::new(&words, true, false).unwrap_err();
+    assert!(matches!(bad, QueryError::Combined { .. }), "{bad:?}");
+    let bad = chain(&bad);
+    assert!(bad.starts_with("invalid regex: ") && bad.contains("duplicate capture group name"), "{bad}");
+}
+
+/// The message and its sources, as `{:#}` prints them at the edge.
+fn chain(error: &dyn std::error::Error) -> String {
+    std::iter::successors(Some(error), |e| e.source()).map(ToString::to_string).collect::<Vec<_>>().join(": ")
 }
 
 #[test]
@@ -116,4 +133,35 @@ fn periods_and_projects_filter_results() {
 #[test]
 fn matches_are_highlighted() {
     assert_eq!(highlight("Use pnpm, not npm", &query(&["pnpm", "npm"]), "[", "]"), "Use [pnpm], not [npm]");
+}
+
+/// A stage-1 record with what search reads of it: id, last activity, project, titles.
+pub(super) fn session(id: &str, updated_at: &str, project: &str) -> crate::core::stage1::Stage1 {
+    use crate::core::extract::{Facts, Outcome};
+    crate::core::stage1::Stage1 {
+        version: 1,
+        session_id: id.into(),
+        agent: crate::core::session::Agent::Codex,
+        rollout_path: format!("/t/{id}.jsonl"),
+        cwd: None,
+        project: project.into(),
+        git_branch: None,
+        started_at: None,
+        updated_at: updated_at.parse().unwrap(),
+        title: None,
+        source_hash: "h".into(),
+        rollout_slug: format!("{id}-slug"),
+        rollout_summary: String::new(),
+        raw_memory: String::new(),
+        facts: Facts {
+            tasks: Vec::new(),
+            keywords: Vec::new(),
+            outcome: Outcome::default(),
+            user_messages: 0,
+            commands: 0,
+            failed_commands: 0,
+        },
+        usage_count: 0,
+        last_usage: None,
+    }
 }

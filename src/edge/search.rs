@@ -1,0 +1,197 @@
+//! Reading what a search ranks: the workspace files in scope and the transcripts extraction
+//! has read, in parallel and as raw bytes first; and the projects of rollout summaries, from
+//! their stage-1 records.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::git::Projects;
+use super::parallel;
+use super::terminal::Terminal;
+use super::transcript::{SearchRead, Searched, search_transcript};
+use super::workspace::Workspace;
+use crate::config::SearchScope;
+use crate::core::layout::{MEMORY, NOTES_DIR, ROLLOUT_SUMMARIES, SUMMARY};
+use crate::core::search::Query;
+use crate::core::search::bounds::{Bounds, transcripts_in};
+use crate::core::search::corpus::{Corpus, TranscriptOf, file_split, transcript_docs};
+use crate::core::search::docs::{Doc, Kind, Split};
+use crate::core::search::transcripts::{TranscriptSink, prefilter};
+use crate::core::state::SourceEntry;
+
+/// Add the workspace files in scope to the corpus. A file that cannot be read is warned
+/// about and skipped; one removed since its folder was listed (a consolidation ran) is
+/// skipped quietly.
+pub fn read_workspace(
+    workspace: &Workspace,
+    scope: SearchScope,
+    query: &Query,
+    corpus: &mut Corpus,
+    term: &Terminal,
+) -> Result<()> {
+    let files = workspace_files(workspace, scope)?;
+    let read = parallel::map(&files, |(relative, kind)| read_file(workspace, relative, *kind, query));
+    for result in read {
+        match result {
+            Ok(Some((split, bytes))) => corpus.add_file(split, bytes),
+            Ok(None) => {}
+            Err(e) => term.warn(&format!("{e:#}; skipped")),
+        }
+    }
+    Ok(())
+}
+
+/// A workspace file's documents that can match and its size; `None` when it is gone.
+fn read_file(workspace: &Workspace, relative: &str, kind: Kind, query: &Query) -> Result<Option<(Split, usize)>> {
+    let path = workspace.file(relative);
+    let raw = match std::fs::read(&path) {
+        Ok(raw) => raw,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    Ok(Some((file_split(kind, relative, &raw, query), raw.len())))
+}
+
+/// Workspace-relative paths of the files to search, in a stable order.
+fn workspace_files(workspace: &Workspace, scope: SearchScope) -> Result<Vec<(String, Kind)>> {
+    let mut files = Vec::new();
+    if scope.memory {
+        files.push((MEMORY.to_string(), Kind::Memory));
+        files.push((SUMMARY.to_string(), Kind::Summary));
+    }
+    if scope.summaries {
+        files.extend(markdown_in(workspace, ROLLOUT_SUMMARIES)?.into_iter().map(|f| (f, Kind::Rollout)));
+    }
+    if scope.notes {
+        files.extend(markdown_in(workspace, NOTES_DIR)?.into_iter().map(|f| (f, Kind::Note)));
+    }
+    Ok(files)
+}
+
+/// The `.md` files directly in a workspace folder, sorted; none when it does not exist.
+fn markdown_in(workspace: &Workspace, dir: &str) -> Result<Vec<String>> {
+    let path = workspace.file(dir);
+    let entries = match std::fs::read_dir(&path) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut files: Vec<String> = entries
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("{dir}/{name}"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Add the transcripts extraction has read (and not excluded) to the corpus, line by line
+/// through the readers and the filter, skipping the ones outside the period unread.
+pub fn read_transcripts(
+    workspace: &Workspace,
+    bounds: &Bounds,
+    query: &Query,
+    corpus: &mut Corpus,
+    term: &Terminal,
+) -> Result<()> {
+    let sources = workspace.load_sources()?;
+    let entries = transcripts_in(&sources, bounds);
+    let prefilter = prefilter(query);
+    let read = parallel::map(&entries, |(path, entry)| {
+        search_transcript(Path::new(path.as_str()), entry.format, prefilter.as_ref(), || TranscriptSink::new(query))
+    });
+    let mut projects = Projects::new();
+    let mut gone = 0;
+    for ((path, entry), result) in entries.iter().zip(read) {
+        match result {
+            Ok(searched) => add_transcript(workspace, &mut projects, path, entry, searched, corpus, term),
+            // Deleted since the last extract, which will mark it vanished.
+            Err(_) if !Path::new(path.as_str()).exists() => gone += 1,
+            Err(e) => term.warn(&format!("{e:#}; skipped")),
+        }
+    }
+    if gone > 0 {
+        term.note(&format!(
+            "{gone} {} deleted since the last extract; not searched",
+            if gone == 1 { "transcript was" } else { "transcripts were" }
+        ));
+    }
+    Ok(())
+}
+
+/// Count a searched transcript and keep its matching records, each carrying the session's
+/// id and project: from its stage-1 record when there is one, else from where it ran.
+fn add_transcript(
+    workspace: &Workspace,
+    projects: &mut Projects,
+    path: &str,
+    entry: &SourceEntry,
+    searched: Searched<TranscriptSink<'_>>,
+    corpus: &mut Corpus,
+    term: &Terminal,
+) {
+    // Problems with single lines were reported when the file was extracted; a file that
+    // changed since may hold new ones, and results the handbook does not know yet.
+    if searched.bytes != entry.size {
+        term.note(&format!("{path}: changed since it was extracted; run `handbook extract` to learn from it"));
+    }
+    corpus.add_transcript(searched.lines, searched.bytes);
+    let finished = match searched.read {
+        SearchRead::Session(finished) => finished,
+        SearchRead::NoMatch => return,
+        SearchRead::NotATranscript(reason) => {
+            term.warn(&format!("{path}: {reason}; skipped (it was a transcript when extracted)"));
+            return;
+        }
+    };
+    if finished.sink.found.is_empty() {
+        return;
+    }
+    let session_id = entry.session_id.clone().or_else(|| finished.meta.id.clone());
+    let stored = session_id.as_deref().and_then(|id| workspace.load_stage1(id).ok().flatten());
+    let project = match stored {
+        Some(record) => record.project,
+        None => projects.key(finished.meta.git_remote.as_deref(), finished.meta.cwd.as_deref()),
+    };
+    let of = TranscriptOf { session_id, date: entry.updated_at, project };
+    corpus.docs.extend(transcript_docs(path, finished.sink.found, &of));
+}
+
+/// The absolute path of a document's file (a transcript's path already is).
+pub fn file_of(workspace: &Workspace, doc: &Doc) -> String {
+    if doc.kind == Kind::Transcript {
+        doc.path.clone()
+    } else {
+        workspace.file(&doc.path).to_string_lossy().into_owned()
+    }
+}
+
+/// The project of a rollout summary is not in its header: it comes from the session's
+/// stage-1 record, looked up once per session and only when asked.
+pub struct RolloutProjects<'w> {
+    workspace: &'w Workspace,
+    cache: HashMap<String, Option<String>>,
+}
+
+impl<'w> RolloutProjects<'w> {
+    pub fn new(workspace: &'w Workspace) -> RolloutProjects<'w> {
+        RolloutProjects { workspace, cache: HashMap::new() }
+    }
+
+    /// The project of a document: its own, or for a rollout summary its session's.
+    pub fn of(&mut self, doc: &Doc) -> Option<String> {
+        if doc.project.is_some() || doc.kind != Kind::Rollout {
+            return doc.project.clone();
+        }
+        let id = doc.session_id.as_deref()?;
+        let workspace = self.workspace;
+        self.cache
+            .entry(id.to_string())
+            .or_insert_with(|| workspace.load_stage1(id).ok().flatten().map(|record| record.project))
+            .clone()
+    }
+}
