@@ -2,8 +2,10 @@
 //! the workspace), discovery of transcripts, git repositories, and the terminal.
 
 pub mod discover;
+pub mod extraction;
 pub mod fsio;
 pub mod git;
+pub mod ledger;
 pub mod lines;
 pub mod lock;
 pub mod model;

@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 
 use super::MAX_TRIES;
 use super::reason::Reason;
+use super::{Plan, SourceEntry, SourceState};
 use crate::core::words::count;
 
 /// How a run's files were accounted for: the coverage report.
@@ -147,6 +148,62 @@ impl Coverage {
         *self.reasons.entry((class, reason.label().to_string())).or_default() += 1;
     }
 
+    /// Count a transcript triage left unread; `entry` is its recorded state (a failure
+    /// given up on is reported with its last error).
+    pub fn count(&mut self, key: &str, plan: Plan, entry: Option<&SourceEntry>) {
+        match plan {
+            Plan::Unchanged => self.unchanged += 1,
+            Plan::Active => self.still_active += 1,
+            Plan::TooOld => self.too_old += 1,
+            Plan::GaveUp => {
+                let reason = entry.and_then(|e| e.last_error.clone()).unwrap_or_default();
+                self.failed += 1;
+                self.failures.push(Failure { path: key.to_string(), reason, gave_up: true });
+            }
+            Plan::Read => {}
+        }
+    }
+
+    /// Count a transcript settled this run as `state`, for `reason` when it was excluded or
+    /// skipped. A skipped file is a warning too.
+    pub fn settled(&mut self, state: SourceState, reason: Option<&Reason>) {
+        let class = match state {
+            SourceState::Extracted => return self.extracted += 1,
+            SourceState::NoOp => return self.no_op += 1,
+            SourceState::Excluded => {
+                self.excluded += 1;
+                Class::Excluded
+            }
+            SourceState::Skipped => {
+                (self.skipped, self.warnings) = (self.skipped + 1, self.warnings + 1);
+                Class::Skipped
+            }
+            SourceState::Failed | SourceState::Vanished => return,
+        };
+        if let Some(reason) = reason {
+            self.count_reason(class, reason);
+        }
+    }
+
+    /// What a quiet run still says: the first file that failed this run, and how many
+    /// more did. (One given up on was reported on each of its tries; `status` keeps
+    /// listing it.)
+    pub fn quiet_warning(&self) -> Option<String> {
+        let failed_now: Vec<&Failure> = self.failed_now().collect();
+        let first = failed_now.first()?;
+        let more = match failed_now.len() {
+            1 => String::new(),
+            n => format!(" (and {} more; see `handbook status`)", n - 1),
+        };
+        Some(format!("{}: extraction failed: {}{more}", first.path, first.reason))
+    }
+
+    /// The line a run ends with.
+    pub fn closing_line(&self, dry_run: bool) -> String {
+        let prefix = if dry_run { "extract (dry run, nothing written)" } else { "extract" };
+        format!("{prefix}: {}", self.line())
+    }
+
     /// Failures of this run, not those given up on before.
     pub fn failed_now(&self) -> impl Iterator<Item = &Failure> {
         self.failures.iter().filter(|f| !f.gave_up)
@@ -198,5 +255,21 @@ mod tests {
         assert_eq!(json["reasons"], serde_json::json!({ "excluded: duplicate": 1 }));
         assert_eq!(json["failures"], serde_json::json!([["b.jsonl", "gave up after 3 tries: torn"]]));
         assert_eq!(c.failed_now().count(), 0);
+        assert_eq!(c.quiet_warning(), None, "a file given up on was reported on its tries");
+    }
+
+    #[test]
+    fn settled_transcripts_are_counted_by_state_and_reason() {
+        let mut c = Coverage::default();
+        c.settled(SourceState::Extracted, None);
+        c.settled(SourceState::Excluded, Some(&Reason::DuplicateOf("/a".into())));
+        c.settled(SourceState::Skipped, Some(&Reason::NotATranscript("empty file".into())));
+        assert_eq!((c.extracted, c.excluded, c.skipped, c.warnings), (1, 1, 1, 1));
+        assert!(c.line().contains("1 excluded (1 duplicate), 1 skipped (empty file)"), "{}", c.line());
+        for path in ["a", "b"] {
+            c.failures.push(Failure { path: path.into(), reason: "torn".into(), gave_up: false });
+        }
+        assert_eq!(c.quiet_warning().unwrap(), "a: extraction failed: torn (and 1 more; see `handbook status`)");
+        assert!(c.closing_line(true).starts_with("extract (dry run, nothing written): "));
     }
 }

@@ -50,6 +50,12 @@ fn settled(entry: &SourceEntry) -> bool {
     matches!(entry.state, SourceState::Extracted | SourceState::NoOp | SourceState::Excluded | SourceState::Skipped)
 }
 
+/// True when `--session` is not given (`sessions` is empty), or names the transcript at
+/// `key` by its session id or a part of its path.
+pub fn selected(sessions: &[String], key: &str, session_id: Option<&str>) -> bool {
+    sessions.is_empty() || sessions.iter().any(|s| key.contains(s.as_str()) || session_id == Some(s.as_str()))
+}
+
 /// True when a settled decision about a transcript no longer holds: the extractor changed
 /// since, a sub-agent is now wanted, the transcript whose duplicate it was is gone, or the
 /// format it was read as is no longer the one asked for.
@@ -232,11 +238,6 @@ pub fn vanished(sources: &Sources, gone: impl Fn(&str) -> bool) -> Vec<String> {
         .collect()
 }
 
-/// The reason a failure given up on is reported with.
-pub fn gave_up_reason(entry: Option<&SourceEntry>) -> String {
-    entry.and_then(|e| e.last_error.clone()).unwrap_or_default()
-}
-
 fn stat_entry(stat: FileStat, state: SourceState) -> SourceEntry {
     SourceEntry { size: stat.size, mtime_ns: stat.mtime_ns, extractor: EXTRACTOR_VERSION, ..blank_entry(state) }
 }
@@ -365,6 +366,15 @@ mod tests {
         assert_eq!(failed_entry(Some(&again), Some(touched), Some("h2"), "torn").tries, 1, "new bytes start again");
         let extracted = SourceEntry { session_id: Some("s".into()), ..entry(stat, SourceState::Extracted, 0) };
         assert_eq!(failed_entry(Some(&extracted), Some(stat), None, "x").session_id.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn sessions_are_selected_by_id_or_path_text() {
+        assert!(selected(&[], "/a/b.jsonl", None));
+        let wanted = ["019b".to_string()];
+        assert!(selected(&wanted, "/a/rollout-019b.jsonl", None));
+        assert!(selected(&wanted, "/a/x.jsonl", Some("019b")));
+        assert!(!selected(&wanted, "/a/x.jsonl", Some("019c")));
     }
 
     #[test]

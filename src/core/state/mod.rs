@@ -19,7 +19,7 @@ pub use coverage::{Class, Coverage, Failure};
 pub use decide::*;
 pub use index::{Index, Presence};
 pub use reason::Reason;
-pub use report::{HintFlags, SessionReport, hints};
+pub use report::{HintFlags, SessionReport, hints, warning_lines};
 pub use store::Store;
 
 /// Bumped when the file's shape changes incompatibly.

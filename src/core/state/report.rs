@@ -93,6 +93,24 @@ impl SessionReport {
     }
 }
 
+/// Warnings shown per file before the rest are only counted.
+const WARNINGS_SHOWN_PER_FILE: usize = 10;
+
+/// The warnings of a file's unreadable lines as they are shown: the first few by line, then
+/// how many more.
+pub fn warning_lines(key: &str, warnings: &[LineWarning]) -> Vec<String> {
+    let mut lines: Vec<String> = warnings
+        .iter()
+        .take(WARNINGS_SHOWN_PER_FILE)
+        .map(|warning| format!("{key}:{}: {}", warning.line, warning.message))
+        .collect();
+    let more = warnings.len().saturating_sub(WARNINGS_SHOWN_PER_FILE);
+    if more > 0 {
+        lines.push(format!("{key}: {}", count(more, "more warning")));
+    }
+    lines
+}
+
 /// What a run's flags are, as far as its hints need them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HintFlags<'a> {
@@ -139,6 +157,16 @@ mod tests {
         (done.tasks, done.fixes) = (2, 1);
         assert_eq!(done.line(), "extracted: /c.jsonl (2 tasks, 1 fix)");
         assert_eq!(serde_json::to_value(&done).unwrap()["outcome"], "extracted");
+    }
+
+    #[test]
+    fn a_file_shows_ten_warnings_then_counts_the_rest() {
+        let warnings: Vec<LineWarning> =
+            (1..=12).map(|line| LineWarning { line, message: "not JSON".into() }).collect();
+        let lines = warning_lines("/a.jsonl", &warnings);
+        assert_eq!(lines.len(), 11);
+        assert_eq!(lines[0], "/a.jsonl:1: not JSON");
+        assert_eq!(lines[10], "/a.jsonl: 2 more warnings");
     }
 
     #[test]

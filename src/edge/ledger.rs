@@ -1,0 +1,138 @@
+//! The state of the known transcripts during an `extract` run: loaded from `sources.json`,
+//! changed only by applying what `core::state` decided, and saved at the end with the usage
+//! of every session whose citations changed brought in line. A dry run applies nothing, and
+//! this is the one place that says so.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use jiff::Timestamp;
+
+use super::discover::{presence, under_roots};
+use super::terminal::Terminal;
+use super::transcript::hash_file;
+use super::workspace::Workspace;
+use crate::core::state::{self, FileStat, RecordChange, SourceEntry, SourceState, Store};
+
+/// The run's state store, and where its changes go.
+pub struct Ledger<'a> {
+    workspace: &'a Workspace,
+    term: &'a Terminal,
+    store: Store,
+    dry_run: bool,
+    /// Sessions whose usage may have changed this run: cited before or now by a transcript
+    /// read this run, or extracted this run.
+    usage_changed: BTreeSet<String>,
+}
+
+impl<'a> Ledger<'a> {
+    /// Load the state, and find which known transcripts are gone (`present` are the ones
+    /// discovered this run).
+    pub fn load(
+        workspace: &'a Workspace,
+        term: &'a Terminal,
+        present: &HashSet<String>,
+        dry_run: bool,
+    ) -> Result<Self> {
+        let sources = workspace.load_sources()?;
+        let presence = presence(&sources, present);
+        let store = Store::new(sources, presence);
+        Ok(Ledger { workspace, term, store, dry_run, usage_changed: BTreeSet::new() })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn get(&self, key: &str) -> Option<&SourceEntry> {
+        self.store.get(key)
+    }
+
+    /// Note that these sessions' usage may have changed.
+    pub fn usage_may_change(&mut self, sessions: impl IntoIterator<Item = String>) {
+        self.usage_changed.extend(sessions);
+    }
+
+    /// Apply a settled transcript's decision: its state, and its stage-1 record.
+    pub fn apply(&mut self, key: &str, entry: SourceEntry, change: RecordChange) -> Result<()> {
+        if self.dry_run {
+            return Ok(());
+        }
+        let term = self.term;
+        self.workspace.apply_stage1(change, &mut |w| term.warn(&w))?;
+        self.store.settle(key, entry);
+        Ok(())
+    }
+
+    /// A transcript touched but unchanged: its new modification time is recorded.
+    pub fn touch(&mut self, key: &str, stat: FileStat) {
+        if !self.dry_run {
+            self.store.touch(key, stat);
+        }
+    }
+
+    /// Record a transcript that could not be read. Its earlier extraction, if any, stays.
+    /// `read_hash` is the content hash of the read that failed, when the file was read.
+    pub fn fail(&mut self, key: &str, stat: Option<FileStat>, read_hash: Option<&str>, reason: &str) {
+        if self.dry_run {
+            return;
+        }
+        let prior = self.store.get(key);
+        let hash_now = match state::failure_needs_hash(prior, stat, read_hash) {
+            true => hash_file(Path::new(key)).ok(),
+            false => read_hash.map(str::to_string),
+        };
+        let entry = state::failed_entry(prior, stat, hash_now.as_deref(), reason);
+        self.store.settle(key, entry);
+    }
+
+    /// Take over the state of a transcript that moved to `path` unchanged (Codex archives
+    /// sessions by moving them): its record follows it. False when it is no such file.
+    pub fn follow_move(&mut self, path: &Path, key: &str, stat: FileStat) -> Result<bool> {
+        if self.store.get(key).is_some() {
+            return Ok(false);
+        }
+        let Some(from) = self.store.take_moved(stat) else { return Ok(false) };
+        let Some(old) = self.store.get(&from).filter(|e| e.state != SourceState::Failed && e.hash.is_some()) else {
+            return Ok(false);
+        };
+        if !state::follows_move(old, hash_file(path).ok().as_deref()) {
+            return Ok(false);
+        }
+        if self.dry_run {
+            return Ok(true);
+        }
+        if let Some(session_id) = old.session_id.clone() {
+            let change = RecordChange::Move { session_id, from: from.clone(), to: key.to_string() };
+            let term = self.term;
+            self.workspace.apply_stage1(change, &mut |w| term.warn(&w))?;
+        }
+        self.store.move_entry(&from, key);
+        Ok(true)
+    }
+
+    /// Mark the recorded transcripts under `roots` that are gone from disk; how many.
+    pub fn vanish_under(&mut self, roots: &[PathBuf]) -> u64 {
+        let presence = self.store.presence();
+        let gone =
+            state::vanished(self.store.sources(), |key| !presence.exists(key) && under_roots(Path::new(key), roots));
+        let count = gone.len() as u64;
+        for key in gone {
+            let cited = self.store.vanish(&key);
+            self.usage_changed.extend(cited);
+        }
+        count
+    }
+
+    /// Save the state and bring usage in line (not in a dry run).
+    pub fn save(self, now: Timestamp) -> Result<()> {
+        if self.dry_run {
+            return Ok(());
+        }
+        let mut sources = self.store.into_sources();
+        sources.last_extract = Some(now);
+        self.workspace.save_sources(&sources)?;
+        self.workspace.sync_usage(&sources, &self.usage_changed)
+    }
+}
