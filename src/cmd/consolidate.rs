@@ -127,7 +127,17 @@ impl Report {
 pub fn run(settings: &Settings, opts: &ConsolidateSettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
     let _lock = workspace.lock(opts.lock_wait)?;
-    let report = consolidate(&workspace, settings, opts, term)?;
+    consolidate_and_report(&workspace, settings, opts, term)
+}
+
+/// Consolidate and print the report; the caller holds the lock.
+pub fn consolidate_and_report(
+    workspace: &Workspace,
+    settings: &Settings,
+    opts: &ConsolidateSettings,
+    term: &Terminal,
+) -> Result<()> {
+    let report = consolidate(workspace, settings, opts, term)?;
     term.json("consolidate", &report)?;
     if !term.quiet {
         term.line(&report.line())?;

@@ -257,11 +257,7 @@ impl Run<'_> {
         report.reason = Some(reason.to_string());
         self.reports.push(report);
         let change = state::excluded_change(&reason, &seen.session_id, key);
-        let entry = state::SourceEntry {
-            reason: Some(reason),
-            ..state::session_entry(seen, stat, SourceState::Excluded, &self.rules)
-        };
-        self.ledger.apply(key, entry, change)
+        self.ledger.apply(key, state::excluded_entry(seen, stat, reason, &self.rules), change)
     }
 
     /// Save the state (unless this is a dry run), bring usage in line, and report.
@@ -269,11 +265,7 @@ impl Run<'_> {
         let Run { opts, term, ledger, mut coverage, mut reports, stopped, .. } = self;
         ledger.save(now)?;
         report(term, &mut reports, &mut coverage, opts.dry_run)?;
-        let flags = HintFlags {
-            sessions: &opts.sessions,
-            min_idle_hours: opts.min_idle.as_secs_f64() / 3600.0,
-            max_age_days: opts.max_age.as_secs_f64() / 86_400.0,
-        };
+        let flags = HintFlags { sessions: &opts.sessions, min_idle: opts.min_idle, max_age: opts.max_age };
         for hint in state::hints(flags, &coverage) {
             term.note(&hint);
         }

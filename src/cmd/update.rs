@@ -1,10 +1,12 @@
-//! `handbook update`: extract, then consolidate. Made for cron: silent unless something is
-//! wrong (warnings and errors on stderr).
+//! `handbook update`: extract, then consolidate, under one hold of the workspace lock so no
+//! other run slips in between. Made for cron: silent unless something is wrong (warnings and
+//! errors on stderr).
 
 use anyhow::Result;
 
 use crate::config::{ConsolidateSettings, ExtractSettings, Settings};
 use crate::edge::terminal::Terminal;
+use crate::edge::workspace::Workspace;
 
 /// Run `update`.
 pub fn run(
@@ -20,7 +22,9 @@ pub fn run(
         term.note("consolidate: skipped (dry run)");
         return Ok(());
     }
+    let workspace = Workspace::new(&settings.home);
+    let _lock = workspace.lock(extract.lock_wait)?;
     let quiet = Terminal { quiet: true, progress: false, ..*term };
-    super::extract::run(settings, extract, &quiet)?;
-    super::consolidate::run(settings, consolidate, &quiet)
+    super::extract::extract(&workspace, settings, extract, &quiet)?;
+    super::consolidate::consolidate_and_report(&workspace, settings, consolidate, &quiet)
 }

@@ -153,6 +153,11 @@ pub fn session_entry(seen: &SessionSeen, stat: FileStat, state: SourceState, rul
     }
 }
 
+/// The entry of a session read now and excluded for `reason`.
+pub fn excluded_entry(seen: &SessionSeen, stat: FileStat, reason: Reason, rules: &Rules) -> SourceEntry {
+    SourceEntry { reason: Some(reason), ..session_entry(seen, stat, SourceState::Excluded, rules) }
+}
+
 /// The entry of a file that is not a transcript.
 pub fn skipped_entry(reason: &str, hash: &str, stat: FileStat, rules: &Rules) -> SourceEntry {
     SourceEntry {

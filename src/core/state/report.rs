@@ -1,6 +1,7 @@
 //! What happened to each transcript on an `extract` run, as the per-session lines and JSON
 //! objects of its report, and the hints for a run that found nothing to do.
 
+use jiff::SignedDuration;
 use serde::Serialize;
 
 use super::{Coverage, SourceState};
@@ -115,8 +116,8 @@ pub fn warning_lines(key: &str, warnings: &[LineWarning]) -> Vec<String> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HintFlags<'a> {
     pub sessions: &'a [String],
-    pub min_idle_hours: f64,
-    pub max_age_days: f64,
+    pub min_idle: SignedDuration,
+    pub max_age: SignedDuration,
 }
 
 /// What to try when a run found nothing to do for a reason a flag changes.
@@ -132,13 +133,13 @@ pub fn hints(flags: HintFlags<'_>, coverage: &Coverage) -> Vec<String> {
     if coverage.still_active > 0 && nothing_read {
         hints.push(format!(
             "sessions written to in the last {} h count as still active; --min-idle 0 (or --all) reads them now",
-            flags.min_idle_hours
+            flags.min_idle.as_secs_f64() / 3600.0
         ));
     }
     if coverage.too_old > 0 && nothing_read {
         hints.push(format!(
             "sessions untouched for over {} days are too old; --max-age (or --all) reads them",
-            flags.max_age_days
+            flags.max_age.as_secs_f64() / 86_400.0
         ));
     }
     hints
@@ -171,7 +172,11 @@ mod tests {
 
     #[test]
     fn hints_name_the_flag_that_would_read_what_was_left() {
-        let flags = HintFlags { sessions: &[], min_idle_hours: 6.0, max_age_days: 10.0 };
+        let flags = HintFlags {
+            sessions: &[],
+            min_idle: SignedDuration::from_hours(6),
+            max_age: SignedDuration::from_hours(240),
+        };
         let idle = Coverage { sessions: 1, still_active: 1, ..Coverage::default() };
         assert_eq!(hints(flags, &idle).len(), 1);
         assert!(hints(flags, &idle)[0].contains("last 6 h"));
