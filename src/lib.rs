@@ -52,6 +52,9 @@ pub fn run(cli: cli::Cli) -> Result<u8> {
 fn run_settled(cli: cli::Cli) -> Result<u8> {
     let settings = Settings::resolve(cli, &Env::from_process())?;
     let term = Terminal::detect(&settings.output);
+    for warning in &settings.warnings {
+        term.warn(warning);
+    }
     match &settings.command {
         CommandSettings::Extract(opts) => cmd::extract::run(&settings, opts, &term)?,
         CommandSettings::Consolidate(opts) => cmd::consolidate::run(&settings, opts, &term)?,
@@ -62,6 +65,7 @@ fn run_settled(cli: cli::Cli) -> Result<u8> {
         CommandSettings::Forget { sessions, lock_wait } => cmd::forget::run(&settings, sessions, *lock_wait, &term)?,
         CommandSettings::Status => cmd::status::run(&settings, &term)?,
         CommandSettings::Reset { yes, lock_wait } => cmd::reset::run(&settings, *yes, *lock_wait, &term)?,
+        CommandSettings::Config => cmd::config::run(&settings, &term)?,
     }
     Ok(EXIT_OK)
 }
