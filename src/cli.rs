@@ -2,10 +2,11 @@
 //! page; a flag that sets a setting takes its help, variable and default from
 //! `config::table`, where the setting is declared once.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::builder::PossibleValue;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::config::EngineKind;
 use crate::config::table;
@@ -124,6 +125,33 @@ pub enum Command {
     /// only the name of the variable that holds it, and whether it is set. A model engine that
     /// lacks its model, key or command is reported as a warning.
     Config,
+}
+
+/// Whether `args` (the whole command line) ask for `summary --hook`: the subcommand, the
+/// first word after the global flags, is `summary`, and `--hook` is among its own arguments
+/// (before any `--`). Decided on the words so that even flags clap refuses cannot make hook
+/// mode fail.
+pub fn asks_for_hook(args: &[OsString]) -> bool {
+    let command = Cli::command();
+    let global = |word: &str| {
+        command.get_arguments().find(|arg| match word.strip_prefix("--") {
+            Some(long) => arg.get_long() == Some(long.split('=').next().unwrap_or(long)),
+            None => word.len() == 2 && word.starts_with('-') && arg.get_short() == word.chars().nth(1),
+        })
+    };
+    let mut words = args.iter().skip(1).map(|w| w.to_str());
+    let subcommand = loop {
+        let Some(Some(word)) = words.next() else { return false };
+        match global(word) {
+            // Its value is the next word, unless given as `--flag=value`.
+            Some(arg) if arg.get_action().takes_values() && !word.contains('=') => {
+                words.next();
+            }
+            Some(_) => {}
+            None => break word,
+        }
+    };
+    subcommand == "summary" && words.take_while(|w| *w != Some("--")).any(|w| w == Some("--hook"))
 }
 
 #[derive(Debug, Args)]
@@ -343,5 +371,29 @@ impl ValueEnum for Agent {
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
         Some(PossibleValue::new(self.name()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hook(line: &str) -> bool {
+        let args: Vec<OsString> =
+            std::iter::once("handbook").chain(line.split_whitespace()).map(OsString::from).collect();
+        asks_for_hook(&args)
+    }
+
+    #[test]
+    fn hook_mode_is_summary_s_own_flag_after_the_global_ones() {
+        assert!(hook("summary --hook"));
+        assert!(hook("summary --prompt --bogus --hook"));
+        assert!(hook("--home summary summary --hook"));
+        assert!(hook("--home=/w -q --color never summary --hook"));
+        assert!(!hook("--home summary --hook"));
+        assert!(!hook("note summary --hook"));
+        assert!(!hook("search --hook summary"));
+        assert!(!hook("summary -- --hook"));
+        assert!(!hook("--bogus summary --hook"));
     }
 }

@@ -71,11 +71,9 @@ fn run_settled(cli: cli::Cli) -> Result<u8> {
 }
 
 /// Bad flags: clap's message and status, except for `summary --hook`, which never fails
-/// (it says why on stderr, prints nothing and exits 0).
-pub fn exit_for_flags(error: &clap::Error) -> ExitCode {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let hook = args.iter().any(|a| a == "summary") && args.iter().any(|a| a == "--hook");
-    if hook && error.use_stderr() {
+/// (it says why on stderr, prints nothing and exits 0). `args` is the whole command line.
+pub fn exit_for_flags(error: &clap::Error, args: &[std::ffi::OsString]) -> ExitCode {
+    if error.use_stderr() && cli::asks_for_hook(args) {
         eprintln!("handbook: warning: {}; printing nothing", error.kind());
         return ExitCode::from(EXIT_OK);
     }
