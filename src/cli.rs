@@ -1,9 +1,17 @@
 //! Command-line flags, as clap derive types. The doc comments are the help text and the man
-//! page; every flag has a `HANDBOOK_*` environment twin, resolved in `config.rs`.
+//! page; a flag that sets a setting takes its help, variable and default from
+//! `config::table`, where the setting is declared once.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::PossibleValue;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+use crate::config::EngineKind;
+use crate::config::table;
+use crate::config::value::{Days, Hours};
+use crate::core::session::Agent;
 
 /// Distil coding-agent transcripts into a small handbook of durable lessons.
 ///
@@ -17,12 +25,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     after_help = "Exit status: 0 success, 1 nothing found (search), 2 error, 3 the workspace is locked by another run."
 )]
 pub struct Cli {
-    /// Workspace directory [env: HANDBOOK_HOME] [default: $XDG_DATA_HOME/handbook or ~/.local/share/handbook]
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help = table::HOME.flag_help())]
     pub home: Option<PathBuf>,
 
-    /// Configuration file [env: HANDBOOK_CONFIG] [default: $XDG_CONFIG_HOME/handbook/config.toml]
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", help = table::CONFIG.flag_help())]
     pub config: Option<PathBuf>,
 
     /// Print one JSON object per line on stdout instead of text
@@ -33,8 +39,7 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
-    /// When to use colour on a terminal [env: HANDBOOK_COLOR, NO_COLOR]
-    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    #[arg(long, global = true, value_enum, value_name = "WHEN", help = table::COLOR.flag_help())]
     pub color: Option<ColorChoice>,
 
     #[command(subcommand)]
@@ -112,6 +117,41 @@ pub enum Command {
 
     /// Remove the workspace and its state (keeps the list of forgotten sessions)
     Reset(ResetArgs),
+
+    /// Print the settings in effect, and where each came from
+    ///
+    /// Every setting, with its value and its origin: a flag, an environment variable, a key of
+    /// the config file (with the file's path), or the default. An API key is never printed:
+    /// only the name of the variable that holds it, and whether it is set. A model engine that
+    /// lacks its model, key or command is reported as a warning.
+    Config,
+}
+
+/// Whether `args` (the whole command line) ask for `summary --hook`: the subcommand, the
+/// first word after the global flags, is `summary`, and `--hook` is among its own arguments
+/// (before any `--`). Decided on the words so that even flags clap refuses cannot make hook
+/// mode fail.
+pub fn asks_for_hook(args: &[OsString]) -> bool {
+    let command = Cli::command();
+    let global = |word: &str| {
+        command.get_arguments().find(|arg| match word.strip_prefix("--") {
+            Some(long) => arg.get_long() == Some(long.split('=').next().unwrap_or(long)),
+            None => word.len() == 2 && word.starts_with('-') && arg.get_short() == word.chars().nth(1),
+        })
+    };
+    let mut words = args.iter().skip(1).map(|w| w.to_str());
+    let subcommand = loop {
+        let Some(Some(word)) = words.next() else { return false };
+        match global(word) {
+            // Its value is the next word, unless given as `--flag=value`.
+            Some(arg) if arg.get_action().takes_values() && !word.contains('=') => {
+                words.next();
+            }
+            Some(_) => {}
+            None => break word,
+        }
+    };
+    subcommand == "summary" && words.take_while(|w| *w != Some("--")).any(|w| w == Some("--hook"))
 }
 
 #[derive(Debug, Args)]
@@ -122,25 +162,21 @@ pub struct ConsolidateArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
 
-    /// Seconds to wait for another run to release the workspace lock [default: 5]
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = table::LOCK_WAIT.parser(), help = table::LOCK_WAIT.flag_help())]
     pub wait: Option<f64>,
 }
 
 /// The flags `consolidate` and `update` share.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct ConsolidateOptions {
     /// Consolidate even within the cooldown after the last consolidation
     #[arg(long)]
     pub force: bool,
 
-    /// Sessions that feed the handbook at most [env: HANDBOOK_MAX_RAW_MEMORIES] [default: 256]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = table::MAX_RAW_MEMORIES.parser(), help = table::MAX_RAW_MEMORIES.flag_help())]
     pub max_raw_memories: Option<usize>,
 
-    /// Sessions neither used nor updated for this many days drop out [env: HANDBOOK_MAX_UNUSED_DAYS]
-    /// [default: 30]
-    #[arg(long, value_name = "DAYS")]
+    #[arg(long, value_name = "DAYS", value_parser = table::MAX_UNUSED_DAYS.parser(), help = table::MAX_UNUSED_DAYS.flag_help())]
     pub max_unused_days: Option<u32>,
 }
 
@@ -155,9 +191,7 @@ pub struct UpdateArgs {
 
 #[derive(Debug, Args)]
 pub struct SummaryArgs {
-    /// Token cap, counted conservatively for the o200k tokenizer [env: HANDBOOK_SUMMARY_MAX_TOKENS]
-    /// [default: 2500]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = table::SUMMARY_MAX_TOKENS.parser(), help = table::SUMMARY_MAX_TOKENS.flag_help())]
     pub max_tokens: Option<usize>,
 
     /// Character cap, on top of the token cap (Claude Code keeps 10,000 characters of hook output)
@@ -256,33 +290,26 @@ pub struct ResetArgs {
     pub yes: bool,
 }
 
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct ExtractArgs {
-    /// Transcript files or folders to read [default: ~/.codex/sessions, ~/.claude/projects, ...]
-    #[arg(value_name = "SOURCE")]
+    #[arg(value_name = "SOURCE", help = table::SOURCES.flag_help())]
     pub sources: Vec<PathBuf>,
 
     /// Read every file as this format instead of detecting it
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<FormatArg>,
+    pub format: Option<Agent>,
 
-    /// Skip sessions written to within this time: 6, 6h, 90m, 1d; a bare number is hours
-    /// [env: HANDBOOK_MIN_IDLE_HOURS] [default: 6h]
-    #[arg(long, value_name = "DURATION")]
-    pub min_idle: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = table::MIN_IDLE.parser(), help = table::MIN_IDLE.flag_help())]
+    pub min_idle: Option<Hours>,
 
-    /// Skip sessions last written longer ago than this: 10, 10d, 2w; a bare number is days
-    /// [env: HANDBOOK_MAX_AGE_DAYS] [default: 10d]
-    #[arg(long, value_name = "DURATION")]
-    pub max_age: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = table::MAX_AGE.parser(), help = table::MAX_AGE.flag_help())]
+    pub max_age: Option<Days>,
 
     /// Ignore the idle and age windows: read every session
     #[arg(long)]
     pub all: bool,
 
-    /// Extract at most N sessions this run, newest first; the rest wait for the next run (0:
-    /// no limit) [env: HANDBOOK_MAX_SESSIONS_PER_RUN]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = table::MAX_SESSIONS_PER_RUN.parser(), help = table::MAX_SESSIONS_PER_RUN.flag_help())]
     pub limit: Option<usize>,
 
     /// Only sessions with this id, or whose path contains this text (repeatable)
@@ -293,17 +320,13 @@ pub struct ExtractArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Also extract sub-agent sessions on their own [env: HANDBOOK_INCLUDE_SUBAGENTS]
-    #[arg(long)]
+    #[arg(long, help = table::INCLUDE_SUBAGENTS.flag_help())]
     pub include_subagents: bool,
 
-    /// Seconds to wait for another run to release the workspace lock [default: 5]
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = table::LOCK_WAIT.parser(), help = table::LOCK_WAIT.flag_help())]
     pub wait: Option<f64>,
 
-    /// Stop calling the model once this run has sent this many input tokens; the remaining
-    /// sessions wait for the next run [env: HANDBOOK_MAX_INPUT_TOKENS_PER_RUN]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = table::MAX_INPUT_TOKENS_PER_RUN.parser(), help = table::MAX_INPUT_TOKENS_PER_RUN.flag_help())]
     pub max_input_tokens_per_run: Option<u64>,
 
     #[command(flatten)]
@@ -311,62 +334,66 @@ pub struct ExtractArgs {
 }
 
 /// The engine a phase runs on, and how to reach its model. In `update` they apply to both
-/// phases; `extract_engine`, `consolidate_engine`, `extract_model` and `consolidation_model`
+/// phases; `extract_engine`, `consolidate_engine`, `extract_model` and `consolidate_model`
 /// in the config file (or `HANDBOOK_EXTRACT_ENGINE`, ...) set one phase.
 #[derive(Debug, Clone, Default, Args)]
 pub struct EngineArgs {
-    /// builtin (offline, deterministic), openai (any OpenAI-compatible server), anthropic, or
-    /// command (any command-line LLM) [env: HANDBOOK_ENGINE] [default: builtin]
-    #[arg(long, value_enum, value_name = "ENGINE")]
-    pub engine: Option<EngineArg>,
+    #[arg(long, value_enum, value_name = "ENGINE", help = table::ENGINE.flag_help())]
+    pub engine: Option<EngineKind>,
 
-    /// The model to ask [env: HANDBOOK_MODEL]
-    #[arg(long, value_name = "MODEL")]
+    #[arg(long, value_name = "MODEL", help = table::MODEL.flag_help())]
     pub model: Option<String>,
 
-    /// The server's base URL [env: HANDBOOK_BASE_URL] [default: https://api.openai.com/v1 for
-    /// openai, https://api.anthropic.com for anthropic]
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = table::BASE_URL.parser(), help = table::BASE_URL.flag_help())]
     pub base_url: Option<String>,
 
-    /// The environment variable that holds the API key [env: HANDBOOK_API_KEY_ENV]
-    /// [default: OPENAI_API_KEY, ANTHROPIC_API_KEY]
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = table::API_KEY_ENV.parser(), help = table::API_KEY_ENV.flag_help())]
     pub api_key_env: Option<String>,
 
-    /// The command the command engine runs through `sh -c`, prompt on stdin, answer on stdout:
-    /// `llm -m gpt-4o-mini`, `ollama run llama3.2`, `claude -p` [env: HANDBOOK_LLM_COMMAND]
-    #[arg(long, value_name = "COMMAND")]
+    #[arg(long, value_name = "COMMAND", help = table::LLM_COMMAND.flag_help())]
     pub llm_command: Option<String>,
 
-    /// Seconds one model request (or command) may take [env: HANDBOOK_TIMEOUT] [default: 300]
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = table::TIMEOUT.parser(), help = table::TIMEOUT.flag_help())]
     pub timeout: Option<f64>,
 
-    /// Retries of a request that failed with 429, a 5xx status or a timeout
-    /// [env: HANDBOOK_MAX_RETRIES] [default: 3]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = table::MAX_RETRIES.parser(), help = table::MAX_RETRIES.flag_help())]
     pub max_retries: Option<u32>,
 
-    /// The model's context window, in tokens; transcripts are cut to fit it
-    /// [env: HANDBOOK_CONTEXT_TOKENS] [default: 32000]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = table::CONTEXT_TOKENS.parser(), help = table::CONTEXT_TOKENS.flag_help())]
     pub context_tokens: Option<usize>,
 }
 
-/// Engines `--engine` can choose.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EngineArg {
-    Builtin,
-    Openai,
-    Anthropic,
-    Command,
+/// `--format` reads the names [`Agent::name`] gives, so they are spelled in one place.
+impl ValueEnum for Agent {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Agent::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
 }
 
-/// Transcript formats `--format` can force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    Codex,
-    Claude,
-    Generic,
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hook(line: &str) -> bool {
+        let args: Vec<OsString> =
+            std::iter::once("handbook").chain(line.split_whitespace()).map(OsString::from).collect();
+        asks_for_hook(&args)
+    }
+
+    #[test]
+    fn hook_mode_is_summary_s_own_flag_after_the_global_ones() {
+        assert!(hook("summary --hook"));
+        assert!(hook("summary --prompt --bogus --hook"));
+        assert!(hook("--home summary summary --hook"));
+        assert!(hook("--home=/w -q --color never summary --hook"));
+        assert!(!hook("--home summary --hook"));
+        assert!(!hook("note summary --hook"));
+        assert!(!hook("search --hook summary"));
+        assert!(!hook("summary -- --hook"));
+        assert!(!hook("--bogus summary --hook"));
+    }
 }

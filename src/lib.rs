@@ -57,6 +57,9 @@ pub fn run(cli: cli::Cli) -> Result<u8> {
 fn run_settled(cli: cli::Cli) -> Result<u8> {
     let settings = Settings::resolve(cli, &Env::from_process())?;
     let term = Terminal::detect(&settings.output);
+    for warning in &settings.warnings {
+        term.warn(warning);
+    }
     match &settings.command {
         CommandSettings::Extract(opts) => cmd::extract::run(&settings, opts, &term)?,
         CommandSettings::Consolidate(opts) => cmd::consolidate::run(&settings, opts, &term)?,
@@ -67,16 +70,15 @@ fn run_settled(cli: cli::Cli) -> Result<u8> {
         CommandSettings::Forget { sessions, lock_wait } => cmd::forget::run(&settings, sessions, *lock_wait, &term)?,
         CommandSettings::Status => cmd::status::run(&settings, &term)?,
         CommandSettings::Reset { yes, lock_wait } => cmd::reset::run(&settings, *yes, *lock_wait, &term)?,
+        CommandSettings::Config => cmd::config::run(&settings, &term)?,
     }
     Ok(EXIT_OK)
 }
 
 /// Bad flags: clap's message and status, except for `summary --hook`, which never fails
-/// (it says why on stderr, prints nothing and exits 0).
-pub fn exit_for_flags(error: &clap::Error) -> ExitCode {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let hook = args.iter().any(|a| a == "summary") && args.iter().any(|a| a == "--hook");
-    if hook && error.use_stderr() {
+/// (it says why on stderr, prints nothing and exits 0). `args` is the whole command line.
+pub fn exit_for_flags(error: &clap::Error, args: &[std::ffi::OsString]) -> ExitCode {
+    if error.use_stderr() && cli::asks_for_hook(args) {
         eprintln!("handbook: warning: {}; printing nothing", error.kind());
         return ExitCode::from(EXIT_OK);
     }

@@ -5,9 +5,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = match handbook::cli::Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match handbook::cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(error) => return handbook::exit_for_flags(&error),
+        Err(error) => return handbook::exit_for_flags(&error, &args),
     };
     match handbook::run(cli) {
         Ok(status) => ExitCode::from(status),

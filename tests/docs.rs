@@ -1,11 +1,12 @@
-//! Generated documentation stays fresh: the man page is rebuilt from the flag definitions
-//! plus the output contract below, and compared with the committed one.
+//! Generated documentation stays fresh: the man page is rebuilt from the flag definitions,
+//! the settings table and the output contract below, the README's configuration section from
+//! the settings table, and both are compared with the committed files.
 
 use std::path::Path;
 
 use clap::CommandFactory;
 
-/// Sections clap does not know: the output contract, the environment, the files.
+/// Sections clap does not know: the output contract, then (after the environment) the files.
 const CONTRACT: &str = r#".SH "EXIT STATUS"
 .TP
 0
@@ -20,38 +21,13 @@ An error stopped the run: a bad flag or config file, a damaged state file, a sou
 3
 Another handbook run holds the workspace lock and did not release it within \fB\-\-wait\fR seconds.
 .SH OUTPUT
-Results go to stdout; warnings, errors and progress to stderr. A progress bar is drawn only when stderr is a terminal and neither \fB\-\-json\fR nor \fB\-\-quiet\fR is given. With \fB\-\-json\fR, stdout holds one JSON object per line, \fB{"type": ..., "data": ...}\fR: for \fBextract\fR, one \fBsession\fR object per transcript acted on, then one \fBtotals\fR object with the coverage counts; for \fBconsolidate\fR a \fBconsolidate\fR object; for \fBstatus\fR a \fBstatus\fR object; for \fBnote\fR a \fBnote\fR object; for \fBforget\fR one \fBforgotten\fR object per session. Text taken from transcripts is printed with control characters escaped.
+Results go to stdout; warnings, errors and progress to stderr. A progress bar is drawn only when stderr is a terminal and neither \fB\-\-json\fR nor \fB\-\-quiet\fR is given. With \fB\-\-json\fR, stdout holds one JSON object per line, \fB{"type": ..., "data": ...}\fR: for \fBextract\fR, one \fBsession\fR object per transcript acted on, then one \fBtotals\fR object with the coverage counts; for \fBconsolidate\fR a \fBconsolidate\fR object; for \fBstatus\fR a \fBstatus\fR object; for \fBnote\fR a \fBnote\fR object; for \fBforget\fR one \fBforgotten\fR object per session; for \fBconfig\fR one \fBsetting\fR object per setting (its \fBname\fR, \fBvalue\fR and \fBorigin\fR: flag, variable, file or default). Text taken from transcripts is printed with control characters escaped.
 .PP
 \fBsummary \-\-hook\fR prints \fB{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}\fR, which Claude Code, Codex and Gemini CLI read from a SessionStart hook. In hook mode a failure prints nothing, reports the reason on stderr and exits 0, so a broken handbook never keeps an agent from starting.
-.SH ENVIRONMENT
-.TP
-\fBHANDBOOK_HOME\fR
-Workspace directory, when \fB\-\-home\fR is not given.
-.TP
-\fBHANDBOOK_CONFIG\fR
-Configuration file, when \fB\-\-config\fR is not given.
-.TP
-\fBHANDBOOK_MIN_IDLE_HOURS\fR, \fBHANDBOOK_MAX_AGE_DAYS\fR, \fBHANDBOOK_MAX_SESSIONS_PER_RUN\fR, \fBHANDBOOK_INCLUDE_SUBAGENTS\fR
-Defaults for the \fBextract\fR flags of the same meaning.
-.TP
-\fBHANDBOOK_MAX_RAW_MEMORIES\fR, \fBHANDBOOK_MAX_UNUSED_DAYS\fR, \fBHANDBOOK_CONSOLIDATE_COOLDOWN_HOURS\fR
-Defaults for consolidation: sessions kept at most, the retention window, the pause after a consolidation.
-.TP
-\fBHANDBOOK_SUMMARY_MAX_TOKENS\fR
-The summary's token cap (default 2500), for \fBsummary\fR and consolidation.
-.TP
-\fBHANDBOOK_COLOR\fR, \fBNO_COLOR\fR
-Colour on stderr: auto, always or never; NO_COLOR set means never.
-.TP
-\fBHANDBOOK_NOW\fR
-The time a run treats as now (RFC 3339), for reproducible runs.
-.TP
-\fBHANDBOOK_FAULT\fR
-For tests: abort a consolidation at a named point (after\-sync, after\-write) to show that a killed run loses nothing.
-.TP
-\fBCODEX_HOME\fR, \fBCLAUDE_CONFIG_DIR\fR, \fBXDG_DATA_HOME\fR, \fBXDG_CONFIG_HOME\fR, \fBHOME\fR
-Where the agents' transcripts, the workspace and the configuration file are found by default.
-.SH FILES
+"#;
+
+/// The sections after ENVIRONMENT, which is made from the settings table.
+const FILES: &str = r#".SH FILES
 .TP
 \fI$XDG_CONFIG_HOME/handbook/config.toml\fR
 Configuration: sources, min_idle_hours, max_age_days, max_sessions_per_run, include_subagents, lock_wait_seconds, max_raw_memories, max_unused_days, summary_max_tokens, consolidate_cooldown_hours.
@@ -96,6 +72,8 @@ fn render_man_page() -> String {
     man.render_subcommands_section(&mut out).unwrap();
     let mut page = String::from_utf8(out).unwrap();
     page.push_str(CONTRACT);
+    page.push_str(&handbook::config::docs::man_environment());
+    page.push_str(FILES);
     for sub in command.get_subcommands() {
         // clap wants a 'static name; a test can afford to leak a few bytes.
         let name: &'static str = Box::leak(format!("handbook {}", sub.get_name()).into_boxed_str());
@@ -131,4 +109,69 @@ fn the_man_page_is_fresh() {
 #[test]
 fn the_cli_definition_is_consistent() {
     handbook::cli::Cli::command().debug_assert();
+}
+
+/// The README's "## Configuration" section: its body, up to the next section.
+fn configuration_section(readme: &str) -> Option<(usize, usize)> {
+    let heading = "\n## Configuration\n\n";
+    let start = readme.find(heading)? + heading.len();
+    let end = readme[start..].find("\n## ").map_or(readme.len(), |n| start + n + 1);
+    Some((start, end))
+}
+
+#[test]
+fn the_readme_configuration_is_fresh() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let fresh = format!("{}\n", handbook::config::docs::readme_configuration());
+    if std::env::var_os("UPDATE_README").is_some() {
+        let readme = std::fs::read_to_string(&path).unwrap();
+        let (start, end) = configuration_section(&readme).expect("a ## Configuration section");
+        std::fs::write(&path, format!("{}{fresh}{}", &readme[..start], &readme[end..])).unwrap();
+    }
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (start, end) = configuration_section(&readme).expect("a ## Configuration section");
+    assert!(
+        readme[start..end] == fresh,
+        "README.md's configuration section is stale: run `UPDATE_README=1 cargo test --test integration the_readme_configuration_is_fresh`"
+    );
+}
+
+/// Every flag that sets a setting says which variable sets it too, as the table declares, and
+/// no other flag claims a variable.
+#[test]
+fn each_flag_names_its_variable_as_the_table_says() {
+    use handbook::config::table::ALL;
+    let command = handbook::cli::Cli::command();
+    let mut commands = vec![&command];
+    commands.extend(command.get_subcommands());
+    let mut found = std::collections::BTreeSet::new();
+    for cmd in commands {
+        for arg in cmd.get_arguments() {
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            let name = match arg.get_long() {
+                Some(long) => format!("--{long}"),
+                None => format!("{}...", arg.get_value_names().and_then(|v| v.first()).map_or("", |v| v.as_str())),
+            };
+            // Another command may have a flag of the same name for something else (`search
+            // --limit`); a setting's flag has the setting's help.
+            let spec = ALL.iter().map(|s| s.spec()).find(|s| s.flag == Some(name.as_str()) && help.starts_with(s.help));
+            let Some(spec) = spec else {
+                assert!(
+                    !help.contains("[env:"),
+                    "{} {name} names a variable the table does not give it",
+                    cmd.get_name()
+                );
+                continue;
+            };
+            found.insert(spec.name);
+            match spec.env {
+                Some(env) => assert!(help.contains(&format!("[env: {env}]")), "{name}: {help}"),
+                None => assert!(!help.contains("[env:"), "{name}: {help}"),
+            }
+            assert!(help.ends_with(&format!("[default: {}]", spec.default)), "{name}: {help}");
+        }
+    }
+    for spec in ALL.iter().map(|s| s.spec()).filter(|s| s.flag.is_some()) {
+        assert!(found.contains(spec.name), "no command has {}'s flag {:?}", spec.name, spec.flag);
+    }
 }

@@ -5,6 +5,7 @@
 mod bad_input;
 mod commands;
 mod common;
+mod config;
 mod consolidate;
 mod docs;
 mod engines;

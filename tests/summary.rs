@@ -138,6 +138,21 @@ fn hook_mode_prints_hook_json_and_never_fails() {
 }
 
 #[test]
+fn hook_mode_is_only_summary_s_own_hook_flag() {
+    let (hb, _dir) = handbook_of_fixtures();
+    // `summary` and `--hook` as words elsewhere are no hook: a bad command line fails.
+    for args in [&["note", "summary", "--hook"][..], &["search", "--hook", "summary"], &["summary", "--", "--hook"]] {
+        let output = hb.cmd().args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(!String::from_utf8_lossy(&output.stderr).contains("printing nothing"), "{args:?}");
+    }
+    // Global flags (and their values) may come first; the hook still never fails.
+    let output = hb.cmd().args(["--color", "never", "--json", "summary", "--no-such-flag", "--hook"]).output().unwrap();
+    assert!(output.status.success() && output.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("printing nothing"));
+}
+
+#[test]
 fn no_handbook_yet_prints_nothing_and_succeeds() {
     let hb = Handbook::new();
     for args in [&["summary"][..], &["summary", "--hook"], &["summary", "--prompt"]] {

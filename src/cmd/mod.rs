@@ -1,5 +1,6 @@
 //! One module per subcommand: glue between the edges and the core.
 
+pub mod config;
 pub mod consolidate;
 pub mod extract;
 pub mod forget;

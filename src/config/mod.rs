@@ -1,0 +1,630 @@
+//! Resolving settings: flags, then `HANDBOOK_*` environment variables, then the config file,
+//! then defaults, into one [`Settings`] per run. Each setting is declared once in
+//! [`table`] and resolved by [`resolve::Resolver`], which remembers where each value came
+//! from; this module is the only one that reads the environment.
+
+pub mod docs;
+pub mod resolve;
+pub mod table;
+pub mod value;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use jiff::{SignedDuration, Timestamp};
+
+use crate::cli::{
+    Cli, ColorChoice, Command, ConsolidateArgs, ConsolidateOptions, EngineArgs, ExtractArgs, NoteArgs, SearchArgs,
+    SearchIn, SummaryArgs,
+};
+pub use crate::config::resolve::{ConfigFile, Env, Origin, Resolved, Resolver};
+use crate::config::table::Setting;
+use crate::config::value::Kind;
+use crate::core::dates::{Edge, parse_when};
+use crate::core::session::Agent;
+use crate::core::tokens::Cap;
+
+/// How output looks, decided once per run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Output {
+    pub json: bool,
+    pub quiet: bool,
+    pub color: ColorChoice,
+}
+
+/// Everything a run needs, resolved.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub home: PathBuf,
+    pub output: Output,
+    /// The time the run treats as now (`HANDBOOK_NOW` fixes it for reproducible runs).
+    pub now: Timestamp,
+    /// The summary's token cap (`summary_max_tokens`), which consolidation and `status` use too.
+    pub summary_max_tokens: usize,
+    /// A named point at which the run aborts (`HANDBOOK_FAULT`), to test that a run killed
+    /// there loses nothing.
+    pub fault: Option<String>,
+    /// Where a config file and template overrides live.
+    pub config_dir: Option<PathBuf>,
+    pub command: CommandSettings,
+    /// Every setting resolved for this run, with where its value came from.
+    pub resolved: Vec<Resolved>,
+    /// Problems worth saying that do not stop the run, such as an old setting's name.
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum CommandSettings {
+    Extract(ExtractSettings),
+    Consolidate(ConsolidateSettings),
+    Update(Box<ExtractSettings>, Box<ConsolidateSettings>),
+    Summary(SummarySettings),
+    Search(SearchSettings),
+    Note(NoteSettings),
+    Forget {
+        sessions: Vec<String>,
+        lock_wait: Duration,
+    },
+    Status,
+    Reset {
+        yes: bool,
+        lock_wait: Duration,
+    },
+    /// Show the settings in effect (`Settings::resolved`).
+    Config,
+}
+
+#[derive(Debug, Clone)]
+pub struct ConsolidateSettings {
+    pub engine: EngineSettings,
+    pub max_raw_memories: usize,
+    pub max_unused: SignedDuration,
+    pub cooldown: SignedDuration,
+    pub force: bool,
+    pub lock_wait: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct SummarySettings {
+    pub cap: Cap,
+    pub project: Option<PathBuf>,
+    pub prompt: bool,
+    pub hook: bool,
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchSettings {
+    pub query: Vec<String>,
+    pub since: Option<Timestamp>,
+    pub until: Option<Timestamp>,
+    pub project: Option<PathBuf>,
+    pub scope: SearchScope,
+    pub regex: bool,
+    pub case_sensitive: bool,
+    /// `None` shows every result.
+    pub limit: Option<usize>,
+}
+
+/// The parts of the workspace a search reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchScope {
+    /// MEMORY.md and memory_summary.md.
+    pub memory: bool,
+    /// rollout_summaries/.
+    pub summaries: bool,
+    pub notes: bool,
+    pub transcripts: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct NoteSettings {
+    /// The note, or `None` to read it from stdin.
+    pub text: Option<String>,
+    pub title: Option<String>,
+    pub lock_wait: Duration,
+}
+
+/// The engine of a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    Builtin,
+    OpenAi,
+    Anthropic,
+    Command,
+}
+
+impl EngineKind {
+    /// Every engine, in the order help lists them.
+    pub const ALL: [EngineKind; 4] =
+        [EngineKind::Builtin, EngineKind::OpenAi, EngineKind::Anthropic, EngineKind::Command];
+
+    /// The name used in flags, variables, the config file and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Builtin => "builtin",
+            EngineKind::OpenAi => "openai",
+            EngineKind::Anthropic => "anthropic",
+            EngineKind::Command => "command",
+        }
+    }
+}
+
+/// `--engine` reads the names [`EngineKind::name`] gives, so they are spelled in one place.
+impl clap::ValueEnum for EngineKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &EngineKind::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
+/// An API key. It is held only in memory: never printed (its `Debug` hides it), logged or
+/// written.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Secret {
+        Secret(value.into())
+    }
+
+    /// The key, to put in a request header and nowhere else.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+/// How a phase reaches its model.
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    pub kind: EngineKind,
+    pub model: Option<String>,
+    /// Without a trailing `/`.
+    pub base_url: String,
+    /// The variable the key was read from, to name it in errors.
+    pub api_key_env: String,
+    pub api_key: Option<Secret>,
+    pub command: Option<String>,
+    pub timeout: Duration,
+    pub max_retries: u32,
+    /// The first retry's delay; each later one doubles it (with jitter).
+    pub retry_delay: Duration,
+    pub context_tokens: usize,
+}
+
+impl EngineSettings {
+    pub fn builtin() -> EngineSettings {
+        EngineSettings {
+            kind: EngineKind::Builtin,
+            model: None,
+            base_url: String::new(),
+            api_key_env: String::new(),
+            api_key: None,
+            command: None,
+            timeout: Duration::from_secs_f64(table::DEFAULT_TIMEOUT_SECONDS),
+            max_retries: table::DEFAULT_MAX_RETRIES,
+            retry_delay: Duration::from_secs_f64(table::DEFAULT_RETRY_DELAY_SECONDS),
+            context_tokens: table::DEFAULT_CONTEXT_TOKENS,
+        }
+    }
+
+    pub fn is_model(&self) -> bool {
+        self.kind != EngineKind::Builtin
+    }
+
+    /// The most tokens a model may answer with: a quarter of its context, within bounds, so a
+    /// small local model cannot ramble to the end of its window.
+    pub fn answer_tokens(&self) -> usize {
+        (self.context_tokens / 4).clamp(1024, 8192)
+    }
+
+    /// `openai gpt-4o-mini`, `command claude -p`, `builtin`: for reports and the manifest
+    /// (a key written into the command line is redacted).
+    pub fn describe(&self) -> String {
+        match (self.kind, &self.model, &self.command) {
+            (EngineKind::Builtin, _, _) => "builtin".to_string(),
+            (EngineKind::Command, _, Some(command)) => format!("command {}", crate::core::redact::redact(command)),
+            (kind, Some(model), _) => format!("{} {model}", kind.name()),
+            (kind, None, _) => kind.name().to_string(),
+        }
+    }
+}
+
+/// A folder or file to read transcripts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRoot {
+    pub path: PathBuf,
+    /// Given on the command line or in the config file (must exist), rather than a default.
+    pub explicit: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExtractSettings {
+    pub engine: EngineSettings,
+    /// Stop calling the model once this many input tokens went out this run.
+    pub max_input_tokens_per_run: Option<u64>,
+    pub sources: Vec<SourceRoot>,
+    pub format: Option<Agent>,
+    pub min_idle: SignedDuration,
+    pub max_age: SignedDuration,
+    pub all: bool,
+    pub limit: Option<usize>,
+    pub sessions: Vec<String>,
+    pub dry_run: bool,
+    pub include_subagents: bool,
+    pub lock_wait: Duration,
+}
+
+/// Which phase an engine setting is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Extract,
+    Consolidate,
+}
+
+impl Phase {
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Extract => "extract",
+            Phase::Consolidate => "consolidate",
+        }
+    }
+
+    /// The phase's own engine and model settings, each before the one both phases share.
+    fn chains(self) -> ([&'static Setting<EngineKind>; 2], [&'static Setting<String>; 2]) {
+        match self {
+            Phase::Extract => ([&table::EXTRACT_ENGINE, &table::ENGINE], [&table::EXTRACT_MODEL, &table::MODEL]),
+            Phase::Consolidate => {
+                ([&table::CONSOLIDATE_ENGINE, &table::ENGINE], [&table::CONSOLIDATE_MODEL, &table::MODEL])
+            }
+        }
+    }
+}
+
+impl Settings {
+    /// Resolve the parsed flags against the environment and the config file.
+    pub fn resolve(cli: Cli, env: &Env) -> Result<Settings> {
+        let mut r = Resolver::new(env);
+        let config_path = config_file(&mut r, cli.config.clone())?;
+        let home = match r.pick(&[&table::HOME], cli.home.clone())? {
+            Some((home, origin)) => {
+                r.record(&[&table::HOME], Some(home.show()), origin);
+                home
+            }
+            None => {
+                let home = env
+                    .path("XDG_DATA_HOME")
+                    .map(|d| d.join("handbook"))
+                    .or_else(|| env.home_dir().map(|h| h.join(".local/share/handbook")))
+                    .context("cannot find a home for the workspace: set HANDBOOK_HOME or pass --home")?;
+                r.record(&[&table::HOME], Some(home.show()), Origin::Default);
+                home
+            }
+        };
+        // Absolute, so the prompt tells agents where the handbook is from anywhere.
+        let home = std::path::absolute(&home).unwrap_or(home);
+        let color = match (cli.color, env.get("NO_COLOR")) {
+            (None, Some(_)) => {
+                let never = ColorChoice::Never;
+                r.record(&[&table::COLOR], Some(never.show()), Origin::Env { variable: "NO_COLOR".into() });
+                never
+            }
+            (flag, _) => r.get(&[&table::COLOR], flag, table::DEFAULT_COLOR)?,
+        };
+        let now = match r.pick(&[&table::NOW], None)? {
+            Some((now, origin)) => {
+                r.record(&[&table::NOW], Some(now.show()), origin);
+                now
+            }
+            None => {
+                let now = Timestamp::now();
+                r.record(&[&table::NOW], Some(now.show()), Origin::Default);
+                now
+            }
+        };
+        let output = Output { json: cli.json, quiet: cli.quiet, color };
+        let summary_max_tokens = r.get(&[&table::SUMMARY_MAX_TOKENS], None, table::DEFAULT_SUMMARY_MAX_TOKENS)?;
+        let command = match cli.command {
+            Command::Extract(args) => CommandSettings::Extract(extract_settings(args, &mut r, Needs::Stop)?),
+            Command::Consolidate(args) => {
+                CommandSettings::Consolidate(consolidate_settings(&args, &mut r, Needs::Stop)?)
+            }
+            Command::Update(args) => {
+                let consolidate = ConsolidateArgs {
+                    options: args.consolidate,
+                    wait: args.extract.wait,
+                    engine: args.extract.engine.clone(),
+                };
+                let extract = extract_settings(args.extract, &mut r, Needs::Stop)?;
+                let consolidate = consolidate_settings(&consolidate, &mut r, Needs::Stop)?;
+                CommandSettings::Update(Box::new(extract), Box::new(consolidate))
+            }
+            Command::Summary(args) => CommandSettings::Summary(summary_settings(args, summary_max_tokens)),
+            Command::Search(args) => CommandSettings::Search(search_settings(args, now)?),
+            Command::Note(args) => CommandSettings::Note(note_settings(args, &mut r)?),
+            Command::Forget(args) => {
+                CommandSettings::Forget { sessions: args.sessions, lock_wait: lock_wait(&mut r, None)? }
+            }
+            Command::Status => CommandSettings::Status,
+            Command::Reset(args) => CommandSettings::Reset { yes: args.yes, lock_wait: lock_wait(&mut r, None)? },
+            Command::Config => {
+                // Everything `update` would resolve; what an engine lacks is shown, not fatal.
+                let consolidate = ConsolidateArgs {
+                    options: ConsolidateOptions::default(),
+                    wait: None,
+                    engine: EngineArgs::default(),
+                };
+                extract_settings(ExtractArgs::default(), &mut r, Needs::Warn)?;
+                consolidate_settings(&consolidate, &mut r, Needs::Warn)?;
+                CommandSettings::Config
+            }
+        };
+        // A test-only switch, and so no setting: it is neither documented nor shown.
+        let fault = env.get("HANDBOOK_FAULT").map(str::to_string);
+        let config_dir = config_path.parent().map(Path::to_path_buf);
+        Ok(Settings {
+            home,
+            output,
+            now,
+            summary_max_tokens,
+            fault,
+            config_dir,
+            command,
+            resolved: r.resolved,
+            warnings: r.warnings,
+        })
+    }
+}
+
+/// Find and read the config file into `r`; its path, which must exist when it was named.
+fn config_file(r: &mut Resolver, flag: Option<PathBuf>) -> Result<PathBuf> {
+    let (path, required) = match r.pick(&[&table::CONFIG], flag)? {
+        Some((path, origin)) => {
+            r.record(&[&table::CONFIG], Some(path.show()), origin);
+            (path, true)
+        }
+        None => {
+            let env = r.env;
+            let dir = env.path("XDG_CONFIG_HOME").or_else(|| env.home_dir().map(|h| h.join(".config")));
+            // Without a home there is no default file, and nothing to read.
+            let Some(path) = dir.map(|d| d.join("handbook/config.toml")) else {
+                r.record(&[&table::CONFIG], None, Origin::Default);
+                return Ok(PathBuf::new());
+            };
+            r.record(&[&table::CONFIG], Some(path.show()), Origin::Default);
+            (path, false)
+        }
+    };
+    r.file = ConfigFile::load(&path, required)?;
+    Ok(path)
+}
+
+/// What to do when an engine lacks what it needs (a model, a key, a command).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    /// Stop: the run would fail at its first request.
+    Stop,
+    /// Say so and go on, for `handbook config`.
+    Warn,
+}
+
+fn extract_settings(args: ExtractArgs, r: &mut Resolver, needs: Needs) -> Result<ExtractSettings> {
+    let flag = (!args.sources.is_empty()).then_some(args.sources);
+    let sources = match r.pick(&[&table::SOURCES], flag)? {
+        Some((paths, origin)) => {
+            // `~` in the config file means the home, as it would in a shell.
+            let from_file = matches!(origin, Origin::File { .. });
+            let paths: Vec<PathBuf> =
+                paths.into_iter().map(|p| if from_file { expand_tilde(&p, r.env) } else { p }).collect();
+            r.record(&[&table::SOURCES], Some(paths.show()), origin);
+            paths.into_iter().map(|path| SourceRoot { path, explicit: true }).collect()
+        }
+        None => {
+            let roots = default_sources(r.env);
+            let paths: Vec<PathBuf> = roots.iter().map(|s| s.path.clone()).collect();
+            r.record(&[&table::SOURCES], Some(paths.show()), Origin::Default);
+            roots
+        }
+    };
+    let min_idle = r.get(&[&table::MIN_IDLE], args.min_idle, table::DEFAULT_MIN_IDLE)?.0;
+    let max_age = r.get(&[&table::MAX_AGE], args.max_age, table::DEFAULT_MAX_AGE)?.0;
+    let engine = engine_settings(Phase::Extract, &args.engine, r, needs)?;
+    let model_limit = engine.is_model().then_some(table::DEFAULT_MODEL_SESSIONS_PER_RUN);
+    // 0 means no limit, as for `search --limit` (and a model run can lift its default).
+    let limit = r.get_opt(&[&table::MAX_SESSIONS_PER_RUN], args.limit, model_limit)?.filter(|&n| n > 0);
+    let max_input_tokens_per_run =
+        r.get_opt(&[&table::MAX_INPUT_TOKENS_PER_RUN], args.max_input_tokens_per_run, None)?;
+    let include_subagents = r.get(&[&table::INCLUDE_SUBAGENTS], args.include_subagents.then_some(true), false)?;
+    let lock_wait = lock_wait(r, args.wait)?;
+    Ok(ExtractSettings {
+        engine,
+        max_input_tokens_per_run,
+        sources,
+        format: args.format,
+        min_idle,
+        max_age,
+        all: args.all,
+        limit,
+        sessions: args.session,
+        dry_run: args.dry_run,
+        include_subagents,
+        lock_wait,
+    })
+}
+
+fn consolidate_settings(args: &ConsolidateArgs, r: &mut Resolver, needs: Needs) -> Result<ConsolidateSettings> {
+    let options = &args.options;
+    let max_raw_memories =
+        r.get(&[&table::MAX_RAW_MEMORIES], options.max_raw_memories, table::DEFAULT_MAX_RAW_MEMORIES)?;
+    let max_unused_days = r.get(&[&table::MAX_UNUSED_DAYS], options.max_unused_days, table::DEFAULT_MAX_UNUSED_DAYS)?;
+    let engine = engine_settings(Phase::Consolidate, &args.engine, r, needs)?;
+    let default_cooldown = if engine.is_model() { table::DEFAULT_MODEL_COOLDOWN } else { table::DEFAULT_COOLDOWN };
+    let cooldown = r.get(&[&table::CONSOLIDATE_COOLDOWN], None, default_cooldown)?.0;
+    Ok(ConsolidateSettings {
+        engine,
+        max_raw_memories,
+        max_unused: SignedDuration::from_hours(i64::from(max_unused_days) * 24),
+        cooldown,
+        force: options.force,
+        lock_wait: lock_wait(r, args.wait)?,
+    })
+}
+
+fn summary_settings(args: SummaryArgs, default_tokens: usize) -> SummarySettings {
+    SummarySettings {
+        cap: Cap { tokens: Some(args.max_tokens.unwrap_or(default_tokens)), chars: args.max_chars },
+        project: args.project.filter(|p| !p.is_empty()).map(PathBuf::from),
+        prompt: args.prompt,
+        hook: args.hook,
+        output: args.output,
+    }
+}
+
+const DEFAULT_SEARCH_LIMIT: usize = 20;
+
+fn search_settings(args: SearchArgs, now: Timestamp) -> Result<SearchSettings> {
+    let when = |flag: &str, text: &Option<String>, edge| -> Result<Option<Timestamp>> {
+        text.as_deref().map(|t| parse_when(t, now, edge).with_context(|| format!("--{flag}"))).transpose()
+    };
+    let since = when("since", &args.since, Edge::Start)?;
+    let until = when("until", &args.until, Edge::End)?;
+    if let (Some(since), Some(until)) = (since, until)
+        && since > until
+    {
+        bail!("--since {} is after --until {}: nothing can match", since, until);
+    }
+    let within =
+        if args.within.is_empty() { vec![SearchIn::Memory, SearchIn::Summaries, SearchIn::Notes] } else { args.within };
+    let has = |what| within.contains(&what) || within.contains(&SearchIn::All);
+    let scope = SearchScope {
+        memory: has(SearchIn::Memory),
+        summaries: has(SearchIn::Summaries),
+        notes: has(SearchIn::Notes),
+        transcripts: has(SearchIn::Transcripts),
+    };
+    let limit = match args.limit.unwrap_or(DEFAULT_SEARCH_LIMIT) {
+        0 => None,
+        n => Some(n),
+    };
+    Ok(SearchSettings {
+        query: args.query,
+        since,
+        until,
+        project: args.project,
+        scope,
+        regex: args.regex,
+        case_sensitive: args.case_sensitive,
+        limit,
+    })
+}
+
+fn note_settings(args: NoteArgs, r: &mut Resolver) -> Result<NoteSettings> {
+    let text = match args.text.as_slice() {
+        [] => None,
+        [dash] if dash == "-" => None,
+        words => Some(words.join(" ")),
+    };
+    Ok(NoteSettings { text, title: args.title, lock_wait: lock_wait(r, None)? })
+}
+
+/// The engine of one phase: flags, then the phase's own variable, then the shared one, then
+/// the phase's config key, then the shared key, then the default.
+fn engine_settings(phase: Phase, flags: &EngineArgs, r: &mut Resolver, needs: Needs) -> Result<EngineSettings> {
+    let settings = r.within(phase.name(), |r| resolve_engine(phase, flags, r))?;
+    if let Err(lack) = engine_has_what_it_needs(&settings) {
+        match needs {
+            Needs::Stop => return Err(lack),
+            Needs::Warn => r.warn(format!("{}: {lack:#}", phase.name())),
+        }
+    }
+    Ok(settings)
+}
+
+fn resolve_engine(phase: Phase, flags: &EngineArgs, r: &mut Resolver) -> Result<EngineSettings> {
+    let (engine_chain, model_chain) = phase.chains();
+    let mut settings = EngineSettings::builtin();
+    settings.kind = r.get(&engine_chain, flags.engine, table::DEFAULT_ENGINE)?;
+    if settings.kind == EngineKind::Builtin {
+        return Ok(settings);
+    }
+    settings.model = r.get_opt(&model_chain, flags.model.clone(), None)?.filter(|m| !m.trim().is_empty());
+    let (default_url, default_key) = match settings.kind {
+        EngineKind::Anthropic => (table::ANTHROPIC_BASE_URL, table::ANTHROPIC_KEY_ENV),
+        _ => (table::OPENAI_BASE_URL, table::OPENAI_KEY_ENV),
+    };
+    let base_url = r.get(&[&table::BASE_URL], flags.base_url.clone(), default_url.to_string())?;
+    settings.base_url = base_url.trim_end_matches('/').to_string();
+    settings.api_key_env = r.get(&[&table::API_KEY_ENV], flags.api_key_env.clone(), default_key.to_string())?;
+    settings.api_key = r.env.get(&settings.api_key_env).map(Secret::new);
+    // Only whether the key is there: its value is never recorded.
+    let presence = if settings.api_key.is_some() { "set" } else { "not set" };
+    let variable = settings.api_key_env.clone();
+    r.record_named(r.scoped("api_key"), Some(presence.to_string()), Origin::Env { variable });
+    settings.command =
+        r.get_opt(&[&table::LLM_COMMAND], flags.llm_command.clone(), None)?.filter(|c| !c.trim().is_empty());
+    let timeout = r.get(&[&table::TIMEOUT], flags.timeout, table::DEFAULT_TIMEOUT_SECONDS)?;
+    settings.timeout = Duration::from_secs_f64(timeout);
+    settings.max_retries = r.get(&[&table::MAX_RETRIES], flags.max_retries, table::DEFAULT_MAX_RETRIES)?;
+    let delay = r.get(&[&table::RETRY_DELAY], None, table::DEFAULT_RETRY_DELAY_SECONDS)?;
+    settings.retry_delay = Duration::from_secs_f64(delay);
+    settings.context_tokens = r.get(&[&table::CONTEXT_TOKENS], flags.context_tokens, table::DEFAULT_CONTEXT_TOKENS)?;
+    Ok(settings)
+}
+
+/// A model engine's model, key or command, without which its first request would fail.
+fn engine_has_what_it_needs(settings: &EngineSettings) -> Result<()> {
+    let kind = settings.kind;
+    match kind {
+        EngineKind::OpenAi | EngineKind::Anthropic if settings.model.is_none() => bail!(
+            "the {} engine needs a model: pass --model, set HANDBOOK_MODEL, or set `model` in the config file",
+            kind.name()
+        ),
+        EngineKind::Anthropic if settings.api_key.is_none() => bail!(
+            "the anthropic engine needs an API key in ${}: set it, or name another variable with --api-key-env",
+            settings.api_key_env
+        ),
+        EngineKind::Command if settings.command.is_none() => bail!(
+            "the command engine needs a command: pass --llm-command, set HANDBOOK_LLM_COMMAND, or set `llm_command` in the config file"
+        ),
+        _ => Ok(()),
+    }
+}
+
+fn lock_wait(r: &mut Resolver, flag: Option<f64>) -> Result<Duration> {
+    // The bounds were checked, so the seconds are finite and not negative.
+    Ok(Duration::from_secs_f64(r.get(&[&table::LOCK_WAIT], flag, table::DEFAULT_LOCK_WAIT_SECONDS)?))
+}
+
+/// The agents' own session folders, in a stable order. Missing ones are skipped later.
+pub fn default_sources(env: &Env) -> Vec<SourceRoot> {
+    let home = env.home_dir();
+    let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
+    let codex = env.path("CODEX_HOME").or_else(|| under_home(".codex"));
+    let claude = env.path("CLAUDE_CONFIG_DIR").or_else(|| under_home(".claude"));
+    let candidates = [
+        codex.as_ref().map(|c| c.join("sessions")),
+        codex.as_ref().map(|c| c.join("archived_sessions")),
+        claude.map(|c| c.join("projects")),
+    ];
+    candidates.into_iter().flatten().map(|path| SourceRoot { path, explicit: false }).collect()
+}
+
+fn expand_tilde(path: &Path, env: &Env) -> PathBuf {
+    match (path.strip_prefix("~"), env.home_dir()) {
+        (Ok(rest), Some(home)) => home.join(rest),
+        _ => path.to_path_buf(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
