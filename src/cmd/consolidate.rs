@@ -27,6 +27,7 @@ use crate::core::state::{SourceState, usage};
 use crate::core::summary::{Summary, VERSION_LINE};
 use crate::core::tokens::{Cap, estimate};
 use crate::core::words::count;
+use crate::edge::fault;
 use crate::edge::fsio::remove_if_exists;
 use crate::edge::model::{CONSOLIDATE_TEMPLATES, Consolidation, Model};
 use crate::edge::terminal::Terminal;
@@ -145,13 +146,6 @@ pub fn consolidate_and_report(
     Ok(())
 }
 
-/// Abort here when `HANDBOOK_FAULT` names this point: a run killed mid-way, for tests.
-fn fault_point(settings: &Settings, point: &str) {
-    if settings.fault.as_deref() == Some(point) {
-        std::process::abort();
-    }
-}
-
 /// Consolidate the workspace; the caller holds the lock.
 pub fn consolidate(
     workspace: &Workspace,
@@ -232,7 +226,7 @@ pub fn consolidate(
         )?;
     }
     remove_stale_summaries(workspace, &keep)?;
-    fault_point(settings, "after-sync");
+    fault::point(settings, "after-sync");
 
     // Diff against the baseline.
     let before = workspace.snapshot()?;
@@ -329,9 +323,9 @@ pub fn consolidate(
     workspace.save_pending(&pending)?;
     workspace.save_edits(&edits)?;
     workspace.write(MEMORY, &memory)?;
-    fault_point(settings, "between-writes");
+    fault::point(settings, "between-writes");
     workspace.write(SUMMARY, &summary)?;
-    fault_point(settings, "after-write");
+    fault::point(settings, "after-write");
 
     // A secret anywhere in the workspace (a note, a hand edit) holds back the new baseline:
     // the handbook written from it is redacted, but the next run must look again.

@@ -44,6 +44,7 @@ pub struct Settings {
     pub summary_max_tokens: usize,
     /// A named point at which the run aborts (`HANDBOOK_FAULT`), to test that a run killed
     /// there loses nothing.
+    #[cfg(feature = "fault-injection")]
     pub fault: Option<String>,
     /// Where a config file and template overrides live.
     pub config_dir: Option<PathBuf>,
@@ -370,6 +371,7 @@ impl Settings {
             }
         };
         // A test-only switch, and so no setting: it is neither documented nor shown.
+        #[cfg(feature = "fault-injection")]
         let fault = env.get("HANDBOOK_FAULT").map(str::to_string);
         let config_dir = config_path.parent().map(Path::to_path_buf);
         Ok(Settings {
@@ -377,6 +379,7 @@ impl Settings {
             output,
             now,
             summary_max_tokens,
+            #[cfg(feature = "fault-injection")]
             fault,
             config_dir,
             command,

@@ -3,6 +3,7 @@
 
 pub mod discover;
 pub mod extraction;
+pub mod fault;
 pub mod fsio;
 pub mod git;
 pub mod ledger;
