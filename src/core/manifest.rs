@@ -30,6 +30,34 @@ pub struct Manifest {
     pub files: BTreeMap<String, String>,
 }
 
+/// The workspace's files and their contents at one moment (workspace-relative paths).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Snapshot {
+    /// Path → content hash, as the manifest records it.
+    pub fn hashes(&self) -> BTreeMap<String, String> {
+        self.files.iter().map(|(path, bytes)| (path.clone(), hash(bytes))).collect()
+    }
+
+    /// A file's text, undecodable bytes replaced.
+    pub fn text(&self, path: &str) -> Option<String> {
+        self.files.get(path).map(|b| String::from_utf8_lossy(b).into_owned())
+    }
+}
+
+/// The content hash the manifest keys stored contents by.
+pub fn hash(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// Files handbook is writing in a consolidation that has not been committed yet (path →
+/// hash): if the run dies, the next one knows these contents are its own and not the user's
+/// edits.
+pub type Pending = BTreeMap<String, String>;
+
 /// How a file differs from the baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Status {

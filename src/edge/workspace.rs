@@ -11,32 +11,10 @@ use super::fsio::{ensure_private_dir, read_json, remove_if_exists, write_atomic,
 use super::lock::{WorkspaceLock, acquire};
 use crate::core::consolidate::edits::Edits;
 use crate::core::layout::{DIFF_FILE, NOTES_DIR};
-use crate::core::manifest::{MANIFEST_VERSION, Manifest};
+use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
 use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::{RecordChange, SOURCES_VERSION, Sources, usage};
-
-/// The workspace's files and their contents at one moment.
-#[derive(Debug, Default)]
-pub struct Snapshot {
-    pub files: BTreeMap<String, Vec<u8>>,
-}
-
-impl Snapshot {
-    /// Path → content hash, as the manifest records it.
-    pub fn hashes(&self) -> BTreeMap<String, String> {
-        self.files.iter().map(|(path, bytes)| (path.clone(), blake3::hash(bytes).to_hex().to_string())).collect()
-    }
-
-    /// A file's text, undecodable bytes replaced.
-    pub fn text(&self, path: &str) -> Option<String> {
-        self.files.get(path).map(|b| String::from_utf8_lossy(b).into_owned())
-    }
-}
-
-/// Files handbook is writing in a consolidation that has not been committed yet: if the run
-/// dies, the next one knows these contents are its own and not the user's edits.
-pub type Pending = BTreeMap<String, String>;
 
 /// Paths of one workspace.
 #[derive(Debug, Clone)]
@@ -273,7 +251,7 @@ impl Workspace {
 
     /// Keep a copy of `bytes` under their content hash (the baseline's contents, for diffs).
     pub fn store_object(&self, bytes: &[u8]) -> Result<String> {
-        let hash = blake3::hash(bytes).to_hex().to_string();
+        let hash = hash(bytes);
         let path = self.object_path(&hash);
         if !path.exists() {
             write_atomic(&path, bytes)?;
@@ -299,6 +277,34 @@ impl Workspace {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
         }
+    }
+
+    /// The names of the entries of a workspace folder, sorted; none when it does not exist.
+    pub fn list(&self, relative: &str) -> Result<Vec<String>> {
+        let dir = self.file(relative);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// The stored baseline contents of each of `hashes` that is stored, by hash.
+    pub fn objects(&self, hashes: &BTreeSet<String>) -> Result<BTreeMap<String, String>> {
+        let mut found = BTreeMap::new();
+        for hash in hashes {
+            if let Some(text) = self.object(hash)? {
+                found.insert(hash.clone(), text);
+            }
+        }
+        Ok(found)
     }
 
     /// Remove stored contents no longer referenced by `keep`.

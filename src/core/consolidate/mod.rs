@@ -12,6 +12,9 @@
 //! `core::model::consolidate`.
 
 pub mod edits;
+pub mod plan;
+pub mod report;
+pub mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;

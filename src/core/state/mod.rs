@@ -218,7 +218,7 @@ pub fn plan(entry: Option<&SourceEntry>, stat: FileStat, windows: Windows) -> Pl
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(super) fn windows(all: bool) -> Windows {
@@ -235,7 +235,7 @@ mod tests {
         FileStat { size, mtime_ns: ts.as_nanosecond() }
     }
 
-    pub(super) fn entry(stat: FileStat, state: SourceState, tries: u32) -> SourceEntry {
+    pub(crate) fn entry(stat: FileStat, state: SourceState, tries: u32) -> SourceEntry {
         SourceEntry {
             format: Some(Agent::Codex),
             forced_format: false,

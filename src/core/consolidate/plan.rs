@@ -1,0 +1,418 @@
+//! Consolidation as a series of pure plans the command applies: whether the cooldown holds,
+//! which sessions feed the handbook, what the sync writes and removes, whether anything
+//! changed since the baseline, which hand edits the user made, the new handbook with its
+//! checks, and the new baseline. Every decision of `consolidate` is made here, on values;
+//! the command reads the workspace, asks the model, and writes what these return.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::{SignedDuration, Timestamp};
+use similar::{DiffTag, TextDiff};
+
+use super::edits::Edits;
+use super::report::LeftOut;
+use super::validate::{Invalid, validate, validate_handbook};
+use super::{Output, RENDERER};
+use crate::core::layout::{self, MEMORY, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
+use crate::core::manifest::{Change, MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
+use crate::core::notes::Note;
+use crate::core::project::path_keys_to_remotes;
+use crate::core::redact::redact;
+use crate::core::select::{self, Selection};
+use crate::core::stage1::Stage1;
+use crate::core::state::{SourceState, Sources, usage};
+use crate::core::summary::Summary;
+use crate::core::tokens::Cap;
+
+/// Heading for hand-added lines whose place is gone.
+const ADDED_BY_HAND: &str = "## Added by hand";
+
+/// The settings that bear on one consolidation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rules {
+    pub now: Timestamp,
+    pub max_raw_memories: usize,
+    pub max_unused: SignedDuration,
+    pub cooldown: SignedDuration,
+    /// `--force`: consolidate within the cooldown too.
+    pub force: bool,
+    /// The summary's token cap.
+    pub summary_max_tokens: usize,
+    /// Who writes the lessons: [`RENDERER`], or a model (see [`renderer`]).
+    pub renderer: String,
+}
+
+impl Rules {
+    /// The cap the summary is written within.
+    pub fn cap(&self) -> Cap {
+        Cap { tokens: Some(self.summary_max_tokens), chars: None }
+    }
+}
+
+/// The lessons' author as the manifest names it: a model's lessons are redone when the
+/// model changes. `model` describes the model engine, if there is one.
+pub fn renderer(model: Option<&str>) -> String {
+    match model {
+        Some(engine) => format!("model-1 {engine}"),
+        None => RENDERER.to_string(),
+    }
+}
+
+/// When the next consolidation is allowed, if the last one is too recent for this one.
+pub fn cooldown_until(manifest: &Manifest, rules: &Rules) -> Option<Timestamp> {
+    let next = manifest.consolidated_at? + rules.cooldown;
+    (!rules.force && next > rules.now).then_some(next)
+}
+
+/// The sessions that feed the handbook, those left out, and those whose transcript is gone
+/// (their records go once the handbook no longer holds what they taught).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chosen {
+    /// In ascending session-id order.
+    pub selection: Vec<Stage1>,
+    pub left_out: LeftOut,
+    pub vanished: Vec<String>,
+}
+
+/// Choose from the stored `records`: not forgotten, not excluded, not vanished; with usage
+/// counted from the citations recorded across all transcripts; a session that only knew
+/// its folder joins the project other sessions there named; then ranked and cut.
+pub fn choose(records: Vec<Stage1>, sources: &Sources, rules: &Rules) -> Chosen {
+    let usage = usage(sources);
+    let state_of = |r: &Stage1| sources.sources.get(&r.rollout_path).map(|e| e.state);
+    let vanished =
+        records.iter().filter(|r| state_of(r) == Some(SourceState::Vanished)).map(|r| r.session_id.clone()).collect();
+    let mut eligible: Vec<Stage1> = records
+        .into_iter()
+        .filter(|r| !sources.excluded.contains(&r.session_id))
+        .filter(|r| !matches!(state_of(r), Some(SourceState::Vanished | SourceState::Excluded)))
+        .map(|mut r| {
+            let used = usage.get(&r.session_id).copied().unwrap_or_default();
+            (r.usage_count, r.last_usage) = (used.count, used.last);
+            r
+        })
+        .collect();
+    let better = path_keys_to_remotes(eligible.iter().map(|r| (r.cwd.as_deref().unwrap_or(""), r.project.as_str())));
+    for record in &mut eligible {
+        if let Some(key) = better.get(&record.project) {
+            record.project = key.clone();
+        }
+    }
+    let select_rules = select::Rules { now: rules.now, max: rules.max_raw_memories, max_unused: rules.max_unused };
+    let Selection { records: selection, unused, over_max } = select::select(eligible, select_rules);
+    let max_unused_days = rules.max_unused.as_hours() / 24;
+    let left_out = LeftOut { unused, over_max, max_unused_days, max: rules.max_raw_memories };
+    Chosen { selection, left_out, vanished }
+}
+
+/// The mechanical inputs, synced to exactly the selection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sync {
+    /// Workspace-relative path → text: `raw_memories.md` and one rollout summary per session.
+    pub writes: BTreeMap<String, String>,
+    /// The rollout summaries' file names; any other `.md` there is stale.
+    pub keep: BTreeSet<String>,
+}
+
+pub fn sync(selection: &[Stage1]) -> Sync {
+    let mut writes = BTreeMap::from([(RAW_MEMORIES.to_string(), layout::raw_memories(selection))]);
+    for record in selection {
+        writes.insert(format!("{ROLLOUT_SUMMARIES}/{}", layout::summary_file(record)), layout::rollout_summary(record));
+    }
+    Sync { writes, keep: selection.iter().map(layout::summary_file).collect() }
+}
+
+impl Sync {
+    /// The files of `rollout_summaries/` (by name) the sync removes.
+    pub fn stale<'a>(&self, present: &'a [String]) -> Vec<&'a str> {
+        present.iter().map(String::as_str).filter(|n| n.ends_with(".md") && !self.keep.contains(*n)).collect()
+    }
+}
+
+/// True when nothing changed since the baseline (`changes` is the diff against it), the
+/// baseline was rendered the same way, and it is sound: the handbook stands as it is.
+pub fn unchanged(manifest: &Manifest, before: &Snapshot, changes: &[Change], rules: &Rules) -> bool {
+    let same_rendering = manifest.renderer == rules.renderer && manifest.summary_max_tokens == rules.summary_max_tokens;
+    changes.is_empty() && same_rendering && validate(before, rules.cap()).is_ok()
+}
+
+/// The hashes of the contents handbook itself last wrote to `MEMORY.md` and the summary,
+/// by the baseline or by a run that died before committing: what hand edits are told from.
+pub fn written_by_handbook(manifest: &Manifest, pending: &Pending) -> BTreeSet<String> {
+    [MEMORY, SUMMARY]
+        .iter()
+        .flat_map(|file| [manifest.files.get(*file), pending.get(*file)])
+        .flatten()
+        .cloned()
+        .collect()
+}
+
+/// The user's hand edits to a generated file, as (what handbook last wrote, the file now),
+/// or `None` when the file is exactly what handbook wrote. When it matches neither the
+/// baseline nor the pending write, the closer one is taken as the base. `objects` holds the
+/// stored contents by hash.
+pub fn hand_edited(
+    now: &Snapshot,
+    manifest: &Manifest,
+    pending: &Pending,
+    objects: &BTreeMap<String, String>,
+    file: &str,
+) -> Option<(String, String)> {
+    let current = now.text(file)?;
+    let candidates: Vec<&String> = [manifest.files.get(file), pending.get(file)].into_iter().flatten().collect();
+    if candidates.contains(&&hash(current.as_bytes())) {
+        return None;
+    }
+    let distance =
+        |base: &str| TextDiff::from_lines(base, &current).ops().iter().filter(|op| op.tag() != DiffTag::Equal).count();
+    let closest = candidates.iter().filter_map(|c| objects.get(*c)).min_by_key(|base| distance(base))?;
+    Some((closest.clone(), current))
+}
+
+/// Learn the user's hand edits to `MEMORY.md` and the summary since handbook wrote them.
+pub fn learn_hand_edits(
+    edits: &mut Edits,
+    now: &Snapshot,
+    manifest: &Manifest,
+    pending: &Pending,
+    objects: &BTreeMap<String, String>,
+) {
+    for file in [MEMORY, SUMMARY] {
+        if let Some((base, edited)) = hand_edited(now, manifest, pending, objects, file) {
+            edits.files.entry(file.to_string()).or_default().learn(&base, &redact(&edited));
+        }
+    }
+}
+
+/// Notes are the user's own files; what handbook writes from them is redacted all the same.
+pub fn redacted_notes(notes: Vec<Note>) -> Vec<Note> {
+    notes
+        .into_iter()
+        .map(|n| Note { title: redact(&n.title).into_owned(), body: redact(&n.body).into_owned(), ..n })
+        .collect()
+}
+
+/// The sessions whose rollout summary `changes` adds or changes, and those it removes, by
+/// the `session_id:` header of the file now or in the baseline (`objects` by hash).
+pub fn changed_sessions(
+    manifest: &Manifest,
+    now: &Snapshot,
+    changes: &[Change],
+    objects: &BTreeMap<String, String>,
+) -> (BTreeSet<String>, BTreeSet<String>) {
+    let session_of = |text: &str| {
+        text.lines()
+            .take_while(|l| !l.trim().is_empty())
+            .find_map(|l| l.strip_prefix("session_id:"))
+            .map(|id| id.trim().to_string())
+    };
+    let (mut changed, mut removed) = (BTreeSet::new(), BTreeSet::new());
+    for change in changes.iter().filter(|c| c.path.starts_with(&format!("{ROLLOUT_SUMMARIES}/"))) {
+        if let Some(id) = now.text(&change.path).as_deref().and_then(session_of) {
+            changed.insert(id);
+        } else if let Some(id) =
+            manifest.files.get(&change.path).and_then(|h| objects.get(h)).and_then(|text| session_of(text))
+        {
+            removed.insert(id);
+        }
+    }
+    (changed, removed)
+}
+
+/// The baseline texts a model consolidation and the hand edits may need, by hash: the
+/// generated files handbook wrote, and the rollout summaries the diff removes.
+pub fn objects_needed(manifest: &Manifest, pending: &Pending, now: &Snapshot, changes: &[Change]) -> BTreeSet<String> {
+    let removed = changes
+        .iter()
+        .filter(|c| c.path.starts_with(&format!("{ROLLOUT_SUMMARIES}/")) && !now.files.contains_key(&c.path))
+        .filter_map(|c| manifest.files.get(&c.path).cloned());
+    written_by_handbook(manifest, pending)
+        .into_iter()
+        .chain(removed)
+        .chain(manifest.files.get(MEMORY).cloned())
+        .collect()
+}
+
+/// The new handbook, and the workspace as it will be once it is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handbook {
+    pub memory: String,
+    pub summary: String,
+    pub after: Snapshot,
+}
+
+/// The handbook to write from what the engine produced: hand edits applied, everything
+/// redacted once more on its way out, the summary fitted to its cap, and the result checked
+/// before it is written (a broken one never reaches the agents that read it).
+pub fn finish(output: Output, edits: &Edits, before: Snapshot, cap: Cap) -> Result<Handbook, Invalid> {
+    let memory = edits.files.get(MEMORY).map_or(output.memory.clone(), |e| e.apply(&output.memory, ADDED_BY_HAND));
+    let memory = redact(&memory).into_owned();
+    let summary = match edits.files.get(SUMMARY) {
+        Some(e) if !e.is_empty() => e.apply(&output.summary, ADDED_BY_HAND),
+        _ => output.summary,
+    };
+    // A lesson removed from MEMORY.md goes from the summary too.
+    let summary = edits.files.get(MEMORY).map_or(summary.clone(), |e| e.drop_removed_lessons(&summary));
+    let summary = redact(&summary).into_owned();
+    let summary = match cap.fits(&summary) {
+        true => summary,
+        false => Summary::parse(&summary).map_or(summary.clone(), |s| s.fit(cap)),
+    };
+    let mut after = before;
+    after.files.insert(MEMORY.to_string(), memory.clone().into_bytes());
+    after.files.insert(SUMMARY.to_string(), summary.clone().into_bytes());
+    validate_handbook(&after, cap)?;
+    Ok(Handbook { memory, summary, after })
+}
+
+/// The files of the new handbook that are handbook's own until the baseline moves.
+pub fn pending(handbook: &Handbook) -> Pending {
+    Pending::from([
+        (MEMORY.to_string(), hash(handbook.memory.as_bytes())),
+        (SUMMARY.to_string(), hash(handbook.summary.as_bytes())),
+    ])
+}
+
+/// The baseline to commit once the handbook is written: its files as they are now.
+pub fn baseline(after: &Snapshot, rules: &Rules) -> Manifest {
+    Manifest {
+        version: MANIFEST_VERSION,
+        renderer: rules.renderer.clone(),
+        summary_max_tokens: rules.summary_max_tokens,
+        consolidated_at: Some(rules.now),
+        files: after.hashes(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::consolidate::tests::{record, task};
+    use crate::core::state::{FileStat, SourceEntry, SourceState, tests::entry};
+
+    fn rules() -> Rules {
+        Rules {
+            now: "2026-11-29T12:00:00Z".parse().unwrap(),
+            max_raw_memories: 256,
+            max_unused: SignedDuration::from_hours(24 * 3650),
+            cooldown: SignedDuration::from_hours(6),
+            force: false,
+            summary_max_tokens: 2500,
+            renderer: renderer(None),
+        }
+    }
+
+    fn snapshot(files: &[(&str, &str)]) -> Snapshot {
+        Snapshot { files: files.iter().map(|(p, t)| (p.to_string(), t.as_bytes().to_vec())).collect() }
+    }
+
+    fn known(path: &str, state: SourceState) -> (String, SourceEntry) {
+        (path.to_string(), entry(FileStat { size: 1, mtime_ns: 1 }, state, 0))
+    }
+
+    #[test]
+    fn the_cooldown_holds_unless_forced_or_over() {
+        let at = |t: &str| Manifest { consolidated_at: Some(t.parse().unwrap()), ..Manifest::default() };
+        let recent = at("2026-11-29T10:00:00Z");
+        assert_eq!(cooldown_until(&recent, &rules()), Some("2026-11-29T16:00:00Z".parse().unwrap()));
+        assert_eq!(cooldown_until(&recent, &Rules { force: true, ..rules() }), None);
+        assert_eq!(cooldown_until(&at("2026-11-29T01:00:00Z"), &rules()), None);
+        assert_eq!(cooldown_until(&Manifest::default(), &rules()), None);
+    }
+
+    #[test]
+    fn choosing_leaves_out_the_forgotten_the_excluded_and_the_vanished() {
+        let records: Vec<Stage1> = ["kept", "forgotten", "excluded", "gone"]
+            .iter()
+            .map(|id| record(id, "/w/p", 20, vec![task("t")]))
+            .collect();
+        let mut sources = Sources::default();
+        sources.sources.extend([
+            known("/t/kept.jsonl", SourceState::Extracted),
+            known("/t/excluded.jsonl", SourceState::Excluded),
+            known("/t/gone.jsonl", SourceState::Vanished),
+        ]);
+        sources.excluded.insert("forgotten".into());
+        let mut citing = entry(FileStat { size: 1, mtime_ns: 1 }, SourceState::NoOp, 0);
+        citing.session_id = Some("later".into());
+        citing.cited.insert("kept".into(), 2);
+        sources.sources.insert("/t/later.jsonl".into(), citing);
+        let chosen = choose(records, &sources, &rules());
+        let ids: Vec<&str> = chosen.selection.iter().map(|r| r.session_id.as_str()).collect();
+        assert_eq!(ids, ["kept"]);
+        assert_eq!(chosen.selection[0].usage_count, 2, "usage is counted from the citations recorded");
+        assert_eq!(chosen.vanished, ["gone"]);
+    }
+
+    #[test]
+    fn the_sync_writes_the_selection_and_removes_only_stale_summaries() {
+        let selection = vec![record("a", "/w/p", 20, vec![task("t")])];
+        let sync = sync(&selection);
+        assert!(sync.writes.contains_key(RAW_MEMORIES));
+        let name = layout::summary_file(&selection[0]);
+        assert!(sync.writes.contains_key(&format!("{ROLLOUT_SUMMARIES}/{name}")));
+        let present = vec![name.clone(), "old.md".to_string(), "notes.txt".to_string()];
+        assert_eq!(sync.stale(&present), ["old.md"]);
+    }
+
+    #[test]
+    fn a_baseline_rendered_otherwise_is_rebuilt() {
+        let before = snapshot(&[("MEMORY.md", "# m\n"), ("memory_summary.md", "v1\n")]);
+        let manifest = baseline(&before, &rules());
+        assert!(unchanged(&manifest, &before, &[], &rules()));
+        let model = Rules { renderer: renderer(Some("openai m")), ..rules() };
+        assert_eq!(model.renderer, "model-1 openai m");
+        assert!(!unchanged(&manifest, &before, &[], &model));
+        let smaller = Rules { summary_max_tokens: 100, ..rules() };
+        assert!(!unchanged(&manifest, &before, &[], &smaller));
+    }
+
+    #[test]
+    fn hand_edits_are_told_from_what_handbook_wrote() {
+        let written = "# Task Group: p\n- a lesson\n";
+        let edited = "# Task Group: p\n- a lesson\n- my own line\n";
+        let manifest =
+            Manifest { files: BTreeMap::from([(MEMORY.into(), hash(written.as_bytes()))]), ..Manifest::default() };
+        let objects = BTreeMap::from([(hash(written.as_bytes()), written.to_string())]);
+        let pending = Pending::new();
+        let untouched = snapshot(&[(MEMORY, written)]);
+        assert_eq!(hand_edited(&untouched, &manifest, &pending, &objects, MEMORY), None);
+        let now = snapshot(&[(MEMORY, edited)]);
+        assert_eq!(
+            hand_edited(&now, &manifest, &pending, &objects, MEMORY),
+            Some((written.to_string(), edited.to_string()))
+        );
+        // A run that died after writing: its pending write is handbook's own, not an edit.
+        let died = Pending::from([(MEMORY.to_string(), hash(edited.as_bytes()))]);
+        assert_eq!(hand_edited(&now, &manifest, &died, &objects, MEMORY), None);
+    }
+
+    #[test]
+    fn changed_and_removed_sessions_are_read_from_the_summary_headers() {
+        let old = "session_id: gone\nupdated_at: x\n\nbody\n";
+        let manifest = Manifest {
+            files: BTreeMap::from([("rollout_summaries/b.md".into(), hash(old.as_bytes()))]),
+            ..Manifest::default()
+        };
+        let now = snapshot(&[("rollout_summaries/a.md", "session_id: new\n\nbody\n")]);
+        let changes = crate::core::manifest::changes(&manifest.files, &now.hashes());
+        let objects = BTreeMap::from([(hash(old.as_bytes()), old.to_string())]);
+        assert!(objects_needed(&manifest, &Pending::new(), &now, &changes).contains(&hash(old.as_bytes())));
+        let (changed, removed) = changed_sessions(&manifest, &now, &changes, &objects);
+        assert_eq!(changed, BTreeSet::from(["new".to_string()]));
+        assert_eq!(removed, BTreeSet::from(["gone".to_string()]));
+    }
+
+    #[test]
+    fn the_finished_handbook_is_redacted_and_checked_before_it_is_written() {
+        let key = format!("ghp_{}", "a1B2c3D4e5F6".repeat(3));
+        let output = Output { memory: format!("# m\n- token {key}\n"), summary: "v1\n## User Profile\n".into() };
+        let handbook = finish(output, &Edits::default(), Snapshot::default(), rules().cap()).unwrap();
+        assert!(!handbook.memory.contains(&key) && handbook.memory.contains("[REDACTED:"), "{}", handbook.memory);
+        assert_eq!(handbook.after.text(MEMORY).as_deref(), Some(handbook.memory.as_str()));
+        assert_eq!(pending(&handbook)[SUMMARY], hash(handbook.summary.as_bytes()));
+        let dangling = Output { memory: "- rollout_summaries/x.md\n".into(), summary: "v1\n".into() };
+        let err = finish(dangling, &Edits::default(), Snapshot::default(), rules().cap()).unwrap_err();
+        assert_eq!(err, Invalid::CitesMissing("rollout_summaries/x.md".into()));
+    }
+}
