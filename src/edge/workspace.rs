@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use super::fsio::{ensure_private_dir, read_json, remove_if_exists, write_atomic, write_json};
+use super::fsio::{
+    create_new, ensure_private_dir, list_dir, read_if_exists, read_json, remove_file, write_if_changed, write_json,
+};
 use super::lock::{WorkspaceLock, acquire};
 use crate::core::consolidate::edits::Edits;
 use crate::core::layout::{DIFF_FILE, NOTES_DIR};
@@ -110,7 +112,7 @@ impl Workspace {
     }
 
     pub fn remove_stage1(&self, session_id: &str) -> Result<()> {
-        remove_if_exists(&self.stage1_path(session_id))
+        remove_file(&self.stage1_path(session_id))
     }
 
     /// A stored record, or `None` with a warning through `warn` when it is damaged: one bad
@@ -169,15 +171,8 @@ impl Workspace {
     /// Every stored stage-1 record, sorted by session id. A damaged record is reported
     /// through `warn` and skipped: one bad file never stops a run.
     pub fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
-        let dir = self.stage1_dir();
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
-        };
         let mut records = Vec::new();
-        for entry in entries {
-            let path = entry.with_context(|| format!("cannot read {}", dir.display()))?.path();
+        for path in list_dir(&self.stage1_dir())? {
             if path.extension().is_none_or(|e| e != "json") {
                 continue;
             }
@@ -203,20 +198,18 @@ impl Workspace {
 
     /// Read a workspace file, or `None` when it does not exist.
     pub fn read(&self, relative: &str) -> Result<Option<String>> {
-        let path = self.file(relative);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-        }
+        Ok(self.read_bytes(relative)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Write a workspace file atomically, only when its bytes change.
     pub fn write(&self, relative: &str, text: &str) -> Result<()> {
-        if self.read(relative)?.as_deref() == Some(text) {
-            return Ok(());
-        }
-        write_atomic(&self.file(relative), text.as_bytes())
+        write_if_changed(&self.file(relative), text.as_bytes()).map(drop)
+    }
+
+    /// Create a workspace file that must not exist yet, never replacing one: false when
+    /// the name is taken.
+    pub fn create_new(&self, relative: &str, text: &str) -> Result<bool> {
+        create_new(&self.file(relative), text.as_bytes())
     }
 
     /// Every regular file of the workspace (not `.handbook/`, not the diff file, not
@@ -242,9 +235,10 @@ impl Workspace {
             if relative == DIFF_FILE {
                 continue;
             }
-            let bytes =
-                std::fs::read(entry.path()).with_context(|| format!("cannot read {}", entry.path().display()))?;
-            files.insert(relative, bytes);
+            // A file removed since the walk listed it is simply not part of the snapshot.
+            if let Some(bytes) = read_if_exists(entry.path())? {
+                files.insert(relative, bytes);
+            }
         }
         Ok(Snapshot { files })
     }
@@ -275,40 +269,31 @@ impl Workspace {
     pub fn store_object(&self, bytes: &[u8]) -> Result<String> {
         let hash = blake3::hash(bytes).to_hex().to_string();
         let path = self.object_path(&hash);
+        // Named by its content, so a copy already there holds the same bytes; checking first
+        // spares a synced write of every baseline file at every consolidation.
         if !path.exists() {
-            write_atomic(&path, bytes)?;
+            create_new(&path, bytes)?;
         }
         Ok(hash)
     }
 
     /// A workspace file's bytes, or `None` when it does not exist.
     pub fn read_bytes(&self, relative: &str) -> Result<Option<Vec<u8>>> {
-        let path = self.file(relative);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-        }
+        read_if_exists(&self.file(relative))
     }
 
     /// The baseline contents stored under `hash`.
     pub fn object(&self, hash: &str) -> Result<Option<String>> {
-        let path = self.object_path(hash);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-        }
+        Ok(read_if_exists(&self.object_path(hash))?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Remove stored contents no longer referenced by `keep`.
     pub fn prune_objects(&self, keep: &BTreeSet<&String>) -> Result<()> {
-        let dir = self.state_dir().join("objects");
-        let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(()) };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
+        // Pruning only tidies: a folder that cannot be listed keeps its copies for next time.
+        for path in list_dir(&self.state_dir().join("objects")).unwrap_or_default() {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if !keep.iter().any(|k| **k == name) {
-                remove_if_exists(&entry.path())?;
+                remove_file(&path)?;
             }
         }
         Ok(())
@@ -331,25 +316,18 @@ impl Workspace {
     }
 
     pub fn clear_pending(&self) -> Result<()> {
-        remove_if_exists(&self.state_dir().join("pending.json"))
+        remove_file(&self.state_dir().join("pending.json"))
     }
 
     /// The notes, in file-name order.
     pub fn notes(&self) -> Result<Vec<Note>> {
-        let dir = self.home.join(NOTES_DIR);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
-        };
         let mut notes = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
+        for path in list_dir(&self.home.join(NOTES_DIR))? {
             if path.extension().is_none_or(|e| e != "md") || !path.is_file() {
                 continue;
             }
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let text = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let Some(text) = read_if_exists(&path)? else { continue };
             notes.push(notes::parse(&format!("{NOTES_DIR}/{name}"), &String::from_utf8_lossy(&text)));
         }
         notes.sort_by(|a, b| a.file.cmp(&b.file));
