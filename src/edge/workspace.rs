@@ -8,7 +8,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use super::fsio::{
-    create_new, ensure_private_dir, list_dir, read_if_exists, read_json, remove_file, write_if_changed, write_json,
+    create_new, ensure_private_dir, list_dir, read_if_exists, read_json, remove_file, remove_tree, write_if_changed,
+    write_json,
 };
 use super::lock::{WorkspaceLock, acquire};
 use crate::core::consolidate::edits::Edits;
@@ -337,5 +338,96 @@ impl Workspace {
     /// True when `home` holds a handbook workspace.
     pub fn exists(&self) -> bool {
         self.state_dir().is_dir()
+    }
+
+    /// Refuse to reset anything that is not unmistakably a workspace: a real (not symlinked)
+    /// home holding a real `.handbook/` with handbook's state in it.
+    pub fn check_resettable(&self) -> Result<()> {
+        let home = &self.home;
+        if home.parent().is_none() {
+            bail!("refusing to reset {}: a filesystem root is not a workspace", home.display());
+        }
+        let meta = std::fs::symlink_metadata(home)
+            .with_context(|| format!("cannot reset {}: it does not exist", home.display()))?;
+        if meta.file_type().is_symlink() {
+            bail!(
+                "refusing to reset {}: it is a symbolic link; reset the folder it points to by its own path",
+                home.display()
+            );
+        }
+        let state = self.state_dir();
+        let real_state_dir = std::fs::symlink_metadata(&state).is_ok_and(|m| m.is_dir());
+        let has_state = ["sources.json", "manifest.json"].iter().any(|f| state.join(f).is_file());
+        if !real_state_dir || !has_state {
+            bail!(
+                "refusing to reset {}: it is not a handbook workspace (no .handbook folder with handbook's state)",
+                home.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Remove `entries` of the home (files or whole folders) and everything under
+    /// `.handbook/` but the lock, never following a symbolic link. True when any of it was
+    /// there, `sources.json` aside.
+    pub fn clear(&self, entries: &[&str]) -> Result<bool> {
+        let mut found = entries.iter().any(|name| self.file(name).exists());
+        for name in entries {
+            remove_tree(&self.file(name))?;
+        }
+        for path in list_dir(&self.state_dir())? {
+            let name = path.file_name().and_then(|n| n.to_str());
+            // The lock stays: it is held right now, and removing it would let another run in.
+            if name == Some("lock") {
+                continue;
+            }
+            found |= name != Some("sources.json");
+            remove_tree(&path)?;
+        }
+        Ok(found)
+    }
+
+    /// How many entries the home holds besides `.handbook/`.
+    pub fn other_entries(&self) -> usize {
+        list_dir(&self.home).map_or(0, |paths| paths.iter().filter(|p| !p.ends_with(".handbook")).count())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn clearing_removes_only_what_it_names_and_keeps_the_lock() {
+        let home = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("precious.txt"), "keep me").unwrap();
+        let workspace = Workspace::new(home.path());
+        let _lock = workspace.lock(Duration::ZERO).unwrap();
+        workspace.write("MEMORY.md", "# Notes\n").unwrap();
+        workspace.write(".handbook/stage1/a.json", "{}").unwrap();
+        workspace.write("mine.txt", "mine").unwrap();
+        std::os::unix::fs::symlink(outside.path(), home.path().join("skills")).unwrap();
+
+        assert!(workspace.clear(&["MEMORY.md", "skills", "rollout_summaries"]).unwrap());
+        assert!(!home.path().join("MEMORY.md").exists() && !workspace.stage1_dir().exists());
+        assert!(std::fs::symlink_metadata(home.path().join("skills")).is_err(), "the link itself goes");
+        assert!(outside.path().join("precious.txt").exists(), "what it points to stays");
+        assert!(workspace.state_dir().join("lock").exists());
+        assert_eq!(workspace.other_entries(), 1);
+        assert!(!workspace.clear(&["MEMORY.md"]).unwrap(), "nothing was left to remove");
+    }
+
+    #[test]
+    fn only_a_real_workspace_may_be_reset() {
+        let home = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(home.path());
+        let err = workspace.check_resettable().unwrap_err();
+        assert!(format!("{err:#}").contains("not a handbook workspace"), "{err:#}");
+        workspace.save_sources(&Sources::default()).unwrap();
+        workspace.check_resettable().unwrap();
+        let err = Workspace::new(Path::new("/")).check_resettable().unwrap_err();
+        assert!(format!("{err:#}").contains("a filesystem root is not a workspace"), "{err:#}");
     }
 }
