@@ -1,5 +1,5 @@
-//! Every file handbook writes, removes or reads back goes through here, on private
-//! permissions (folders 0700, files 0600), with errors that name the path.
+//! Every file handbook writes or removes goes through here, on private permissions (folders
+//! 0700, files 0600), with errors that name the path.
 //!
 //! Two doors, so a rule about what may be touched lives in one place:
 //! - writes: [`write_atomic`], [`write_if_changed`], [`write_json`] and [`create_new`] all
@@ -8,8 +8,9 @@
 //! - removals: [`remove_file`] and [`remove_tree`] both end in one private `remove`, which
 //!   never follows a symbolic link and takes a path already gone as done.
 //!
-//! Reads back go through [`read_if_exists`] and [`list_dir`]. The lock file is the one
-//! exception: [`super::lock`] opens it itself, because it must stay open to hold the lock.
+//! The workspace reads its files back through [`read_if_exists`], [`read_json`] and
+//! [`list_dir`]. The lock file is the one file opened elsewhere: [`super::lock`] keeps it
+//! open to hold the lock, and never writes to it.
 
 use std::fs;
 use std::io::{ErrorKind, Write};
