@@ -1,7 +1,7 @@
 //! `handbook note`: write a lesson in the user's own words. Create-only: a note is never
 //! overwritten; a second note in the same second gets a suffix.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
@@ -71,23 +71,13 @@ pub fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> Result<
     Ok(())
 }
 
-/// Write the note under a name nobody has, without ever replacing a file.
+/// Write the note under a name nobody has, without ever replacing a file, even one another
+/// run creates at the same moment.
 fn create_note(workspace: &Workspace, settings: &Settings, title: &str, content: &str) -> Result<String> {
     for attempt in 1..=1000 {
         let relative = note_path(settings.now, title, attempt);
-        let path = workspace.file(&relative);
-        let dir = path.parent().context("a note path has a folder")?;
-        crate::edge::fsio::ensure_private_dir(dir)?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".tmp-")
-            .tempfile_in(dir)
-            .with_context(|| format!("cannot write in {}", dir.display()))?;
-        tmp.write_all(content.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
-        tmp.as_file().sync_all().with_context(|| format!("cannot sync {}", path.display()))?;
-        match tmp.persist_noclobber(&path) {
-            Ok(_) => return Ok(relative),
-            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e.error).with_context(|| format!("cannot create {}", path.display())),
+        if workspace.create_new(&relative, content)? {
+            return Ok(relative);
         }
     }
     bail!("too many notes with this title in the same second; try again")

@@ -13,11 +13,11 @@ use crate::core::injection::looks_like_instruction;
 use crate::core::layout::{SUMMARY, timestamp};
 use crate::core::manifest::{self, Change};
 use crate::core::redact::secret_kinds;
-use crate::core::state::SourceState;
+use crate::core::state::{SourceState, Sources};
 use crate::core::tokens::estimate;
 use crate::core::words::count;
 use crate::edge::terminal::Terminal;
-use crate::edge::workspace::Workspace;
+use crate::edge::workspace::{Snapshot, Workspace};
 
 /// Instruction-like lines listed at most.
 const MAX_FLAGGED: usize = 20;
@@ -90,26 +90,7 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
     }
     // Damaged state is what `status` is for: report it and show the rest.
     match workspace.load_sources() {
-        Ok(sources) => {
-            let states = [
-                SourceState::Extracted,
-                SourceState::NoOp,
-                SourceState::Excluded,
-                SourceState::Skipped,
-                SourceState::Failed,
-                SourceState::Vanished,
-            ];
-            for state in states {
-                status
-                    .sessions
-                    .insert(state.name(), sources.sources.values().filter(|e| e.state == state).count() as u64);
-            }
-            for (path, entry) in sources.sources.iter().filter(|(_, e)| e.state == SourceState::Failed) {
-                let reason = entry.last_error.clone().unwrap_or_default();
-                status.failures.push(Failure { path: path.clone(), reason, tries: entry.tries });
-            }
-            status.last_extract = sources.last_extract;
-        }
+        Ok(sources) => count_sessions(&mut status, &sources),
         Err(e) => status.damaged.push(format!("{e:#}")),
     }
     let snapshot = workspace.snapshot()?;
@@ -125,6 +106,32 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
         status.summary_tokens = Some(estimate(&summary));
         status.summary_chars = Some(summary.chars().count());
     }
+    scan_files(&mut status, &snapshot);
+    Ok(status)
+}
+
+/// Sessions per state, the failures with why, and the last extraction.
+fn count_sessions(status: &mut Status, sources: &Sources) {
+    let states = [
+        SourceState::Extracted,
+        SourceState::NoOp,
+        SourceState::Excluded,
+        SourceState::Skipped,
+        SourceState::Failed,
+        SourceState::Vanished,
+    ];
+    for state in states {
+        status.sessions.insert(state.name(), sources.sources.values().filter(|e| e.state == state).count() as u64);
+    }
+    for (path, entry) in sources.sources.iter().filter(|(_, e)| e.state == SourceState::Failed) {
+        let reason = entry.last_error.clone().unwrap_or_default();
+        status.failures.push(Failure { path: path.clone(), reason, tries: entry.tries });
+    }
+    status.last_extract = sources.last_extract;
+}
+
+/// Every line of every workspace file checked for secrets and for instruction-like text.
+fn scan_files(status: &mut Status, snapshot: &Snapshot) {
     for (path, bytes) in &snapshot.files {
         let text = String::from_utf8_lossy(bytes);
         for (index, line) in text.lines().enumerate() {
@@ -138,7 +145,6 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
             }
         }
     }
-    Ok(status)
 }
 
 fn render(status: &Status) -> Vec<String> {
@@ -168,25 +174,7 @@ fn render(status: &Status) -> Vec<String> {
         when(status.last_consolidate),
         count(status.extracted_records, "session")
     ));
-    if status.last_consolidate.is_none() {
-        out.push("workspace: not consolidated yet (run `handbook consolidate`)".to_string());
-    } else if status.changes_since_consolidation.is_empty() {
-        out.push("workspace: as the last consolidation left it".to_string());
-    } else {
-        let list: Vec<String> = status
-            .changes_since_consolidation
-            .iter()
-            .take(8)
-            .map(|c| format!("{} {}", c.status.letter(), c.path))
-            .collect();
-        let more = status.changes_since_consolidation.len().saturating_sub(8);
-        let more = if more > 0 { format!(", {more} more") } else { String::new() };
-        out.push(format!(
-            "workspace: {} changed since the last consolidation ({}{more})",
-            count(status.changes_since_consolidation.len(), "file"),
-            list.join(", ")
-        ));
-    }
+    out.push(workspace_line(status));
     match (status.summary_tokens, status.summary_chars) {
         (Some(tokens), Some(chars)) => {
             out.push(format!("summary: {tokens} tokens of {}, {chars} characters", status.summary_max_tokens))
@@ -206,4 +194,27 @@ fn render(status: &Status) -> Vec<String> {
         out.extend(status.instruction_like.iter().map(|f| format!("  {}:{}: {}", f.path, f.line, f.what)));
     }
     out
+}
+
+/// Whether the workspace moved since the last consolidation, and which files.
+fn workspace_line(status: &Status) -> String {
+    if status.last_consolidate.is_none() {
+        return "workspace: not consolidated yet (run `handbook consolidate`)".to_string();
+    }
+    if status.changes_since_consolidation.is_empty() {
+        return "workspace: as the last consolidation left it".to_string();
+    }
+    let list: Vec<String> = status
+        .changes_since_consolidation
+        .iter()
+        .take(8)
+        .map(|c| format!("{} {}", c.status.letter(), c.path))
+        .collect();
+    let more = status.changes_since_consolidation.len().saturating_sub(8);
+    let more = if more > 0 { format!(", {more} more") } else { String::new() };
+    format!(
+        "workspace: {} changed since the last consolidation ({}{more})",
+        count(status.changes_since_consolidation.len(), "file"),
+        list.join(", ")
+    )
 }

@@ -2,7 +2,6 @@
 //! Fast enough to run at every agent start: it reads one file and nothing else.
 
 use std::io::Write;
-use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
@@ -11,7 +10,7 @@ use crate::core::layout::SUMMARY;
 use crate::core::summary::Summary;
 use crate::core::templates;
 use crate::core::tokens::{Cap, estimate};
-use crate::edge::fsio::write_atomic;
+use crate::edge::fsio::write_if_changed;
 use crate::edge::git::project_of_dir;
 use crate::edge::templates::load as load_template;
 use crate::edge::terminal::Terminal;
@@ -45,7 +44,8 @@ pub fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resu
         text
     };
     match &opts.output {
-        Some(path) => write_if_changed(path, &out),
+        // Unchanged bytes are not rewritten, so a file other tools import stays cache-friendly.
+        Some(path) => write_if_changed(path, out.as_bytes()).map(drop),
         None => {
             let result = std::io::stdout().lock().write_all(out.as_bytes());
             match result {
@@ -129,13 +129,4 @@ fn hook_json(text: &str) -> Result<String> {
     let value =
         serde_json::json!({ "hookSpecificOutput": { "hookEventName": "SessionStart", "additionalContext": text } });
     Ok(format!("{}\n", serde_json::to_string(&value)?))
-}
-
-/// Write `text` to `path` atomically, and not at all when the file already holds it (so a
-/// file other tools import stays byte-identical and cache-friendly).
-fn write_if_changed(path: &Path, text: &str) -> Result<()> {
-    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
-        return Ok(());
-    }
-    write_atomic(path, text.as_bytes())
 }

@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use super::fsio::{ensure_private_dir, read_json, remove_if_exists, write_atomic, write_json};
+use super::fsio::{
+    create_new, ensure_private_dir, list_dir, read_if_exists, read_json, remove_file, remove_tree, write_if_changed,
+    write_json,
+};
 use super::lock::{WorkspaceLock, acquire};
 use crate::core::consolidate::edits::Edits;
 use crate::core::layout::{DIFF_FILE, NOTES_DIR};
@@ -88,7 +91,7 @@ impl Workspace {
     }
 
     pub fn remove_stage1(&self, session_id: &str) -> Result<()> {
-        remove_if_exists(&self.stage1_path(session_id))
+        remove_file(&self.stage1_path(session_id))
     }
 
     /// A stored record, or `None` with a warning through `warn` when it is damaged: one bad
@@ -147,15 +150,8 @@ impl Workspace {
     /// Every stored stage-1 record, sorted by session id. A damaged record is reported
     /// through `warn` and skipped: one bad file never stops a run.
     pub fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
-        let dir = self.stage1_dir();
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
-        };
         let mut records = Vec::new();
-        for entry in entries {
-            let path = entry.with_context(|| format!("cannot read {}", dir.display()))?.path();
+        for path in list_dir(&self.stage1_dir())? {
             if path.extension().is_none_or(|e| e != "json") {
                 continue;
             }
@@ -181,20 +177,18 @@ impl Workspace {
 
     /// Read a workspace file, or `None` when it does not exist.
     pub fn read(&self, relative: &str) -> Result<Option<String>> {
-        let path = self.file(relative);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-        }
+        Ok(self.read_bytes(relative)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Write a workspace file atomically, only when its bytes change.
     pub fn write(&self, relative: &str, text: &str) -> Result<()> {
-        if self.read(relative)?.as_deref() == Some(text) {
-            return Ok(());
-        }
-        write_atomic(&self.file(relative), text.as_bytes())
+        write_if_changed(&self.file(relative), text.as_bytes()).map(drop)
+    }
+
+    /// Create a workspace file that must not exist yet, never replacing one: false when
+    /// the name is taken.
+    pub fn create_new(&self, relative: &str, text: &str) -> Result<bool> {
+        create_new(&self.file(relative), text.as_bytes())
     }
 
     /// Every regular file of the workspace (not `.handbook/`, not the diff file, not
@@ -220,9 +214,10 @@ impl Workspace {
             if relative == DIFF_FILE {
                 continue;
             }
-            let bytes =
-                std::fs::read(entry.path()).with_context(|| format!("cannot read {}", entry.path().display()))?;
-            files.insert(relative, bytes);
+            // A file removed since the walk listed it is simply not part of the snapshot.
+            if let Some(bytes) = read_if_exists(entry.path())? {
+                files.insert(relative, bytes);
+            }
         }
         Ok(Snapshot { files })
     }
@@ -253,30 +248,22 @@ impl Workspace {
     pub fn store_object(&self, bytes: &[u8]) -> Result<String> {
         let hash = hash(bytes);
         let path = self.object_path(&hash);
+        // Named by its content, so a copy already there holds the same bytes; checking first
+        // spares a synced write of every baseline file at every consolidation.
         if !path.exists() {
-            write_atomic(&path, bytes)?;
+            create_new(&path, bytes)?;
         }
         Ok(hash)
     }
 
     /// A workspace file's bytes, or `None` when it does not exist.
     pub fn read_bytes(&self, relative: &str) -> Result<Option<Vec<u8>>> {
-        let path = self.file(relative);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-        }
+        read_if_exists(&self.file(relative))
     }
 
     /// The baseline contents stored under `hash`.
     pub fn object(&self, hash: &str) -> Result<Option<String>> {
-        let path = self.object_path(hash);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-        }
+        Ok(read_if_exists(&self.object_path(hash))?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// The names of the entries of a workspace folder, sorted; none when it does not exist.
@@ -309,12 +296,11 @@ impl Workspace {
 
     /// Remove stored contents no longer referenced by `keep`.
     pub fn prune_objects(&self, keep: &BTreeSet<&String>) -> Result<()> {
-        let dir = self.state_dir().join("objects");
-        let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(()) };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
+        // Pruning only tidies: a folder that cannot be listed keeps its copies for next time.
+        for path in list_dir(&self.state_dir().join("objects")).unwrap_or_default() {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if !keep.iter().any(|k| **k == name) {
-                remove_if_exists(&entry.path())?;
+                remove_file(&path)?;
             }
         }
         Ok(())
@@ -337,25 +323,18 @@ impl Workspace {
     }
 
     pub fn clear_pending(&self) -> Result<()> {
-        remove_if_exists(&self.state_dir().join("pending.json"))
+        remove_file(&self.state_dir().join("pending.json"))
     }
 
     /// The notes, in file-name order.
     pub fn notes(&self) -> Result<Vec<Note>> {
-        let dir = self.home.join(NOTES_DIR);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
-        };
         let mut notes = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
+        for path in list_dir(&self.home.join(NOTES_DIR))? {
             if path.extension().is_none_or(|e| e != "md") || !path.is_file() {
                 continue;
             }
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let text = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let Some(text) = read_if_exists(&path)? else { continue };
             notes.push(notes::parse(&format!("{NOTES_DIR}/{name}"), &String::from_utf8_lossy(&text)));
         }
         notes.sort_by(|a, b| a.file.cmp(&b.file));
@@ -365,5 +344,96 @@ impl Workspace {
     /// True when `home` holds a handbook workspace.
     pub fn exists(&self) -> bool {
         self.state_dir().is_dir()
+    }
+
+    /// Refuse to reset anything that is not unmistakably a workspace: a real (not symlinked)
+    /// home holding a real `.handbook/` with handbook's state in it.
+    pub fn check_resettable(&self) -> Result<()> {
+        let home = &self.home;
+        if home.parent().is_none() {
+            bail!("refusing to reset {}: a filesystem root is not a workspace", home.display());
+        }
+        let meta = std::fs::symlink_metadata(home)
+            .with_context(|| format!("cannot reset {}: it does not exist", home.display()))?;
+        if meta.file_type().is_symlink() {
+            bail!(
+                "refusing to reset {}: it is a symbolic link; reset the folder it points to by its own path",
+                home.display()
+            );
+        }
+        let state = self.state_dir();
+        let real_state_dir = std::fs::symlink_metadata(&state).is_ok_and(|m| m.is_dir());
+        let has_state = ["sources.json", "manifest.json"].iter().any(|f| state.join(f).is_file());
+        if !real_state_dir || !has_state {
+            bail!(
+                "refusing to reset {}: it is not a handbook workspace (no .handbook folder with handbook's state)",
+                home.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Remove `entries` of the home (files or whole folders) and everything under
+    /// `.handbook/` but the lock, never following a symbolic link. True when any of it was
+    /// there, `sources.json` aside.
+    pub fn clear(&self, entries: &[&str]) -> Result<bool> {
+        let mut found = entries.iter().any(|name| self.file(name).exists());
+        for name in entries {
+            remove_tree(&self.file(name))?;
+        }
+        for path in list_dir(&self.state_dir())? {
+            let name = path.file_name().and_then(|n| n.to_str());
+            // The lock stays: it is held right now, and removing it would let another run in.
+            if name == Some("lock") {
+                continue;
+            }
+            found |= name != Some("sources.json");
+            remove_tree(&path)?;
+        }
+        Ok(found)
+    }
+
+    /// How many entries the home holds besides `.handbook/`.
+    pub fn other_entries(&self) -> usize {
+        list_dir(&self.home).map_or(0, |paths| paths.iter().filter(|p| !p.ends_with(".handbook")).count())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn clearing_removes_only_what_it_names_and_keeps_the_lock() {
+        let home = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("precious.txt"), "keep me").unwrap();
+        let workspace = Workspace::new(home.path());
+        let _lock = workspace.lock(Duration::ZERO).unwrap();
+        workspace.write("MEMORY.md", "# Notes\n").unwrap();
+        workspace.write(".handbook/stage1/a.json", "{}").unwrap();
+        workspace.write("mine.txt", "mine").unwrap();
+        std::os::unix::fs::symlink(outside.path(), home.path().join("skills")).unwrap();
+
+        assert!(workspace.clear(&["MEMORY.md", "skills", "rollout_summaries"]).unwrap());
+        assert!(!home.path().join("MEMORY.md").exists() && !workspace.stage1_dir().exists());
+        assert!(std::fs::symlink_metadata(home.path().join("skills")).is_err(), "the link itself goes");
+        assert!(outside.path().join("precious.txt").exists(), "what it points to stays");
+        assert!(workspace.state_dir().join("lock").exists());
+        assert_eq!(workspace.other_entries(), 1);
+        assert!(!workspace.clear(&["MEMORY.md"]).unwrap(), "nothing was left to remove");
+    }
+
+    #[test]
+    fn only_a_real_workspace_may_be_reset() {
+        let home = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(home.path());
+        let err = workspace.check_resettable().unwrap_err();
+        assert!(format!("{err:#}").contains("not a handbook workspace"), "{err:#}");
+        workspace.save_sources(&Sources::default()).unwrap();
+        workspace.check_resettable().unwrap();
+        let err = Workspace::new(Path::new("/")).check_resettable().unwrap_err();
+        assert!(format!("{err:#}").contains("a filesystem root is not a workspace"), "{err:#}");
     }
 }
