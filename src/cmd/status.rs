@@ -11,13 +11,14 @@ use serde::Serialize;
 use crate::config::Settings;
 use crate::core::injection::looks_like_instruction;
 use crate::core::layout::{SUMMARY, timestamp};
+use crate::core::manifest::Snapshot;
 use crate::core::manifest::{self, Change};
 use crate::core::redact::secret_kinds;
 use crate::core::state::{SourceState, Sources};
 use crate::core::tokens::estimate;
 use crate::core::words::count;
 use crate::edge::terminal::Terminal;
-use crate::edge::workspace::{Snapshot, Workspace};
+use crate::edge::workspace::Workspace;
 
 /// Instruction-like lines listed at most.
 const MAX_FLAGGED: usize = 20;

@@ -120,7 +120,6 @@ pub fn remove_file(path: &Path) -> Result<()> {
 }
 
 /// Same as [`remove_file`].
-pub use self::remove_file as remove_if_exists;
 
 /// Remove a file or a whole folder, never following a symbolic link (a link is removed,
 /// not what it points to); a path already gone is fine.

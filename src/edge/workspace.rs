@@ -268,19 +268,8 @@ impl Workspace {
 
     /// The names of the entries of a workspace folder, sorted; none when it does not exist.
     pub fn list(&self, relative: &str) -> Result<Vec<String>> {
-        let dir = self.file(relative);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
-        };
-        let mut names = Vec::new();
-        for entry in entries {
-            let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
-            names.push(entry.file_name().to_string_lossy().into_owned());
-        }
-        names.sort();
-        Ok(names)
+        let entries = list_dir(&self.file(relative))?;
+        Ok(entries.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect())
     }
 
     /// The stored baseline contents of each of `hashes` that is stored, by hash.
