@@ -119,8 +119,6 @@ pub fn remove_file(path: &Path) -> Result<()> {
     remove(path, false)
 }
 
-/// Same as [`remove_file`].
-
 /// Remove a file or a whole folder, never following a symbolic link (a link is removed,
 /// not what it points to); a path already gone is fine.
 pub fn remove_tree(path: &Path) -> Result<()> {
