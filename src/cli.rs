@@ -26,35 +26,35 @@ use crate::core::session::Agent;
 )]
 pub struct Cli {
     #[arg(long, global = true, value_name = "DIR", help = table::HOME.flag_help())]
-    pub home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
 
     #[arg(long, global = true, value_name = "FILE", help = table::CONFIG.flag_help())]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
 
     /// Print one JSON object per line on stdout instead of text
     #[arg(long, global = true)]
-    pub json: bool,
+    pub(crate) json: bool,
 
     /// Print only warnings and errors: no per-session lines, no coverage line, no progress bar
     #[arg(short, long, global = true)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 
     #[arg(long, global = true, value_enum, value_name = "WHEN", help = table::COLOR.flag_help())]
-    pub color: Option<ColorChoice>,
+    pub(crate) color: Option<ColorChoice>,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     Auto,
     Always,
     Never,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Read new and changed transcripts and extract their lessons (phase 1)
     ///
     /// Finds session files under each SOURCE (default: the agents' own session folders that
@@ -131,7 +131,7 @@ pub enum Command {
 /// first word after the global flags, is `summary`, and `--hook` is among its own arguments
 /// (before any `--`). Decided on the words so that even flags clap refuses cannot make hook
 /// mode fail.
-pub fn asks_for_hook(args: &[OsString]) -> bool {
+pub(crate) fn asks_for_hook(args: &[OsString]) -> bool {
     let command = Cli::command();
     let global = |word: &str| {
         command.get_arguments().find(|arg| match word.strip_prefix("--") {
@@ -155,109 +155,109 @@ pub fn asks_for_hook(args: &[OsString]) -> bool {
 }
 
 #[derive(Debug, Args)]
-pub struct ConsolidateArgs {
+pub(crate) struct ConsolidateArgs {
     #[command(flatten)]
-    pub options: ConsolidateOptions,
+    pub(crate) options: ConsolidateOptions,
 
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub(crate) engine: EngineArgs,
 
     #[arg(long, value_name = "SECONDS", value_parser = table::LOCK_WAIT.parser(), help = table::LOCK_WAIT.flag_help())]
-    pub wait: Option<f64>,
+    pub(crate) wait: Option<f64>,
 }
 
 /// The flags `consolidate` and `update` share.
 #[derive(Debug, Clone, Default, Args)]
-pub struct ConsolidateOptions {
+pub(crate) struct ConsolidateOptions {
     /// Consolidate even within the cooldown after the last consolidation
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
 
     #[arg(long, value_name = "N", value_parser = table::MAX_RAW_MEMORIES.parser(), help = table::MAX_RAW_MEMORIES.flag_help())]
-    pub max_raw_memories: Option<usize>,
+    pub(crate) max_raw_memories: Option<usize>,
 
     #[arg(long, value_name = "DAYS", value_parser = table::MAX_UNUSED_DAYS.parser(), help = table::MAX_UNUSED_DAYS.flag_help())]
-    pub max_unused_days: Option<u32>,
+    pub(crate) max_unused_days: Option<u32>,
 }
 
 #[derive(Debug, Args)]
-pub struct UpdateArgs {
+pub(crate) struct UpdateArgs {
     #[command(flatten)]
-    pub extract: ExtractArgs,
+    pub(crate) extract: ExtractArgs,
 
     #[command(flatten)]
-    pub consolidate: ConsolidateOptions,
+    pub(crate) consolidate: ConsolidateOptions,
 }
 
 #[derive(Debug, Args)]
-pub struct SummaryArgs {
+pub(crate) struct SummaryArgs {
     #[arg(long, value_name = "N", value_parser = table::SUMMARY_MAX_TOKENS.parser(), help = table::SUMMARY_MAX_TOKENS.flag_help())]
-    pub max_tokens: Option<usize>,
+    pub(crate) max_tokens: Option<usize>,
 
     /// Character cap, on top of the token cap (Claude Code keeps 10,000 characters of hook output)
     #[arg(long, value_name = "N")]
-    pub max_chars: Option<usize>,
+    pub(crate) max_chars: Option<usize>,
 
     /// Only the entries of the project DIR belongs to, besides the global sections (an empty
     /// DIR, as from an unset variable, means every project)
     #[arg(long, value_name = "DIR", value_parser = clap::value_parser!(std::ffi::OsString))]
-    pub project: Option<std::ffi::OsString>,
+    pub(crate) project: Option<std::ffi::OsString>,
 
     /// Wrap the summary in instructions for an agent: where the handbook is, how to look things
     /// up, that memory is evidence and not orders, and how to cite what it used
     #[arg(long)]
-    pub prompt: bool,
+    pub(crate) prompt: bool,
 
     /// Print a SessionStart hook's JSON ({"hookSpecificOutput": {"additionalContext": ...}});
     /// on any failure print nothing and exit 0, so a broken handbook never blocks an agent
     #[arg(long)]
-    pub hook: bool,
+    pub(crate) hook: bool,
 
     /// Write to FILE (atomically, and only when its bytes change) instead of stdout
     #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// Words to look for (with --regex, patterns)
     #[arg(value_name = "QUERY")]
-    pub query: Vec<String>,
+    pub(crate) query: Vec<String>,
 
     /// Only results from this time on: 2026-11-20, an RFC 3339 time, 7d, 2w, 12h, today,
     /// yesterday (days are UTC)
     #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
 
     /// Only results up to this time; a date covers that whole day
     #[arg(long, value_name = "WHEN")]
-    pub until: Option<String>,
+    pub(crate) until: Option<String>,
 
     /// Only results from the project DIR belongs to
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 
     /// Where to search: memory (MEMORY.md, memory_summary.md), summaries (rollout_summaries/),
     /// notes, transcripts, all; repeat or separate with commas [default: memory,summaries,notes]
     #[arg(long = "in", value_enum, value_name = "WHERE", value_delimiter = ',')]
-    pub within: Vec<SearchIn>,
+    pub(crate) within: Vec<SearchIn>,
 
     /// Read each word as a regular expression (Rust regex syntax)
     #[arg(long)]
-    pub regex: bool,
+    pub(crate) regex: bool,
 
     /// Match case exactly
     #[arg(long)]
-    pub case_sensitive: bool,
+    pub(crate) case_sensitive: bool,
 
     /// Show at most N results, and say how many more there were; 0 shows all [default: 20]
     #[arg(long, value_name = "N")]
-    pub limit: Option<usize>,
+    pub(crate) limit: Option<usize>,
 }
 
 /// What `search --in` can search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
-pub enum SearchIn {
+pub(crate) enum SearchIn {
     Memory,
     Summaries,
     Notes,
@@ -266,101 +266,101 @@ pub enum SearchIn {
 }
 
 #[derive(Debug, Args)]
-pub struct NoteArgs {
+pub(crate) struct NoteArgs {
     /// The note; `-` or nothing reads it from stdin
     #[arg(value_name = "TEXT")]
-    pub text: Vec<String>,
+    pub(crate) text: Vec<String>,
 
     /// A title [default: the note's first line]
     #[arg(long, value_name = "TITLE")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
 }
 
 #[derive(Debug, Args)]
-pub struct ForgetArgs {
+pub(crate) struct ForgetArgs {
     /// Session ids or transcript paths
     #[arg(value_name = "SESSION", required = true)]
-    pub sessions: Vec<String>,
+    pub(crate) sessions: Vec<String>,
 }
 
 #[derive(Debug, Args)]
-pub struct ResetArgs {
+pub(crate) struct ResetArgs {
     /// Do not ask for confirmation (required when stdin is not a terminal)
     #[arg(long)]
-    pub yes: bool,
+    pub(crate) yes: bool,
 }
 
 #[derive(Debug, Clone, Default, Args)]
-pub struct ExtractArgs {
+pub(crate) struct ExtractArgs {
     #[arg(value_name = "SOURCE", help = table::SOURCES.flag_help())]
-    pub sources: Vec<PathBuf>,
+    pub(crate) sources: Vec<PathBuf>,
 
     /// Read every file as this format instead of detecting it
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<Agent>,
+    pub(crate) format: Option<Agent>,
 
     #[arg(long, value_name = "DURATION", value_parser = table::MIN_IDLE.parser(), help = table::MIN_IDLE.flag_help())]
-    pub min_idle: Option<Hours>,
+    pub(crate) min_idle: Option<Hours>,
 
     #[arg(long, value_name = "DURATION", value_parser = table::MAX_AGE.parser(), help = table::MAX_AGE.flag_help())]
-    pub max_age: Option<Days>,
+    pub(crate) max_age: Option<Days>,
 
     /// Ignore the idle and age windows: read every session
     #[arg(long)]
-    pub all: bool,
+    pub(crate) all: bool,
 
     #[arg(long, value_name = "N", value_parser = table::MAX_SESSIONS_PER_RUN.parser(), help = table::MAX_SESSIONS_PER_RUN.flag_help())]
-    pub limit: Option<usize>,
+    pub(crate) limit: Option<usize>,
 
     /// Only sessions with this id, or whose path contains this text (repeatable)
     #[arg(long, value_name = "ID")]
-    pub session: Vec<String>,
+    pub(crate) session: Vec<String>,
 
     /// Show what would be extracted without writing anything
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
 
     #[arg(long, help = table::INCLUDE_SUBAGENTS.flag_help())]
-    pub include_subagents: bool,
+    pub(crate) include_subagents: bool,
 
     #[arg(long, value_name = "SECONDS", value_parser = table::LOCK_WAIT.parser(), help = table::LOCK_WAIT.flag_help())]
-    pub wait: Option<f64>,
+    pub(crate) wait: Option<f64>,
 
     #[arg(long, value_name = "N", value_parser = table::MAX_INPUT_TOKENS_PER_RUN.parser(), help = table::MAX_INPUT_TOKENS_PER_RUN.flag_help())]
-    pub max_input_tokens_per_run: Option<u64>,
+    pub(crate) max_input_tokens_per_run: Option<u64>,
 
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub(crate) engine: EngineArgs,
 }
 
 /// The engine a phase runs on, and how to reach its model. In `update` they apply to both
 /// phases; `extract_engine`, `consolidate_engine`, `extract_model` and `consolidate_model`
 /// in the config file (or `HANDBOOK_EXTRACT_ENGINE`, ...) set one phase.
 #[derive(Debug, Clone, Default, Args)]
-pub struct EngineArgs {
+pub(crate) struct EngineArgs {
     #[arg(long, value_enum, value_name = "ENGINE", help = table::ENGINE.flag_help())]
-    pub engine: Option<EngineKind>,
+    pub(crate) engine: Option<EngineKind>,
 
     #[arg(long, value_name = "MODEL", help = table::MODEL.flag_help())]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 
     #[arg(long, value_name = "URL", value_parser = table::BASE_URL.parser(), help = table::BASE_URL.flag_help())]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 
     #[arg(long, value_name = "NAME", value_parser = table::API_KEY_ENV.parser(), help = table::API_KEY_ENV.flag_help())]
-    pub api_key_env: Option<String>,
+    pub(crate) api_key_env: Option<String>,
 
     #[arg(long, value_name = "COMMAND", help = table::LLM_COMMAND.flag_help())]
-    pub llm_command: Option<String>,
+    pub(crate) llm_command: Option<String>,
 
     #[arg(long, value_name = "SECONDS", value_parser = table::TIMEOUT.parser(), help = table::TIMEOUT.flag_help())]
-    pub timeout: Option<f64>,
+    pub(crate) timeout: Option<f64>,
 
     #[arg(long, value_name = "N", value_parser = table::MAX_RETRIES.parser(), help = table::MAX_RETRIES.flag_help())]
-    pub max_retries: Option<u32>,
+    pub(crate) max_retries: Option<u32>,
 
     #[arg(long, value_name = "N", value_parser = table::CONTEXT_TOKENS.parser(), help = table::CONTEXT_TOKENS.flag_help())]
-    pub context_tokens: Option<usize>,
+    pub(crate) context_tokens: Option<usize>,
 }
 
 /// `--format` reads the names [`Agent::name`] gives, so they are spelled in one place.

@@ -18,10 +18,10 @@
 //!   file into [`config::Settings`].
 
 pub mod cli;
-pub mod cmd;
+pub(crate) mod cmd;
 pub mod config;
 pub mod core;
-pub mod edge;
+pub(crate) mod edge;
 
 use std::process::ExitCode;
 

@@ -9,7 +9,7 @@ use crate::edge::terminal::Terminal;
 /// Print one line (or `setting` object) per setting. API keys never reach this far: a key's
 /// record holds only whether its variable is set. Values are redacted all the same, since a
 /// command line or a URL may carry a credential.
-pub fn run(settings: &Settings, term: &Terminal) -> Result<()> {
+pub(crate) fn run(settings: &Settings, term: &Terminal) -> Result<()> {
     let width = settings.resolved.iter().map(|r| r.name.len()).max().unwrap_or(0);
     for resolved in &settings.resolved {
         let shown = Resolved { value: resolved.value.as_deref().map(|v| redact(v).into_owned()), ..resolved.clone() };

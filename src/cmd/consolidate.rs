@@ -28,14 +28,14 @@ use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
 /// Run `consolidate`.
-pub fn run(settings: &Settings, opts: &ConsolidateSettings, term: &Terminal) -> Result<()> {
+pub(crate) fn run(settings: &Settings, opts: &ConsolidateSettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
     let _lock = workspace.lock(opts.lock_wait)?;
     consolidate_and_report(&workspace, settings, opts, term)
 }
 
 /// Consolidate and print the report; the caller holds the lock.
-pub fn consolidate_and_report(
+pub(crate) fn consolidate_and_report(
     workspace: &Workspace,
     settings: &Settings,
     opts: &ConsolidateSettings,
@@ -62,7 +62,7 @@ fn rules(settings: &Settings, opts: &ConsolidateSettings) -> Rules {
 }
 
 /// Consolidate the workspace; the caller holds the lock.
-pub fn consolidate(
+pub(crate) fn consolidate(
     workspace: &Workspace,
     settings: &Settings,
     opts: &ConsolidateSettings,

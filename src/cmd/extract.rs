@@ -29,14 +29,19 @@ use crate::edge::workspace::Workspace;
 
 /// Run `extract` on its own: take the lock (a dry run writes nothing, so needs none), then
 /// extract.
-pub fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
+pub(crate) fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
     let _lock: Option<WorkspaceLock> = if opts.dry_run { None } else { Some(workspace.lock(opts.lock_wait)?) };
     extract(&workspace, settings, opts, term)
 }
 
 /// Extract; the caller holds the lock unless this is a dry run.
-pub fn extract(workspace: &Workspace, settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
+pub(crate) fn extract(
+    workspace: &Workspace,
+    settings: &Settings,
+    opts: &ExtractSettings,
+    term: &Terminal,
+) -> Result<()> {
     let found = discover_sources(&opts.sources, term)?;
     let present: HashSet<String> = found.files.iter().map(|p| key_of(p)).collect();
     let mut run = Run {

@@ -16,7 +16,12 @@ struct Forgotten {
 }
 
 /// Run `forget`.
-pub fn run(settings: &Settings, targets: &[String], lock_wait: std::time::Duration, term: &Terminal) -> Result<()> {
+pub(crate) fn run(
+    settings: &Settings,
+    targets: &[String],
+    lock_wait: std::time::Duration,
+    term: &Terminal,
+) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
     if !workspace.exists() {
         bail!("no handbook workspace in {}: nothing to forget", settings.home.display());

@@ -1,12 +1,12 @@
 //! One module per subcommand: glue between the edges and the core.
 
-pub mod config;
-pub mod consolidate;
-pub mod extract;
-pub mod forget;
-pub mod note;
-pub mod reset;
-pub mod search;
-pub mod status;
-pub mod summary;
-pub mod update;
+pub(crate) mod config;
+pub(crate) mod consolidate;
+pub(crate) mod extract;
+pub(crate) mod forget;
+pub(crate) mod note;
+pub(crate) mod reset;
+pub(crate) mod search;
+pub(crate) mod status;
+pub(crate) mod summary;
+pub(crate) mod update;

@@ -20,7 +20,7 @@ struct Written<'a> {
 }
 
 /// Run `note`.
-pub fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> Result<()> {
+pub(crate) fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> Result<()> {
     let text = match &opts.text {
         Some(text) => text.clone(),
         None if std::io::stdin().is_terminal() => {

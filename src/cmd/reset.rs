@@ -22,7 +22,7 @@ const WORKSPACE_ENTRIES: &[&str] =
     &[MEMORY, SUMMARY, RAW_MEMORIES, ROLLOUT_SUMMARIES, DIFF_FILE, "extensions", "skills"];
 
 /// Run `reset`.
-pub fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term: &Terminal) -> Result<()> {
+pub(crate) fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term: &Terminal) -> Result<()> {
     // `components` drops a trailing slash, which would make the symlink check follow the link.
     let home: PathBuf = settings.home.components().collect();
     let workspace = Workspace::new(&home);

@@ -19,7 +19,7 @@ use crate::edge::workspace::Workspace;
 use crate::{EXIT_NOTHING_FOUND, EXIT_OK};
 
 /// Run `search`; the exit status is 0 with results, 1 with none.
-pub fn run(settings: &Settings, opts: &SearchSettings, term: &Terminal) -> Result<u8> {
+pub(crate) fn run(settings: &Settings, opts: &SearchSettings, term: &Terminal) -> Result<u8> {
     let workspace = Workspace::new(&settings.home);
     let project = opts.project.as_deref().map(project_of_dir);
     let bounds = Bounds { since: opts.since, until: opts.until, project: project.as_deref() };

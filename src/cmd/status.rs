@@ -57,7 +57,7 @@ struct Finding {
 }
 
 /// Run `status`.
-pub fn run(settings: &Settings, term: &Terminal) -> Result<()> {
+pub(crate) fn run(settings: &Settings, term: &Terminal) -> Result<()> {
     let status = gather(settings, term)?;
     term.json("status", &status)?;
     if !term.json {

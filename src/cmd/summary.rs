@@ -18,7 +18,7 @@ use crate::edge::workspace::Workspace;
 
 /// Run `summary`. In hook mode nothing here fails: any problem prints nothing, goes to
 /// stderr, and exits 0, so a broken handbook never stops an agent from starting.
-pub fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result<()> {
+pub(crate) fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result<()> {
     let text = match render(settings, opts, term) {
         Ok(text) => text,
         Err(e) if opts.hook => {

@@ -9,7 +9,7 @@ use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
 /// Run `update`.
-pub fn run(
+pub(crate) fn run(
     settings: &Settings,
     extract: &ExtractSettings,
     consolidate: &ConsolidateSettings,

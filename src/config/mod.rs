@@ -4,9 +4,9 @@
 //! from; this module is the only one that reads the environment.
 
 pub mod docs;
-pub mod resolve;
+pub(crate) mod resolve;
 pub mod table;
-pub mod value;
+pub(crate) mod value;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,7 +18,7 @@ use crate::cli::{
     Cli, ColorChoice, Command, ConsolidateArgs, ConsolidateOptions, EngineArgs, ExtractArgs, NoteArgs, SearchArgs,
     SearchIn, SummaryArgs,
 };
-pub use crate::config::resolve::{ConfigFile, Env, Origin, Resolved, Resolver};
+pub(crate) use crate::config::resolve::{ConfigFile, Env, Origin, Resolved, Resolver};
 use crate::config::table::Setting;
 use crate::config::value::Kind;
 use crate::core::dates::{Edge, parse_when};
@@ -27,36 +27,36 @@ use crate::core::tokens::Cap;
 
 /// How output looks, decided once per run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Output {
-    pub json: bool,
-    pub quiet: bool,
-    pub color: ColorChoice,
+pub(crate) struct Output {
+    pub(crate) json: bool,
+    pub(crate) quiet: bool,
+    pub(crate) color: ColorChoice,
 }
 
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
-pub struct Settings {
-    pub home: PathBuf,
-    pub output: Output,
+pub(crate) struct Settings {
+    pub(crate) home: PathBuf,
+    pub(crate) output: Output,
     /// The time the run treats as now (`HANDBOOK_NOW` fixes it for reproducible runs).
-    pub now: Timestamp,
+    pub(crate) now: Timestamp,
     /// The summary's token cap (`summary_max_tokens`), which consolidation and `status` use too.
-    pub summary_max_tokens: usize,
+    pub(crate) summary_max_tokens: usize,
     /// A named point at which the run aborts (`HANDBOOK_FAULT`), to test that a run killed
     /// there loses nothing.
     #[cfg(feature = "fault-injection")]
-    pub fault: Option<String>,
+    pub(crate) fault: Option<String>,
     /// Where a config file and template overrides live.
-    pub config_dir: Option<PathBuf>,
-    pub command: CommandSettings,
+    pub(crate) config_dir: Option<PathBuf>,
+    pub(crate) command: CommandSettings,
     /// Every setting resolved for this run, with where its value came from.
-    pub resolved: Vec<Resolved>,
+    pub(crate) resolved: Vec<Resolved>,
     /// Problems worth saying that do not stop the run, such as an old setting's name.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
-pub enum CommandSettings {
+pub(crate) enum CommandSettings {
     Extract(ExtractSettings),
     Consolidate(ConsolidateSettings),
     Update(Box<ExtractSettings>, Box<ConsolidateSettings>),
@@ -77,59 +77,59 @@ pub enum CommandSettings {
 }
 
 #[derive(Debug, Clone)]
-pub struct ConsolidateSettings {
-    pub engine: EngineSettings,
-    pub max_raw_memories: usize,
-    pub max_unused: SignedDuration,
-    pub cooldown: SignedDuration,
-    pub force: bool,
-    pub lock_wait: Duration,
+pub(crate) struct ConsolidateSettings {
+    pub(crate) engine: EngineSettings,
+    pub(crate) max_raw_memories: usize,
+    pub(crate) max_unused: SignedDuration,
+    pub(crate) cooldown: SignedDuration,
+    pub(crate) force: bool,
+    pub(crate) lock_wait: Duration,
 }
 
 #[derive(Debug, Clone)]
-pub struct SummarySettings {
-    pub cap: Cap,
-    pub project: Option<PathBuf>,
-    pub prompt: bool,
-    pub hook: bool,
-    pub output: Option<PathBuf>,
+pub(crate) struct SummarySettings {
+    pub(crate) cap: Cap,
+    pub(crate) project: Option<PathBuf>,
+    pub(crate) prompt: bool,
+    pub(crate) hook: bool,
+    pub(crate) output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
-pub struct SearchSettings {
-    pub query: Vec<String>,
-    pub since: Option<Timestamp>,
-    pub until: Option<Timestamp>,
-    pub project: Option<PathBuf>,
-    pub scope: SearchScope,
-    pub regex: bool,
-    pub case_sensitive: bool,
+pub(crate) struct SearchSettings {
+    pub(crate) query: Vec<String>,
+    pub(crate) since: Option<Timestamp>,
+    pub(crate) until: Option<Timestamp>,
+    pub(crate) project: Option<PathBuf>,
+    pub(crate) scope: SearchScope,
+    pub(crate) regex: bool,
+    pub(crate) case_sensitive: bool,
     /// `None` shows every result.
-    pub limit: Option<usize>,
+    pub(crate) limit: Option<usize>,
 }
 
 /// The parts of the workspace a search reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SearchScope {
+pub(crate) struct SearchScope {
     /// MEMORY.md and memory_summary.md.
-    pub memory: bool,
+    pub(crate) memory: bool,
     /// rollout_summaries/.
-    pub summaries: bool,
-    pub notes: bool,
-    pub transcripts: bool,
+    pub(crate) summaries: bool,
+    pub(crate) notes: bool,
+    pub(crate) transcripts: bool,
 }
 
 #[derive(Debug, Clone)]
-pub struct NoteSettings {
+pub(crate) struct NoteSettings {
     /// The note, or `None` to read it from stdin.
-    pub text: Option<String>,
-    pub title: Option<String>,
-    pub lock_wait: Duration,
+    pub(crate) text: Option<String>,
+    pub(crate) title: Option<String>,
+    pub(crate) lock_wait: Duration,
 }
 
 /// The engine of a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineKind {
+pub(crate) enum EngineKind {
     Builtin,
     OpenAi,
     Anthropic,
@@ -138,11 +138,11 @@ pub enum EngineKind {
 
 impl EngineKind {
     /// Every engine, in the order help lists them.
-    pub const ALL: [EngineKind; 4] =
+    pub(crate) const ALL: [EngineKind; 4] =
         [EngineKind::Builtin, EngineKind::OpenAi, EngineKind::Anthropic, EngineKind::Command];
 
     /// The name used in flags, variables, the config file and reports.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             EngineKind::Builtin => "builtin",
             EngineKind::OpenAi => "openai",
@@ -166,15 +166,15 @@ impl clap::ValueEnum for EngineKind {
 /// An API key. It is held only in memory: never printed (its `Debug` hides it), logged or
 /// written.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+pub(crate) struct Secret(String);
 
 impl Secret {
-    pub fn new(value: impl Into<String>) -> Secret {
+    pub(crate) fn new(value: impl Into<String>) -> Secret {
         Secret(value.into())
     }
 
     /// The key, to put in a request header and nowhere else.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -187,24 +187,24 @@ impl std::fmt::Debug for Secret {
 
 /// How a phase reaches its model.
 #[derive(Debug, Clone)]
-pub struct EngineSettings {
-    pub kind: EngineKind,
-    pub model: Option<String>,
+pub(crate) struct EngineSettings {
+    pub(crate) kind: EngineKind,
+    pub(crate) model: Option<String>,
     /// Without a trailing `/`.
-    pub base_url: String,
+    pub(crate) base_url: String,
     /// The variable the key was read from, to name it in errors.
-    pub api_key_env: String,
-    pub api_key: Option<Secret>,
-    pub command: Option<String>,
-    pub timeout: Duration,
-    pub max_retries: u32,
+    pub(crate) api_key_env: String,
+    pub(crate) api_key: Option<Secret>,
+    pub(crate) command: Option<String>,
+    pub(crate) timeout: Duration,
+    pub(crate) max_retries: u32,
     /// The first retry's delay; each later one doubles it (with jitter).
-    pub retry_delay: Duration,
-    pub context_tokens: usize,
+    pub(crate) retry_delay: Duration,
+    pub(crate) context_tokens: usize,
 }
 
 impl EngineSettings {
-    pub fn builtin() -> EngineSettings {
+    pub(crate) fn builtin() -> EngineSettings {
         EngineSettings {
             kind: EngineKind::Builtin,
             model: None,
@@ -219,19 +219,19 @@ impl EngineSettings {
         }
     }
 
-    pub fn is_model(&self) -> bool {
+    pub(crate) fn is_model(&self) -> bool {
         self.kind != EngineKind::Builtin
     }
 
     /// The most tokens a model may answer with: a quarter of its context, within bounds, so a
     /// small local model cannot ramble to the end of its window.
-    pub fn answer_tokens(&self) -> usize {
+    pub(crate) fn answer_tokens(&self) -> usize {
         (self.context_tokens / 4).clamp(1024, 8192)
     }
 
     /// `openai gpt-4o-mini`, `command claude -p`, `builtin`: for reports and the manifest
     /// (a key written into the command line is redacted).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match (self.kind, &self.model, &self.command) {
             (EngineKind::Builtin, _, _) => "builtin".to_string(),
             (EngineKind::Command, _, Some(command)) => format!("command {}", crate::core::redact::redact(command)),
@@ -243,27 +243,27 @@ impl EngineSettings {
 
 /// A folder or file to read transcripts from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceRoot {
-    pub path: PathBuf,
+pub(crate) struct SourceRoot {
+    pub(crate) path: PathBuf,
     /// Given on the command line or in the config file (must exist), rather than a default.
-    pub explicit: bool,
+    pub(crate) explicit: bool,
 }
 
 #[derive(Debug, Clone)]
-pub struct ExtractSettings {
-    pub engine: EngineSettings,
+pub(crate) struct ExtractSettings {
+    pub(crate) engine: EngineSettings,
     /// Stop calling the model once this many input tokens went out this run.
-    pub max_input_tokens_per_run: Option<u64>,
-    pub sources: Vec<SourceRoot>,
-    pub format: Option<Agent>,
-    pub min_idle: SignedDuration,
-    pub max_age: SignedDuration,
-    pub all: bool,
-    pub limit: Option<usize>,
-    pub sessions: Vec<String>,
-    pub dry_run: bool,
-    pub include_subagents: bool,
-    pub lock_wait: Duration,
+    pub(crate) max_input_tokens_per_run: Option<u64>,
+    pub(crate) sources: Vec<SourceRoot>,
+    pub(crate) format: Option<Agent>,
+    pub(crate) min_idle: SignedDuration,
+    pub(crate) max_age: SignedDuration,
+    pub(crate) all: bool,
+    pub(crate) limit: Option<usize>,
+    pub(crate) sessions: Vec<String>,
+    pub(crate) dry_run: bool,
+    pub(crate) include_subagents: bool,
+    pub(crate) lock_wait: Duration,
 }
 
 /// Which phase an engine setting is for.
@@ -294,7 +294,7 @@ impl Phase {
 
 impl Settings {
     /// Resolve the parsed flags against the environment and the config file.
-    pub fn resolve(cli: Cli, env: &Env) -> Result<Settings> {
+    pub(crate) fn resolve(cli: Cli, env: &Env) -> Result<Settings> {
         let mut r = Resolver::new(env);
         let config_path = config_file(&mut r, cli.config.clone())?;
         let home = match r.pick(&[&table::HOME], cli.home.clone())? {
@@ -609,7 +609,7 @@ fn lock_wait(r: &mut Resolver, flag: Option<f64>) -> Result<Duration> {
 }
 
 /// The agents' own session folders, in a stable order. Missing ones are skipped later.
-pub fn default_sources(env: &Env) -> Vec<SourceRoot> {
+pub(crate) fn default_sources(env: &Env) -> Vec<SourceRoot> {
     let home = env.home_dir();
     let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
     let codex = env.path("CODEX_HOME").or_else(|| under_home(".codex"));

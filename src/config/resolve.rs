@@ -13,7 +13,7 @@ use crate::config::value::{Kind, Problem, either};
 
 /// A snapshot of the environment variables handbook reads, so resolution is testable.
 #[derive(Debug, Clone, Default)]
-pub struct Env {
+pub(crate) struct Env {
     vars: BTreeMap<String, String>,
     /// Every name asked for, so a test can hold the docs to what the code reads.
     #[cfg(test)]
@@ -22,14 +22,15 @@ pub struct Env {
 
 impl Env {
     /// The process environment.
-    pub fn from_process() -> Env {
+    pub(crate) fn from_process() -> Env {
         Env::from_vars(
             std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect(),
         )
     }
 
     /// An environment holding only `pairs`.
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Env {
+    #[cfg(test)]
+    pub(crate) fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Env {
         Env::from_vars(pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
     }
 
@@ -42,7 +43,7 @@ impl Env {
     }
 
     /// A variable's value, when set and not empty.
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         #[cfg(test)]
         self.asked.borrow_mut().insert(key.to_string());
         self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
@@ -65,7 +66,7 @@ impl Env {
 /// Where a setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "origin", rename_all = "lowercase")]
-pub enum Origin {
+pub(crate) enum Origin {
     /// A command-line flag, such as `--wait`.
     Flag { flag: String },
     /// An environment variable.
@@ -115,25 +116,25 @@ impl Origin {
 
 /// One resolved setting, as `handbook config` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// The setting's name, `extract.` or `consolidate.` first for a phase's engine.
-    pub name: String,
+    pub(crate) name: String,
     /// `None` when it is unset and has no default.
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
     #[serde(flatten)]
-    pub origin: Origin,
+    pub(crate) origin: Origin,
 }
 
 /// The config file: its path and its keys, checked against the table.
 #[derive(Debug, Clone)]
-pub struct ConfigFile {
-    pub path: PathBuf,
+pub(crate) struct ConfigFile {
+    pub(crate) path: PathBuf,
     keys: toml::Table,
 }
 
 impl ConfigFile {
     /// Read the file at `path`; a missing file is no file unless it was named explicitly.
-    pub fn load(path: &Path, required: bool) -> Result<Option<ConfigFile>> {
+    pub(crate) fn load(path: &Path, required: bool) -> Result<Option<ConfigFile>> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
@@ -143,7 +144,7 @@ impl ConfigFile {
     }
 
     /// Parse the file's text. Unknown keys are an error, so a typo never goes unnoticed.
-    pub fn parse(path: &Path, text: &str) -> Result<ConfigFile> {
+    pub(crate) fn parse(path: &Path, text: &str) -> Result<ConfigFile> {
         let keys: toml::Table =
             toml::from_str(text).with_context(|| format!("invalid config file {}", path.display()))?;
         if let Some(key) = keys.keys().find(|key| !table::config_keys().any(|known| known == key.as_str())) {
@@ -155,22 +156,22 @@ impl ConfigFile {
 }
 
 /// Resolves settings against the environment and the config file, keeping a record of each.
-pub struct Resolver<'a> {
-    pub env: &'a Env,
-    pub file: Option<ConfigFile>,
+pub(crate) struct Resolver<'a> {
+    pub(crate) env: &'a Env,
+    pub(crate) file: Option<ConfigFile>,
     /// `extract` or `consolidate` while resolving a phase's engine.
     scope: Option<&'static str>,
-    pub resolved: Vec<Resolved>,
-    pub warnings: Vec<String>,
+    pub(crate) resolved: Vec<Resolved>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl<'a> Resolver<'a> {
-    pub fn new(env: &'a Env) -> Resolver<'a> {
+    pub(crate) fn new(env: &'a Env) -> Resolver<'a> {
         Resolver { env, file: None, scope: None, resolved: Vec::new(), warnings: Vec::new() }
     }
 
     /// Resolve within a phase, whose records are named `phase.setting`.
-    pub fn within<T>(&mut self, phase: &'static str, resolve: impl FnOnce(&mut Self) -> T) -> T {
+    pub(crate) fn within<T>(&mut self, phase: &'static str, resolve: impl FnOnce(&mut Self) -> T) -> T {
         let outer = self.scope.replace(phase);
         let result = resolve(self);
         self.scope = outer;
@@ -179,14 +180,14 @@ impl<'a> Resolver<'a> {
 
     /// The first setting of `chain` that is set: the flag, then each setting's variable, then
     /// each setting's config key, or `default`.
-    pub fn get<T: Kind>(&mut self, chain: &[&'static Setting<T>], flag: Option<T>, default: T) -> Result<T> {
+    pub(crate) fn get<T: Kind>(&mut self, chain: &[&'static Setting<T>], flag: Option<T>, default: T) -> Result<T> {
         let (value, origin) = self.pick(chain, flag)?.unwrap_or((default, Origin::Default));
         self.record(chain, Some(value.show()), origin);
         Ok(value)
     }
 
     /// As [`Resolver::get`], for a setting that may stay unset.
-    pub fn get_opt<T: Kind>(
+    pub(crate) fn get_opt<T: Kind>(
         &mut self,
         chain: &[&'static Setting<T>],
         flag: Option<T>,
@@ -201,7 +202,11 @@ impl<'a> Resolver<'a> {
     }
 
     /// The value and origin of the first setting of `chain` that is set, unrecorded.
-    pub fn pick<T: Kind>(&mut self, chain: &[&'static Setting<T>], flag: Option<T>) -> Result<Option<(T, Origin)>> {
+    pub(crate) fn pick<T: Kind>(
+        &mut self,
+        chain: &[&'static Setting<T>],
+        flag: Option<T>,
+    ) -> Result<Option<(T, Origin)>> {
         if let Some(value) = flag {
             let Some(setting) = chain.iter().find(|s| s.flag.is_some()) else {
                 bail!("{} has no flag, yet one was given", chain_name(chain));
@@ -227,7 +232,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Record a value worked out apart from [`Resolver::get`].
-    pub fn record<T>(&mut self, chain: &[&'static Setting<T>], value: Option<String>, origin: Origin) {
+    pub(crate) fn record<T>(&mut self, chain: &[&'static Setting<T>], value: Option<String>, origin: Origin) {
         let name = match self.scope {
             Some(phase) => format!("{phase}.{}", chain.last().map_or("", |s| s.name)),
             None => chain_name(chain).to_string(),
@@ -237,21 +242,21 @@ impl<'a> Resolver<'a> {
 
     /// Record a value under a name of its own; a name resolved twice (by `update`) keeps the
     /// first record, which holds the same value.
-    pub fn record_named(&mut self, name: String, value: Option<String>, origin: Origin) {
+    pub(crate) fn record_named(&mut self, name: String, value: Option<String>, origin: Origin) {
         if !self.resolved.iter().any(|r| r.name == name) {
             self.resolved.push(Resolved { name, value, origin });
         }
     }
 
     /// `extract.` or `consolidate.` and `name`, inside a phase.
-    pub fn scoped(&self, name: &str) -> String {
+    pub(crate) fn scoped(&self, name: &str) -> String {
         match self.scope {
             Some(phase) => format!("{phase}.{name}"),
             None => name.to_string(),
         }
     }
 
-    pub fn warn(&mut self, message: String) {
+    pub(crate) fn warn(&mut self, message: String) {
         if !self.warnings.contains(&message) {
             self.warnings.push(message);
         }

@@ -11,29 +11,29 @@ use crate::config::EngineKind;
 use crate::config::value::{Days, Hours, Kind, Problem};
 
 /// One setting. `T` is the kind of value it holds.
-pub struct Setting<T: 'static> {
+pub(crate) struct Setting<T: 'static> {
     /// The config file's key (when `key`), and the name `handbook config` shows.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Whether the config file may set it.
-    pub key: bool,
-    pub env: Option<&'static str>,
+    pub(crate) key: bool,
+    pub(crate) env: Option<&'static str>,
     /// `--wait`, or a positional argument's `SOURCE...`.
-    pub flag: Option<&'static str>,
+    pub(crate) flag: Option<&'static str>,
     /// Names it had before, still read with a warning.
-    pub old: Option<OldNames>,
+    pub(crate) old: Option<OldNames>,
     /// What it sets, in one sentence without a full stop.
-    pub help: &'static str,
+    pub(crate) help: &'static str,
     /// What applies when nothing sets it, in words.
-    pub default: &'static str,
+    pub(crate) default: &'static str,
     /// The bounds a value must keep, whatever its source: `Err("expected …")`.
-    pub check: fn(&T) -> Result<(), &'static str>,
+    pub(crate) check: fn(&T) -> Result<(), &'static str>,
 }
 
 /// The names a setting was known by.
 #[derive(Debug, Clone, Copy)]
-pub struct OldNames {
-    pub env: &'static str,
-    pub key: &'static str,
+pub(crate) struct OldNames {
+    pub(crate) env: &'static str,
+    pub(crate) key: &'static str,
 }
 
 fn any<T>(_: &T) -> Result<(), &'static str> {
@@ -42,12 +42,12 @@ fn any<T>(_: &T) -> Result<(), &'static str> {
 
 impl<T> Setting<T> {
     /// The config file's key, when it has one.
-    pub fn key(&self) -> Option<&'static str> {
+    pub(crate) fn key(&self) -> Option<&'static str> {
         self.key.then_some(self.name)
     }
 
     /// The flag's help: what it sets, its variable and its default.
-    pub fn flag_help(&self) -> String {
+    pub(crate) fn flag_help(&self) -> String {
         let env = self.env.map(|env| format!(" [env: {env}]")).unwrap_or_default();
         format!("{}{env} [default: {}]", self.help, self.default)
     }
@@ -55,7 +55,7 @@ impl<T> Setting<T> {
 
 impl<T: Kind + Send + Sync + 'static> Setting<T> {
     /// The flag's parser: the same reading and bounds as for the variable and the key.
-    pub fn parser(&'static self) -> impl Fn(&str) -> Result<T, Problem> + Clone + Send + Sync + 'static {
+    pub(crate) fn parser(&'static self) -> impl Fn(&str) -> Result<T, Problem> + Clone + Send + Sync + 'static {
         move |text| {
             let value = T::from_text(text)?;
             (self.check)(&value).map_err(|bounds| Problem::Expected(bounds.to_string()))?;
@@ -68,10 +68,10 @@ impl<T: Kind + Send + Sync + 'static> Setting<T> {
 #[derive(Debug, Clone, Copy)]
 pub struct Spec {
     pub name: &'static str,
-    pub key: Option<&'static str>,
+    pub(crate) key: Option<&'static str>,
     pub env: Option<&'static str>,
     pub flag: Option<&'static str>,
-    pub old: Option<OldNames>,
+    pub(crate) old: Option<OldNames>,
     pub help: &'static str,
     pub default: &'static str,
 }
@@ -97,7 +97,7 @@ impl<T: Kind + Send + Sync + 'static> Declared for Setting<T> {
 
 // Where the workspace and the configuration are, and how output looks.
 
-pub static HOME: Setting<PathBuf> = Setting {
+pub(crate) static HOME: Setting<PathBuf> = Setting {
     name: "home",
     key: false,
     env: Some("HANDBOOK_HOME"),
@@ -108,7 +108,7 @@ pub static HOME: Setting<PathBuf> = Setting {
     check: any,
 };
 
-pub static CONFIG: Setting<PathBuf> = Setting {
+pub(crate) static CONFIG: Setting<PathBuf> = Setting {
     name: "config",
     key: false,
     env: Some("HANDBOOK_CONFIG"),
@@ -119,8 +119,8 @@ pub static CONFIG: Setting<PathBuf> = Setting {
     check: any,
 };
 
-pub const DEFAULT_COLOR: ColorChoice = ColorChoice::Auto;
-pub static COLOR: Setting<ColorChoice> = Setting {
+pub(crate) const DEFAULT_COLOR: ColorChoice = ColorChoice::Auto;
+pub(crate) static COLOR: Setting<ColorChoice> = Setting {
     name: "color",
     key: false,
     env: Some("HANDBOOK_COLOR"),
@@ -131,7 +131,7 @@ pub static COLOR: Setting<ColorChoice> = Setting {
     check: any,
 };
 
-pub static NOW: Setting<Timestamp> = Setting {
+pub(crate) static NOW: Setting<Timestamp> = Setting {
     name: "now",
     key: false,
     env: Some("HANDBOOK_NOW"),
@@ -142,8 +142,8 @@ pub static NOW: Setting<Timestamp> = Setting {
     check: any,
 };
 
-pub const DEFAULT_SUMMARY_MAX_TOKENS: usize = 2500;
-pub static SUMMARY_MAX_TOKENS: Setting<usize> = Setting {
+pub(crate) const DEFAULT_SUMMARY_MAX_TOKENS: usize = 2500;
+pub(crate) static SUMMARY_MAX_TOKENS: Setting<usize> = Setting {
     name: "summary_max_tokens",
     key: true,
     env: Some("HANDBOOK_SUMMARY_MAX_TOKENS"),
@@ -156,7 +156,7 @@ pub static SUMMARY_MAX_TOKENS: Setting<usize> = Setting {
 
 // Extraction.
 
-pub static SOURCES: Setting<Vec<PathBuf>> = Setting {
+pub(crate) static SOURCES: Setting<Vec<PathBuf>> = Setting {
     name: "sources",
     key: true,
     env: None,
@@ -167,8 +167,8 @@ pub static SOURCES: Setting<Vec<PathBuf>> = Setting {
     check: any,
 };
 
-pub const DEFAULT_MIN_IDLE: Hours = Hours(SignedDuration::from_hours(6));
-pub static MIN_IDLE: Setting<Hours> = Setting {
+pub(crate) const DEFAULT_MIN_IDLE: Hours = Hours(SignedDuration::from_hours(6));
+pub(crate) static MIN_IDLE: Setting<Hours> = Setting {
     name: "min_idle_hours",
     key: true,
     env: Some("HANDBOOK_MIN_IDLE_HOURS"),
@@ -179,8 +179,8 @@ pub static MIN_IDLE: Setting<Hours> = Setting {
     check: any,
 };
 
-pub const DEFAULT_MAX_AGE: Days = Days(SignedDuration::from_hours(240));
-pub static MAX_AGE: Setting<Days> = Setting {
+pub(crate) const DEFAULT_MAX_AGE: Days = Days(SignedDuration::from_hours(240));
+pub(crate) static MAX_AGE: Setting<Days> = Setting {
     name: "max_age_days",
     key: true,
     env: Some("HANDBOOK_MAX_AGE_DAYS"),
@@ -192,8 +192,8 @@ pub static MAX_AGE: Setting<Days> = Setting {
 };
 
 /// A model engine extracts at most this many sessions per run unless told otherwise.
-pub const DEFAULT_MODEL_SESSIONS_PER_RUN: usize = 16;
-pub static MAX_SESSIONS_PER_RUN: Setting<usize> = Setting {
+pub(crate) const DEFAULT_MODEL_SESSIONS_PER_RUN: usize = 16;
+pub(crate) static MAX_SESSIONS_PER_RUN: Setting<usize> = Setting {
     name: "max_sessions_per_run",
     key: true,
     env: Some("HANDBOOK_MAX_SESSIONS_PER_RUN"),
@@ -204,7 +204,7 @@ pub static MAX_SESSIONS_PER_RUN: Setting<usize> = Setting {
     check: any,
 };
 
-pub static INCLUDE_SUBAGENTS: Setting<bool> = Setting {
+pub(crate) static INCLUDE_SUBAGENTS: Setting<bool> = Setting {
     name: "include_subagents",
     key: true,
     env: Some("HANDBOOK_INCLUDE_SUBAGENTS"),
@@ -215,7 +215,7 @@ pub static INCLUDE_SUBAGENTS: Setting<bool> = Setting {
     check: any,
 };
 
-pub static MAX_INPUT_TOKENS_PER_RUN: Setting<u64> = Setting {
+pub(crate) static MAX_INPUT_TOKENS_PER_RUN: Setting<u64> = Setting {
     name: "max_input_tokens_per_run",
     key: true,
     env: Some("HANDBOOK_MAX_INPUT_TOKENS_PER_RUN"),
@@ -226,8 +226,8 @@ pub static MAX_INPUT_TOKENS_PER_RUN: Setting<u64> = Setting {
     check: any,
 };
 
-pub const DEFAULT_LOCK_WAIT_SECONDS: f64 = 5.0;
-pub static LOCK_WAIT: Setting<f64> = Setting {
+pub(crate) const DEFAULT_LOCK_WAIT_SECONDS: f64 = 5.0;
+pub(crate) static LOCK_WAIT: Setting<f64> = Setting {
     name: "lock_wait_seconds",
     key: true,
     env: None,
@@ -240,8 +240,8 @@ pub static LOCK_WAIT: Setting<f64> = Setting {
 
 // Consolidation.
 
-pub const DEFAULT_MAX_RAW_MEMORIES: usize = 256;
-pub static MAX_RAW_MEMORIES: Setting<usize> = Setting {
+pub(crate) const DEFAULT_MAX_RAW_MEMORIES: usize = 256;
+pub(crate) static MAX_RAW_MEMORIES: Setting<usize> = Setting {
     name: "max_raw_memories",
     key: true,
     env: Some("HANDBOOK_MAX_RAW_MEMORIES"),
@@ -252,8 +252,8 @@ pub static MAX_RAW_MEMORIES: Setting<usize> = Setting {
     check: |&n| if (1..=100_000).contains(&n) { Ok(()) } else { Err("expected between 1 and 100000") },
 };
 
-pub const DEFAULT_MAX_UNUSED_DAYS: u32 = 30;
-pub static MAX_UNUSED_DAYS: Setting<u32> = Setting {
+pub(crate) const DEFAULT_MAX_UNUSED_DAYS: u32 = 30;
+pub(crate) static MAX_UNUSED_DAYS: Setting<u32> = Setting {
     name: "max_unused_days",
     key: true,
     env: Some("HANDBOOK_MAX_UNUSED_DAYS"),
@@ -266,10 +266,10 @@ pub static MAX_UNUSED_DAYS: Setting<u32> = Setting {
 };
 
 /// The built-in engine is cheap, so it may consolidate after every extract.
-pub const DEFAULT_COOLDOWN: Hours = Hours(SignedDuration::from_hours(0));
+pub(crate) const DEFAULT_COOLDOWN: Hours = Hours(SignedDuration::from_hours(0));
 /// A model costs money and time: it consolidates at most every six hours unless forced.
-pub const DEFAULT_MODEL_COOLDOWN: Hours = Hours(SignedDuration::from_hours(6));
-pub static CONSOLIDATE_COOLDOWN: Setting<Hours> = Setting {
+pub(crate) const DEFAULT_MODEL_COOLDOWN: Hours = Hours(SignedDuration::from_hours(6));
+pub(crate) static CONSOLIDATE_COOLDOWN: Setting<Hours> = Setting {
     name: "consolidate_cooldown_hours",
     key: true,
     env: Some("HANDBOOK_CONSOLIDATE_COOLDOWN_HOURS"),
@@ -282,8 +282,8 @@ pub static CONSOLIDATE_COOLDOWN: Setting<Hours> = Setting {
 
 // Engines: a phase's own setting first, then the one both phases share.
 
-pub const DEFAULT_ENGINE: EngineKind = EngineKind::Builtin;
-pub static ENGINE: Setting<EngineKind> = Setting {
+pub(crate) const DEFAULT_ENGINE: EngineKind = EngineKind::Builtin;
+pub(crate) static ENGINE: Setting<EngineKind> = Setting {
     name: "engine",
     key: true,
     env: Some("HANDBOOK_ENGINE"),
@@ -294,7 +294,7 @@ pub static ENGINE: Setting<EngineKind> = Setting {
     check: any,
 };
 
-pub static EXTRACT_ENGINE: Setting<EngineKind> = Setting {
+pub(crate) static EXTRACT_ENGINE: Setting<EngineKind> = Setting {
     name: "extract_engine",
     key: true,
     env: Some("HANDBOOK_EXTRACT_ENGINE"),
@@ -305,7 +305,7 @@ pub static EXTRACT_ENGINE: Setting<EngineKind> = Setting {
     check: any,
 };
 
-pub static CONSOLIDATE_ENGINE: Setting<EngineKind> = Setting {
+pub(crate) static CONSOLIDATE_ENGINE: Setting<EngineKind> = Setting {
     name: "consolidate_engine",
     key: true,
     env: Some("HANDBOOK_CONSOLIDATE_ENGINE"),
@@ -316,7 +316,7 @@ pub static CONSOLIDATE_ENGINE: Setting<EngineKind> = Setting {
     check: any,
 };
 
-pub static MODEL: Setting<String> = Setting {
+pub(crate) static MODEL: Setting<String> = Setting {
     name: "model",
     key: true,
     env: Some("HANDBOOK_MODEL"),
@@ -327,7 +327,7 @@ pub static MODEL: Setting<String> = Setting {
     check: any,
 };
 
-pub static EXTRACT_MODEL: Setting<String> = Setting {
+pub(crate) static EXTRACT_MODEL: Setting<String> = Setting {
     name: "extract_model",
     key: true,
     env: Some("HANDBOOK_EXTRACT_MODEL"),
@@ -338,7 +338,7 @@ pub static EXTRACT_MODEL: Setting<String> = Setting {
     check: any,
 };
 
-pub static CONSOLIDATE_MODEL: Setting<String> = Setting {
+pub(crate) static CONSOLIDATE_MODEL: Setting<String> = Setting {
     name: "consolidate_model",
     key: true,
     env: Some("HANDBOOK_CONSOLIDATE_MODEL"),
@@ -349,9 +349,9 @@ pub static CONSOLIDATE_MODEL: Setting<String> = Setting {
     check: any,
 };
 
-pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
-pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
-pub static BASE_URL: Setting<String> = Setting {
+pub(crate) const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+pub(crate) const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+pub(crate) static BASE_URL: Setting<String> = Setting {
     name: "base_url",
     key: true,
     env: Some("HANDBOOK_BASE_URL"),
@@ -368,9 +368,9 @@ pub static BASE_URL: Setting<String> = Setting {
     },
 };
 
-pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
-pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
-pub static API_KEY_ENV: Setting<String> = Setting {
+pub(crate) const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
+pub(crate) const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
+pub(crate) static API_KEY_ENV: Setting<String> = Setting {
     name: "api_key_env",
     key: true,
     env: Some("HANDBOOK_API_KEY_ENV"),
@@ -381,7 +381,7 @@ pub static API_KEY_ENV: Setting<String> = Setting {
     check: |name| if name.trim().is_empty() { Err("expected a variable's name") } else { Ok(()) },
 };
 
-pub static LLM_COMMAND: Setting<String> = Setting {
+pub(crate) static LLM_COMMAND: Setting<String> = Setting {
     name: "llm_command",
     key: true,
     env: Some("HANDBOOK_LLM_COMMAND"),
@@ -392,8 +392,8 @@ pub static LLM_COMMAND: Setting<String> = Setting {
     check: any,
 };
 
-pub const DEFAULT_TIMEOUT_SECONDS: f64 = 300.0;
-pub static TIMEOUT: Setting<f64> = Setting {
+pub(crate) const DEFAULT_TIMEOUT_SECONDS: f64 = 300.0;
+pub(crate) static TIMEOUT: Setting<f64> = Setting {
     name: "timeout",
     key: true,
     env: Some("HANDBOOK_TIMEOUT"),
@@ -404,8 +404,8 @@ pub static TIMEOUT: Setting<f64> = Setting {
     check: |&s| if 0.0 < s && s <= 86_400.0 { Ok(()) } else { Err("expected more than 0 and at most 86400 seconds") },
 };
 
-pub const DEFAULT_MAX_RETRIES: u32 = 3;
-pub static MAX_RETRIES: Setting<u32> = Setting {
+pub(crate) const DEFAULT_MAX_RETRIES: u32 = 3;
+pub(crate) static MAX_RETRIES: Setting<u32> = Setting {
     name: "max_retries",
     key: true,
     env: Some("HANDBOOK_MAX_RETRIES"),
@@ -416,8 +416,8 @@ pub static MAX_RETRIES: Setting<u32> = Setting {
     check: |&n| if n <= 20 { Ok(()) } else { Err("expected a whole number from 0 to 20") },
 };
 
-pub const DEFAULT_RETRY_DELAY_SECONDS: f64 = 1.0;
-pub static RETRY_DELAY: Setting<f64> = Setting {
+pub(crate) const DEFAULT_RETRY_DELAY_SECONDS: f64 = 1.0;
+pub(crate) static RETRY_DELAY: Setting<f64> = Setting {
     name: "retry_delay",
     key: true,
     env: Some("HANDBOOK_RETRY_DELAY"),
@@ -428,8 +428,8 @@ pub static RETRY_DELAY: Setting<f64> = Setting {
     check: |&s| if (0.0..=600.0).contains(&s) { Ok(()) } else { Err("expected between 0 and 600 seconds") },
 };
 
-pub const DEFAULT_CONTEXT_TOKENS: usize = 32_000;
-pub static CONTEXT_TOKENS: Setting<usize> = Setting {
+pub(crate) const DEFAULT_CONTEXT_TOKENS: usize = 32_000;
+pub(crate) static CONTEXT_TOKENS: Setting<usize> = Setting {
     name: "context_tokens",
     key: true,
     env: Some("HANDBOOK_CONTEXT_TOKENS"),
@@ -474,13 +474,13 @@ pub static ALL: &[&dyn Declared] = &[
 
 /// A variable read for what it means elsewhere, not as a setting of handbook's own.
 #[derive(Debug, Clone, Copy)]
-pub struct Variable {
-    pub name: &'static str,
-    pub help: &'static str,
+pub(crate) struct Variable {
+    pub(crate) name: &'static str,
+    pub(crate) help: &'static str,
 }
 
 /// The other variables handbook reads.
-pub static OTHER_VARIABLES: &[Variable] = &[
+pub(crate) static OTHER_VARIABLES: &[Variable] = &[
     Variable { name: "NO_COLOR", help: "Any value means no colour, unless --color says otherwise" },
     Variable {
         name: "OPENAI_API_KEY",
@@ -504,7 +504,7 @@ pub static OTHER_VARIABLES: &[Variable] = &[
 ];
 
 /// Every key the config file may hold, the old names included.
-pub fn config_keys() -> impl Iterator<Item = &'static str> {
+pub(crate) fn config_keys() -> impl Iterator<Item = &'static str> {
     ALL.iter().flat_map(|s| {
         let spec = s.spec();
         spec.key.into_iter().chain(spec.old.map(|o| o.key))

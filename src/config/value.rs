@@ -11,7 +11,7 @@ use crate::config::EngineKind;
 
 /// Why a value was refused. The caller says where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Problem {
+pub(crate) enum Problem {
     /// Not what the setting takes, such as "expected a whole number"; the caller shows the
     /// value next to where it came from.
     Expected(String),
@@ -34,7 +34,7 @@ fn expected(what: &str) -> Problem {
 }
 
 /// A kind of value a setting can hold.
-pub trait Kind: Sized + Clone {
+pub(crate) trait Kind: Sized + Clone {
     /// Read a flag's or a variable's text.
     fn from_text(text: &str) -> Result<Self, Problem>;
     /// Read the config file's value.
@@ -150,11 +150,11 @@ impl Kind for Vec<PathBuf> {
 
 /// A length of time in hours: a bare number counts hours (`6`), or give a unit (`90m`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hours(pub SignedDuration);
+pub(crate) struct Hours(pub SignedDuration);
 
 /// A length of time in days: a bare number counts days (`10`), or give a unit (`2w`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Days(pub SignedDuration);
+pub(crate) struct Days(pub SignedDuration);
 
 impl Kind for Hours {
     fn from_text(text: &str) -> Result<Self, Problem> {
@@ -258,7 +258,7 @@ fn choice<E: ValueEnum>(what: &str, text: &str) -> Result<E, Problem> {
 }
 
 /// `a, b or c`.
-pub fn either(names: &[String]) -> String {
+pub(crate) fn either(names: &[String]) -> String {
     match names.split_last() {
         None => String::new(),
         Some((last, [])) => last.clone(),

@@ -7,13 +7,7 @@ const WRAPPERS: &[&str] = &["handbook-citation", "oai-mem-citation", "memory-cit
 const ID_LISTS: &[&str] = &["session_ids", "rollout_ids", "thread_ids"];
 
 /// The session ids one message cites, in order, each once.
-///
-/// ```
-/// use handbook::core::citations::cited_sessions;
-/// let reply = "Done.\n<handbook-citation>\n<citation_entries>\nMEMORY.md:3-4|note=[build]\n</citation_entries>\n<session_ids>\n019d7a10-aaaa\n</session_ids>\n</handbook-citation>";
-/// assert_eq!(cited_sessions(reply), ["019d7a10-aaaa"]);
-/// ```
-pub fn cited_sessions(text: &str) -> Vec<String> {
+pub(crate) fn cited_sessions(text: &str) -> Vec<String> {
     if !text.contains("citation") {
         return Vec::new();
     }
@@ -71,5 +65,16 @@ mod tests {
         assert_eq!(cited_sessions(twice), ["s-0001", "s-0002"]);
         assert!(cited_sessions("I cite nothing; <session_ids>s-0003</session_ids> outside a block").is_empty());
         assert_eq!(cited_sessions("<memory_citation><rollout_ids>r-0001"), ["r-0001"]);
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn cited_sessions_example() {
+        use crate::core::citations::cited_sessions;
+        let reply = "Done.\n<handbook-citation>\n<citation_entries>\nMEMORY.md:3-4|note=[build]\n</citation_entries>\n<session_ids>\n019d7a10-aaaa\n</session_ids>\n</handbook-citation>";
+        assert_eq!(cited_sessions(reply), ["019d7a10-aaaa"]);
     }
 }

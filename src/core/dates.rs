@@ -8,7 +8,7 @@ use jiff::{SignedDuration, Timestamp, civil, tz::TimeZone};
 /// Which end of a day a date names: `--since 2026-11-20` starts at its first second,
 /// `--until 2026-11-20` covers the whole day.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Edge {
+pub(crate) enum Edge {
     Start,
     End,
 }
@@ -16,7 +16,7 @@ pub enum Edge {
 /// Why a time expression could not be read. The message quotes what was typed; the time
 /// library's own reason, when there is one, is the [`source`](std::error::Error::source).
 #[derive(Debug)]
-pub enum WhenError {
+pub(crate) enum WhenError {
     /// None of the forms this reads.
     NotATime { text: String },
     /// A span back from now that ends before the earliest time there is.
@@ -53,15 +53,7 @@ impl std::error::Error for WhenError {
 ///
 /// A [`WhenError`] when `text` is none of the forms above, or names a time outside the
 /// calendar (`9999999w`, `9999-12-31` as an end).
-///
-/// ```
-/// use handbook::core::dates::{parse_when, Edge};
-/// let now = "2026-11-29T12:00:00Z".parse().unwrap();
-/// assert_eq!(parse_when("7d", now, Edge::Start).unwrap().to_string(), "2026-11-22T12:00:00Z");
-/// assert_eq!(parse_when("2026-11-20", now, Edge::End).unwrap().to_string(), "2026-11-20T23:59:59.999999999Z");
-/// assert_eq!(parse_when("yesterday", now, Edge::Start).unwrap().to_string(), "2026-11-28T00:00:00Z");
-/// ```
-pub fn parse_when(text: &str, now: Timestamp, edge: Edge) -> Result<Timestamp, WhenError> {
+pub(crate) fn parse_when(text: &str, now: Timestamp, edge: Edge) -> Result<Timestamp, WhenError> {
     let text = text.trim();
     let day_of = |ts: Timestamp| ts.to_zoned_datetime(TimeZone::UTC).date();
     let day = match text.to_ascii_lowercase().as_str() {
@@ -144,5 +136,18 @@ mod tests {
         let edge = parse_when("9999-12-31", now, Edge::End).unwrap_err();
         assert!(matches!(edge, WhenError::OutOfRange { .. }), "{edge:?}");
         assert!(chain(&edge).starts_with("\"9999-12-31\" is out of range: "), "{}", chain(&edge));
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn parse_when_example() {
+        use crate::core::dates::{Edge, parse_when};
+        let now = "2026-11-29T12:00:00Z".parse().unwrap();
+        assert_eq!(parse_when("7d", now, Edge::Start).unwrap().to_string(), "2026-11-22T12:00:00Z");
+        assert_eq!(parse_when("2026-11-20", now, Edge::End).unwrap().to_string(), "2026-11-20T23:59:59.999999999Z");
+        assert_eq!(parse_when("yesterday", now, Edge::Start).unwrap().to_string(), "2026-11-28T00:00:00Z");
     }
 }

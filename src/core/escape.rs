@@ -5,13 +5,7 @@ use std::borrow::Cow;
 
 /// `text` with every control character but newline and tab written out as `\u{…}`;
 /// borrowed when there is none, which is almost always.
-///
-/// ```
-/// use handbook::core::escape::escape;
-/// assert_eq!(escape("plain\ttext"), "plain\ttext");
-/// assert_eq!(escape("\x1b[2Jboom\r"), "\\u{1b}[2Jboom\\u{d}");
-/// ```
-pub fn escape(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape(text: &str) -> Cow<'_, str> {
     if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         return Cow::Borrowed(text);
     }
@@ -39,5 +33,16 @@ mod tests {
         assert_eq!(escape("plain\ttext"), "plain\ttext");
         assert_eq!(escape("\x1b[2Jboom\r"), "\\u{1b}[2Jboom\\u{d}");
         assert!(matches!(escape("line one\nline two"), Cow::Borrowed(_)));
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn escape_example() {
+        use crate::core::escape::escape;
+        assert_eq!(escape("plain\ttext"), "plain\ttext");
+        assert_eq!(escape("\x1b[2Jboom\r"), "\\u{1b}[2Jboom\\u{d}");
     }
 }

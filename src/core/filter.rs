@@ -18,7 +18,7 @@ use crate::core::session::{Event, EventKind, Unredacted};
 
 /// Carried by every prompt handbook sends to a model. A transcript whose user turn holds it
 /// was made by handbook itself and is not extracted.
-pub const PROMPT_MARKER: &str = "<handbook-internal-prompt/>";
+pub(crate) const PROMPT_MARKER: &str = "<handbook-internal-prompt/>";
 
 /// Tags whose whole body the harness injects into the user's turn.
 const INJECTED_TAGS: &[&str] = &[
@@ -49,7 +49,7 @@ const INJECTED_TAGS: &[&str] = &[
 ];
 
 /// File names whose contents are instructions to an agent, not lessons.
-pub const INSTRUCTION_FILES: &[&str] = &[
+pub(crate) const INSTRUCTION_FILES: &[&str] = &[
     "agents.md",
     "agents.override.md",
     "claude.md",
@@ -61,7 +61,7 @@ pub const INSTRUCTION_FILES: &[&str] = &[
 ];
 
 /// What a withheld instruction file's contents are replaced with.
-pub const WITHHELD: &str = "[instruction file contents withheld]";
+pub(crate) const WITHHELD: &str = "[instruction file contents withheld]";
 
 static INJECTED: LazyLock<Regex> = LazyLock::new(|| {
     let mut alternatives = vec![
@@ -83,7 +83,7 @@ static INJECTED: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Remove the blocks a harness injects into the user's turn. Borrows when there are none.
-pub fn strip_injected(text: &str) -> Cow<'_, str> {
+pub(crate) fn strip_injected(text: &str) -> Cow<'_, str> {
     let may_hold_block = memchr::memchr3(b'<', b'[', b'#', text.as_bytes()).is_some() || text.contains("Caveat:");
     if !may_hold_block {
         return Cow::Borrowed(text);
@@ -104,7 +104,7 @@ static BACKGROUND_ID: LazyLock<Regex> =
 
 /// Remove the reminders a harness appends to tool results (Claude Code adds
 /// `<system-reminder>` blocks, which may quote instruction files). Borrows when there are none.
-pub fn strip_reminders(text: &str) -> Cow<'_, str> {
+pub(crate) fn strip_reminders(text: &str) -> Cow<'_, str> {
     if !text.contains("<system-reminder>") {
         return Cow::Borrowed(text);
     }
@@ -115,7 +115,7 @@ pub fn strip_reminders(text: &str) -> Cow<'_, str> {
 }
 
 /// True when `path` (or a command line naming it) is an agent instruction file.
-pub fn names_instruction_file(path_or_command: &str) -> bool {
+pub(crate) fn names_instruction_file(path_or_command: &str) -> bool {
     path_or_command
         .split(|c: char| c.is_whitespace() || matches!(c, '/' | '\\' | '"' | '\'' | '`' | ';' | '|' | '&' | '<' | '>'))
         .any(|word| INSTRUCTION_FILES.iter().any(|f| word.eq_ignore_ascii_case(f)))
@@ -123,7 +123,7 @@ pub fn names_instruction_file(path_or_command: &str) -> bool {
 
 /// Streaming filter state for one session.
 #[derive(Debug, Default)]
-pub struct Filter {
+pub(crate) struct Filter {
     /// Calls whose results are instruction-file contents.
     withheld_calls: HashSet<String>,
     /// Background shells started by such calls: whatever reads their output later
@@ -133,17 +133,17 @@ pub struct Filter {
 }
 
 impl Filter {
-    pub fn new() -> Filter {
+    pub(crate) fn new() -> Filter {
         Filter::default()
     }
 
     /// True once a user turn carried handbook's own prompt marker.
-    pub fn saw_own_prompt(&self) -> bool {
+    pub(crate) fn saw_own_prompt(&self) -> bool {
         self.own_prompt
     }
 
     /// The event as engines may see it, or `None` when nothing of it may be learned from.
-    pub fn apply<'a>(&mut self, event: Event<'a>) -> Option<Event<'a>> {
+    pub(crate) fn apply<'a>(&mut self, event: Event<'a>) -> Option<Event<'a>> {
         let Event { line, kind } = event;
         let kind = match kind {
             EventKind::Reasoning | EventKind::Instruction => return None,

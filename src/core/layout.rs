@@ -8,30 +8,24 @@ use jiff::Timestamp;
 
 use crate::core::stage1::Stage1;
 
-pub const RAW_MEMORIES: &str = "raw_memories.md";
-pub const MEMORY: &str = "MEMORY.md";
-pub const SUMMARY: &str = "memory_summary.md";
-pub const ROLLOUT_SUMMARIES: &str = "rollout_summaries";
-pub const NOTES_DIR: &str = "extensions/ad_hoc/notes";
-pub const DIFF_FILE: &str = "phase2_workspace_diff.md";
+pub(crate) const RAW_MEMORIES: &str = "raw_memories.md";
+pub(crate) const MEMORY: &str = "MEMORY.md";
+pub(crate) const SUMMARY: &str = "memory_summary.md";
+pub(crate) const ROLLOUT_SUMMARIES: &str = "rollout_summaries";
+pub(crate) const NOTES_DIR: &str = "extensions/ad_hoc/notes";
+pub(crate) const DIFF_FILE: &str = "phase2_workspace_diff.md";
 /// Longest slug in a summary file name, in bytes.
 const SLUG_MAX: usize = 60;
 
 /// Seconds-precision RFC 3339, the form every rendered file uses.
-pub fn timestamp(ts: Timestamp) -> String {
+pub(crate) fn timestamp(ts: Timestamp) -> String {
     ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// The file name stem of a session's rollout summary: `<YYYY-MM-DDTHH-MM-SS>-<hash4>[-<slug>]`.
 /// The time is the one a UUIDv7 session id carries, else the session's start, else its last
 /// activity; `hash4` is four base-62 characters from the id.
-///
-/// ```
-/// # use handbook::core::layout::summary_stem;
-/// let at = "2026-01-01T00:00:00Z".parse().unwrap();
-/// assert_eq!(summary_stem("0194f5a6-89ab-7cde-8123-456789abcdef", at, ""), "2025-02-11T15-35-19-jqmb");
-/// ```
-pub fn summary_stem(session_id: &str, fallback_time: Timestamp, slug: &str) -> String {
+pub(crate) fn summary_stem(session_id: &str, fallback_time: Timestamp, slug: &str) -> String {
     let uuid = parse_uuid(session_id);
     let time = uuid
         .filter(|u| (u >> 76) & 0xF == 7)
@@ -83,13 +77,13 @@ fn sanitize_slug(slug: &str) -> String {
 }
 
 /// The file name (`<stem>.md`) of a record's rollout summary.
-pub fn summary_file(record: &Stage1) -> String {
+pub(crate) fn summary_file(record: &Stage1) -> String {
     let fallback = record.started_at.unwrap_or(record.updated_at);
     format!("{}.md", summary_stem(&record.session_id, fallback, &record.rollout_slug))
 }
 
 /// A rollout summary file: header lines, a blank line, the summary.
-pub fn rollout_summary(record: &Stage1) -> String {
+pub(crate) fn rollout_summary(record: &Stage1) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "session_id: {}", record.session_id);
     let _ = writeln!(out, "updated_at: {}", timestamp(record.updated_at));
@@ -107,7 +101,7 @@ pub fn rollout_summary(record: &Stage1) -> String {
 }
 
 /// `raw_memories.md`: every selected raw memory, in ascending session-id order.
-pub fn raw_memories(selection: &[Stage1]) -> String {
+pub(crate) fn raw_memories(selection: &[Stage1]) -> String {
     let mut out = String::from("# Raw Memories\n\n");
     if selection.is_empty() {
         out.push_str("No raw memories yet.\n");
@@ -146,5 +140,16 @@ mod tests {
         assert!(v4.starts_with("2026-01-01T00-00-00-") && v4.ends_with("-fix_it"), "{v4}");
         let plain = summary_stem("generic-make-0001", at, "");
         assert_eq!(plain.len(), "2026-01-01T00-00-00-xxxx".len());
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn summary_stem_example() {
+        use crate::core::layout::summary_stem;
+        let at = "2026-01-01T00:00:00Z".parse().unwrap();
+        assert_eq!(summary_stem("0194f5a6-89ab-7cde-8123-456789abcdef", at, ""), "2025-02-11T15-35-19-jqmb");
     }
 }

@@ -10,57 +10,57 @@ use serde::{Deserialize, Serialize};
 use similar::TextDiff;
 
 /// Bumped when the manifest's shape changes incompatibly.
-pub const MANIFEST_VERSION: u32 = 1;
+pub(crate) const MANIFEST_VERSION: u32 = 1;
 /// The diff is cut here, at a character boundary, with a marker.
-pub const MAX_DIFF_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_DIFF_BYTES: usize = 4 * 1024 * 1024;
 
 /// The baseline: what the workspace held after the last good consolidation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Manifest {
-    pub version: u32,
+pub(crate) struct Manifest {
+    pub(crate) version: u32,
     /// Which consolidator wrote the baseline; a different one re-renders even a clean
     /// workspace.
-    pub renderer: String,
+    pub(crate) renderer: String,
     /// The summary's token cap it was written for; a different cap re-renders too.
     #[serde(default)]
-    pub summary_max_tokens: usize,
+    pub(crate) summary_max_tokens: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub consolidated_at: Option<Timestamp>,
+    pub(crate) consolidated_at: Option<Timestamp>,
     /// Workspace-relative path → content hash.
-    pub files: BTreeMap<String, String>,
+    pub(crate) files: BTreeMap<String, String>,
 }
 
 /// The workspace's files and their contents at one moment (workspace-relative paths).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Snapshot {
-    pub files: BTreeMap<String, Vec<u8>>,
+pub(crate) struct Snapshot {
+    pub(crate) files: BTreeMap<String, Vec<u8>>,
 }
 
 impl Snapshot {
     /// Path → content hash, as the manifest records it.
-    pub fn hashes(&self) -> BTreeMap<String, String> {
+    pub(crate) fn hashes(&self) -> BTreeMap<String, String> {
         self.files.iter().map(|(path, bytes)| (path.clone(), hash(bytes))).collect()
     }
 
     /// A file's text, undecodable bytes replaced.
-    pub fn text(&self, path: &str) -> Option<String> {
+    pub(crate) fn text(&self, path: &str) -> Option<String> {
         self.files.get(path).map(|b| String::from_utf8_lossy(b).into_owned())
     }
 }
 
 /// The content hash the manifest keys stored contents by.
-pub fn hash(bytes: &[u8]) -> String {
+pub(crate) fn hash(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
 }
 
 /// Files handbook is writing in a consolidation that has not been committed yet (path →
 /// hash): if the run dies, the next one knows these contents are its own and not the user's
 /// edits.
-pub type Pending = BTreeMap<String, String>;
+pub(crate) type Pending = BTreeMap<String, String>;
 
 /// How a file differs from the baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub enum Status {
+pub(crate) enum Status {
     #[serde(rename = "A")]
     Added,
     #[serde(rename = "M")]
@@ -70,7 +70,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn letter(self) -> char {
+    pub(crate) fn letter(self) -> char {
         match self {
             Status::Added => 'A',
             Status::Modified => 'M',
@@ -81,13 +81,13 @@ impl Status {
 
 /// One changed file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Change {
-    pub path: String,
-    pub status: Status,
+pub(crate) struct Change {
+    pub(crate) path: String,
+    pub(crate) status: Status,
 }
 
 /// What changed between the baseline and the current files (path → hash), sorted by path.
-pub fn changes(baseline: &BTreeMap<String, String>, current: &BTreeMap<String, String>) -> Vec<Change> {
+pub(crate) fn changes(baseline: &BTreeMap<String, String>, current: &BTreeMap<String, String>) -> Vec<Change> {
     let mut out = Vec::new();
     for (path, hash) in current {
         match baseline.get(path) {
@@ -105,7 +105,7 @@ pub fn changes(baseline: &BTreeMap<String, String>, current: &BTreeMap<String, S
 
 /// `phase2_workspace_diff.md`: the status list, then a unified diff of every change (context
 /// of three lines), cut at [`MAX_DIFF_BYTES`]. `old` and `new` give a file's text on each side.
-pub fn render_diff(
+pub(crate) fn render_diff(
     changes: &[Change],
     old: impl Fn(&str) -> Option<String>,
     new: impl Fn(&str) -> Option<String>,

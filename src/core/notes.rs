@@ -6,21 +6,21 @@ use jiff::Timestamp;
 use crate::core::layout::NOTES_DIR;
 
 /// Longest note accepted, in characters: a note is a lesson, not a document.
-pub const MAX_NOTE_CHARS: usize = 4000;
+pub(crate) const MAX_NOTE_CHARS: usize = 4000;
 /// Longest title, in characters.
-pub const MAX_TITLE_CHARS: usize = 80;
+pub(crate) const MAX_TITLE_CHARS: usize = 80;
 
 /// A note as consolidation reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Note {
+pub(crate) struct Note {
     /// Workspace-relative path.
-    pub file: String,
-    pub title: String,
-    pub body: String,
+    pub(crate) file: String,
+    pub(crate) title: String,
+    pub(crate) body: String,
 }
 
 /// Read a note file: the title is its `# ` heading (else the file name), the body the rest.
-pub fn parse(file: &str, text: &str) -> Note {
+pub(crate) fn parse(file: &str, text: &str) -> Note {
     let mut lines = text.lines();
     let first = lines.clone().find(|l| !l.trim().is_empty()).unwrap_or("");
     let (title, body) = match first.strip_prefix("# ") {
@@ -37,12 +37,12 @@ pub fn parse(file: &str, text: &str) -> Note {
 }
 
 /// The text of a note file.
-pub fn render(title: &str, body: &str) -> String {
+pub(crate) fn render(title: &str, body: &str) -> String {
     format!("# {}\n\n{}\n", title.trim(), body.trim())
 }
 
 /// A title from the note itself: its first line, cut at a word.
-pub fn title_from(body: &str) -> String {
+pub(crate) fn title_from(body: &str) -> String {
     let first = body.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("note");
     let first = first.trim_start_matches(['#', '-', '*', ' ']);
     if first.chars().count() <= MAX_TITLE_CHARS {
@@ -54,14 +54,7 @@ pub fn title_from(body: &str) -> String {
 }
 
 /// The workspace-relative path of a new note; `attempt` > 1 adds a suffix after a collision.
-///
-/// ```
-/// # use handbook::core::notes::note_path;
-/// let now = "2026-11-29T09:30:00Z".parse().unwrap();
-/// assert_eq!(note_path(now, "Staging needs the VPN!", 1), "extensions/ad_hoc/notes/2026-11-29T09-30-00-staging-needs-the-vpn.md");
-/// assert_eq!(note_path(now, "Staging needs the VPN!", 2), "extensions/ad_hoc/notes/2026-11-29T09-30-00-staging-needs-the-vpn-2.md");
-/// ```
-pub fn note_path(now: Timestamp, title: &str, attempt: u32) -> String {
+pub(crate) fn note_path(now: Timestamp, title: &str, attempt: u32) -> String {
     let mut slug = String::new();
     for word in title.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
         if slug.len() + word.len() + 1 > 60 {
@@ -102,5 +95,23 @@ mod tests {
     fn titles_come_from_the_first_line() {
         assert_eq!(title_from("\n- use pnpm\nmore"), "use pnpm");
         assert!(title_from(&"word ".repeat(50)).ends_with('…'));
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn note_path_example() {
+        use crate::core::notes::note_path;
+        let now = "2026-11-29T09:30:00Z".parse().unwrap();
+        assert_eq!(
+            note_path(now, "Staging needs the VPN!", 1),
+            "extensions/ad_hoc/notes/2026-11-29T09-30-00-staging-needs-the-vpn.md"
+        );
+        assert_eq!(
+            note_path(now, "Staging needs the VPN!", 2),
+            "extensions/ad_hoc/notes/2026-11-29T09-30-00-staging-needs-the-vpn-2.md"
+        );
     }
 }

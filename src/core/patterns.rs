@@ -17,12 +17,12 @@ fn ascii_boundaries(pattern: &str) -> String {
 
 /// Compile a constant pattern. Patterns are literals of this crate, exercised by its tests,
 /// so a failure is a programming error.
-pub fn regex(pattern: &str) -> Regex {
+pub(crate) fn regex(pattern: &str) -> Regex {
     Regex::new(&ascii_boundaries(pattern)).unwrap_or_else(|e| panic!("pattern {pattern:?} does not compile: {e}"))
 }
 
 /// Compile a set of constant patterns (see [`regex`]).
-pub fn regex_set<'a>(patterns: impl IntoIterator<Item = &'a str>) -> RegexSet {
+pub(crate) fn regex_set<'a>(patterns: impl IntoIterator<Item = &'a str>) -> RegexSet {
     let patterns: Vec<String> = patterns.into_iter().map(ascii_boundaries).collect();
     RegexSetBuilder::new(&patterns)
         .dfa_size_limit(SET_DFA_CACHE)

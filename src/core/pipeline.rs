@@ -10,7 +10,7 @@ use crate::core::redact::redact_event;
 use crate::core::session::{Agent, Event, LineWarning, SessionMeta};
 
 /// Whatever consumes the filtered, redacted events of a session.
-pub trait Sink {
+pub(crate) trait Sink {
     fn push(&mut self, event: &Event<'_>);
 }
 
@@ -38,40 +38,31 @@ impl Sink for crate::core::extract::Extractor {
 }
 
 /// One session on its way through the core.
-pub struct SessionPipeline<S: Sink> {
+pub(crate) struct SessionPipeline<S: Sink> {
     reader: Box<dyn Reader>,
     filter: Filter,
     sink: S,
     warnings: Vec<LineWarning>,
-    records: u64,
 }
 
 /// What the pipeline learned about a session besides what its sink kept.
-pub struct Finished<S> {
-    pub meta: SessionMeta,
-    pub sink: S,
+pub(crate) struct Finished<S> {
+    pub(crate) meta: SessionMeta,
+    pub(crate) sink: S,
     /// Lines that could not be read, and unknown record types.
-    pub warnings: Vec<LineWarning>,
-    /// Lines read as records (good or skipped as unknown), excluding the ones that failed.
-    pub records: u64,
+    pub(crate) warnings: Vec<LineWarning>,
     /// A user turn carried handbook's own prompt marker: the session is handbook's own.
-    pub own_prompt: bool,
+    pub(crate) own_prompt: bool,
 }
 
 impl<S: Sink> SessionPipeline<S> {
-    pub fn new(agent: Agent, hint: FileHint, sink: S) -> SessionPipeline<S> {
-        SessionPipeline {
-            reader: reader_for(agent, hint),
-            filter: Filter::new(),
-            sink,
-            warnings: Vec::new(),
-            records: 0,
-        }
+    pub(crate) fn new(agent: Agent, hint: FileHint, sink: S) -> SessionPipeline<S> {
+        SessionPipeline { reader: reader_for(agent, hint), filter: Filter::new(), sink, warnings: Vec::new() }
     }
 
     /// Feed one line of the transcript (without its line ending). An error says why the line
     /// was skipped; the caller words the warning (it knows whether the line was torn).
-    pub fn feed(&mut self, line: u64, text: &str) -> Result<(), ReadError> {
+    pub(crate) fn feed(&mut self, line: u64, text: &str) -> Result<(), ReadError> {
         if text.trim().is_empty() {
             return Ok(());
         }
@@ -82,25 +73,18 @@ impl<S: Sink> SessionPipeline<S> {
                 sink.push(&redact_event(event));
             }
         })?;
-        self.records += 1;
         Ok(())
     }
 
     /// Record a problem with a line.
-    pub fn warn(&mut self, line: u64, message: String) {
+    pub(crate) fn warn(&mut self, line: u64, message: String) {
         self.warnings.push(LineWarning { line, message });
     }
 
-    pub fn finish(mut self) -> Finished<S> {
+    pub(crate) fn finish(mut self) -> Finished<S> {
         let (meta, held_back) = self.reader.finish();
         self.warnings.extend(held_back);
         self.warnings.sort_by_key(|w| w.line);
-        Finished {
-            meta,
-            sink: self.sink,
-            warnings: self.warnings,
-            records: self.records,
-            own_prompt: self.filter.saw_own_prompt(),
-        }
+        Finished { meta, sink: self.sink, warnings: self.warnings, own_prompt: self.filter.saw_own_prompt() }
     }
 }

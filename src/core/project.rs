@@ -2,13 +2,7 @@
 //! worktrees of one repository share a key), else the repository root, else the cwd.
 
 /// The key for a session: normalised remote, else repository root, else cwd, else `unknown`.
-///
-/// ```
-/// use handbook::core::project::project_key;
-/// assert_eq!(project_key(Some("git@github.com:Acme/App.git"), None, Some("/w/app")), "github.com/Acme/App");
-/// assert_eq!(project_key(None, Some("/w/app"), Some("/w/app/src")), "/w/app");
-/// ```
-pub fn project_key(remote: Option<&str>, repo_root: Option<&str>, cwd: Option<&str>) -> String {
+pub(crate) fn project_key(remote: Option<&str>, repo_root: Option<&str>, cwd: Option<&str>) -> String {
     remote
         .and_then(normalize_remote)
         .or_else(|| repo_root.map(trim_path))
@@ -24,7 +18,7 @@ fn trim_path(path: &str) -> String {
 
 /// `host/owner/repo` for a git remote URL in any of its spellings, without credentials,
 /// scheme, port or `.git`. Local paths and `file://` URLs are kept as paths.
-pub fn normalize_remote(url: &str) -> Option<String> {
+pub(crate) fn normalize_remote(url: &str) -> Option<String> {
     let url = url.trim();
     if url.is_empty() {
         return None;
@@ -61,15 +55,7 @@ pub fn normalize_remote(url: &str) -> Option<String> {
 /// their repository's remote: `(cwd, key)` pairs in, `key → better key` out. A session
 /// recorded without its remote (an older agent version, a checkout since removed) then joins
 /// its project instead of standing apart. A folder seen with two remotes is left alone.
-///
-/// ```
-/// use handbook::core::project::path_keys_to_remotes;
-/// let sessions = [("/w/app", "github.com/acme/app"), ("/w/app/", "/w/app"), ("/w/lib", "/w/lib")];
-/// let better = path_keys_to_remotes(sessions.into_iter());
-/// assert_eq!(better.get("/w/app").map(String::as_str), Some("github.com/acme/app"));
-/// assert_eq!(better.get("/w/lib"), None);
-/// ```
-pub fn path_keys_to_remotes<'a>(
+pub(crate) fn path_keys_to_remotes<'a>(
     sessions: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> std::collections::BTreeMap<String, String> {
     use std::collections::{BTreeMap, BTreeSet};
@@ -97,7 +83,7 @@ pub fn path_keys_to_remotes<'a>(
 }
 
 /// A short display name: the last path component of the key.
-pub fn display_name(key: &str) -> &str {
+pub(crate) fn display_name(key: &str) -> &str {
     key.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next().filter(|s| !s.is_empty()).unwrap_or(key)
 }
 
@@ -123,5 +109,25 @@ mod tests {
         assert_eq!(project_key(None, None, None), "unknown");
         assert_eq!(display_name("github.com/acme/app"), "app");
         assert_eq!(display_name("/w/app"), "app");
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn project_key_example() {
+        use crate::core::project::project_key;
+        assert_eq!(project_key(Some("git@github.com:Acme/App.git"), None, Some("/w/app")), "github.com/Acme/App");
+        assert_eq!(project_key(None, Some("/w/app"), Some("/w/app/src")), "/w/app");
+    }
+
+    #[test]
+    fn path_keys_to_remotes_example() {
+        use crate::core::project::path_keys_to_remotes;
+        let sessions = [("/w/app", "github.com/acme/app"), ("/w/app/", "/w/app"), ("/w/lib", "/w/lib")];
+        let better = path_keys_to_remotes(sessions.into_iter());
+        assert_eq!(better.get("/w/app").map(String::as_str), Some("github.com/acme/app"));
+        assert_eq!(better.get("/w/lib"), None);
     }
 }

@@ -201,13 +201,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
 });
 
 /// Replace every secret in `text` with `[REDACTED:<kind>]`. Borrows when there is none.
-///
-/// ```
-/// use handbook::core::redact::redact;
-/// assert_eq!(redact("export OPENAI_API_KEY=sk-abc123def456ghi789jkl012"), "export OPENAI_API_KEY=[REDACTED:openai]");
-/// assert_eq!(redact("token_count: 1234"), "token_count: 1234");
-/// ```
-pub fn redact(text: &str) -> Cow<'_, str> {
+pub(crate) fn redact(text: &str) -> Cow<'_, str> {
     let compiled = &*COMPILED;
     let hits = compiled.set.matches(text);
     if !hits.matched_any() {
@@ -230,7 +224,7 @@ const CONTEXT_BYTES: usize = 2048;
 /// Where to start redacting so that a secret reaching into the line at `at` is seen whole:
 /// a few lines back (further over blank lines: `password:` may sit above its value with
 /// empty lines between), at most 2 KiB back.
-pub fn context_start(text: &str, at: usize) -> usize {
+pub(crate) fn context_start(text: &str, at: usize) -> usize {
     let bytes = text.as_bytes();
     let floor = at.saturating_sub(CONTEXT_BYTES);
     let mut start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
@@ -252,15 +246,7 @@ pub fn context_start(text: &str, at: usize) -> usize {
 /// The line `text[start..end]`, redacted as part of what comes before it, so that a secret
 /// whose key sits on an earlier line (`db_password:` above its value) is caught, which
 /// redacting the line alone would miss.
-///
-/// ```
-/// use handbook::core::redact::redact_line_in;
-/// let text = "config:\n  db_password:\n\n    Hunter2Passw0rdXyz\ndone";
-/// let start = text.find("    Hunter2").unwrap();
-/// let line = redact_line_in(text, start, start + "    Hunter2Passw0rdXyz".len());
-/// assert!(!line.contains("Hunter2") && line.contains("[REDACTED:"), "{line}");
-/// ```
-pub fn redact_line_in(text: &str, start: usize, end: usize) -> String {
+pub(crate) fn redact_line_in(text: &str, start: usize, end: usize) -> String {
     let window = &text[context_start(text, start)..end];
     match redact(window) {
         Cow::Borrowed(_) => text[start..end].to_string(),
@@ -269,14 +255,14 @@ pub fn redact_line_in(text: &str, start: usize, end: usize) -> String {
 }
 
 /// Redact in place, for owned strings.
-pub fn redact_string(text: &mut String) {
+pub(crate) fn redact_string(text: &mut String) {
     if let Cow::Owned(s) = redact(text) {
         *text = s;
     }
 }
 
 /// Redact a borrowed-or-owned string without copying when nothing changes.
-pub fn redact_cow<'a>(text: Cow<'a, str>) -> Cow<'a, str> {
+pub(crate) fn redact_cow<'a>(text: Cow<'a, str>) -> Cow<'a, str> {
     match redact(&text) {
         Cow::Borrowed(_) => text,
         Cow::Owned(s) => Cow::Owned(s),
@@ -286,7 +272,7 @@ pub fn redact_cow<'a>(text: Cow<'a, str>) -> Cow<'a, str> {
 /// Redact the parts of an event that engines keep whole: the user's words, command lines,
 /// file paths and compaction summaries. Bulky [`Unredacted`] text is left for whoever keeps a
 /// piece of it (see [`Unredacted::excerpt`]).
-pub fn redact_event(event: Event<'_>) -> Event<'_> {
+pub(crate) fn redact_event(event: Event<'_>) -> Event<'_> {
     let Event { line, kind } = event;
     let kind = match kind {
         EventKind::User(text) => EventKind::User(redact_cow(text)),
@@ -303,7 +289,7 @@ pub fn redact_event(event: Event<'_>) -> Event<'_> {
 
 /// Redact what a session's metadata holds in free text: its title, working directory, branch
 /// and remote. They are stored and rendered like everything else.
-pub fn redact_meta(meta: &mut SessionMeta) {
+pub(crate) fn redact_meta(meta: &mut SessionMeta) {
     for field in [&mut meta.title, &mut meta.cwd, &mut meta.git_branch, &mut meta.git_remote].into_iter().flatten() {
         redact_string(field);
     }
@@ -313,7 +299,7 @@ impl Unredacted<'_> {
     /// A redacted excerpt of at most about `max_bytes`: the head and the tail, cut at line or
     /// word boundaries so no secret is split into a fragment the patterns would miss, with a
     /// marker saying how much was left out.
-    pub fn excerpt(&self, max_bytes: usize) -> String {
+    pub(crate) fn excerpt(&self, max_bytes: usize) -> String {
         let text = self.for_scanning();
         if text.len() <= max_bytes {
             return redact(text).into_owned();
@@ -364,7 +350,7 @@ pub(crate) fn cut_after(text: &str, start: usize) -> &str {
 }
 
 /// The kinds of secrets found in `text`, for reports; empty when there are none.
-pub fn secret_kinds(text: &str) -> Vec<&'static str> {
+pub(crate) fn secret_kinds(text: &str) -> Vec<&'static str> {
     let compiled = &*COMPILED;
     let mut kinds: Vec<&'static str> = compiled
         .set
@@ -624,5 +610,28 @@ mod tests {
     fn secret_kinds_names_what_was_found() {
         assert_eq!(secret_kinds("AKIAIOSFODNN7EXAMPLE"), ["aws_access_key_id"]);
         assert!(secret_kinds("nothing here").is_empty());
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn redact_example() {
+        use crate::core::redact::redact;
+        assert_eq!(
+            redact("export OPENAI_API_KEY=sk-abc123def456ghi789jkl012"),
+            "export OPENAI_API_KEY=[REDACTED:openai]"
+        );
+        assert_eq!(redact("token_count: 1234"), "token_count: 1234");
+    }
+
+    #[test]
+    fn redact_line_in_example() {
+        use crate::core::redact::redact_line_in;
+        let text = "config:\n  db_password:\n\n    Hunter2Passw0rdXyz\ndone";
+        let start = text.find("    Hunter2").unwrap();
+        let line = redact_line_in(text, start, start + "    Hunter2Passw0rdXyz".len());
+        assert!(!line.contains("Hunter2") && line.contains("[REDACTED:"), "{line}");
     }
 }

@@ -8,12 +8,12 @@ use crate::core::stage1::Stage1;
 
 /// The selection rules of a run.
 #[derive(Debug, Clone, Copy)]
-pub struct Rules {
-    pub now: Timestamp,
+pub(crate) struct Rules {
+    pub(crate) now: Timestamp,
     /// At most this many sessions feed consolidation.
-    pub max: usize,
+    pub(crate) max: usize,
     /// Sessions neither used nor updated for this long drop out.
-    pub max_unused: SignedDuration,
+    pub(crate) max_unused: SignedDuration,
 }
 
 /// When a session last mattered: its last citation, or else its last activity.
@@ -23,24 +23,18 @@ fn last_relevant(record: &Stage1) -> Timestamp {
 
 /// What consolidation takes, and how many it left out and why.
 #[derive(Debug, Default)]
-pub struct Selection {
+pub(crate) struct Selection {
     /// In ascending session-id order.
-    pub records: Vec<Stage1>,
+    pub(crate) records: Vec<Stage1>,
     /// Neither used nor updated within the retention window.
-    pub unused: usize,
+    pub(crate) unused: usize,
     /// Ranked below the `max` kept.
-    pub over_max: usize,
+    pub(crate) over_max: usize,
 }
 
 /// Select from `eligible` (already without excluded and vanished sessions), returned in
 /// ascending session-id order so the files written from them do not churn when ranks move.
-///
-/// ```
-/// # use handbook::core::select::{select, Rules};
-/// # let rules = Rules { now: "2026-11-29T00:00:00Z".parse().unwrap(), max: 256, max_unused: jiff::SignedDuration::from_hours(720) };
-/// assert!(select(Vec::new(), rules).records.is_empty());
-/// ```
-pub fn select(eligible: Vec<Stage1>, rules: Rules) -> Selection {
+pub(crate) fn select(eligible: Vec<Stage1>, rules: Rules) -> Selection {
     let cutoff = rules.now - rules.max_unused;
     let (mut ranked, unused): (Vec<Stage1>, Vec<Stage1>) = eligible
         .into_iter()
@@ -57,4 +51,19 @@ pub fn select(eligible: Vec<Stage1>, rules: Rules) -> Selection {
     ranked.truncate(rules.max);
     ranked.sort_by(|a, b| a.session_id.cmp(&b.session_id));
     Selection { records: ranked, unused: unused.len(), over_max }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn select_example() {
+        use crate::core::select::{Rules, select};
+        let rules = Rules {
+            now: "2026-11-29T00:00:00Z".parse().unwrap(),
+            max: 256,
+            max_unused: jiff::SignedDuration::from_hours(720),
+        };
+        assert!(select(Vec::new(), rules).records.is_empty());
+    }
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// The agent (and so the transcript format) a session came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Agent {
+pub(crate) enum Agent {
     /// OpenAI Codex CLI rollouts.
     Codex,
     /// Claude Code project transcripts.
@@ -23,50 +23,45 @@ pub enum Agent {
 
 impl Agent {
     /// Every agent, in a stable order.
-    pub const ALL: [Agent; 3] = [Agent::Codex, Agent::Claude, Agent::Generic];
+    pub(crate) const ALL: [Agent; 3] = [Agent::Codex, Agent::Claude, Agent::Generic];
 
     /// The lower-case name used in files, flags and output.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Agent::Codex => "codex",
             Agent::Claude => "claude",
             Agent::Generic => "generic",
         }
     }
-
-    /// The agent named `name`, as spelled by [`Agent::name`].
-    pub fn from_name(name: &str) -> Option<Agent> {
-        Agent::ALL.into_iter().find(|a| a.name() == name)
-    }
 }
 
 /// What a transcript says about its session, gathered while reading.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionMeta {
+pub(crate) struct SessionMeta {
     /// The agent's own session id (a UUID for Codex and Claude).
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     /// Working directory of the session (the latest one when it changed).
-    pub cwd: Option<String>,
-    pub git_branch: Option<String>,
-    pub git_remote: Option<String>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) git_branch: Option<String>,
+    pub(crate) git_remote: Option<String>,
     /// Time of the first record.
-    pub started: Option<Timestamp>,
+    pub(crate) started: Option<Timestamp>,
     /// Time of the last record.
-    pub updated: Option<Timestamp>,
-    pub model: Option<String>,
+    pub(crate) updated: Option<Timestamp>,
+    pub(crate) model: Option<String>,
     /// Title the agent or the user gave the session.
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// The session this one was spawned from, when it is a sub-agent.
-    pub parent: Option<String>,
+    pub(crate) parent: Option<String>,
     /// True for sub-agent (sidechain) sessions, which are not extracted on their own by default.
-    pub is_subagent: bool,
+    pub(crate) is_subagent: bool,
     /// Number of records that carried the user's own words, before filtering.
-    pub user_messages: u32,
+    pub(crate) user_messages: u32,
 }
 
 impl SessionMeta {
     /// Note a record's time: the first one seen is the start, the latest the update.
-    pub fn saw_time(&mut self, ts: Option<Timestamp>) {
+    pub(crate) fn saw_time(&mut self, ts: Option<Timestamp>) {
         let Some(ts) = ts else { return };
         if self.started.is_none_or(|s| ts < s) {
             self.started = Some(ts);
@@ -77,7 +72,7 @@ impl SessionMeta {
     }
 
     /// Set `field` from `value` when the value is present and not blank.
-    pub fn set_if_present(field: &mut Option<String>, value: Option<&str>) {
+    pub(crate) fn set_if_present(field: &mut Option<String>, value: Option<&str>) {
         if let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) {
             *field = Some(v.to_string());
         }
@@ -86,10 +81,10 @@ impl SessionMeta {
 
 /// One normalised record of a transcript.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Event<'a> {
+pub(crate) struct Event<'a> {
     /// 1-based line of the transcript the event came from.
-    pub line: u64,
-    pub kind: EventKind<'a>,
+    pub(crate) line: u64,
+    pub(crate) kind: EventKind<'a>,
 }
 
 /// What happened at one point of a session.
@@ -97,7 +92,7 @@ pub struct Event<'a> {
 /// Reasoning and instruction records carry no text at all: nothing downstream can leak what
 /// it never received.
 #[derive(Debug, Clone, PartialEq)]
-pub enum EventKind<'a> {
+pub(crate) enum EventKind<'a> {
     /// Text the user typed (or that arrived in the user's turn, before filtering).
     User(Cow<'a, str>),
     /// Text the assistant showed the user.
@@ -114,34 +109,34 @@ pub enum EventKind<'a> {
 
 /// A tool invocation by the assistant.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ToolCall<'a> {
+pub(crate) struct ToolCall<'a> {
     /// Pairs the call with its [`ToolResult`].
-    pub id: Option<Cow<'a, str>>,
-    pub name: Cow<'a, str>,
+    pub(crate) id: Option<Cow<'a, str>>,
+    pub(crate) name: Cow<'a, str>,
     /// The shell command line, when the tool runs one.
-    pub command: Option<Cow<'a, str>>,
+    pub(crate) command: Option<Cow<'a, str>>,
     /// Files the call writes (edits, creates, deletes), as given.
-    pub writes: Vec<String>,
+    pub(crate) writes: Vec<String>,
     /// Files the call reads, as given.
-    pub reads: Vec<String>,
+    pub(crate) reads: Vec<String>,
     /// The tool's input as compact text, for display.
-    pub input: Unredacted<'a>,
+    pub(crate) input: Unredacted<'a>,
 }
 
 /// The result of a tool invocation.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ToolResult<'a> {
-    pub id: Option<Cow<'a, str>>,
-    pub output: Unredacted<'a>,
+pub(crate) struct ToolResult<'a> {
+    pub(crate) id: Option<Cow<'a, str>>,
+    pub(crate) output: Unredacted<'a>,
     /// Exit status of a shell command, when the transcript records it.
-    pub exit_code: Option<i64>,
+    pub(crate) exit_code: Option<i64>,
     /// The agent marked the result as an error.
-    pub is_error: bool,
+    pub(crate) is_error: bool,
 }
 
 impl ToolResult<'_> {
     /// True when the call failed: a non-zero exit status, or an error flag without one.
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         match self.exit_code {
             Some(code) => code != 0,
             None => self.is_error,
@@ -156,30 +151,26 @@ impl ToolResult<'_> {
 /// Read it with [`Unredacted::for_scanning`] to look for something; keep a piece of it only
 /// through [`Unredacted::excerpt`] or by redacting the piece.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Unredacted<'a>(Cow<'a, str>);
+pub(crate) struct Unredacted<'a>(Cow<'a, str>);
 
 impl<'a> Unredacted<'a> {
-    pub fn new(text: impl Into<Cow<'a, str>>) -> Unredacted<'a> {
+    pub(crate) fn new(text: impl Into<Cow<'a, str>>) -> Unredacted<'a> {
         Unredacted(text.into())
     }
 
     /// The raw text, to search. Whatever is kept of it must be redacted.
-    pub fn for_scanning(&self) -> &str {
+    pub(crate) fn for_scanning(&self) -> &str {
         &self.0
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
 }
 
 /// A problem with one line of a transcript. The rest of the session goes on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LineWarning {
-    pub line: u64,
-    pub message: String,
+pub(crate) struct LineWarning {
+    pub(crate) line: u64,
+    pub(crate) message: String,
 }

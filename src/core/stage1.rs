@@ -10,45 +10,45 @@ use crate::core::session::{Agent, SessionMeta};
 use crate::core::state::{FileStat, SessionSeen};
 
 /// Bumped when the record's shape changes incompatibly.
-pub const STAGE1_VERSION: u32 = 1;
+pub(crate) const STAGE1_VERSION: u32 = 1;
 
 /// One session's stage-1 output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stage1 {
-    pub version: u32,
-    pub session_id: String,
-    pub agent: Agent,
+pub(crate) struct Stage1 {
+    pub(crate) version: u32,
+    pub(crate) session_id: String,
+    pub(crate) agent: Agent,
     /// The transcript it was extracted from.
-    pub rollout_path: String,
+    pub(crate) rollout_path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// Project key: git remote, repository root or cwd.
-    pub project: String,
+    pub(crate) project: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_branch: Option<String>,
+    pub(crate) git_branch: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub started_at: Option<Timestamp>,
+    pub(crate) started_at: Option<Timestamp>,
     /// Last activity in the session (its last record, else the file's modification time).
-    pub updated_at: Timestamp,
+    pub(crate) updated_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// Content hash of the transcript this was extracted from.
-    pub source_hash: String,
-    pub rollout_slug: String,
-    pub rollout_summary: String,
-    pub raw_memory: String,
-    pub facts: Facts,
+    pub(crate) source_hash: String,
+    pub(crate) rollout_slug: String,
+    pub(crate) rollout_summary: String,
+    pub(crate) raw_memory: String,
+    pub(crate) facts: Facts,
     /// How many later replies cited this session.
     #[serde(default)]
-    pub usage_count: u32,
+    pub(crate) usage_count: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_usage: Option<Timestamp>,
+    pub(crate) last_usage: Option<Timestamp>,
 }
 
 impl Stage1 {
     /// The record of a session read from `key` and extracted into `memory`. Its usage is
     /// counted when it is stored.
-    pub fn new(
+    pub(crate) fn new(
         key: &str,
         stat: FileStat,
         seen: &SessionSeen,
@@ -81,7 +81,7 @@ impl Stage1 {
 /// The extraction to store when a model answered: its texts, with the built-in extractor's
 /// facts (what consolidation lays out and merges), or facts read from the answer when the
 /// built-in extractor found nothing. The model's no-op is final.
-pub fn with_answer(builtin: Extraction, answer: StageOne) -> Extraction {
+pub(crate) fn with_answer(builtin: Extraction, answer: StageOne) -> Extraction {
     let StageOne::Memory { raw_memory, rollout_summary, rollout_slug } = answer else {
         return Extraction::NoOp;
     };

@@ -22,46 +22,46 @@ use crate::core::project::display_name;
 use crate::core::tokens::Cap;
 
 /// The first line every summary starts with.
-pub const VERSION_LINE: &str = "v1";
+pub(crate) const VERSION_LINE: &str = "v1";
 
 /// A bullet with its continuation lines, or a paragraph.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    pub lines: Vec<String>,
+pub(crate) struct Entry {
+    pub(crate) lines: Vec<String>,
 }
 
 /// `#### <date>` and its topics.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Day {
-    pub heading: String,
-    pub entries: Vec<Entry>,
+pub(crate) struct Day {
+    pub(crate) heading: String,
+    pub(crate) entries: Vec<Entry>,
 }
 
 /// `### <project>`: text under the heading, then its days.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Project {
-    pub heading: String,
-    pub entries: Vec<Entry>,
-    pub days: Vec<Day>,
+pub(crate) struct Project {
+    pub(crate) heading: String,
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) days: Vec<Day>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
-    pub heading: String,
-    pub entries: Vec<Entry>,
+pub(crate) struct Section {
+    pub(crate) heading: String,
+    pub(crate) entries: Vec<Entry>,
     /// Only in "What's in Memory".
-    pub projects: Vec<Project>,
+    pub(crate) projects: Vec<Project>,
 }
 
 /// A parsed summary.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Summary {
-    pub sections: Vec<Section>,
+pub(crate) struct Summary {
+    pub(crate) sections: Vec<Section>,
 }
 
 /// The summary does not start with `v1`: it was written by something else, or by hand.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotV1;
+pub(crate) struct NotV1;
 
 impl std::fmt::Display for NotV1 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -82,7 +82,7 @@ enum Slot {
 impl Summary {
     /// Parse a summary. Blank lines only separate things; headings and entries are kept as
     /// written.
-    pub fn parse(text: &str) -> Result<Summary, NotV1> {
+    pub(crate) fn parse(text: &str) -> Result<Summary, NotV1> {
         let mut lines = text.lines();
         if lines.next().map(str::trim_end) != Some(VERSION_LINE) {
             return Err(NotV1);
@@ -154,7 +154,7 @@ impl Summary {
     }
 
     /// The document as text: `v1`, then each heading and entry, blank lines between blocks.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::from(VERSION_LINE);
         out.push('\n');
         for section in &self.sections {
@@ -175,7 +175,7 @@ impl Summary {
     /// Keep the global sections and, under "What's in Memory", only the project whose heading
     /// is `### <key>`. Entries of the global sections that name another project (a tip
     /// `- parser: …`, a preference `… (preference; parser)`) go too.
-    pub fn only_project(&self, key: &str) -> Summary {
+    pub(crate) fn only_project(&self, key: &str) -> Summary {
         let heading_key = |p: &Project| p.heading.trim_start_matches('#').trim().to_string();
         let kept_name = display_name(key);
         let others: Vec<String> = self
@@ -202,12 +202,12 @@ impl Summary {
     }
 
     /// Whether "What's in Memory" has a project `### <key>`.
-    pub fn has_project(&self, key: &str) -> bool {
+    pub(crate) fn has_project(&self, key: &str) -> bool {
         self.sections.iter().flat_map(|s| &s.projects).any(|p| p.heading.trim_start_matches('#').trim() == key)
     }
 
     /// Drop the lowest-ranked entries whole until the rendering fits `cap`.
-    pub fn fit(&self, cap: Cap) -> String {
+    pub(crate) fn fit(&self, cap: Cap) -> String {
         let full = self.render();
         if cap.fits(&full) {
             return full;

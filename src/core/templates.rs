@@ -2,21 +2,21 @@
 //! placeholder filling they use.
 
 /// `summary --prompt`: how an agent should read and cite the handbook.
-pub const READ_PATH: &str = include_str!("../../templates/read_path.md");
+pub(crate) const READ_PATH: &str = include_str!("../../templates/read_path.md");
 /// Model extraction: the system prompt.
-pub const STAGE_ONE_SYSTEM: &str = include_str!("../../templates/stage_one_system.md");
+pub(crate) const STAGE_ONE_SYSTEM: &str = include_str!("../../templates/stage_one_system.md");
 /// Model extraction: the request around one transcript.
-pub const STAGE_ONE_INPUT: &str = include_str!("../../templates/stage_one_input.md");
+pub(crate) const STAGE_ONE_INPUT: &str = include_str!("../../templates/stage_one_input.md");
 /// Model consolidation: the system prompt.
-pub const CONSOLIDATION: &str = include_str!("../../templates/consolidation.md");
+pub(crate) const CONSOLIDATION: &str = include_str!("../../templates/consolidation.md");
 /// Model consolidation: the request for one task group.
-pub const CONSOLIDATION_GROUP: &str = include_str!("../../templates/consolidation_group.md");
+pub(crate) const CONSOLIDATION_GROUP: &str = include_str!("../../templates/consolidation_group.md");
 /// Model consolidation: the request for the summary.
-pub const CONSOLIDATION_SUMMARY: &str = include_str!("../../templates/consolidation_summary.md");
+pub(crate) const CONSOLIDATION_SUMMARY: &str = include_str!("../../templates/consolidation_summary.md");
 
 /// Every template, by its file name (the name an override in the configuration directory
 /// takes).
-pub const ALL: &[(&str, &str)] = &[
+pub(crate) const ALL: &[(&str, &str)] = &[
     ("read_path.md", READ_PATH),
     ("stage_one_system.md", STAGE_ONE_SYSTEM),
     ("stage_one_input.md", STAGE_ONE_INPUT),
@@ -26,18 +26,13 @@ pub const ALL: &[(&str, &str)] = &[
 ];
 
 /// The embedded template of this file name.
-pub fn embedded(name: &str) -> Option<&'static str> {
+pub(crate) fn embedded(name: &str) -> Option<&'static str> {
     ALL.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
 /// Fill `{{ name }}` placeholders. Unknown placeholders are left as they are; values are not
 /// scanned again, so a value holding `{{ … }}` stays literal.
-///
-/// ```
-/// use handbook::core::templates::render;
-/// assert_eq!(render("at {{ home }}: {{ summary }}", &[("home", "/h"), ("summary", "{{ home }}")]), "at /h: {{ home }}");
-/// ```
-pub fn render(template: &str, values: &[(&str, &str)]) -> String {
+pub(crate) fn render(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(start) = rest.find("{{") {
@@ -56,4 +51,17 @@ pub fn render(template: &str, values: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn render_example() {
+        use crate::core::templates::render;
+        assert_eq!(
+            render("at {{ home }}: {{ summary }}", &[("home", "/h"), ("summary", "{{ home }}")]),
+            "at /h: {{ home }}"
+        );
+    }
 }

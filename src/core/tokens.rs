@@ -107,14 +107,14 @@ fn non_ascii_cost(c: char) -> usize {
 
 /// A size limit: tokens, characters, or both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Cap {
-    pub tokens: Option<usize>,
-    pub chars: Option<usize>,
+pub(crate) struct Cap {
+    pub(crate) tokens: Option<usize>,
+    pub(crate) chars: Option<usize>,
 }
 
 impl Cap {
     /// True when `text` is within every limit set.
-    pub fn fits(&self, text: &str) -> bool {
+    pub(crate) fn fits(&self, text: &str) -> bool {
         self.tokens.is_none_or(|max| estimate(text) <= max) && self.chars.is_none_or(|max| text.chars().count() <= max)
     }
 }

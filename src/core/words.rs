@@ -2,16 +2,7 @@
 
 /// `n` and `noun`, plural unless `n` is 1. The plural of the last word follows the regular
 /// rules: `fix` → `fixes`, `entry` → `entries`, else an `s`.
-///
-/// ```
-/// # use handbook::core::words::count;
-/// assert_eq!(count(1, "session"), "1 session");
-/// assert_eq!(count(0, "call"), "0 calls");
-/// assert_eq!(count(2, "fix"), "2 fixes");
-/// assert_eq!(count(3, "try"), "3 tries");
-/// assert_eq!(count(2, "more line"), "2 more lines");
-/// ```
-pub fn count(n: usize, noun: &str) -> String {
+pub(crate) fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         return format!("1 {noun}");
     }
@@ -24,5 +15,19 @@ pub fn count(n: usize, noun: &str) -> String {
         format!("{n} {noun}es")
     } else {
         format!("{n} {noun}s")
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn count_example() {
+        use crate::core::words::count;
+        assert_eq!(count(1, "session"), "1 session");
+        assert_eq!(count(0, "call"), "0 calls");
+        assert_eq!(count(2, "fix"), "2 fixes");
+        assert_eq!(count(3, "try"), "3 tries");
+        assert_eq!(count(2, "more line"), "2 more lines");
     }
 }

@@ -15,23 +15,23 @@ use crate::core::state::{FileStat, Presence, Reason, Sources};
 
 /// What a walk of the sources found.
 #[derive(Debug, Default)]
-pub struct Discovery {
+pub(crate) struct Discovery {
     /// Transcript files, absolute, sorted, without duplicates.
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// Source roots that exist; a recorded file under one of them that was not found is gone.
-    pub roots: Vec<PathBuf>,
-    pub warnings: Vec<String>,
+    pub(crate) roots: Vec<PathBuf>,
+    pub(crate) warnings: Vec<String>,
     /// Explicit sources that do not exist.
-    pub missing: Vec<PathBuf>,
+    pub(crate) missing: Vec<PathBuf>,
 }
 
 /// True for file names that can hold a transcript.
-pub fn is_transcript_name(path: &Path) -> bool {
+pub(crate) fn is_transcript_name(path: &Path) -> bool {
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".jsonl"))
 }
 
 /// Walk every root. A root that is a file is taken whatever its name.
-pub fn discover(roots: &[SourceRoot]) -> Discovery {
+pub(crate) fn discover(roots: &[SourceRoot]) -> Discovery {
     let mut found = Discovery::default();
     for root in roots {
         // Canonical roots give every file one stable key, however the source was spelled.
@@ -83,13 +83,13 @@ fn walk_warning(error: &walkdir::Error) -> String {
 }
 
 /// True when `file` lies under one of the scanned `roots`.
-pub fn under_roots(file: &Path, roots: &[PathBuf]) -> bool {
+pub(crate) fn under_roots(file: &Path, roots: &[PathBuf]) -> bool {
     roots.iter().any(|root| file.starts_with(root))
 }
 
 /// Discover the transcripts of a run's sources, warning about what cannot be read and what
 /// is missing. An error when none of the sources named exist.
-pub fn discover_sources(sources: &[SourceRoot], term: &Terminal) -> Result<Discovery> {
+pub(crate) fn discover_sources(sources: &[SourceRoot], term: &Terminal) -> Result<Discovery> {
     let found = discover(sources);
     for warning in &found.warnings {
         term.warn(warning);
@@ -112,7 +112,7 @@ pub fn discover_sources(sources: &[SourceRoot], term: &Terminal) -> Result<Disco
 
 /// Which known transcripts (and the transcripts duplicates point at) are gone from disk:
 /// one look at each that was not found this run (`present`).
-pub fn presence(sources: &Sources, present: &HashSet<String>) -> Presence {
+pub(crate) fn presence(sources: &Sources, present: &HashSet<String>) -> Presence {
     let owners = sources.sources.values().filter_map(|e| match &e.reason {
         Some(Reason::DuplicateOf(owner)) => Some(owner),
         _ => None,
@@ -128,12 +128,12 @@ pub fn presence(sources: &Sources, present: &HashSet<String>) -> Presence {
 }
 
 /// The key a transcript is known by: its path, as text.
-pub fn key_of(path: &Path) -> String {
+pub(crate) fn key_of(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
 /// A file's size and modification time now.
-pub fn stat_of(path: &Path) -> Result<FileStat> {
+pub(crate) fn stat_of(path: &Path) -> Result<FileStat> {
     let meta = std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read file metadata: {e}"))?;
     let mtime_ns = meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map_or(0, |t| t.as_nanosecond());
     Ok(FileStat { size: meta.len(), mtime_ns })

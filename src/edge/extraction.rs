@@ -17,10 +17,10 @@ use crate::core::stage1::with_answer;
 
 /// What the read of one session feeds: the built-in extractor, and the transcript a model
 /// is shown when there is one.
-pub type Sink = (Extractor, Option<ModelTranscript>);
+pub(crate) type Sink = (Extractor, Option<ModelTranscript>);
 
 /// How a model answered about one session.
-pub enum Asked {
+pub(crate) enum Asked {
     /// The extraction to keep: the built-in one, or the model's on top of it.
     Extracted(Extraction),
     /// The model failed on this session; it is tried again on a later run.
@@ -31,7 +31,7 @@ pub enum Asked {
 }
 
 /// The readers and the model of one `extract` run.
-pub struct Extracting {
+pub(crate) struct Extracting {
     format: Option<Agent>,
     model: Option<Model>,
 }
@@ -39,7 +39,7 @@ pub struct Extracting {
 impl Extracting {
     /// Read as `format` when given; ask the model `engine` names unless it is the built-in
     /// one or this is a dry run (which sends nothing anywhere).
-    pub fn new(
+    pub(crate) fn new(
         format: Option<Agent>,
         engine: &EngineSettings,
         config_dir: Option<&Path>,
@@ -53,13 +53,13 @@ impl Extracting {
     }
 
     /// Read the transcript at `path` into the extractor (and the model's transcript).
-    pub fn read(&self, path: &Path) -> Result<FileRead<Sink>> {
+    pub(crate) fn read(&self, path: &Path) -> Result<FileRead<Sink>> {
         let budget = self.model.as_ref().map(Model::transcript_budget);
         read_transcript(path, self.format, || (Extractor::new(), budget.map(ModelTranscript::new)))
     }
 
     /// The session's extraction: the built-in extractor's, and the model's answer on top.
-    pub fn extract(&mut self, key: &str, agent: Agent, project: &str, meta: &SessionMeta, sink: Sink) -> Asked {
+    pub(crate) fn extract(&mut self, key: &str, agent: Agent, project: &str, meta: &SessionMeta, sink: Sink) -> Asked {
         let context = Context { agent: agent.name().to_string(), project: project.to_string() };
         let (extractor, transcript) = sink;
         let builtin = extractor.finish(meta, &context);
@@ -82,7 +82,7 @@ impl Extracting {
     }
 
     /// True once the model has been sent `max` input tokens this run.
-    pub fn out_of_tokens(&self, max: Option<u64>) -> bool {
+    pub(crate) fn out_of_tokens(&self, max: Option<u64>) -> bool {
         match (&self.model, max) {
             (Some(model), Some(max)) => model.sent_tokens() >= max,
             _ => false,

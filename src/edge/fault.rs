@@ -7,7 +7,7 @@ use crate::config::Settings;
 
 /// Abort here when the run's fault names `point`.
 #[cfg(feature = "fault-injection")]
-pub fn point(settings: &Settings, point: &str) {
+pub(crate) fn point(settings: &Settings, point: &str) {
     if settings.fault.as_deref() == Some(point) {
         std::process::abort();
     }
@@ -15,4 +15,4 @@ pub fn point(settings: &Settings, point: &str) {
 
 /// Nothing: a build without fault injection.
 #[cfg(not(feature = "fault-injection"))]
-pub fn point(_settings: &Settings, _point: &str) {}
+pub(crate) fn point(_settings: &Settings, _point: &str) {}

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// Create `dir` and its parents, private to the user.
-pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+pub(crate) fn ensure_private_dir(dir: &Path) -> Result<()> {
     let mut builder = fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -33,13 +33,13 @@ pub fn ensure_private_dir(dir: &Path) -> Result<()> {
 }
 
 /// Write `bytes` to `path` atomically, replacing whatever is there.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     persist(path, bytes, true).map(drop)
 }
 
 /// Write `bytes` to `path` atomically, and not at all when the file already holds exactly
 /// them, so a file other tools import (or cache) stays untouched. True when it was written.
-pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
+pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
     // An unreadable file counts as changed: the write then says what is wrong with it.
     if read_if_exists(path).ok().flatten().is_some_and(|old| old == bytes) {
         return Ok(false);
@@ -49,12 +49,12 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
 
 /// Create `path` holding `bytes`, never replacing a file: false, and nothing written, when
 /// the name is taken, even by a file another process created a moment ago.
-pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
+pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
     persist(path, bytes, false)
 }
 
 /// Write `value` as pretty JSON (with a final newline), atomically.
-pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     let mut bytes = serde_json::to_vec_pretty(value).with_context(|| format!("cannot encode {}", path.display()))?;
     bytes.push(b'\n');
     write_atomic(path, &bytes)
@@ -82,7 +82,7 @@ fn persist(path: &Path, bytes: &[u8], replace: bool) -> Result<bool> {
 
 /// Read a JSON file, or `None` when it does not exist. A damaged file is an error that names
 /// it, so the user can move it aside rather than lose it silently.
-pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
     let Some(bytes) = read_if_exists(path)? else { return Ok(None) };
     serde_json::from_slice(&bytes)
         .map(Some)
@@ -90,7 +90,7 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
 }
 
 /// A file's bytes, or `None` when it does not exist.
-pub fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>> {
+pub(crate) fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>> {
     match fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
@@ -99,7 +99,7 @@ pub fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>> {
 }
 
 /// The entries of `dir`, sorted by name; a folder that does not exist is empty.
-pub fn list_dir(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn list_dir(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
@@ -115,13 +115,13 @@ pub fn list_dir(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Remove a file (or a symbolic link, not what it points to); a file already gone is fine.
 /// A folder is an error: removing one takes [`remove_tree`].
-pub fn remove_file(path: &Path) -> Result<()> {
+pub(crate) fn remove_file(path: &Path) -> Result<()> {
     remove(path, false)
 }
 
 /// Remove a file or a whole folder, never following a symbolic link (a link is removed,
 /// not what it points to); a path already gone is fine.
-pub fn remove_tree(path: &Path) -> Result<()> {
+pub(crate) fn remove_tree(path: &Path) -> Result<()> {
     remove(path, true)
 }
 

@@ -10,18 +10,18 @@ use crate::core::project::project_key;
 
 /// Resolves project keys, remembering each cwd it has looked up.
 #[derive(Debug, Default)]
-pub struct Projects {
+pub(crate) struct Projects {
     cache: HashMap<String, String>,
 }
 
 impl Projects {
-    pub fn new() -> Projects {
+    pub(crate) fn new() -> Projects {
         Projects::default()
     }
 
     /// The project key for a session: its recorded remote, else what the cwd on this machine
     /// says (remote, then repository root), else the cwd itself.
-    pub fn key(&mut self, remote: Option<&str>, cwd: Option<&str>) -> String {
+    pub(crate) fn key(&mut self, remote: Option<&str>, cwd: Option<&str>) -> String {
         if remote.is_some() {
             return project_key(remote, None, cwd);
         }
@@ -42,7 +42,7 @@ impl Projects {
 }
 
 /// The project key of a folder given on the command line (`--project DIR`).
-pub fn project_of_dir(dir: &Path) -> String {
+pub(crate) fn project_of_dir(dir: &Path) -> String {
     let dir: PathBuf = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     Projects::new().key(None, Some(&dir.to_string_lossy()))
 }

@@ -16,7 +16,7 @@ use super::workspace::Workspace;
 use crate::core::state::{self, FileStat, RecordChange, SourceEntry, SourceState, Store};
 
 /// The run's state store, and where its changes go.
-pub struct Ledger<'a> {
+pub(crate) struct Ledger<'a> {
     workspace: &'a Workspace,
     term: &'a Terminal,
     store: Store,
@@ -29,7 +29,7 @@ pub struct Ledger<'a> {
 impl<'a> Ledger<'a> {
     /// Load the state, and find which known transcripts are gone (`present` are the ones
     /// discovered this run).
-    pub fn load(
+    pub(crate) fn load(
         workspace: &'a Workspace,
         term: &'a Terminal,
         present: &HashSet<String>,
@@ -41,21 +41,21 @@ impl<'a> Ledger<'a> {
         Ok(Ledger { workspace, term, store, dry_run, usage_changed: BTreeSet::new() })
     }
 
-    pub fn store(&self) -> &Store {
+    pub(crate) fn store(&self) -> &Store {
         &self.store
     }
 
-    pub fn get(&self, key: &str) -> Option<&SourceEntry> {
+    pub(crate) fn get(&self, key: &str) -> Option<&SourceEntry> {
         self.store.get(key)
     }
 
     /// Note that these sessions' usage may have changed.
-    pub fn usage_may_change(&mut self, sessions: impl IntoIterator<Item = String>) {
+    pub(crate) fn usage_may_change(&mut self, sessions: impl IntoIterator<Item = String>) {
         self.usage_changed.extend(sessions);
     }
 
     /// Apply a settled transcript's decision: its state, and its stage-1 record.
-    pub fn apply(&mut self, key: &str, entry: SourceEntry, change: RecordChange) -> Result<()> {
+    pub(crate) fn apply(&mut self, key: &str, entry: SourceEntry, change: RecordChange) -> Result<()> {
         if self.dry_run {
             return Ok(());
         }
@@ -66,7 +66,7 @@ impl<'a> Ledger<'a> {
     }
 
     /// A transcript touched but unchanged: its new modification time is recorded.
-    pub fn touch(&mut self, key: &str, stat: FileStat) {
+    pub(crate) fn touch(&mut self, key: &str, stat: FileStat) {
         if !self.dry_run {
             self.store.touch(key, stat);
         }
@@ -74,7 +74,7 @@ impl<'a> Ledger<'a> {
 
     /// Record a transcript that could not be read. Its earlier extraction, if any, stays.
     /// `read_hash` is the content hash of the read that failed, when the file was read.
-    pub fn fail(&mut self, key: &str, stat: Option<FileStat>, read_hash: Option<&str>, reason: &str) {
+    pub(crate) fn fail(&mut self, key: &str, stat: Option<FileStat>, read_hash: Option<&str>, reason: &str) {
         if self.dry_run {
             return;
         }
@@ -89,7 +89,7 @@ impl<'a> Ledger<'a> {
 
     /// Take over the state of a transcript that moved to `path` unchanged (Codex archives
     /// sessions by moving them): its record follows it. False when it is no such file.
-    pub fn follow_move(&mut self, path: &Path, key: &str, stat: FileStat) -> Result<bool> {
+    pub(crate) fn follow_move(&mut self, path: &Path, key: &str, stat: FileStat) -> Result<bool> {
         if self.store.get(key).is_some() {
             return Ok(false);
         }
@@ -113,7 +113,7 @@ impl<'a> Ledger<'a> {
     }
 
     /// Mark the recorded transcripts under `roots` that are gone from disk; how many.
-    pub fn vanish_under(&mut self, roots: &[PathBuf]) -> u64 {
+    pub(crate) fn vanish_under(&mut self, roots: &[PathBuf]) -> u64 {
         let presence = self.store.presence();
         let gone =
             state::vanished(self.store.sources(), |key| !presence.exists(key) && under_roots(Path::new(key), roots));
@@ -126,7 +126,7 @@ impl<'a> Ledger<'a> {
     }
 
     /// Save the state and bring usage in line (not in a dry run).
-    pub fn save(self, now: Timestamp) -> Result<()> {
+    pub(crate) fn save(self, now: Timestamp) -> Result<()> {
         if self.dry_run {
             return Ok(());
         }

@@ -9,11 +9,11 @@ use std::ops::Range;
 use regex::bytes::Regex;
 
 /// Lines longer than this are skipped with a warning instead of being read into memory.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// What the reader found at the next line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Line {
+pub(crate) enum Line {
     /// A line of at most the cap; its bytes are in [`Lines::bytes`].
     Text {
         /// False for a last line without a line ending: possibly torn by a writer.
@@ -24,7 +24,7 @@ pub enum Line {
 }
 
 /// Reads lines from `inner`, hashing every byte as it goes.
-pub struct Lines<R> {
+pub(crate) struct Lines<R> {
     inner: R,
     line: Vec<u8>,
     number: u64,
@@ -34,16 +34,16 @@ pub struct Lines<R> {
 }
 
 impl<R: BufRead> Lines<R> {
-    pub fn new(inner: R) -> Lines<R> {
+    pub(crate) fn new(inner: R) -> Lines<R> {
         Lines::with_cap(inner, MAX_LINE_BYTES)
     }
 
-    pub fn with_cap(inner: R, max: usize) -> Lines<R> {
+    pub(crate) fn with_cap(inner: R, max: usize) -> Lines<R> {
         Lines { inner, line: Vec::new(), number: 0, hasher: blake3::Hasher::new(), bytes_read: 0, max }
     }
 
     /// The next line and its 1-based number, or `None` at the end.
-    pub fn next_line(&mut self) -> io::Result<Option<(u64, Line)>> {
+    pub(crate) fn next_line(&mut self) -> io::Result<Option<(u64, Line)>> {
         self.line.clear();
         // A huge line leaves a huge buffer behind; give the memory back.
         if self.line.capacity() > 1024 * 1024 {
@@ -98,16 +98,12 @@ impl<R: BufRead> Lines<R> {
     }
 
     /// The bytes of the last [`Line::Text`], without the line ending.
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         &self.line
     }
 
-    pub fn bytes_read(&self) -> u64 {
-        self.bytes_read
-    }
-
     /// Read what is left (so the hash covers the whole file) and return the hex digest.
-    pub fn finish_hash(mut self) -> io::Result<String> {
+    pub(crate) fn finish_hash(mut self) -> io::Result<String> {
         loop {
             let available = match self.inner.fill_buf() {
                 Ok(buf) => buf,
@@ -126,7 +122,7 @@ impl<R: BufRead> Lines<R> {
 }
 
 /// A source of numbered lines: every line of a file, or the ones a search picks.
-pub trait LineSource {
+pub(crate) trait LineSource {
     /// The next line and its 1-based number, or `None` at the end.
     fn next_line(&mut self) -> io::Result<Option<(u64, Line)>>;
     /// The bytes of the last [`Line::Text`], without the line ending.
@@ -156,7 +152,7 @@ thread_local! {
 /// only the lines whose raw bytes match a pattern, with their true line numbers. The pattern
 /// runs over whole chunks of the file, so lines that cannot match are never split out, let
 /// alone decoded.
-pub struct MatchingLines<'p, R> {
+pub(crate) struct MatchingLines<'p, R> {
     inner: R,
     pattern: Option<&'p Regex>,
     buf: Vec<u8>,
@@ -178,11 +174,11 @@ pub struct MatchingLines<'p, R> {
 impl<'p, R: Read> MatchingLines<'p, R> {
     /// Every line when `pattern` is `None`; else the first `head` non-blank lines and then
     /// the lines the pattern matches.
-    pub fn new(inner: R, pattern: Option<&'p Regex>, head: usize) -> MatchingLines<'p, R> {
+    pub(crate) fn new(inner: R, pattern: Option<&'p Regex>, head: usize) -> MatchingLines<'p, R> {
         MatchingLines::with_cap(inner, pattern, head, MAX_LINE_BYTES)
     }
 
-    pub fn with_cap(inner: R, pattern: Option<&'p Regex>, head: usize, max: usize) -> MatchingLines<'p, R> {
+    pub(crate) fn with_cap(inner: R, pattern: Option<&'p Regex>, head: usize, max: usize) -> MatchingLines<'p, R> {
         let size = CHUNK.min(max + 1).max(64);
         let mut buf = SPARE.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
         if buf.len() != size {
@@ -205,11 +201,11 @@ impl<'p, R: Read> MatchingLines<'p, R> {
     }
 
     /// Lines in the file so far (all of them, once [`LineSource::next_line`] gave `None`).
-    pub fn lines_seen(&self) -> u64 {
+    pub(crate) fn lines_seen(&self) -> u64 {
         self.number
     }
 
-    pub fn bytes_read(&self) -> u64 {
+    pub(crate) fn bytes_read(&self) -> u64 {
         self.bytes_read
     }
 

@@ -11,15 +11,15 @@ use super::fsio::ensure_private_dir;
 
 /// Held while a run writes the workspace; dropping it releases the lock.
 #[derive(Debug)]
-pub struct WorkspaceLock {
+pub(crate) struct WorkspaceLock {
     _file: File,
 }
 
 /// Another run holds the lock and did not release it in time.
 #[derive(Debug)]
-pub struct LockHeld {
-    pub path: String,
-    pub waited: Duration,
+pub(crate) struct LockHeld {
+    pub(crate) path: String,
+    pub(crate) waited: Duration,
 }
 
 impl std::fmt::Display for LockHeld {
@@ -36,7 +36,7 @@ impl std::fmt::Display for LockHeld {
 impl std::error::Error for LockHeld {}
 
 /// Take the lock at `path`, waiting up to `wait` for another run to release it.
-pub fn acquire(path: &Path, wait: Duration) -> Result<WorkspaceLock> {
+pub(crate) fn acquire(path: &Path, wait: Duration) -> Result<WorkspaceLock> {
     if let Some(dir) = path.parent() {
         ensure_private_dir(dir)?;
     }

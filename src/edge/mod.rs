@@ -1,18 +1,18 @@
 //! The edges: everything that touches the outside world. Files (atomic writes, the lock,
 //! the workspace), discovery of transcripts, git repositories, and the terminal.
 
-pub mod discover;
-pub mod extraction;
-pub mod fault;
-pub mod fsio;
-pub mod git;
-pub mod ledger;
-pub mod lines;
-pub mod lock;
-pub mod model;
-pub mod parallel;
-pub mod search;
-pub mod templates;
-pub mod terminal;
-pub mod transcript;
-pub mod workspace;
+pub(crate) mod discover;
+pub(crate) mod extraction;
+pub(crate) mod fault;
+pub(crate) mod fsio;
+pub(crate) mod git;
+pub(crate) mod ledger;
+pub(crate) mod lines;
+pub(crate) mod lock;
+pub(crate) mod model;
+pub(crate) mod parallel;
+pub(crate) mod search;
+pub(crate) mod templates;
+pub(crate) mod terminal;
+pub(crate) mod transcript;
+pub(crate) mod workspace;

@@ -24,7 +24,7 @@ use crate::core::state::SourceEntry;
 /// Add the workspace files in scope to the corpus. A file that cannot be read is warned
 /// about and skipped; one removed since its folder was listed (a consolidation ran) is
 /// skipped quietly.
-pub fn read_workspace(
+pub(crate) fn read_workspace(
     workspace: &Workspace,
     scope: SearchScope,
     query: &Query,
@@ -91,7 +91,7 @@ fn markdown_in(workspace: &Workspace, dir: &str) -> Result<Vec<String>> {
 
 /// Add the transcripts extraction has read (and not excluded) to the corpus, line by line
 /// through the readers and the filter, skipping the ones outside the period unread.
-pub fn read_transcripts(
+pub(crate) fn read_transcripts(
     workspace: &Workspace,
     bounds: &Bounds,
     query: &Query,
@@ -162,7 +162,7 @@ fn add_transcript(
 }
 
 /// The absolute path of a document's file (a transcript's path already is).
-pub fn file_of(workspace: &Workspace, doc: &Doc) -> String {
+pub(crate) fn file_of(workspace: &Workspace, doc: &Doc) -> String {
     if doc.kind == Kind::Transcript {
         doc.path.clone()
     } else {
@@ -172,18 +172,18 @@ pub fn file_of(workspace: &Workspace, doc: &Doc) -> String {
 
 /// The project of a rollout summary is not in its header: it comes from the session's
 /// stage-1 record, looked up once per session and only when asked.
-pub struct RolloutProjects<'w> {
+pub(crate) struct RolloutProjects<'w> {
     workspace: &'w Workspace,
     cache: HashMap<String, Option<String>>,
 }
 
 impl<'w> RolloutProjects<'w> {
-    pub fn new(workspace: &'w Workspace) -> RolloutProjects<'w> {
+    pub(crate) fn new(workspace: &'w Workspace) -> RolloutProjects<'w> {
         RolloutProjects { workspace, cache: HashMap::new() }
     }
 
     /// The project of a document: its own, or for a rollout summary its session's.
-    pub fn of(&mut self, doc: &Doc) -> Option<String> {
+    pub(crate) fn of(&mut self, doc: &Doc) -> Option<String> {
         if doc.project.is_some() || doc.kind != Kind::Rollout {
             return doc.project.clone();
         }

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use crate::core::templates::embedded;
 
 /// The template `name` (`read_path.md`, `stage_one_system.md`, ...).
-pub fn load(config_dir: Option<&Path>, name: &str) -> Result<String> {
+pub(crate) fn load(config_dir: Option<&Path>, name: &str) -> Result<String> {
     if let Some(dir) = config_dir {
         let custom = dir.join(name);
         match std::fs::read_to_string(&custom) {

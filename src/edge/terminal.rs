@@ -8,23 +8,23 @@ use serde::Serialize;
 
 use crate::cli::ColorChoice;
 use crate::config::Output;
-pub use crate::core::escape::escape;
+pub(crate) use crate::core::escape::escape;
 
 /// How this run talks to the user.
 #[derive(Debug, Clone, Copy)]
-pub struct Terminal {
-    pub json: bool,
-    pub quiet: bool,
+pub(crate) struct Terminal {
+    pub(crate) json: bool,
+    pub(crate) quiet: bool,
     /// Colour on stderr.
-    pub color: bool,
+    pub(crate) color: bool,
     /// Colour on stdout (search highlights).
-    pub color_stdout: bool,
+    pub(crate) color_stdout: bool,
     /// Progress bars on stderr.
-    pub progress: bool,
+    pub(crate) progress: bool,
 }
 
 impl Terminal {
-    pub fn detect(output: &Output) -> Terminal {
+    pub(crate) fn detect(output: &Output) -> Terminal {
         let stderr_tty = std::io::stderr().is_terminal();
         let color_on = |tty: bool| match output.color {
             ColorChoice::Always => true,
@@ -41,20 +41,20 @@ impl Terminal {
     }
 
     /// A diagnostic on stderr: `handbook: warning: …`.
-    pub fn warn(&self, message: &str) {
+    pub(crate) fn warn(&self, message: &str) {
         let label = if self.color { "\x1b[33mwarning\x1b[0m" } else { "warning" };
         let _ = writeln!(std::io::stderr().lock(), "handbook: {label}: {}", escape(message));
     }
 
     /// A note on stderr that is not a problem, unless `--quiet`.
-    pub fn note(&self, message: &str) {
+    pub(crate) fn note(&self, message: &str) {
         if !self.quiet {
             let _ = writeln!(std::io::stderr().lock(), "handbook: {}", escape(message));
         }
     }
 
     /// A line of results on stdout (text mode only).
-    pub fn line(&self, text: &str) -> std::io::Result<()> {
+    pub(crate) fn line(&self, text: &str) -> std::io::Result<()> {
         if self.json {
             return Ok(());
         }
@@ -62,7 +62,7 @@ impl Terminal {
     }
 
     /// A line of results on stdout that is already escaped and styled (text mode only).
-    pub fn styled_line(&self, text: &str) -> std::io::Result<()> {
+    pub(crate) fn styled_line(&self, text: &str) -> std::io::Result<()> {
         if self.json {
             return Ok(());
         }
@@ -70,7 +70,7 @@ impl Terminal {
     }
 
     /// One `{"type": …, "data": …}` object on stdout (JSON mode only).
-    pub fn json<T: Serialize>(&self, kind: &str, data: &T) -> std::io::Result<()> {
+    pub(crate) fn json<T: Serialize>(&self, kind: &str, data: &T) -> std::io::Result<()> {
         if !self.json {
             return Ok(());
         }
@@ -80,7 +80,7 @@ impl Terminal {
     }
 
     /// A progress bar over `len` items, hidden unless stderr is a terminal.
-    pub fn progress(&self, len: u64, what: &str) -> ProgressBar {
+    pub(crate) fn progress(&self, len: u64, what: &str) -> ProgressBar {
         if !self.progress || len < 2 {
             return ProgressBar::hidden();
         }

@@ -20,7 +20,7 @@ const SNIFF_LINES: usize = 8;
 const SNIFF_BYTES: usize = 4 * 1024 * 1024;
 
 /// What reading a file gave.
-pub enum FileRead<S> {
+pub(crate) enum FileRead<S> {
     /// A transcript, read through the pipeline.
     Session { agent: Agent, finished: Box<Finished<S>>, hash: String },
     /// Not a transcript: empty, binary, or of no known format.
@@ -28,7 +28,7 @@ pub enum FileRead<S> {
 }
 
 /// Content hash of a whole file.
-pub fn hash_file(path: &Path) -> Result<String> {
+pub(crate) fn hash_file(path: &Path) -> Result<String> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut hasher = blake3::Hasher::new();
     hasher.update_reader(file).with_context(|| format!("cannot read {}", path.display()))?;
@@ -37,7 +37,7 @@ pub fn hash_file(path: &Path) -> Result<String> {
 
 /// Read the transcript at `path`, as `forced` when given, feeding its events to the sink
 /// `make_sink` builds. An error means the file could not be read at all.
-pub fn read_transcript<S: Sink>(
+pub(crate) fn read_transcript<S: Sink>(
     path: &Path,
     forced: Option<Agent>,
     make_sink: impl FnOnce() -> S,
@@ -48,7 +48,7 @@ pub fn read_transcript<S: Sink>(
 }
 
 /// [`read_transcript`] over any reader; `name` is the file's path, for the format hints.
-pub fn read_from<R: Read, S: Sink>(
+pub(crate) fn read_from<R: Read, S: Sink>(
     reader: BufReader<R>,
     name: &str,
     forced: Option<Agent>,
@@ -64,15 +64,15 @@ pub fn read_from<R: Read, S: Sink>(
 }
 
 /// What a search read of one transcript gave.
-pub struct Searched<S> {
-    pub read: SearchRead<S>,
+pub(crate) struct Searched<S> {
+    pub(crate) read: SearchRead<S>,
     /// Lines in the file, and its size: the collection statistics of a ranked search.
-    pub lines: u64,
-    pub bytes: u64,
+    pub(crate) lines: u64,
+    pub(crate) bytes: u64,
 }
 
 /// How far a search read a transcript.
-pub enum SearchRead<S> {
+pub(crate) enum SearchRead<S> {
     /// Read through the pipeline.
     Session(Box<Finished<S>>),
     /// Scanned: no line can match.
@@ -85,7 +85,7 @@ pub enum SearchRead<S> {
 /// can match is only scanned; one that has such lines is read again for its first lines
 /// (format and metadata; one when the format is known) and the lines `prefilter.lines`
 /// matches. Without one, every line is read.
-pub fn search_transcript<S: Sink>(
+pub(crate) fn search_transcript<S: Sink>(
     path: &Path,
     forced: Option<Agent>,
     prefilter: Option<&Prefilter>,
@@ -196,11 +196,11 @@ fn feed<S: Sink>(pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &
             match pipeline.feed(n, &text) {
                 Ok(()) if lossy => pipeline.warn(n, "invalid UTF-8; undecodable bytes replaced".to_string()),
                 Ok(()) => {}
-                Err(message) if !terminated => {
-                    pipeline.warn(n, format!("torn last line (still being written?): {message}; skipped"))
+                Err(error) if !terminated => {
+                    pipeline.warn(error.line(), format!("torn last line (still being written?): {error}; skipped"))
                 }
-                Err(message) if lossy => pipeline.warn(n, format!("invalid UTF-8 and {message}; skipped")),
-                Err(message) => pipeline.warn(n, format!("{message}; skipped")),
+                Err(error) if lossy => pipeline.warn(error.line(), format!("invalid UTF-8 and {error}; skipped")),
+                Err(error) => pipeline.warn(error.line(), format!("{error}; skipped")),
             }
         }
     }

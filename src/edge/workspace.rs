@@ -21,45 +21,45 @@ use crate::core::state::{RecordChange, SOURCES_VERSION, Sources, usage};
 
 /// Paths of one workspace.
 #[derive(Debug, Clone)]
-pub struct Workspace {
-    pub home: PathBuf,
+pub(crate) struct Workspace {
+    pub(crate) home: PathBuf,
 }
 
 impl Workspace {
-    pub fn new(home: &Path) -> Workspace {
+    pub(crate) fn new(home: &Path) -> Workspace {
         Workspace { home: home.to_path_buf() }
     }
 
     /// `.handbook/`: private state, never shown to agents.
-    pub fn state_dir(&self) -> PathBuf {
+    pub(crate) fn state_dir(&self) -> PathBuf {
         self.home.join(".handbook")
     }
 
-    pub fn sources_path(&self) -> PathBuf {
+    pub(crate) fn sources_path(&self) -> PathBuf {
         self.state_dir().join("sources.json")
     }
 
-    pub fn stage1_dir(&self) -> PathBuf {
+    pub(crate) fn stage1_dir(&self) -> PathBuf {
         self.state_dir().join("stage1")
     }
 
-    pub fn stage1_path(&self, session_id: &str) -> PathBuf {
+    pub(crate) fn stage1_path(&self, session_id: &str) -> PathBuf {
         self.stage1_dir().join(file_name(session_id))
     }
 
     /// Create the home and its state folder, private to the user.
-    pub fn create(&self) -> Result<()> {
+    pub(crate) fn create(&self) -> Result<()> {
         ensure_private_dir(&self.home)?;
         ensure_private_dir(&self.state_dir())
     }
 
     /// Take the workspace lock, waiting up to `wait` for another run.
-    pub fn lock(&self, wait: Duration) -> Result<WorkspaceLock> {
+    pub(crate) fn lock(&self, wait: Duration) -> Result<WorkspaceLock> {
         self.create()?;
         acquire(&self.state_dir().join("lock"), wait)
     }
 
-    pub fn load_sources(&self) -> Result<Sources> {
+    pub(crate) fn load_sources(&self) -> Result<Sources> {
         let path = self.sources_path();
         let sources: Sources = read_json(&path)?.unwrap_or(Sources { version: SOURCES_VERSION, ..Sources::default() });
         if sources.version > SOURCES_VERSION {
@@ -68,13 +68,13 @@ impl Workspace {
         Ok(sources)
     }
 
-    pub fn save_sources(&self, sources: &Sources) -> Result<()> {
+    pub(crate) fn save_sources(&self, sources: &Sources) -> Result<()> {
         write_json(&self.sources_path(), sources)
     }
 
     /// The stored stage-1 record of a session, if any. A record of a newer or damaged shape
     /// is an error that names the file.
-    pub fn load_stage1(&self, session_id: &str) -> Result<Option<Stage1>> {
+    pub(crate) fn load_stage1(&self, session_id: &str) -> Result<Option<Stage1>> {
         let path = self.stage1_path(session_id);
         let record: Option<Stage1> = read_json(&path)?;
         if let Some(r) = &record
@@ -85,12 +85,12 @@ impl Workspace {
         Ok(record)
     }
 
-    pub fn save_stage1(&self, record: &Stage1) -> Result<()> {
+    pub(crate) fn save_stage1(&self, record: &Stage1) -> Result<()> {
         write_json(&self.stage1_path(&record.session_id), record)
             .with_context(|| format!("cannot store the extraction of session {}", record.session_id))
     }
 
-    pub fn remove_stage1(&self, session_id: &str) -> Result<()> {
+    pub(crate) fn remove_stage1(&self, session_id: &str) -> Result<()> {
         remove_file(&self.stage1_path(session_id))
     }
 
@@ -104,7 +104,7 @@ impl Workspace {
     }
 
     /// Apply what settling a session decided for its stored record.
-    pub fn apply_stage1(&self, change: RecordChange, warn: &mut dyn FnMut(String)) -> Result<()> {
+    pub(crate) fn apply_stage1(&self, change: RecordChange, warn: &mut dyn FnMut(String)) -> Result<()> {
         match change {
             RecordChange::Keep => Ok(()),
             RecordChange::Store(mut record) => {
@@ -131,7 +131,7 @@ impl Workspace {
 
     /// Bring the usage stored with each `affected` session's record in line with the
     /// citations recorded across all transcripts.
-    pub fn sync_usage(&self, sources: &Sources, affected: &BTreeSet<String>) -> Result<()> {
+    pub(crate) fn sync_usage(&self, sources: &Sources, affected: &BTreeSet<String>) -> Result<()> {
         if affected.is_empty() {
             return Ok(());
         }
@@ -149,7 +149,7 @@ impl Workspace {
 
     /// Every stored stage-1 record, sorted by session id. A damaged record is reported
     /// through `warn` and skipped: one bad file never stops a run.
-    pub fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
+    pub(crate) fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
         let mut records = Vec::new();
         for path in list_dir(&self.stage1_dir())? {
             if path.extension().is_none_or(|e| e != "json") {
@@ -171,29 +171,29 @@ impl Workspace {
     }
 
     /// The absolute path of a workspace-relative path.
-    pub fn file(&self, relative: &str) -> PathBuf {
+    pub(crate) fn file(&self, relative: &str) -> PathBuf {
         self.home.join(relative)
     }
 
     /// Read a workspace file, or `None` when it does not exist.
-    pub fn read(&self, relative: &str) -> Result<Option<String>> {
+    pub(crate) fn read(&self, relative: &str) -> Result<Option<String>> {
         Ok(self.read_bytes(relative)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Write a workspace file atomically, only when its bytes change.
-    pub fn write(&self, relative: &str, text: &str) -> Result<()> {
+    pub(crate) fn write(&self, relative: &str, text: &str) -> Result<()> {
         write_if_changed(&self.file(relative), text.as_bytes()).map(drop)
     }
 
     /// Create a workspace file that must not exist yet, never replacing one: false when
     /// the name is taken.
-    pub fn create_new(&self, relative: &str, text: &str) -> Result<bool> {
+    pub(crate) fn create_new(&self, relative: &str, text: &str) -> Result<bool> {
         create_new(&self.file(relative), text.as_bytes())
     }
 
     /// Every regular file of the workspace (not `.handbook/`, not the diff file, not
     /// temporary files), workspace-relative with `/` separators, read once.
-    pub fn snapshot(&self) -> Result<Snapshot> {
+    pub(crate) fn snapshot(&self) -> Result<Snapshot> {
         let mut files = BTreeMap::new();
         if !self.home.exists() {
             return Ok(Snapshot { files });
@@ -222,7 +222,7 @@ impl Workspace {
         Ok(Snapshot { files })
     }
 
-    pub fn load_manifest(&self) -> Result<Manifest> {
+    pub(crate) fn load_manifest(&self) -> Result<Manifest> {
         let path = self.state_dir().join("manifest.json");
         let manifest: Manifest =
             read_json(&path)?.unwrap_or(Manifest { version: MANIFEST_VERSION, ..Manifest::default() });
@@ -236,7 +236,7 @@ impl Workspace {
         Ok(manifest)
     }
 
-    pub fn save_manifest(&self, manifest: &Manifest) -> Result<()> {
+    pub(crate) fn save_manifest(&self, manifest: &Manifest) -> Result<()> {
         write_json(&self.state_dir().join("manifest.json"), manifest)
     }
 
@@ -245,7 +245,7 @@ impl Workspace {
     }
 
     /// Keep a copy of `bytes` under their content hash (the baseline's contents, for diffs).
-    pub fn store_object(&self, bytes: &[u8]) -> Result<String> {
+    pub(crate) fn store_object(&self, bytes: &[u8]) -> Result<String> {
         let hash = hash(bytes);
         let path = self.object_path(&hash);
         // Named by its content, so a copy already there holds the same bytes; checking first
@@ -257,23 +257,23 @@ impl Workspace {
     }
 
     /// A workspace file's bytes, or `None` when it does not exist.
-    pub fn read_bytes(&self, relative: &str) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read_bytes(&self, relative: &str) -> Result<Option<Vec<u8>>> {
         read_if_exists(&self.file(relative))
     }
 
     /// The baseline contents stored under `hash`.
-    pub fn object(&self, hash: &str) -> Result<Option<String>> {
+    pub(crate) fn object(&self, hash: &str) -> Result<Option<String>> {
         Ok(read_if_exists(&self.object_path(hash))?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// The names of the entries of a workspace folder, sorted; none when it does not exist.
-    pub fn list(&self, relative: &str) -> Result<Vec<String>> {
+    pub(crate) fn list(&self, relative: &str) -> Result<Vec<String>> {
         let entries = list_dir(&self.file(relative))?;
         Ok(entries.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect())
     }
 
     /// The stored baseline contents of each of `hashes` that is stored, by hash.
-    pub fn objects(&self, hashes: &BTreeSet<String>) -> Result<BTreeMap<String, String>> {
+    pub(crate) fn objects(&self, hashes: &BTreeSet<String>) -> Result<BTreeMap<String, String>> {
         let mut found = BTreeMap::new();
         for hash in hashes {
             if let Some(text) = self.object(hash)? {
@@ -284,7 +284,7 @@ impl Workspace {
     }
 
     /// Remove stored contents no longer referenced by `keep`.
-    pub fn prune_objects(&self, keep: &BTreeSet<&String>) -> Result<()> {
+    pub(crate) fn prune_objects(&self, keep: &BTreeSet<&String>) -> Result<()> {
         // Pruning only tidies: a folder that cannot be listed keeps its copies for next time.
         for path in list_dir(&self.state_dir().join("objects")).unwrap_or_default() {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -295,28 +295,28 @@ impl Workspace {
         Ok(())
     }
 
-    pub fn load_edits(&self) -> Result<Edits> {
+    pub(crate) fn load_edits(&self) -> Result<Edits> {
         Ok(read_json(&self.state_dir().join("edits.json"))?.unwrap_or_default())
     }
 
-    pub fn save_edits(&self, edits: &Edits) -> Result<()> {
+    pub(crate) fn save_edits(&self, edits: &Edits) -> Result<()> {
         write_json(&self.state_dir().join("edits.json"), edits)
     }
 
-    pub fn load_pending(&self) -> Result<Pending> {
+    pub(crate) fn load_pending(&self) -> Result<Pending> {
         Ok(read_json(&self.state_dir().join("pending.json"))?.unwrap_or_default())
     }
 
-    pub fn save_pending(&self, pending: &Pending) -> Result<()> {
+    pub(crate) fn save_pending(&self, pending: &Pending) -> Result<()> {
         write_json(&self.state_dir().join("pending.json"), pending)
     }
 
-    pub fn clear_pending(&self) -> Result<()> {
+    pub(crate) fn clear_pending(&self) -> Result<()> {
         remove_file(&self.state_dir().join("pending.json"))
     }
 
     /// The notes, in file-name order.
-    pub fn notes(&self) -> Result<Vec<Note>> {
+    pub(crate) fn notes(&self) -> Result<Vec<Note>> {
         let mut notes = Vec::new();
         for path in list_dir(&self.home.join(NOTES_DIR))? {
             if path.extension().is_none_or(|e| e != "md") || !path.is_file() {
@@ -331,13 +331,13 @@ impl Workspace {
     }
 
     /// True when `home` holds a handbook workspace.
-    pub fn exists(&self) -> bool {
+    pub(crate) fn exists(&self) -> bool {
         self.state_dir().is_dir()
     }
 
     /// Refuse to reset anything that is not unmistakably a workspace: a real (not symlinked)
     /// home holding a real `.handbook/` with handbook's state in it.
-    pub fn check_resettable(&self) -> Result<()> {
+    pub(crate) fn check_resettable(&self) -> Result<()> {
         let home = &self.home;
         if home.parent().is_none() {
             bail!("refusing to reset {}: a filesystem root is not a workspace", home.display());
@@ -365,7 +365,7 @@ impl Workspace {
     /// Remove `entries` of the home (files or whole folders) and everything under
     /// `.handbook/` but the lock, never following a symbolic link. True when any of it was
     /// there, `sources.json` aside.
-    pub fn clear(&self, entries: &[&str]) -> Result<bool> {
+    pub(crate) fn clear(&self, entries: &[&str]) -> Result<bool> {
         let mut found = entries.iter().any(|name| self.file(name).exists());
         for name in entries {
             remove_tree(&self.file(name))?;
@@ -383,7 +383,7 @@ impl Workspace {
     }
 
     /// How many entries the home holds besides `.handbook/`.
-    pub fn other_entries(&self) -> usize {
+    pub(crate) fn other_entries(&self) -> usize {
         list_dir(&self.home).map_or(0, |paths| paths.iter().filter(|p| !p.ends_with(".handbook")).count())
     }
 }

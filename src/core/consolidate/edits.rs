@@ -27,36 +27,36 @@ const GROUP_HEADING: &str = "# Task Group: ";
 
 /// A line the user added, and the line it followed when they added it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Addition {
+pub(crate) struct Addition {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub after: Option<String>,
-    pub line: String,
+    pub(crate) after: Option<String>,
+    pub(crate) line: String,
 }
 
 /// The user's edits to one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileEdits {
+pub(crate) struct FileEdits {
     /// Lines removed, by identity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub removed: Vec<String>,
+    pub(crate) removed: Vec<String>,
     /// Task Groups removed whole, by their heading.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub removed_groups: Vec<String>,
+    pub(crate) removed_groups: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub added: Vec<Addition>,
+    pub(crate) added: Vec<Addition>,
 }
 
 /// The user's edits, per workspace file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Edits {
+pub(crate) struct Edits {
     #[serde(default)]
-    pub files: BTreeMap<String, FileEdits>,
+    pub(crate) files: BTreeMap<String, FileEdits>,
 }
 
 /// A line without what a rebuild may change in it (the support annotation `(preference;
 /// 2 sessions)`, the task references `[Task 3]`), so an edit still matches the line after its
 /// counts move.
-pub fn identity(line: &str) -> String {
+pub(crate) fn identity(line: &str) -> String {
     let mut text = line.trim_end();
     loop {
         let before = text.len();
@@ -94,7 +94,7 @@ enum Place {
 impl FileEdits {
     /// Learn the user's edits: what changed from `base` (what handbook last wrote) to
     /// `current` (the file now).
-    pub fn learn(&mut self, base: &str, current: &str) {
+    pub(crate) fn learn(&mut self, base: &str, current: &str) {
         let diff = TextDiff::from_lines(base, current);
         let old: Vec<&str> = base.lines().collect();
         let new: Vec<&str> = current.lines().collect();
@@ -149,7 +149,7 @@ impl FileEdits {
 
     /// Apply the edits to a freshly generated file. Added lines whose anchor is gone are
     /// gathered at the end under `orphan_heading`.
-    pub fn apply(&self, generated: &str, orphan_heading: &str) -> String {
+    pub(crate) fn apply(&self, generated: &str, orphan_heading: &str) -> String {
         if self.is_empty() {
             return generated.to_string();
         }
@@ -202,14 +202,14 @@ impl FileEdits {
         out
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.removed.is_empty() && self.removed_groups.is_empty() && self.added.is_empty()
     }
 
     /// `summary` without the lessons these edits (to `MEMORY.md`) removed: a lesson deleted
     /// from the handbook must not live on in the summary agents load. A summary entry
     /// `- [project: ]LESSON[ (…)]` goes when LESSON is one the user removed.
-    pub fn drop_removed_lessons(&self, summary: &str) -> String {
+    pub(crate) fn drop_removed_lessons(&self, summary: &str) -> String {
         let removed: Vec<&str> = self
             .removed
             .iter()

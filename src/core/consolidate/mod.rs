@@ -11,10 +11,10 @@
 //! With a model engine, this layout is kept and a model rewrites the lessons in it: see
 //! `core::model::consolidate`.
 
-pub mod edits;
-pub mod plan;
-pub mod report;
-pub mod validate;
+pub(crate) mod edits;
+pub(crate) mod plan;
+pub(crate) mod report;
+pub(crate) mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -33,7 +33,7 @@ use crate::core::tokens::Cap;
 
 /// Names this consolidator in the manifest; bump it when the rendering changes, so a clean
 /// workspace is re-rendered once.
-pub const RENDERER: &str = "builtin-1";
+pub(crate) const RENDERER: &str = "builtin-1";
 
 /// Preferences listed in the summary at most.
 const SUMMARY_PREFERENCES: usize = 20;
@@ -43,19 +43,19 @@ const TIPS_FIXES_PER_PROJECT: usize = 3;
 const TIPS_COMMANDS_PER_PROJECT: usize = 4;
 
 /// What consolidation starts from.
-pub struct Input<'a> {
+pub(crate) struct Input<'a> {
     /// The selection, in any order.
-    pub sessions: &'a [Stage1],
-    pub notes: &'a [Note],
+    pub(crate) sessions: &'a [Stage1],
+    pub(crate) notes: &'a [Note],
     /// The summary's size cap.
-    pub cap: Cap,
+    pub(crate) cap: Cap,
 }
 
 /// The two files consolidation writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Output {
-    pub memory: String,
-    pub summary: String,
+pub(crate) struct Output {
+    pub(crate) memory: String,
+    pub(crate) summary: String,
 }
 
 /// A lesson merged across sessions.
@@ -223,7 +223,7 @@ fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>) -> Group<'a> {
 }
 
 /// Consolidate the selection and the notes.
-pub fn consolidate(input: &Input) -> Output {
+pub(crate) fn consolidate(input: &Input) -> Output {
     let mut by_project: BTreeMap<String, Vec<&Stage1>> = BTreeMap::new();
     for session in input.sessions {
         by_project.entry(session.project.clone()).or_default().push(session);

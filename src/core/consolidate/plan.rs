@@ -29,29 +29,29 @@ const ADDED_BY_HAND: &str = "## Added by hand";
 
 /// The settings that bear on one consolidation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rules {
-    pub now: Timestamp,
-    pub max_raw_memories: usize,
-    pub max_unused: SignedDuration,
-    pub cooldown: SignedDuration,
+pub(crate) struct Rules {
+    pub(crate) now: Timestamp,
+    pub(crate) max_raw_memories: usize,
+    pub(crate) max_unused: SignedDuration,
+    pub(crate) cooldown: SignedDuration,
     /// `--force`: consolidate within the cooldown too.
-    pub force: bool,
+    pub(crate) force: bool,
     /// The summary's token cap.
-    pub summary_max_tokens: usize,
+    pub(crate) summary_max_tokens: usize,
     /// Who writes the lessons: [`RENDERER`], or a model (see [`renderer`]).
-    pub renderer: String,
+    pub(crate) renderer: String,
 }
 
 impl Rules {
     /// The cap the summary is written within.
-    pub fn cap(&self) -> Cap {
+    pub(crate) fn cap(&self) -> Cap {
         Cap { tokens: Some(self.summary_max_tokens), chars: None }
     }
 }
 
 /// The lessons' author as the manifest names it: a model's lessons are redone when the
 /// model changes. `model` describes the model engine, if there is one.
-pub fn renderer(model: Option<&str>) -> String {
+pub(crate) fn renderer(model: Option<&str>) -> String {
     match model {
         Some(engine) => format!("model-1 {engine}"),
         None => RENDERER.to_string(),
@@ -59,7 +59,7 @@ pub fn renderer(model: Option<&str>) -> String {
 }
 
 /// When the next consolidation is allowed, if the last one is too recent for this one.
-pub fn cooldown_until(manifest: &Manifest, rules: &Rules) -> Option<Timestamp> {
+pub(crate) fn cooldown_until(manifest: &Manifest, rules: &Rules) -> Option<Timestamp> {
     let next = manifest.consolidated_at? + rules.cooldown;
     (!rules.force && next > rules.now).then_some(next)
 }
@@ -67,17 +67,17 @@ pub fn cooldown_until(manifest: &Manifest, rules: &Rules) -> Option<Timestamp> {
 /// The sessions that feed the handbook, those left out, and those whose transcript is gone
 /// (their records go once the handbook no longer holds what they taught).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Chosen {
+pub(crate) struct Chosen {
     /// In ascending session-id order.
-    pub selection: Vec<Stage1>,
-    pub left_out: LeftOut,
-    pub vanished: Vec<String>,
+    pub(crate) selection: Vec<Stage1>,
+    pub(crate) left_out: LeftOut,
+    pub(crate) vanished: Vec<String>,
 }
 
 /// Choose from the stored `records`: not forgotten, not excluded, not vanished; with usage
 /// counted from the citations recorded across all transcripts; a session that only knew
 /// its folder joins the project other sessions there named; then ranked and cut.
-pub fn choose(records: Vec<Stage1>, sources: &Sources, rules: &Rules) -> Chosen {
+pub(crate) fn choose(records: Vec<Stage1>, sources: &Sources, rules: &Rules) -> Chosen {
     let usage = usage(sources);
     let state_of = |r: &Stage1| sources.sources.get(&r.rollout_path).map(|e| e.state);
     let vanished =
@@ -107,14 +107,14 @@ pub fn choose(records: Vec<Stage1>, sources: &Sources, rules: &Rules) -> Chosen 
 
 /// The mechanical inputs, synced to exactly the selection.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sync {
+pub(crate) struct Sync {
     /// Workspace-relative path → text: `raw_memories.md` and one rollout summary per session.
-    pub writes: BTreeMap<String, String>,
+    pub(crate) writes: BTreeMap<String, String>,
     /// The rollout summaries' file names; any other `.md` there is stale.
-    pub keep: BTreeSet<String>,
+    pub(crate) keep: BTreeSet<String>,
 }
 
-pub fn sync(selection: &[Stage1]) -> Sync {
+pub(crate) fn sync(selection: &[Stage1]) -> Sync {
     let mut writes = BTreeMap::from([(RAW_MEMORIES.to_string(), layout::raw_memories(selection))]);
     for record in selection {
         writes.insert(format!("{ROLLOUT_SUMMARIES}/{}", layout::summary_file(record)), layout::rollout_summary(record));
@@ -124,21 +124,21 @@ pub fn sync(selection: &[Stage1]) -> Sync {
 
 impl Sync {
     /// The files of `rollout_summaries/` (by name) the sync removes.
-    pub fn stale<'a>(&self, present: &'a [String]) -> Vec<&'a str> {
+    pub(crate) fn stale<'a>(&self, present: &'a [String]) -> Vec<&'a str> {
         present.iter().map(String::as_str).filter(|n| n.ends_with(".md") && !self.keep.contains(*n)).collect()
     }
 }
 
 /// True when nothing changed since the baseline (`changes` is the diff against it), the
 /// baseline was rendered the same way, and it is sound: the handbook stands as it is.
-pub fn unchanged(manifest: &Manifest, before: &Snapshot, changes: &[Change], rules: &Rules) -> bool {
+pub(crate) fn unchanged(manifest: &Manifest, before: &Snapshot, changes: &[Change], rules: &Rules) -> bool {
     let same_rendering = manifest.renderer == rules.renderer && manifest.summary_max_tokens == rules.summary_max_tokens;
     changes.is_empty() && same_rendering && validate(before, rules.cap()).is_ok()
 }
 
 /// The hashes of the contents handbook itself last wrote to `MEMORY.md` and the summary,
 /// by the baseline or by a run that died before committing: what hand edits are told from.
-pub fn written_by_handbook(manifest: &Manifest, pending: &Pending) -> BTreeSet<String> {
+pub(crate) fn written_by_handbook(manifest: &Manifest, pending: &Pending) -> BTreeSet<String> {
     [MEMORY, SUMMARY]
         .iter()
         .flat_map(|file| [manifest.files.get(*file), pending.get(*file)])
@@ -151,7 +151,7 @@ pub fn written_by_handbook(manifest: &Manifest, pending: &Pending) -> BTreeSet<S
 /// or `None` when the file is exactly what handbook wrote. When it matches neither the
 /// baseline nor the pending write, the closer one is taken as the base. `objects` holds the
 /// stored contents by hash.
-pub fn hand_edited(
+pub(crate) fn hand_edited(
     now: &Snapshot,
     manifest: &Manifest,
     pending: &Pending,
@@ -170,7 +170,7 @@ pub fn hand_edited(
 }
 
 /// Learn the user's hand edits to `MEMORY.md` and the summary since handbook wrote them.
-pub fn learn_hand_edits(
+pub(crate) fn learn_hand_edits(
     edits: &mut Edits,
     now: &Snapshot,
     manifest: &Manifest,
@@ -185,7 +185,7 @@ pub fn learn_hand_edits(
 }
 
 /// Notes are the user's own files; what handbook writes from them is redacted all the same.
-pub fn redacted_notes(notes: Vec<Note>) -> Vec<Note> {
+pub(crate) fn redacted_notes(notes: Vec<Note>) -> Vec<Note> {
     notes
         .into_iter()
         .map(|n| Note { title: redact(&n.title).into_owned(), body: redact(&n.body).into_owned(), ..n })
@@ -194,7 +194,7 @@ pub fn redacted_notes(notes: Vec<Note>) -> Vec<Note> {
 
 /// The sessions whose rollout summary `changes` adds or changes, and those it removes, by
 /// the `session_id:` header of the file now or in the baseline (`objects` by hash).
-pub fn changed_sessions(
+pub(crate) fn changed_sessions(
     manifest: &Manifest,
     now: &Snapshot,
     changes: &[Change],
@@ -221,7 +221,12 @@ pub fn changed_sessions(
 
 /// The baseline texts a model consolidation and the hand edits may need, by hash: the
 /// generated files handbook wrote, and the rollout summaries the diff removes.
-pub fn objects_needed(manifest: &Manifest, pending: &Pending, now: &Snapshot, changes: &[Change]) -> BTreeSet<String> {
+pub(crate) fn objects_needed(
+    manifest: &Manifest,
+    pending: &Pending,
+    now: &Snapshot,
+    changes: &[Change],
+) -> BTreeSet<String> {
     let removed = changes
         .iter()
         .filter(|c| c.path.starts_with(&format!("{ROLLOUT_SUMMARIES}/")) && !now.files.contains_key(&c.path))
@@ -235,16 +240,16 @@ pub fn objects_needed(manifest: &Manifest, pending: &Pending, now: &Snapshot, ch
 
 /// The new handbook, and the workspace as it will be once it is written.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Handbook {
-    pub memory: String,
-    pub summary: String,
-    pub after: Snapshot,
+pub(crate) struct Handbook {
+    pub(crate) memory: String,
+    pub(crate) summary: String,
+    pub(crate) after: Snapshot,
 }
 
 /// The handbook to write from what the engine produced: hand edits applied, everything
 /// redacted once more on its way out, the summary fitted to its cap, and the result checked
 /// before it is written (a broken one never reaches the agents that read it).
-pub fn finish(output: Output, edits: &Edits, before: Snapshot, cap: Cap) -> Result<Handbook, Invalid> {
+pub(crate) fn finish(output: Output, edits: &Edits, before: Snapshot, cap: Cap) -> Result<Handbook, Invalid> {
     let memory = edits.files.get(MEMORY).map_or(output.memory.clone(), |e| e.apply(&output.memory, ADDED_BY_HAND));
     let memory = redact(&memory).into_owned();
     let summary = match edits.files.get(SUMMARY) {
@@ -266,7 +271,7 @@ pub fn finish(output: Output, edits: &Edits, before: Snapshot, cap: Cap) -> Resu
 }
 
 /// The files of the new handbook that are handbook's own until the baseline moves.
-pub fn pending(handbook: &Handbook) -> Pending {
+pub(crate) fn pending(handbook: &Handbook) -> Pending {
     Pending::from([
         (MEMORY.to_string(), hash(handbook.memory.as_bytes())),
         (SUMMARY.to_string(), hash(handbook.summary.as_bytes())),
@@ -274,7 +279,7 @@ pub fn pending(handbook: &Handbook) -> Pending {
 }
 
 /// The baseline to commit once the handbook is written: its files as they are now.
-pub fn baseline(after: &Snapshot, rules: &Rules) -> Manifest {
+pub(crate) fn baseline(after: &Snapshot, rules: &Rules) -> Manifest {
     Manifest {
         version: MANIFEST_VERSION,
         renderer: rules.renderer.clone(),

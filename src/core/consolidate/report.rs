@@ -10,7 +10,7 @@ use crate::core::words::count;
 /// How a consolidation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The handbook was rebuilt and its baseline committed.
     Consolidated,
     /// Nothing changed since the last consolidation.
@@ -21,35 +21,35 @@ pub enum Outcome {
 
 /// What a consolidation did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
-    pub outcome: Outcome,
-    pub selected: usize,
+pub(crate) struct Report {
+    pub(crate) outcome: Outcome,
+    pub(crate) selected: usize,
     /// Sessions with lessons that this consolidation did not take.
-    pub left_out: LeftOut,
-    pub changes: Vec<Change>,
-    pub summary_tokens: usize,
+    pub(crate) left_out: LeftOut,
+    pub(crate) changes: Vec<Change>,
+    pub(crate) summary_tokens: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_allowed: Option<Timestamp>,
+    pub(crate) next_allowed: Option<Timestamp>,
     /// The engine that wrote the lessons.
-    pub engine: String,
+    pub(crate) engine: String,
     /// With a model engine: the task groups sent to it, and the calls made.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub groups_sent: Option<usize>,
+    pub(crate) groups_sent: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_calls: Option<usize>,
+    pub(crate) model_calls: Option<usize>,
 }
 
 /// Sessions a consolidation left out, and the settings that did it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct LeftOut {
+pub(crate) struct LeftOut {
     /// Neither used nor updated for `max_unused_days`.
-    pub unused: usize,
+    pub(crate) unused: usize,
     /// Ranked below the `max_raw_memories` kept.
-    pub over_max: usize,
+    pub(crate) over_max: usize,
     #[serde(skip)]
-    pub max_unused_days: i64,
+    pub(crate) max_unused_days: i64,
     #[serde(skip)]
-    pub max: usize,
+    pub(crate) max: usize,
 }
 
 impl LeftOut {
@@ -71,7 +71,7 @@ impl LeftOut {
 
 impl Report {
     /// A consolidation skipped within the cooldown, allowed again at `next_allowed`.
-    pub fn cooldown(next_allowed: Timestamp, engine: String) -> Report {
+    pub(crate) fn cooldown(next_allowed: Timestamp, engine: String) -> Report {
         Report {
             outcome: Outcome::Cooldown,
             selected: 0,
@@ -86,7 +86,7 @@ impl Report {
     }
 
     /// The one-line text form.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         match self.outcome {
             Outcome::Cooldown => format!(
                 "consolidate: skipped, within the cooldown until {} (use --force)",

@@ -11,7 +11,7 @@ use crate::core::tokens::{Cap, estimate};
 
 /// Why a workspace is not sound.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Invalid {
+pub(crate) enum Invalid {
     /// `MEMORY.md` or `memory_summary.md` is missing.
     Missing(&'static str),
     /// The summary does not start with its version line.
@@ -44,14 +44,14 @@ impl std::error::Error for Invalid {}
 
 /// The workspace is sound: the handbook (see [`validate_handbook`]) and no secret in any
 /// file.
-pub fn validate(snapshot: &Snapshot, cap: Cap) -> Result<(), Invalid> {
+pub(crate) fn validate(snapshot: &Snapshot, cap: Cap) -> Result<(), Invalid> {
     validate_handbook(snapshot, cap)?;
     no_secrets(snapshot.files.iter())
 }
 
 /// The generated files are sound: `MEMORY.md` present and citing only rollout summaries
 /// that exist, the summary starting with `v1` within its cap, neither holding a secret.
-pub fn validate_handbook(snapshot: &Snapshot, cap: Cap) -> Result<(), Invalid> {
+pub(crate) fn validate_handbook(snapshot: &Snapshot, cap: Cap) -> Result<(), Invalid> {
     let memory = snapshot.text(MEMORY).ok_or(Invalid::Missing(MEMORY))?;
     let summary = snapshot.text(SUMMARY).ok_or(Invalid::Missing(SUMMARY))?;
     if summary.lines().next() != Some(VERSION_LINE) {

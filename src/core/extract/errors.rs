@@ -34,13 +34,7 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
 /// The most telling error line of a failed command's output, trimmed and cut to a sensible
 /// length, or `None` when the output has no usable line. It comes redacted in the context of
 /// the lines above it.
-///
-/// ```
-/// use handbook::core::extract::errors::error_line;
-/// let out = "   Compiling app v0.1.0\nerror[E0425]: cannot find value `x` in this scope\nerror: could not compile `app`";
-/// assert_eq!(error_line(out).as_deref(), Some("error[E0425]: cannot find value `x` in this scope"));
-/// ```
-pub fn error_line(output: &str) -> Option<String> {
+pub(crate) fn error_line(output: &str) -> Option<String> {
     let (head, tail) = windows(output);
     let mut best: Option<(u8, &str)> = None;
     for window in [head, tail] {
@@ -244,5 +238,16 @@ mod tests {
         let middle = "noise line\n".repeat(100_000);
         let out = format!("starting\n{middle}error[E0599]: no method named `frob` found\n");
         assert_eq!(error_line(&out).as_deref(), Some("error[E0599]: no method named `frob` found"));
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn error_line_example() {
+        use crate::core::extract::errors::error_line;
+        let out = "   Compiling app v0.1.0\nerror[E0425]: cannot find value `x` in this scope\nerror: could not compile `app`";
+        assert_eq!(error_line(out).as_deref(), Some("error[E0425]: cannot find value `x` in this scope"));
     }
 }

@@ -6,10 +6,10 @@
 //! exit status, failure → fix pairs, errors left unresolved and files touched. Every fact keeps
 //! the transcript line it came from.
 
-pub mod errors;
-pub mod render;
-pub mod shell;
-pub mod signals;
+pub(crate) mod errors;
+pub(crate) mod render;
+pub(crate) mod shell;
+pub(crate) mod signals;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -22,7 +22,7 @@ use signals::{Feedback, SignalKind};
 
 /// Bumped when extraction changes what it keeps: files settled by an older extractor are
 /// read again.
-pub const EXTRACTOR_VERSION: u32 = 2;
+pub(crate) const EXTRACTOR_VERSION: u32 = 2;
 
 /// Tasks kept per session; later requests join the last one.
 const MAX_TASKS: usize = 12;
@@ -46,7 +46,7 @@ const MAX_COMMAND: usize = 240;
 /// How a task (or a session) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Success,
     Partial,
     Fail,
@@ -55,7 +55,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Outcome::Success => "success",
             Outcome::Partial => "partial",
@@ -67,71 +67,71 @@ impl Outcome {
 
 /// Something the user said that a future session should honour.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Signal {
-    pub kind: SignalKind,
+pub(crate) struct Signal {
+    pub(crate) kind: SignalKind,
     /// The user's sentence, near-verbatim (redacted).
-    pub text: String,
-    pub line: u64,
+    pub(crate) text: String,
+    pub(crate) line: u64,
 }
 
 /// A command that did its job (exit status 0).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verified {
-    pub command: String,
-    pub kind: CommandKind,
-    pub line: u64,
+pub(crate) struct Verified {
+    pub(crate) command: String,
+    pub(crate) kind: CommandKind,
+    pub(crate) line: u64,
 }
 
 /// A command that failed, with the line of its output that says why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Failure {
-    pub command: String,
-    pub error: String,
+pub(crate) struct Failure {
+    pub(crate) command: String,
+    pub(crate) error: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i64>,
-    pub line: u64,
+    pub(crate) exit_code: Option<i64>,
+    pub(crate) line: u64,
 }
 
 /// A failure and what made the same job succeed later: the landmine and the way around it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fix {
-    pub failure: Failure,
+pub(crate) struct Fix {
+    pub(crate) failure: Failure,
     /// How many times the job failed before it succeeded.
-    pub attempts: u32,
+    pub(crate) attempts: u32,
     /// The command that then succeeded.
-    pub command: String,
-    pub line: u64,
+    pub(crate) command: String,
+    pub(crate) line: u64,
     /// Files edited between the failure and the success.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub edited: Vec<String>,
+    pub(crate) edited: Vec<String>,
     /// Other commands that succeeded in between (an install, a config change).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ran: Vec<String>,
+    pub(crate) ran: Vec<String>,
 }
 
 /// What one task of a session taught.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TaskFacts {
-    pub title: String,
-    pub line: u64,
-    pub outcome: Outcome,
+pub(crate) struct TaskFacts {
+    pub(crate) title: String,
+    pub(crate) line: u64,
+    pub(crate) outcome: Outcome,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub preferences: Vec<Signal>,
+    pub(crate) preferences: Vec<Signal>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub verified: Vec<Verified>,
+    pub(crate) verified: Vec<Verified>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fixes: Vec<Fix>,
+    pub(crate) fixes: Vec<Fix>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unresolved: Vec<Failure>,
+    pub(crate) unresolved: Vec<Failure>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub files: Vec<String>,
-    pub commands: u32,
-    pub failed_commands: u32,
+    pub(crate) files: Vec<String>,
+    pub(crate) commands: u32,
+    pub(crate) failed_commands: u32,
 }
 
 impl TaskFacts {
     /// A task with no facts yet.
-    pub fn new(title: String, line: u64) -> TaskFacts {
+    pub(crate) fn new(title: String, line: u64) -> TaskFacts {
         TaskFacts {
             title,
             line,
@@ -147,7 +147,7 @@ impl TaskFacts {
     }
 
     /// True when the task holds anything a future session could use.
-    pub fn has_lessons(&self) -> bool {
+    pub(crate) fn has_lessons(&self) -> bool {
         !(self.preferences.is_empty()
             && self.verified.is_empty()
             && self.fixes.is_empty()
@@ -158,27 +158,27 @@ impl TaskFacts {
 
 /// Everything the built-in extractor learned from a session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Facts {
-    pub tasks: Vec<TaskFacts>,
-    pub keywords: Vec<String>,
-    pub outcome: Outcome,
-    pub user_messages: u32,
-    pub commands: u32,
-    pub failed_commands: u32,
+pub(crate) struct Facts {
+    pub(crate) tasks: Vec<TaskFacts>,
+    pub(crate) keywords: Vec<String>,
+    pub(crate) outcome: Outcome,
+    pub(crate) user_messages: u32,
+    pub(crate) commands: u32,
+    pub(crate) failed_commands: u32,
 }
 
 /// The stage-1 output of one session, in the shapes of the reference layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Memory {
-    pub facts: Facts,
-    pub rollout_summary: String,
-    pub raw_memory: String,
-    pub rollout_slug: String,
+pub(crate) struct Memory {
+    pub(crate) facts: Facts,
+    pub(crate) rollout_summary: String,
+    pub(crate) raw_memory: String,
+    pub(crate) rollout_slug: String,
 }
 
 /// What extraction made of a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Extraction {
+pub(crate) enum Extraction {
     /// Nothing reusable: the session leaves no trace.
     NoOp,
     Memory(Box<Memory>),
@@ -186,11 +186,11 @@ pub enum Extraction {
 
 /// What the extractor is told about the session besides its events.
 #[derive(Debug, Clone, Default)]
-pub struct Context {
+pub(crate) struct Context {
     /// The agent name, for the summary's context line.
-    pub agent: String,
+    pub(crate) agent: String,
     /// Project key (git remote, repository root or cwd).
-    pub project: String,
+    pub(crate) project: String,
 }
 
 struct PendingCall {
@@ -218,7 +218,7 @@ struct TaskState {
 
 /// Streaming state of the built-in extraction of one session.
 #[derive(Default)]
-pub struct Extractor {
+pub(crate) struct Extractor {
     tasks: Vec<TaskState>,
     pending: HashMap<String, PendingCall>,
     pending_order: std::collections::VecDeque<String>,
@@ -232,12 +232,12 @@ pub struct Extractor {
 }
 
 impl Extractor {
-    pub fn new() -> Extractor {
+    pub(crate) fn new() -> Extractor {
         Extractor::default()
     }
 
     /// Take in one filtered, redacted event.
-    pub fn push(&mut self, event: &Event<'_>) {
+    pub(crate) fn push(&mut self, event: &Event<'_>) {
         match &event.kind {
             EventKind::User(text) => self.user(text, event.line),
             EventKind::ToolCall(call) => self.tool_call(call, event.line),
@@ -442,12 +442,12 @@ impl Extractor {
 
     /// The sessions this session's replies cited, with how many replies cited each (a session
     /// citing itself does not count).
-    pub fn citations(&self, own_id: Option<&str>) -> BTreeMap<String, u32> {
+    pub(crate) fn citations(&self, own_id: Option<&str>) -> BTreeMap<String, u32> {
         self.cited.iter().filter(|(id, _)| Some(id.as_str()) != own_id).map(|(id, n)| (id.clone(), *n)).collect()
     }
 
     /// Close the session: settle outcomes, decide no-op, render the stage-1 texts.
-    pub fn finish(mut self, meta: &SessionMeta, context: &Context) -> Extraction {
+    pub(crate) fn finish(mut self, meta: &SessionMeta, context: &Context) -> Extraction {
         for open in std::mem::take(&mut self.open).into_values() {
             if let Some(facts) = self.tasks.get_mut(open.task).and_then(|t| t.facts.as_mut())
                 && facts.unresolved.len() < MAX_FACTS
@@ -522,7 +522,7 @@ fn session_outcome(tasks: &[TaskFacts]) -> Outcome {
 }
 
 /// A task's title: the first line of the request, whitespace collapsed, cut at a word.
-pub fn title_of(text: &str) -> String {
+pub(crate) fn title_of(text: &str) -> String {
     let first = text
         .lines()
         .map(|l| l.trim().trim_start_matches(['#', '>', '-', '*']).trim())
@@ -547,7 +547,7 @@ fn clip_command(command: &str) -> String {
 }
 
 /// Cut `text` to at most `max` bytes at a word boundary, marking the cut with `…`.
-pub fn clip_at_word(text: &str, max: usize) -> String {
+pub(crate) fn clip_at_word(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }

@@ -11,7 +11,7 @@ use crate::core::redact::redact;
 use crate::core::session::SessionMeta;
 
 /// Render the stage-1 output for `facts`. Every text is redacted once more on the way out.
-pub fn memory(facts: Facts, meta: &SessionMeta, context: &Context) -> Memory {
+pub(crate) fn memory(facts: Facts, meta: &SessionMeta, context: &Context) -> Memory {
     let rollout_summary = redact(&rollout_summary(&facts, meta, context)).into_owned();
     let raw_memory = redact(&raw_memory(&facts, meta, context)).into_owned();
     let rollout_slug = slug(facts.tasks.first().map_or("", |t| t.title.as_str()));
@@ -19,7 +19,7 @@ pub fn memory(facts: Facts, meta: &SessionMeta, context: &Context) -> Memory {
 }
 
 /// A filesystem-safe slug from a title: lowercase words joined by `-`, at most 60 bytes.
-pub fn slug(title: &str) -> String {
+pub(crate) fn slug(title: &str) -> String {
     let mut out = String::new();
     for word in title.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).take(8) {
         if out.len() + word.len() + 1 > 60 {
@@ -34,13 +34,13 @@ pub fn slug(title: &str) -> String {
 }
 
 /// Inline code, fenced so that backticks inside survive.
-pub fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let text = one_line(text);
     if text.contains('`') { format!("`` {text} ``") } else { format!("`{text}`") }
 }
 
 /// Text on one line, for list items and frontmatter values.
-pub fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -66,7 +66,7 @@ fn fix_sentence(fix: &Fix) -> String {
 }
 
 /// A failure → fix pair as one sentence; `lines` adds the transcript lines.
-pub fn fix_lesson(fix: &Fix, lines: bool) -> String {
+pub(crate) fn fix_lesson(fix: &Fix, lines: bool) -> String {
     let at = |line: u64| if lines { format!(" (line {line})") } else { String::new() };
     let mut s = format!("{} failed", code(&fix.failure.command));
     if !fix.failure.error.is_empty() {
@@ -99,7 +99,7 @@ fn failure_sentence(failure: &Failure) -> String {
 }
 
 /// A failure nothing fixed, as the start of a sentence: the command, its exit, its error.
-pub fn unresolved_lesson(failure: &Failure) -> String {
+pub(crate) fn unresolved_lesson(failure: &Failure) -> String {
     let mut s = format!("{} failed", code(&failure.command));
     if let Some(exit) = failure.exit_code {
         let _ = write!(s, " (exit {exit})");

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// What a command does, as far as lessons go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum CommandKind {
+pub(crate) enum CommandKind {
     Test,
     Build,
     Lint,
@@ -22,7 +22,7 @@ pub enum CommandKind {
 
 impl CommandKind {
     /// Commands whose success is worth remembering as a verified way to do the job.
-    pub fn is_verification(self) -> bool {
+    pub(crate) fn is_verification(self) -> bool {
         matches!(
             self,
             CommandKind::Test
@@ -34,7 +34,7 @@ impl CommandKind {
         )
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CommandKind::Test => "test",
             CommandKind::Build => "build",
@@ -66,22 +66,16 @@ impl CommandKind {
 
 /// A command line, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Classified {
-    pub kind: CommandKind,
+pub(crate) struct Classified {
+    pub(crate) kind: CommandKind,
     /// Program and sub-command, e.g. `cargo test`; equal families are the same job.
-    pub family: String,
-    pub program: String,
+    pub(crate) family: String,
+    pub(crate) program: String,
 }
 
 /// Classify a command line. For a compound line (`cd app && npm test | tail`), the part that
 /// does the most telling job decides.
-///
-/// ```
-/// use handbook::core::extract::shell::{classify, CommandKind};
-/// let c = classify("cd web && RUST_LOG=debug cargo test -p parser -- --nocapture");
-/// assert_eq!((c.kind, c.family.as_str()), (CommandKind::Test, "cargo test"));
-/// ```
-pub fn classify(command: &str) -> Classified {
+pub(crate) fn classify(command: &str) -> Classified {
     let mut best: Option<Classified> = None;
     for segment in segments(command) {
         let Some(classified) = classify_segment(&segment) else {
@@ -454,5 +448,16 @@ mod tests {
         assert_eq!(family("echo 'a && cargo test' > notes.txt"), (Explore, "echo".into()));
         assert_eq!(family("cat <<'EOF' > x.sh\ncargo test\nEOF"), (Explore, "cat".into()));
         assert_eq!(family("cd /tmp"), (Other, String::new()));
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn classify_example() {
+        use crate::core::extract::shell::{CommandKind, classify};
+        let c = classify("cd web && RUST_LOG=debug cargo test -p parser -- --nocapture");
+        assert_eq!((c.kind, c.family.as_str()), (CommandKind::Test, "cargo test"));
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// How strong a preference signal is; the order is the priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum SignalKind {
+pub(crate) enum SignalKind {
     /// "remember that …": the user asked for it to be kept.
     Remember,
     /// "no, …", "actually, …": the user corrected the agent.
@@ -20,7 +20,7 @@ pub enum SignalKind {
 }
 
 impl SignalKind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             SignalKind::Remember => "remember",
             SignalKind::Correction => "correction",
@@ -29,7 +29,7 @@ impl SignalKind {
     }
 
     /// What a future session should make of the signal.
-    pub fn implication(self) -> &'static str {
+    pub(crate) fn implication(self) -> &'static str {
         match self {
             SignalKind::Remember => "the user asked for this to be remembered",
             SignalKind::Correction => "the user corrected the agent; do it this way next time",
@@ -40,7 +40,7 @@ impl SignalKind {
 
 /// How the user judged the outcome of the task before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Feedback {
+pub(crate) enum Feedback {
     Positive,
     Negative,
 }
@@ -144,7 +144,7 @@ const ACKS: &[&str] = &[
 ];
 
 /// True when a user message asks for nothing new ("ok", "continue", "thanks!").
-pub fn is_trivial(text: &str) -> bool {
+pub(crate) fn is_trivial(text: &str) -> bool {
     let words: Vec<String> = text
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase())
@@ -156,7 +156,7 @@ pub fn is_trivial(text: &str) -> bool {
 /// The user's judgement of the work before, when the opening of a message gives one
 /// ("perfect, that works", "still failing"). Only a short first sentence counts, so a new
 /// request that merely contains "nice" is not taken for praise.
-pub fn feedback(text: &str) -> Option<Feedback> {
+pub(crate) fn feedback(text: &str) -> Option<Feedback> {
     let first = sentences(text).next()?;
     if first.split_whitespace().count() > 10 {
         return None;
@@ -171,18 +171,12 @@ pub fn feedback(text: &str) -> Option<Feedback> {
 }
 
 /// True when a message opens with a correction of the agent ("no, use …").
-pub fn is_correction(text: &str) -> bool {
+pub(crate) fn is_correction(text: &str) -> bool {
     sentences(text).next().is_some_and(|s| CORRECTION.is_match(s))
 }
 
 /// The preference signals in a user message, near-verbatim, strongest kind per sentence.
-///
-/// ```
-/// use handbook::core::extract::signals::{preference_signals, SignalKind};
-/// let found = preference_signals("Fix the login bug. Remember that staging uses port 8443!");
-/// assert_eq!(found, [(SignalKind::Remember, "Remember that staging uses port 8443!".to_string())]);
-/// ```
-pub fn preference_signals(text: &str) -> Vec<(SignalKind, String)> {
+pub(crate) fn preference_signals(text: &str) -> Vec<(SignalKind, String)> {
     let mut found: Vec<(SignalKind, String)> = Vec::new();
     for sentence in sentences(text) {
         if sentence.len() > MAX_SIGNAL || sentence.split_whitespace().count() < 3 {
@@ -325,5 +319,16 @@ mod tests {
         assert_eq!(feedback("still failing with the same error"), Some(Feedback::Negative));
         assert_eq!(feedback("add a test for the parser"), None);
         assert_eq!(feedback("Now add a nice logo to the README, centred above the title please"), None);
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn preference_signals_example() {
+        use crate::core::extract::signals::{SignalKind, preference_signals};
+        let found = preference_signals("Fix the login bug. Remember that staging uses port 8443!");
+        assert_eq!(found, [(SignalKind::Remember, "Remember that staging uses port 8443!".to_string())]);
     }
 }

@@ -148,7 +148,7 @@ struct Block<'a> {
 }
 
 /// Reads one Claude Code transcript.
-pub struct ClaudeReader {
+pub(crate) struct ClaudeReader {
     hint: FileHint,
     meta: SessionMeta,
     custom_title: Option<String>,
@@ -164,7 +164,7 @@ fn fingerprint(parts: &[&str]) -> u64 {
 }
 
 impl ClaudeReader {
-    pub fn new(hint: FileHint) -> ClaudeReader {
+    pub(crate) fn new(hint: FileHint) -> ClaudeReader {
         let is_subagent = hint.in_subagents_dir || hint.stem.starts_with("agent-");
         ClaudeReader {
             meta: SessionMeta { is_subagent, ..SessionMeta::default() },

@@ -196,7 +196,7 @@ impl Echoes {
 }
 
 /// Reads one Codex rollout.
-pub struct CodexReader {
+pub(crate) struct CodexReader {
     hint: FileHint,
     meta: SessionMeta,
     /// Start of this thread; older records in a sub-agent or fork are copied history.
@@ -214,7 +214,7 @@ pub struct CodexReader {
 }
 
 impl CodexReader {
-    pub fn new(hint: FileHint) -> CodexReader {
+    pub(crate) fn new(hint: FileHint) -> CodexReader {
         CodexReader {
             hint,
             meta: SessionMeta::default(),

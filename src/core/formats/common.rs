@@ -12,12 +12,12 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 /// Parse an RFC 3339 timestamp, or `None` when it is missing or malformed.
-pub fn parse_time(text: Option<&str>) -> Option<Timestamp> {
+pub(crate) fn parse_time(text: Option<&str>) -> Option<Timestamp> {
     text.and_then(|t| t.trim().parse::<Timestamp>().ok())
 }
 
 /// Parse a Unix time in milliseconds.
-pub fn time_from_millis(ms: Option<i64>) -> Option<Timestamp> {
+pub(crate) fn time_from_millis(ms: Option<i64>) -> Option<Timestamp> {
     ms.and_then(|ms| Timestamp::from_millisecond(ms).ok())
 }
 
@@ -37,7 +37,7 @@ const EXIT_PREFIXES: [&str; 7] = [
 ///
 /// Only the first few lines and the last line are looked at: that is where agents put the
 /// status, and a test log further down that mentions an exit code must not count.
-pub fn exit_code_from_text(output: &str) -> Option<i64> {
+pub(crate) fn exit_code_from_text(output: &str) -> Option<i64> {
     let head = output.lines().take(4);
     let tail = output.lines().next_back();
     head.chain(tail).find_map(exit_code_in_line)
@@ -61,7 +61,7 @@ fn exit_code_in_line(line: &str) -> Option<i64> {
 }
 
 /// Files named by an `apply_patch` envelope (`*** Add File: path` and friends).
-pub fn patch_files(patch: &str) -> Vec<String> {
+pub(crate) fn patch_files(patch: &str) -> Vec<String> {
     const HEADERS: [&str; 4] = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "];
     let mut files = Vec::new();
     for line in patch.lines() {
@@ -76,13 +76,13 @@ pub fn patch_files(patch: &str) -> Vec<String> {
 }
 
 /// True when a command line pipes a patch into `apply_patch` (older Codex versions did).
-pub fn is_inline_patch(command: &str) -> bool {
+pub(crate) fn is_inline_patch(command: &str) -> bool {
     command.contains("*** Begin Patch")
 }
 
 /// Turn an argument vector into one command line. `["bash", "-lc", "cargo test"]` becomes
 /// `cargo test`; other vectors are joined, quoting the arguments that need it.
-pub fn command_from_argv(argv: &[String]) -> String {
+pub(crate) fn command_from_argv(argv: &[String]) -> String {
     if let [shell, flag, script] = argv {
         let shell = shell.rsplit('/').next().unwrap_or(shell);
         let is_shell = matches!(shell, "bash" | "sh" | "zsh" | "dash" | "fish" | "pwsh");
@@ -105,10 +105,10 @@ fn shell_quote(arg: &str) -> Cow<'_, str> {
 /// when it can. Any other JSON type is an error, so a record of the wrong shape is reported
 /// rather than read as empty.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Text<'a>(pub Cow<'a, str>);
+pub(crate) struct Text<'a>(pub Cow<'a, str>);
 
 impl<'a> Text<'a> {
-    pub fn into_cow(self) -> Cow<'a, str> {
+    pub(crate) fn into_cow(self) -> Cow<'a, str> {
         self.0
     }
 }
@@ -157,10 +157,10 @@ impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
 /// or a number there reads as nothing (or its value) instead of failing the whole record, so a
 /// server tool's structured result cannot take the shell call beside it down with it.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct LooseText<'a>(pub Cow<'a, str>);
+pub(crate) struct LooseText<'a>(pub Cow<'a, str>);
 
 impl<'a> LooseText<'a> {
-    pub fn into_cow(self) -> Cow<'a, str> {
+    pub(crate) fn into_cow(self) -> Cow<'a, str> {
         self.0
     }
 }
@@ -246,7 +246,7 @@ struct TextItem<'a> {
 
 /// A serde error in words that fit a warning about one transcript line: the position within
 /// the line as a column (the line number is the transcript's own).
-pub fn describe(error: &serde_json::Error) -> String {
+pub(crate) fn describe(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let message = match text.rfind(" at line ") {
         Some(at) => &text[..at],
@@ -259,7 +259,7 @@ pub fn describe(error: &serde_json::Error) -> String {
 }
 
 /// Join text pieces with newlines, borrowing when there is only one.
-pub fn join_texts<'a>(mut pieces: impl Iterator<Item = Cow<'a, str>>) -> Cow<'a, str> {
+pub(crate) fn join_texts<'a>(mut pieces: impl Iterator<Item = Cow<'a, str>>) -> Cow<'a, str> {
     let Some(first) = pieces.next() else {
         return Cow::Borrowed("");
     };
@@ -277,37 +277,35 @@ pub fn join_texts<'a>(mut pieces: impl Iterator<Item = Cow<'a, str>>) -> Cow<'a,
 }
 
 /// A tool's input as compact JSON text, borrowed from the transcript line.
-pub fn compact_input(raw: Option<&RawValue>) -> Cow<'_, str> {
+pub(crate) fn compact_input(raw: Option<&RawValue>) -> Cow<'_, str> {
     raw.map_or(Cow::Borrowed(""), |r| Cow::Borrowed(r.get()))
 }
 
 /// Read the fields that name a shell command or touched files out of a tool's JSON input.
 #[derive(Deserialize, Default)]
-pub struct ToolInput {
+pub(crate) struct ToolInput {
     #[serde(default)]
-    pub command: Option<serde_json::Value>,
+    pub(crate) command: Option<serde_json::Value>,
     #[serde(default)]
-    pub cmd: Option<String>,
+    pub(crate) cmd: Option<String>,
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub(crate) file_path: Option<String>,
     #[serde(default)]
-    pub notebook_path: Option<String>,
+    pub(crate) notebook_path: Option<String>,
     #[serde(default)]
-    pub path: Option<String>,
+    pub(crate) input: Option<String>,
     #[serde(default)]
-    pub input: Option<String>,
-    #[serde(default)]
-    pub patch: Option<String>,
+    pub(crate) patch: Option<String>,
 }
 
 impl ToolInput {
     /// Parse a tool input; inputs of another shape read as empty.
-    pub fn parse(json: &str) -> ToolInput {
+    pub(crate) fn parse(json: &str) -> ToolInput {
         serde_json::from_str(json).unwrap_or_default()
     }
 
     /// The shell command this input runs, from `cmd` or `command` (string or argv).
-    pub fn shell_command(&self) -> Option<String> {
+    pub(crate) fn shell_command(&self) -> Option<String> {
         if let Some(cmd) = &self.cmd {
             return Some(cmd.clone());
         }

@@ -48,14 +48,14 @@ struct Record<'a> {
 }
 
 /// Reads one generic JSONL transcript.
-pub struct GenericReader {
+pub(crate) struct GenericReader {
     hint: FileHint,
     meta: SessionMeta,
     unknown: UnknownTypes,
 }
 
 impl GenericReader {
-    pub fn new(hint: FileHint) -> GenericReader {
+    pub(crate) fn new(hint: FileHint) -> GenericReader {
         GenericReader { hint, meta: SessionMeta::default(), unknown: UnknownTypes::default() }
     }
 }

@@ -5,10 +5,10 @@
 //! in tests and on a streamed file in production. Every record type and role is an open set:
 //! an unknown one is skipped, and reported once per file with the line it first appeared on.
 
-pub mod claude;
-pub mod codex;
-pub mod common;
-pub mod generic;
+pub(crate) mod claude;
+pub(crate) mod codex;
+pub(crate) mod common;
+pub(crate) mod generic;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -17,18 +17,18 @@ use crate::core::session::{Agent, Event, LineWarning, SessionMeta};
 
 /// What a reader knows about the file before it reads a line of it.
 #[derive(Debug, Clone, Default)]
-pub struct FileHint {
+pub(crate) struct FileHint {
     /// File name without the `.jsonl` extension.
-    pub stem: String,
+    pub(crate) stem: String,
     /// The file sits in a `subagents/` folder (Claude Code 2.1 layout).
-    pub in_subagents_dir: bool,
+    pub(crate) in_subagents_dir: bool,
     /// A short hash of the whole path, for formats whose file names are not unique.
-    pub path_hash: String,
+    pub(crate) path_hash: String,
 }
 
 impl FileHint {
     /// The hint for a file path given as text.
-    pub fn from_path(path: &str) -> FileHint {
+    pub(crate) fn from_path(path: &str) -> FileHint {
         let normalised = path.replace('\\', "/");
         let name = normalised.rsplit('/').next().unwrap_or(&normalised);
         let stem = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json")).unwrap_or(name).to_string();
@@ -40,7 +40,7 @@ impl FileHint {
 }
 
 /// A transcript reader: a state machine over the lines of one file.
-pub trait Reader {
+pub(crate) trait Reader {
     /// Read one line (without its line ending), sending the events it holds to `emit`.
     /// An error means the line was skipped; the reader stays usable.
     fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), ReadError>;
@@ -54,7 +54,7 @@ pub trait Reader {
 /// it; the message itself does not repeat it, because warnings are printed and stored as
 /// `<line>: <message>`.
 #[derive(Debug)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// The line is not JSON.
     NotJson { line: u64, source: serde_json::Error },
     /// The line's JSON stops before the record closes: a line torn by a writer, or cut.
@@ -69,7 +69,7 @@ pub enum ReadError {
 
 impl ReadError {
     /// The error for line `line`, which did not parse as a record, by what went wrong.
-    pub fn record(line: u64, source: serde_json::Error) -> ReadError {
+    pub(crate) fn record(line: u64, source: serde_json::Error) -> ReadError {
         match source.classify() {
             serde_json::error::Category::Eof => ReadError::CutShort { line, source },
             serde_json::error::Category::Data => ReadError::UnexpectedShape { line, source },
@@ -78,12 +78,12 @@ impl ReadError {
     }
 
     /// The error for a `field` of line `line` whose JSON text did not parse.
-    pub fn field(line: u64, field: &'static str, source: serde_json::Error) -> ReadError {
+    pub(crate) fn field(line: u64, field: &'static str, source: serde_json::Error) -> ReadError {
         ReadError::MalformedField { line, field, source }
     }
 
     /// The transcript line that was skipped, counting from 1.
-    pub fn line(&self) -> u64 {
+    pub(crate) fn line(&self) -> u64 {
         match self {
             ReadError::NotJson { line, .. }
             | ReadError::CutShort { line, .. }
@@ -128,7 +128,7 @@ impl std::error::Error for ReadError {
 /// session ID`), the background shell whose output another call reads (Claude Code
 /// `bash_id`). A search that reads only the lines that can match must read these too, or the
 /// filter would not know that a later output is an instruction file's contents.
-pub fn state_lines(agent: Option<Agent>) -> &'static [&'static str] {
+pub(crate) fn state_lines(agent: Option<Agent>) -> &'static [&'static str] {
     const CODEX: &[&str] = &["write_stdin", "Process running with session ID"];
     const CLAUDE: &[&str] = &["in background with ID", "bash_id", "shell_id"];
     const ANY: &[&str] =
@@ -142,7 +142,7 @@ pub fn state_lines(agent: Option<Agent>) -> &'static [&'static str] {
 }
 
 /// A new reader for `agent`'s format.
-pub fn reader_for(agent: Agent, hint: FileHint) -> Box<dyn Reader> {
+pub(crate) fn reader_for(agent: Agent, hint: FileHint) -> Box<dyn Reader> {
     match agent {
         Agent::Codex => Box::new(codex::CodexReader::new(hint)),
         Agent::Claude => Box::new(claude::ClaudeReader::new(hint)),
@@ -151,7 +151,7 @@ pub fn reader_for(agent: Agent, hint: FileHint) -> Box<dyn Reader> {
 }
 
 /// The format a path implies by where it lives: the agents' own folders and file names.
-pub fn format_by_location(path: &str) -> Option<Agent> {
+pub(crate) fn format_by_location(path: &str) -> Option<Agent> {
     let p = path.replace('\\', "/");
     let name = p.rsplit('/').next().unwrap_or(&p);
     if p.contains("/.codex/") || (name.starts_with("rollout-") && name.ends_with(".jsonl")) {
@@ -165,7 +165,7 @@ pub fn format_by_location(path: &str) -> Option<Agent> {
 
 /// What the first records of a file say it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sniffed {
+pub(crate) enum Sniffed {
     /// A format handbook reads.
     Known(Agent),
     /// A transcript of an agent handbook has no reader for yet.
@@ -174,7 +174,7 @@ pub enum Sniffed {
 
 /// Guess the format from the first records of a file. `lines` are the first few non-blank
 /// lines; the first one that says something decides.
-pub fn sniff<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<Sniffed> {
+pub(crate) fn sniff<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<Sniffed> {
     lines.into_iter().find_map(sniff_line)
 }
 
@@ -220,11 +220,11 @@ fn sniff_known(obj: &serde_json::Map<String, serde_json::Value>, kind: Option<&s
 /// Record types a reader met but does not know, with the first line and the count, so they
 /// are reported once per file rather than once per line.
 #[derive(Debug, Default)]
-pub struct UnknownTypes(BTreeMap<String, (u64, u64)>);
+pub(crate) struct UnknownTypes(BTreeMap<String, (u64, u64)>);
 
 impl UnknownTypes {
     /// Remember that `line` holds a record of unknown type `kind`.
-    pub fn saw(&mut self, kind: &str, line: u64) {
+    pub(crate) fn saw(&mut self, kind: &str, line: u64) {
         // Cap the distinct names kept, so a file of junk types cannot grow this without bound.
         if self.0.len() >= 64 && !self.0.contains_key(kind) {
             return;
@@ -234,7 +234,7 @@ impl UnknownTypes {
     }
 
     /// One warning per unknown type, in order of first appearance.
-    pub fn into_warnings(self, what: &str) -> Vec<LineWarning> {
+    pub(crate) fn into_warnings(self, what: &str) -> Vec<LineWarning> {
         let mut warnings: Vec<LineWarning> = self
             .0
             .into_iter()

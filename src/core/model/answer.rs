@@ -8,7 +8,7 @@ use serde_json::Value;
 /// Why an answer was not what was asked. The message says what the model wrote instead;
 /// the caller adds which request it answered.
 #[derive(Debug)]
-pub enum AnswerError {
+pub(crate) enum AnswerError {
     /// The reply is blank.
     Empty,
     /// Nothing in the reply parses as a JSON object; `begins` is how the reply starts.
@@ -25,7 +25,7 @@ pub enum AnswerError {
 
 impl AnswerError {
     /// The error for `field`, which should hold `expected` (`a string`) but holds `value`.
-    pub fn wrong_type(field: &'static str, value: &Value, expected: &'static str) -> AnswerError {
+    pub(crate) fn wrong_type(field: &'static str, value: &Value, expected: &'static str) -> AnswerError {
         AnswerError::WrongType { field, expected, found: kind_of(value) }
     }
 }
@@ -58,7 +58,7 @@ impl std::error::Error for AnswerError {
 /// The first JSON object in a reply: the whole reply when it is one, else the first
 /// balanced `{…}` that parses (models wrap JSON in prose and code fences). Raw line breaks and
 /// tabs inside strings, which small models often write, are read as their escapes.
-pub fn json_object(reply: &str) -> Result<serde_json::Map<String, Value>, AnswerError> {
+pub(crate) fn json_object(reply: &str) -> Result<serde_json::Map<String, Value>, AnswerError> {
     let parse = |text: &str| -> Result<serde_json::Map<String, Value>, AnswerError> {
         let first = match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(map)) => return Ok(map),
@@ -96,7 +96,7 @@ pub fn json_object(reply: &str) -> Result<serde_json::Map<String, Value>, Answer
 
 /// Whether the first `{` of a reply opens an object that also closes: false for an answer
 /// cut off mid-object, even when a `{…}` quoted inside one of its strings is whole.
-pub fn opens_with_complete_object(reply: &str) -> bool {
+pub(crate) fn opens_with_complete_object(reply: &str) -> bool {
     reply.find('{').is_some_and(|start| balanced_end(&reply[start..]).is_some())
 }
 

@@ -25,7 +25,8 @@ use crate::core::templates;
 use crate::core::tokens::estimate;
 
 /// The lesson sections of a task group, in the order they are written.
-pub const LESSON_SECTIONS: [&str; 3] = ["User preferences", "Reusable knowledge", "Failures and how to do differently"];
+pub(crate) const LESSON_SECTIONS: [&str; 3] =
+    ["User preferences", "Reusable knowledge", "Failures and how to do differently"];
 /// Lessons kept per section.
 const MAX_LESSONS: usize = 30;
 /// Longest lesson kept, in characters.
@@ -35,35 +36,29 @@ const MAX_PROFILE_CHARS: usize = 1500;
 
 /// A group's lessons, one bullet each (without the leading `- `).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Lessons {
-    pub sections: [Vec<String>; 3],
-}
-
-impl Lessons {
-    pub fn is_empty(&self) -> bool {
-        self.sections.iter().all(Vec::is_empty)
-    }
+pub(crate) struct Lessons {
+    pub(crate) sections: [Vec<String>; 3],
 }
 
 /// One `# Task Group` of `MEMORY.md`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GroupBlock {
-    pub key: String,
+pub(crate) struct GroupBlock {
+    pub(crate) key: String,
     /// Everything but the lessons: the heading, scope, and the task blocks.
-    pub skeleton: String,
+    pub(crate) skeleton: String,
     /// Each task's number and the session it came from.
-    pub tasks: Vec<(u32, Option<String>)>,
-    pub lessons: Lessons,
+    pub(crate) tasks: Vec<(u32, Option<String>)>,
+    pub(crate) lessons: Lessons,
 }
 
 impl GroupBlock {
     /// The sessions of the group.
-    pub fn sessions(&self) -> BTreeSet<&str> {
+    pub(crate) fn sessions(&self) -> BTreeSet<&str> {
         self.tasks.iter().filter_map(|(_, s)| s.as_deref()).collect()
     }
 
     /// Task numbers, with the title line of each.
-    pub fn task_titles(&self) -> Vec<(u32, String)> {
+    pub(crate) fn task_titles(&self) -> Vec<(u32, String)> {
         self.skeleton
             .lines()
             .filter_map(|l| l.strip_prefix("## Task "))
@@ -77,13 +72,13 @@ impl GroupBlock {
 
 /// `MEMORY.md` split into the part before the task groups (notes) and the groups.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MemoryDoc {
-    pub preamble: String,
-    pub groups: Vec<GroupBlock>,
+pub(crate) struct MemoryDoc {
+    pub(crate) preamble: String,
+    pub(crate) groups: Vec<GroupBlock>,
 }
 
 impl MemoryDoc {
-    pub fn parse(text: &str) -> MemoryDoc {
+    pub(crate) fn parse(text: &str) -> MemoryDoc {
         let mut doc = MemoryDoc::default();
         let mut section: Option<usize> = None;
         for line in text.lines() {
@@ -131,7 +126,7 @@ impl MemoryDoc {
         doc
     }
 
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = self.preamble.clone();
         for group in &self.groups {
             // A blank line between blocks.
@@ -152,7 +147,7 @@ impl MemoryDoc {
         out
     }
 
-    pub fn group(&self, key: &str) -> Option<&GroupBlock> {
+    pub(crate) fn group(&self, key: &str) -> Option<&GroupBlock> {
         self.groups.iter().find(|g| g.key == key)
     }
 }
@@ -166,7 +161,7 @@ fn session_annotation(line: &str) -> Option<&str> {
 
 /// What a task reference of an older rendering points at now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TaskRef {
+pub(crate) enum TaskRef {
     /// The same task, under its new number.
     Task(u32),
     /// A task whose session left the group: what only it supported is forgotten.
@@ -175,7 +170,7 @@ pub enum TaskRef {
 
 /// How the task numbers of `old` map onto `new`, matching tasks by session (and by order
 /// within a session).
-pub fn renumbering(old: &GroupBlock, new: &GroupBlock) -> BTreeMap<u32, TaskRef> {
+pub(crate) fn renumbering(old: &GroupBlock, new: &GroupBlock) -> BTreeMap<u32, TaskRef> {
     let mut new_by_session: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for (n, session) in &new.tasks {
         if let Some(session) = session {
@@ -198,7 +193,7 @@ pub fn renumbering(old: &GroupBlock, new: &GroupBlock) -> BTreeMap<u32, TaskRef>
 
 /// Rewrite the `[Task N]` references of a lesson through `map`: moved tasks get their new
 /// number, removed ones become `[Removed N]`, unknown ones are dropped.
-pub fn renumber(lesson: &str, map: &BTreeMap<u32, TaskRef>) -> String {
+pub(crate) fn renumber(lesson: &str, map: &BTreeMap<u32, TaskRef>) -> String {
     rewrite_refs(lesson, |kind, n| match (kind, map.get(&n)) {
         ("Task", Some(TaskRef::Task(m))) => Some(format!("[Task {m}]")),
         ("Task", Some(TaskRef::Removed(r))) => Some(format!("[Removed {r}]")),
@@ -237,7 +232,7 @@ fn rewrite_refs(text: &str, mut f: impl FnMut(&str, u32) -> Option<String>) -> S
 }
 
 /// Lessons of a group as the current state sent to a model, renumbered from `old`.
-pub fn carried_lessons(old: &GroupBlock, new: &GroupBlock) -> Lessons {
+pub(crate) fn carried_lessons(old: &GroupBlock, new: &GroupBlock) -> Lessons {
     let map = renumbering(old, new);
     let mut lessons = Lessons::default();
     for (into, from) in lessons.sections.iter_mut().zip(&old.lessons.sections) {
@@ -248,7 +243,7 @@ pub fn carried_lessons(old: &GroupBlock, new: &GroupBlock) -> Lessons {
 
 /// Lessons as they are kept: references to removed or unknown tasks dropped, and a lesson
 /// that cites no remaining task (only removed ones, or none at all) forgotten.
-pub fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
+pub(crate) fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
     let mut settled = Lessons::default();
     for (into, from) in settled.sections.iter_mut().zip(&lessons.sections) {
         let mut seen = BTreeSet::new();
@@ -282,7 +277,7 @@ pub fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
 }
 
 /// The schema of a task group's answer.
-pub fn group_schema() -> Value {
+pub(crate) fn group_schema() -> Value {
     let list = json!({"type": "array", "items": {"type": "string"}});
     json!({
         "type": "object",
@@ -294,25 +289,25 @@ pub fn group_schema() -> Value {
 
 /// A session whose raw memory a group call carries.
 #[derive(Debug, Clone)]
-pub struct ChangedSession<'a> {
-    pub session_id: &'a str,
+pub(crate) struct ChangedSession<'a> {
+    pub(crate) session_id: &'a str,
     /// The task numbers its tasks have in the group.
-    pub tasks: Vec<u32>,
-    pub raw_memory: Cow<'a, str>,
+    pub(crate) tasks: Vec<u32>,
+    pub(crate) raw_memory: Cow<'a, str>,
 }
 
 /// One call's worth of a task group.
-pub struct GroupCall<'a> {
-    pub system_template: &'a str,
-    pub template: &'a str,
-    pub group: &'a GroupBlock,
-    pub current: &'a Lessons,
-    pub changed: &'a [ChangedSession<'a>],
+pub(crate) struct GroupCall<'a> {
+    pub(crate) system_template: &'a str,
+    pub(crate) template: &'a str,
+    pub(crate) group: &'a GroupBlock,
+    pub(crate) current: &'a Lessons,
+    pub(crate) changed: &'a [ChangedSession<'a>],
     /// Tasks that left the group, with their titles.
-    pub removed: &'a [(u32, String)],
+    pub(crate) removed: &'a [(u32, String)],
 }
 
-pub fn group_prompt(call: &GroupCall) -> Prompt {
+pub(crate) fn group_prompt(call: &GroupCall) -> Prompt {
     let mut tasks = String::new();
     for (n, title) in call.group.task_titles() {
         let _ = writeln!(tasks, "- Task {n}: {title}");
@@ -368,7 +363,7 @@ pub fn group_prompt(call: &GroupCall) -> Prompt {
 }
 
 /// Read a task group's answer into lessons (not yet settled).
-pub fn parse_group_answer(reply: &str) -> Result<Lessons, AnswerError> {
+pub(crate) fn parse_group_answer(reply: &str) -> Result<Lessons, AnswerError> {
     let object = json_object(reply)?;
     let mut lessons = Lessons::default();
     for (slot, name) in lessons.sections.iter_mut().zip(["user_preferences", "reusable_knowledge", "failures"]) {
@@ -396,7 +391,7 @@ fn string_list(object: &serde_json::Map<String, Value>, name: &'static str) -> R
 
 /// Split the changed sessions of a group into batches whose prompts fit `budget` tokens
 /// (a raw memory too large for any batch is cut, head and tail kept, to fit one alone).
-pub fn batches<'a>(changed: &[ChangedSession<'a>], budget: usize) -> Vec<Vec<ChangedSession<'a>>> {
+pub(crate) fn batches<'a>(changed: &[ChangedSession<'a>], budget: usize) -> Vec<Vec<ChangedSession<'a>>> {
     let mut out: Vec<Vec<ChangedSession<'a>>> = Vec::new();
     let mut used = 0;
     for session in changed {
@@ -418,13 +413,13 @@ pub fn batches<'a>(changed: &[ChangedSession<'a>], budget: usize) -> Vec<Vec<Cha
 
 /// The summary's parts a model writes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SummaryParts {
-    pub profile: String,
-    pub preferences: Vec<String>,
-    pub tips: Vec<String>,
+pub(crate) struct SummaryParts {
+    pub(crate) profile: String,
+    pub(crate) preferences: Vec<String>,
+    pub(crate) tips: Vec<String>,
 }
 
-pub fn summary_schema() -> Value {
+pub(crate) fn summary_schema() -> Value {
     let list = json!({"type": "array", "items": {"type": "string"}});
     json!({
         "type": "object",
@@ -436,13 +431,19 @@ pub fn summary_schema() -> Value {
 
 /// The summary request: the consolidated `MEMORY.md` (cut to `budget` tokens, head and tail
 /// kept) and the summary's token cap.
-pub fn summary_prompt(system_template: &str, template: &str, memory: &str, budget: usize, cap_tokens: usize) -> Prompt {
+pub(crate) fn summary_prompt(
+    system_template: &str,
+    template: &str,
+    memory: &str,
+    budget: usize,
+    cap_tokens: usize,
+) -> Prompt {
     let memory = fit_tokens(memory, budget);
     let user = templates::render(template, &[("memory", memory.trim_end()), ("max_tokens", &cap_tokens.to_string())]);
     Prompt::new("summary", system_template.to_string(), &user, summary_schema(), "summary")
 }
 
-pub fn parse_summary_answer(reply: &str) -> Result<SummaryParts, AnswerError> {
+pub(crate) fn parse_summary_answer(reply: &str) -> Result<SummaryParts, AnswerError> {
     let object = json_object(reply)?;
     let profile = match object.get("user_profile") {
         Some(Value::String(s)) => s.clone(),
@@ -469,7 +470,7 @@ pub fn parse_summary_answer(reply: &str) -> Result<SummaryParts, AnswerError> {
 /// The summary with the model's parts in place of the built-in ones: the profile, the
 /// preferences (after the user's notes, which stay first) and the tips. A part the model
 /// left empty keeps the built-in text; the layout and "What's in Memory" stay as built.
-pub fn assemble_summary(builtin: &str, parts: &SummaryParts) -> String {
+pub(crate) fn assemble_summary(builtin: &str, parts: &SummaryParts) -> String {
     let mut out = String::new();
     let mut sections = builtin.split("\n## ");
     out.push_str(sections.next().unwrap_or(""));
@@ -494,7 +495,7 @@ pub fn assemble_summary(builtin: &str, parts: &SummaryParts) -> String {
 }
 
 /// `text` cut to about `budget` tokens: its head and tail, with a marker between.
-pub fn fit_tokens(text: &str, budget: usize) -> String {
+pub(crate) fn fit_tokens(text: &str, budget: usize) -> String {
     if estimate(text) <= budget {
         return text.to_string();
     }

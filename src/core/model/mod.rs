@@ -9,8 +9,8 @@
 //! confused model can make a session's lessons poorer but cannot break the workspace.
 
 mod answer;
-pub mod consolidate;
-pub mod transcript;
+pub(crate) mod consolidate;
+pub(crate) mod transcript;
 
 use serde_json::{Value, json};
 
@@ -21,7 +21,7 @@ use crate::core::redact::redact;
 use crate::core::templates;
 use crate::core::tokens::estimate;
 
-pub use answer::{AnswerError, json_object, opens_with_complete_object};
+pub(crate) use answer::{AnswerError, json_object, opens_with_complete_object};
 
 /// Longest `raw_memory` or `rollout_summary` kept from an answer, in bytes.
 const MAX_ANSWER_FIELD: usize = 32 * 1024;
@@ -30,21 +30,21 @@ const MAX_SLUG: usize = 80;
 
 /// One request to a model.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Prompt {
+pub(crate) struct Prompt {
     /// What the prompt is for, in errors and logs: `stage one`, `task group …`, `summary`.
-    pub purpose: String,
-    pub system: String,
+    pub(crate) purpose: String,
+    pub(crate) system: String,
     /// Always starts with handbook's marker, so a transcript of this very request (an agent
     /// CLI run as the `command` engine writes one) is recognised and never extracted.
-    pub user: String,
+    pub(crate) user: String,
     /// The JSON schema the answer must follow.
-    pub schema: Value,
+    pub(crate) schema: Value,
     /// The schema's name, for servers that want one.
-    pub schema_name: &'static str,
+    pub(crate) schema_name: &'static str,
 }
 
 impl Prompt {
-    pub fn new(
+    pub(crate) fn new(
         purpose: impl Into<String>,
         system: String,
         user: &str,
@@ -55,18 +55,18 @@ impl Prompt {
     }
 
     /// Estimated tokens of the whole request.
-    pub fn tokens(&self) -> usize {
+    pub(crate) fn tokens(&self) -> usize {
         estimate(&self.system) + estimate(&self.user)
     }
 
     /// The whole prompt as one text, for engines without a separate system prompt.
-    pub fn as_text(&self) -> String {
+    pub(crate) fn as_text(&self) -> String {
         format!("{}\n\n{}", self.system.trim_end(), self.user)
     }
 }
 
 /// The stage-one answer's schema: the three fields handbook stores per session.
-pub fn stage_one_schema() -> Value {
+pub(crate) fn stage_one_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -81,7 +81,7 @@ pub fn stage_one_schema() -> Value {
 
 /// What a model made of a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StageOne {
+pub(crate) enum StageOne {
     /// Nothing reusable (an empty `raw_memory` or `rollout_summary`).
     NoOp,
     Memory {
@@ -94,7 +94,7 @@ pub enum StageOne {
 /// Read a stage-one answer: the first JSON object in the reply, with string fields
 /// `raw_memory` and `rollout_summary` (and optionally `rollout_slug`). Extra fields are
 /// ignored. Everything kept is clipped and redacted. An error says what was wrong.
-pub fn parse_stage_one(reply: &str) -> Result<StageOne, AnswerError> {
+pub(crate) fn parse_stage_one(reply: &str) -> Result<StageOne, AnswerError> {
     let object = json_object(reply)?;
     let field = |name: &'static str| -> Result<String, AnswerError> {
         match object.get(name) {
@@ -121,7 +121,7 @@ pub fn parse_stage_one(reply: &str) -> Result<StageOne, AnswerError> {
 }
 
 /// At most `max` bytes of `text`, cut at a line end, with a marker when cut.
-pub fn clip_lines(text: &str, max: usize) -> String {
+pub(crate) fn clip_lines(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }
@@ -151,7 +151,7 @@ fn slug_of(text: &str) -> String {
 /// a task per `### Task` block of its raw memory (else one for the session), titled and
 /// judged as the model wrote, with the keywords it gave. Consolidation lays out tasks from
 /// these.
-pub fn facts_from_answer(raw_memory: &str, rollout_summary: &str) -> Facts {
+pub(crate) fn facts_from_answer(raw_memory: &str, rollout_summary: &str) -> Facts {
     let outcome_of = |text: &str| match text.trim().trim_matches(['`', '*', '.']).to_ascii_lowercase().as_str() {
         "success" => Outcome::Success,
         "partial" => Outcome::Partial,
@@ -196,17 +196,17 @@ pub fn facts_from_answer(raw_memory: &str, rollout_summary: &str) -> Facts {
 }
 
 /// What a stage-one request says about a session.
-pub struct StageOneInput<'a> {
-    pub rollout_path: &'a str,
-    pub cwd: &'a str,
-    pub agent: &'a str,
-    pub project: &'a str,
+pub(crate) struct StageOneInput<'a> {
+    pub(crate) rollout_path: &'a str,
+    pub(crate) cwd: &'a str,
+    pub(crate) agent: &'a str,
+    pub(crate) project: &'a str,
     /// The transcript as [`transcript::ModelTranscript`] rendered it.
-    pub transcript: &'a str,
+    pub(crate) transcript: &'a str,
 }
 
 /// The stage-one request for one session, from the system and input templates.
-pub fn stage_one_prompt(system_template: &str, input_template: &str, input: &StageOneInput) -> Prompt {
+pub(crate) fn stage_one_prompt(system_template: &str, input_template: &str, input: &StageOneInput) -> Prompt {
     let user = templates::render(
         input_template,
         &[
@@ -223,7 +223,7 @@ pub fn stage_one_prompt(system_template: &str, input_template: &str, input: &Sta
 /// Tokens left for the transcript in a context of `context_tokens`: 70% of the window (the
 /// rest is for the answer and for tokenizers that count more than we do), less the prompt's
 /// own text.
-pub fn transcript_budget(context_tokens: usize, system_template: &str, input_template: &str) -> usize {
+pub(crate) fn transcript_budget(context_tokens: usize, system_template: &str, input_template: &str) -> usize {
     let frame = estimate(system_template) + estimate(input_template) + 64;
     (context_tokens * 7 / 10).saturating_sub(frame).max(256)
 }

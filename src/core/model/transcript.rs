@@ -34,7 +34,7 @@ const COMMAND_BYTES: usize = 1500;
 
 /// Renders events for a model within a token budget.
 #[derive(Debug)]
-pub struct ModelTranscript {
+pub(crate) struct ModelTranscript {
     budget: usize,
     head: Vec<String>,
     head_tokens: usize,
@@ -48,7 +48,7 @@ pub struct ModelTranscript {
 
 impl ModelTranscript {
     /// A renderer for a transcript of at most about `budget` tokens.
-    pub fn new(budget: usize) -> ModelTranscript {
+    pub(crate) fn new(budget: usize) -> ModelTranscript {
         ModelTranscript {
             budget,
             head: Vec::new(),
@@ -93,12 +93,13 @@ impl ModelTranscript {
     }
 
     /// Events rendered so far (kept or dropped).
-    pub fn events(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn events(&self) -> usize {
         self.head.len() + self.tail.len() + self.dropped
     }
 
     /// The rendered transcript.
-    pub fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         let mut out = self.head.join("\n");
         if self.dropped > 0 {
             let _ = write!(

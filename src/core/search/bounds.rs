@@ -11,20 +11,20 @@ use crate::core::state::{SourceEntry, SourceState, Sources};
 /// The period (`--since`, `--until`) and the project (`--project`, as its key) a search is
 /// bound to; each is open when `None`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Bounds<'a> {
-    pub since: Option<Timestamp>,
-    pub until: Option<Timestamp>,
-    pub project: Option<&'a str>,
+pub(crate) struct Bounds<'a> {
+    pub(crate) since: Option<Timestamp>,
+    pub(crate) until: Option<Timestamp>,
+    pub(crate) project: Option<&'a str>,
 }
 
 impl Bounds<'_> {
     /// True when something covering `start..=end` overlaps the period (see [`in_period`]).
-    pub fn in_period(&self, start: Option<Timestamp>, end: Option<Timestamp>) -> bool {
+    pub(crate) fn in_period(&self, start: Option<Timestamp>, end: Option<Timestamp>) -> bool {
         in_period(start, end, self.since, self.until)
     }
 
     /// True when there is no project bound or `project` is it (see [`same_project`]).
-    pub fn in_project(&self, project: Option<&str>) -> bool {
+    pub(crate) fn in_project(&self, project: Option<&str>) -> bool {
         self.project.is_none_or(|key| same_project(project, key))
     }
 }
@@ -32,7 +32,7 @@ impl Bounds<'_> {
 /// The ranked hits inside the bounds, in rank order. `project_of` tells a document's project;
 /// it is asked only with a project bound and only for documents inside the period, since
 /// finding it may mean reading a record.
-pub fn kept_hits<'h>(
+pub(crate) fn kept_hits<'h>(
     hits: &'h [Hit],
     docs: &[Doc],
     bounds: &Bounds,
@@ -48,7 +48,7 @@ pub fn kept_hits<'h>(
 }
 
 /// The sessions inside the bounds, newest first; sessions that ended together by id.
-pub fn sessions_in<'r>(records: &'r [Stage1], bounds: &Bounds) -> Vec<&'r Stage1> {
+pub(crate) fn sessions_in<'r>(records: &'r [Stage1], bounds: &Bounds) -> Vec<&'r Stage1> {
     let mut sessions: Vec<&Stage1> = records
         .iter()
         .filter(|r| bounds.in_period(Some(r.updated_at), None))
@@ -61,7 +61,7 @@ pub fn sessions_in<'r>(records: &'r [Stage1], bounds: &Bounds) -> Vec<&'r Stage1
 /// The transcripts worth searching, in path order: those extraction read (and did not
 /// exclude since), skipping the ones whose last activity is outside the period before they
 /// are read. Their project is only known once read, so it is bound on the results.
-pub fn transcripts_in<'s>(sources: &'s Sources, bounds: &Bounds) -> Vec<(&'s String, &'s SourceEntry)> {
+pub(crate) fn transcripts_in<'s>(sources: &'s Sources, bounds: &Bounds) -> Vec<(&'s String, &'s SourceEntry)> {
     sources
         .sources
         .iter()
@@ -72,7 +72,7 @@ pub fn transcripts_in<'s>(sources: &'s Sources, bounds: &Bounds) -> Vec<(&'s Str
 }
 
 /// How many of `found` results to show under `limit` (`None` shows all).
-pub fn shown(found: usize, limit: Option<usize>) -> usize {
+pub(crate) fn shown(found: usize, limit: Option<usize>) -> usize {
     limit.map_or(found, |limit| limit.min(found))
 }
 

@@ -10,16 +10,16 @@ use super::{Collection, Query};
 
 /// The documents that can match, and the statistics of everything searched.
 #[derive(Debug, Default)]
-pub struct Corpus {
-    pub docs: Vec<Doc>,
-    pub collection: Collection,
+pub(crate) struct Corpus {
+    pub(crate) docs: Vec<Doc>,
+    pub(crate) collection: Collection,
     /// Files read.
-    pub files: usize,
+    pub(crate) files: usize,
 }
 
 impl Corpus {
     /// Count a file of `bytes` bytes, and keep its documents that can match.
-    pub fn add_file(&mut self, split: Split, bytes: usize) {
+    pub(crate) fn add_file(&mut self, split: Split, bytes: usize) {
         self.files += 1;
         self.collection.documents += split.count;
         self.collection.total_bytes += bytes;
@@ -27,7 +27,7 @@ impl Corpus {
     }
 
     /// Count a transcript: each of its lines is a document of the collection.
-    pub fn add_transcript(&mut self, lines: u64, bytes: u64) {
+    pub(crate) fn add_transcript(&mut self, lines: u64, bytes: u64) {
         self.files += 1;
         self.collection.documents += lines as usize;
         self.collection.total_bytes += bytes as usize;
@@ -37,7 +37,7 @@ impl Corpus {
 /// The documents of a workspace file that can match the query, and how many it holds. The
 /// raw bytes are tested first; a file that cannot match is only split when its documents
 /// must be counted (`MEMORY.md` and the summary hold many, every other file one).
-pub fn file_split(kind: Kind, relative: &str, raw: &[u8], query: &Query) -> Split {
+pub(crate) fn file_split(kind: Kind, relative: &str, raw: &[u8], query: &Query) -> Split {
     if !query.matches_bytes(raw) {
         let count = match kind {
             Kind::Memory | Kind::Summary => split(kind, relative, &String::from_utf8_lossy(raw), &|_| false).count,
@@ -60,14 +60,14 @@ fn split(kind: Kind, relative: &str, text: &str, keep: &dyn Fn(&str) -> bool) ->
 
 /// What a transcript's results share: the session, its last activity, its project key.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TranscriptOf {
-    pub session_id: Option<String>,
-    pub date: Option<Timestamp>,
-    pub project: String,
+pub(crate) struct TranscriptOf {
+    pub(crate) session_id: Option<String>,
+    pub(crate) date: Option<Timestamp>,
+    pub(crate) project: String,
 }
 
 /// One document per matching record of the transcript at `path`, each reporting its line.
-pub fn transcript_docs(path: &str, found: Vec<Found>, of: &TranscriptOf) -> impl Iterator<Item = Doc> {
+pub(crate) fn transcript_docs(path: &str, found: Vec<Found>, of: &TranscriptOf) -> impl Iterator<Item = Doc> {
     found.into_iter().map(move |found| Doc {
         path: path.to_string(),
         first_line: found.line as usize,

@@ -14,7 +14,7 @@ use serde::Serialize;
 /// Where a document comes from, as `--in` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub(crate) enum Kind {
     Memory,
     Summary,
     Rollout,
@@ -23,7 +23,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Memory => "memory",
             Kind::Summary => "summary",
@@ -36,24 +36,24 @@ impl Kind {
 
 /// One searchable piece of a file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Doc {
+pub(crate) struct Doc {
     /// The file, workspace-relative (a transcript's path is absolute).
-    pub path: String,
+    pub(crate) path: String,
     /// 1-based line of the file the text starts at.
-    pub first_line: usize,
-    pub text: String,
+    pub(crate) first_line: usize,
+    pub(crate) text: String,
     /// Every line of the text reports `first_line` (a transcript record is one file line,
     /// however many lines its text holds).
-    pub fixed_line: bool,
-    pub kind: Kind,
-    pub session_id: Option<String>,
+    pub(crate) fixed_line: bool,
+    pub(crate) kind: Kind,
+    pub(crate) session_id: Option<String>,
     /// The last activity of the session(s) the text comes from (for a day's entry, the
     /// day's start).
-    pub date: Option<Timestamp>,
+    pub(crate) date: Option<Timestamp>,
     /// For a day's entry, the day's end: the document covers `date..=date_end`.
-    pub date_end: Option<Timestamp>,
+    pub(crate) date_end: Option<Timestamp>,
     /// The project key, or for summary entries that only name it, the project's short name.
-    pub project: Option<String>,
+    pub(crate) project: Option<String>,
 }
 
 impl Doc {
@@ -75,15 +75,15 @@ impl Doc {
 /// The documents of one file that a test of their text accepts, and how many the file
 /// holds in all (the collection statistics count every document, matching or not).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Split {
-    pub docs: Vec<Doc>,
-    pub count: usize,
+pub(crate) struct Split {
+    pub(crate) docs: Vec<Doc>,
+    pub(crate) count: usize,
 }
 
 /// `MEMORY.md`: one document per block. A task block's session and date come from its
 /// `rollout_summary_files` entry; a lesson section's from the tasks it cites (`[Task 2]`);
 /// a group header's from all the group's tasks.
-pub fn memory_docs(path: &str, text: &str, keep: &dyn Fn(&str) -> bool) -> Split {
+pub(crate) fn memory_docs(path: &str, text: &str, keep: &dyn Fn(&str) -> bool) -> Split {
     struct Block {
         first_line: usize,
         bytes: Range<usize>,
@@ -185,7 +185,7 @@ fn single(ids: BTreeSet<String>) -> Option<String> {
 /// `memory_summary.md`: one document per entry (a bullet with its continuation lines) and
 /// per paragraph of prose. Entries under `### <project>` / `#### <date>` take both; others
 /// take the project they name (`(preference; webshop)`, `- webshop: …`).
-pub fn summary_docs(path: &str, text: &str, keep: &dyn Fn(&str) -> bool) -> Split {
+pub(crate) fn summary_docs(path: &str, text: &str, keep: &dyn Fn(&str) -> bool) -> Split {
     let mut docs: Vec<Doc> = Vec::new();
     let mut section = String::new();
     let mut project: Option<String> = None;
@@ -252,7 +252,7 @@ fn named_project(section: &str, entry: &str) -> Option<String> {
 }
 
 /// A rollout summary: one document; session and date from its header.
-pub fn rollout_doc(path: &str, text: &str) -> Doc {
+pub(crate) fn rollout_doc(path: &str, text: &str) -> Doc {
     let mut doc = Doc::new(path, Kind::Rollout, 1, text.to_string());
     for line in text.lines().take_while(|l| !l.trim().is_empty()) {
         let Some((key, value)) = line.split_once(':') else { continue };
@@ -267,7 +267,7 @@ pub fn rollout_doc(path: &str, text: &str) -> Doc {
 }
 
 /// A note: one document, dated by its file name (`<YYYY-MM-DDTHH-MM-SS>-<slug>.md`).
-pub fn note_doc(path: &str, text: &str) -> Doc {
+pub(crate) fn note_doc(path: &str, text: &str) -> Doc {
     let mut doc = Doc::new(path, Kind::Note, 1, text.to_string());
     let name = path.rsplit('/').next().unwrap_or(path);
     doc.date = name

@@ -5,11 +5,11 @@
 //! than reading the files; the collection statistics BM25 needs (how many documents, how
 //! long on average, how many hold each term) come from that same pass.
 
-pub mod bounds;
-pub mod corpus;
-pub mod docs;
-pub mod render;
-pub mod transcripts;
+pub(crate) mod bounds;
+pub(crate) mod corpus;
+pub(crate) mod docs;
+pub(crate) mod render;
+pub(crate) mod transcripts;
 
 use std::fmt;
 
@@ -33,7 +33,7 @@ const SNIPPET: usize = 200;
 /// Why a query could not be compiled. The regex library's reason, which points at the
 /// problem in the pattern, is the [`source`](std::error::Error::source).
 #[derive(Debug)]
-pub enum QueryError {
+pub(crate) enum QueryError {
     /// No words, or only blank ones.
     Empty,
     /// One of the user's patterns is not a regex.
@@ -64,7 +64,7 @@ impl std::error::Error for QueryError {
 
 /// A compiled query: one pattern per word (or per regex), matched together.
 #[derive(Debug, Clone)]
-pub struct Query {
+pub(crate) struct Query {
     text: Regex,
     bytes: regex::bytes::Regex,
     /// The capture group of each word.
@@ -83,7 +83,7 @@ impl Query {
     ///
     /// [`QueryError::Empty`] without a word, [`QueryError::InvalidRegex`] for the first
     /// pattern that is not a regex, [`QueryError::Combined`] when the patterns do not join.
-    pub fn new(words: &[String], regex: bool, case_sensitive: bool) -> Result<Query, QueryError> {
+    pub(crate) fn new(words: &[String], regex: bool, case_sensitive: bool) -> Result<Query, QueryError> {
         let words: Vec<String> = words.iter().map(|w| w.trim()).filter(|w| !w.is_empty()).map(str::to_string).collect();
         if words.is_empty() {
             return Err(QueryError::Empty);
@@ -127,7 +127,7 @@ impl Query {
     /// query: each literal word, with every character that JSON may escape (quotes,
     /// backslashes, `/`, `<>&'`, control and non-ASCII characters) also accepted in its
     /// escaped forms. `None` for a regex query, which only decoded text can answer.
-    pub fn json_line_pattern(&self) -> Option<String> {
+    pub(crate) fn json_line_pattern(&self) -> Option<String> {
         if self.regex {
             return None;
         }
@@ -144,16 +144,19 @@ impl Query {
     }
 
     /// True when `raw` holds a match anywhere (the cheap first pass over file bytes).
-    pub fn matches_bytes(&self, raw: &[u8]) -> bool {
+    pub(crate) fn matches_bytes(&self, raw: &[u8]) -> bool {
         self.bytes.is_match(raw)
     }
 
-    pub fn is_match(&self, text: &str) -> bool {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
         self.text.is_match(text)
     }
 
     /// Each match in `text`: its byte range and which query word it is.
-    pub fn matches<'t>(&'t self, text: &'t str) -> Box<dyn Iterator<Item = (std::ops::Range<usize>, usize)> + 't> {
+    pub(crate) fn matches<'t>(
+        &'t self,
+        text: &'t str,
+    ) -> Box<dyn Iterator<Item = (std::ops::Range<usize>, usize)> + 't> {
         // One word needs no capture groups to tell which word matched, and finding is
         // cheaper than capturing.
         if self.names.len() == 1 {
@@ -166,7 +169,7 @@ impl Query {
         }))
     }
 
-    pub fn terms(&self) -> usize {
+    pub(crate) fn terms(&self) -> usize {
         self.names.len()
     }
 }
@@ -212,25 +215,25 @@ fn json_tolerant(word: &str, any_case: bool) -> String {
 
 /// One ranked result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Hit {
+pub(crate) struct Hit {
     /// Index of the document in the slice given to [`rank`].
-    pub doc: usize,
-    pub score: f64,
+    pub(crate) doc: usize,
+    pub(crate) score: f64,
     /// 1-based line in the file of the best matching line.
-    pub line: usize,
+    pub(crate) line: usize,
     /// That line, trimmed and cut around the first match.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// The statistics of the whole collection, matching or not.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Collection {
-    pub documents: usize,
-    pub total_bytes: usize,
+pub(crate) struct Collection {
+    pub(crate) documents: usize,
+    pub(crate) total_bytes: usize,
 }
 
 /// Rank the documents that match the query by BM25, best first; ties by path and line.
-pub fn rank(docs: &[Doc], query: &Query, collection: Collection) -> Vec<Hit> {
+pub(crate) fn rank(docs: &[Doc], query: &Query, collection: Collection) -> Vec<Hit> {
     let n = collection.documents.max(docs.len()).max(1) as f64;
     let avg_len = (collection.total_bytes.max(1) as f64 / n).max(1.0);
     let mut tfs: Vec<(usize, Vec<f64>, usize, String)> = Vec::new();
@@ -366,7 +369,7 @@ impl<'t> LineCursor<'t> {
 
 /// True when a result covering `start..=end` (one instant when `end` is `None`) overlaps
 /// `since..=until`; an undated result only when there is no bound.
-pub fn in_period(
+pub(crate) fn in_period(
     start: Option<Timestamp>,
     end: Option<Timestamp>,
     since: Option<Timestamp>,
@@ -383,12 +386,12 @@ pub fn in_period(
 
 /// True when a result's project is the project `key`: the key itself, or for a summary
 /// entry that only names the project, its short name.
-pub fn same_project(project: Option<&str>, key: &str) -> bool {
+pub(crate) fn same_project(project: Option<&str>, key: &str) -> bool {
     project.is_some_and(|p| p == key || (!p.contains('/') && p == display_name(key)))
 }
 
 /// `text` with every match wrapped in `on` … `off` (terminal colours).
-pub fn highlight(text: &str, query: &Query, on: &str, off: &str) -> String {
+pub(crate) fn highlight(text: &str, query: &Query, on: &str, off: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let mut last = 0;
     for (range, _) in query.matches(text) {
@@ -406,7 +409,7 @@ pub fn highlight(text: &str, query: &Query, on: &str, off: &str) -> String {
 }
 
 /// A line trimmed and cut to [`SNIPPET`] characters around its first match.
-pub fn snippet(line: &str, query: &Query) -> String {
+pub(crate) fn snippet(line: &str, query: &Query) -> String {
     let line = line.trim();
     if line.chars().count() <= SNIPPET {
         return line.to_string();

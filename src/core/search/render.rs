@@ -22,7 +22,7 @@ const OFF: &str = "\x1b[0m";
 
 /// `path:line: text  (date, session id)`, escaped; with `colour`, the path, line number and
 /// trailer styled and every match highlighted.
-pub fn hit_line(hit: &Hit, doc: &Doc, query: &Query, colour: bool) -> String {
+pub(crate) fn hit_line(hit: &Hit, doc: &Doc, query: &Query, colour: bool) -> String {
     let about: Vec<String> =
         [doc.date.map(day), doc.session_id.as_ref().map(|id| format!("session {id}"))].into_iter().flatten().collect();
     let about = if about.is_empty() { String::new() } else { format!("  ({})", about.join(", ")) };
@@ -42,7 +42,7 @@ pub fn hit_line(hit: &Hit, doc: &Doc, query: &Query, colour: bool) -> String {
 
 /// A hit as a `result` object.
 #[derive(Debug, Serialize)]
-pub struct HitJson<'a> {
+pub(crate) struct HitJson<'a> {
     path: &'a str,
     /// The file's absolute path.
     file: String,
@@ -61,7 +61,7 @@ pub struct HitJson<'a> {
 impl<'a> HitJson<'a> {
     /// The hit on `doc`, whose file is at `file` and whose project is `project`; the score
     /// is rounded to four decimals, which is all a reader can compare.
-    pub fn new(hit: &'a Hit, doc: &'a Doc, project: Option<&'a str>, file: String) -> HitJson<'a> {
+    pub(crate) fn new(hit: &'a Hit, doc: &'a Doc, project: Option<&'a str>, file: String) -> HitJson<'a> {
         HitJson {
             path: &doc.path,
             file,
@@ -78,17 +78,17 @@ impl<'a> HitJson<'a> {
 
 /// The `totals` object of a search.
 #[derive(Debug, Serialize)]
-pub struct Totals<'a> {
-    pub results: usize,
+pub(crate) struct Totals<'a> {
+    pub(crate) results: usize,
     /// Results the limit cut.
-    pub more: usize,
-    pub files: usize,
-    pub documents: usize,
-    pub home: &'a str,
+    pub(crate) more: usize,
+    pub(crate) files: usize,
+    pub(crate) documents: usize,
+    pub(crate) home: &'a str,
 }
 
 /// `updated  project  agent  summary  (id)`, one session of a period (escaped when printed).
-pub fn session_line(record: &Stage1) -> String {
+pub(crate) fn session_line(record: &Stage1) -> String {
     format!(
         "{}  {}  {}  {}  ({})",
         record.updated_at.strftime("%Y-%m-%d %H:%M"),
@@ -101,7 +101,7 @@ pub fn session_line(record: &Stage1) -> String {
 
 /// A session of a period as a `session` object.
 #[derive(Debug, Serialize)]
-pub struct SessionJson<'a> {
+pub(crate) struct SessionJson<'a> {
     session_id: &'a str,
     updated_at: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -113,7 +113,7 @@ pub struct SessionJson<'a> {
 }
 
 impl SessionJson<'_> {
-    pub fn new(record: &Stage1) -> SessionJson<'_> {
+    pub(crate) fn new(record: &Stage1) -> SessionJson<'_> {
         SessionJson {
             session_id: &record.session_id,
             updated_at: record.updated_at,
@@ -141,7 +141,7 @@ fn one_line(record: &Stage1) -> String {
 
 /// `no results for "a" "b" (since …, until …, in project …)`: the words quoted, then the
 /// bounds as they were given.
-pub fn no_results(
+pub(crate) fn no_results(
     words: &[String],
     since: Option<Timestamp>,
     until: Option<Timestamp>,

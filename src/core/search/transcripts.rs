@@ -24,21 +24,21 @@ const CONTEXT_LINES: usize = 2;
 
 /// A transcript line whose redacted text matches the query.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// 1-based line of the transcript.
-    pub line: u64,
+    pub(crate) line: u64,
     /// The matching lines of the record's texts, redacted.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// Collects the records of one transcript that match the query.
-pub struct TranscriptSink<'q> {
+pub(crate) struct TranscriptSink<'q> {
     query: &'q Query,
-    pub found: Vec<Found>,
+    pub(crate) found: Vec<Found>,
 }
 
 impl<'q> TranscriptSink<'q> {
-    pub fn new(query: &'q Query) -> TranscriptSink<'q> {
+    pub(crate) fn new(query: &'q Query) -> TranscriptSink<'q> {
         TranscriptSink { query, found: Vec::new() }
     }
 
@@ -142,9 +142,9 @@ impl Sink for TranscriptSink<'_> {
 
 /// The raw-bytes tests that pick the transcript lines worth decoding.
 #[derive(Debug, Clone)]
-pub struct Prefilter {
+pub(crate) struct Prefilter {
     /// Lines that may match the query.
-    pub words: Regex,
+    pub(crate) words: Regex,
     /// Per format (Codex, Claude Code, generic, unknown): those, lines that name an
     /// instruction file, and lines that carry the reader's state ([`state_lines`]). The filter
     /// must see them to withhold what later lines hold, so a file with any match is read again
@@ -153,7 +153,7 @@ pub struct Prefilter {
 }
 
 impl Prefilter {
-    pub fn lines(&self, agent: Option<Agent>) -> &Regex {
+    pub(crate) fn lines(&self, agent: Option<Agent>) -> &Regex {
         match agent {
             Some(Agent::Codex) => &self.lines[0],
             Some(Agent::Claude) => &self.lines[1],
@@ -165,7 +165,7 @@ impl Prefilter {
 
 /// The prefilter of a query; `None` when every line must be decoded (a regex query, which
 /// only decoded text can answer).
-pub fn prefilter(query: &Query) -> Option<Prefilter> {
+pub(crate) fn prefilter(query: &Query) -> Option<Prefilter> {
     let words = query.json_line_pattern()?;
     let build = |pattern: &str| RegexBuilder::new(pattern).size_limit(1 << 24).build().ok();
     // File names in any case (`agents.md`, `AGENTS.md`); the readers' markers as they are

@@ -13,30 +13,30 @@ use crate::core::words::count;
 
 /// How a run's files were accounted for: the coverage report.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Coverage {
-    pub sessions: u64,
-    pub extracted: u64,
-    pub no_op: u64,
-    pub unchanged: u64,
-    pub still_active: u64,
-    pub too_old: u64,
-    pub excluded: u64,
-    pub skipped: u64,
-    pub failed: u64,
-    pub vanished: u64,
+pub(crate) struct Coverage {
+    pub(crate) sessions: u64,
+    pub(crate) extracted: u64,
+    pub(crate) no_op: u64,
+    pub(crate) unchanged: u64,
+    pub(crate) still_active: u64,
+    pub(crate) too_old: u64,
+    pub(crate) excluded: u64,
+    pub(crate) skipped: u64,
+    pub(crate) failed: u64,
+    pub(crate) vanished: u64,
     /// Left for a later run by `--limit` or the per-run session cap.
-    pub deferred: u64,
-    pub warnings: u64,
+    pub(crate) deferred: u64,
+    pub(crate) warnings: u64,
     /// Why sessions were excluded or skipped, with counts (`excluded: sub-agent`).
     #[serde(serialize_with = "reason_keys")]
-    pub reasons: BTreeMap<(Class, String), u64>,
+    pub(crate) reasons: BTreeMap<(Class, String), u64>,
     /// Each failed file with its reason, sorted by path.
-    pub failures: Vec<Failure>,
+    pub(crate) failures: Vec<Failure>,
 }
 
 /// Whether a reason excluded a session or skipped a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Class {
+pub(crate) enum Class {
     Excluded,
     Skipped,
 }
@@ -52,16 +52,16 @@ impl Class {
 
 /// A file that failed, on this run or (given up on) before.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Failure {
-    pub path: String,
-    pub reason: String,
+pub(crate) struct Failure {
+    pub(crate) path: String,
+    pub(crate) reason: String,
     /// Failed [`MAX_TRIES`] times unchanged: reported, not tried again.
-    pub gave_up: bool,
+    pub(crate) gave_up: bool,
 }
 
 impl Failure {
     /// The reason as reported: a file given up on says so.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self.gave_up {
             true => format!("gave up after {MAX_TRIES} tries: {}", self.reason),
             false => self.reason.clone(),
@@ -82,13 +82,7 @@ fn reason_keys<S: Serializer>(reasons: &BTreeMap<(Class, String), u64>, serializ
 
 impl Coverage {
     /// The one-line summary printed at the end of a run.
-    ///
-    /// ```
-    /// use handbook::core::state::Coverage;
-    /// let c = Coverage { sessions: 3, extracted: 2, no_op: 1, ..Coverage::default() };
-    /// assert_eq!(c.line(), "3 sessions: 2 extracted, 1 no-op, 0 unchanged, 0 still active, 0 too old, 0 excluded, 0 failed");
-    /// ```
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let mut out = format!(
             "{}: {} extracted, {} no-op, {} unchanged, {} still active, {} too old, {} excluded",
             count(self.sessions as usize, "session"),
@@ -144,13 +138,13 @@ impl Coverage {
     }
 
     /// Count a reason under its class.
-    pub fn count_reason(&mut self, class: Class, reason: &Reason) {
+    pub(crate) fn count_reason(&mut self, class: Class, reason: &Reason) {
         *self.reasons.entry((class, reason.label().to_string())).or_default() += 1;
     }
 
     /// Count a transcript triage left unread; `entry` is its recorded state (a failure
     /// given up on is reported with its last error).
-    pub fn count(&mut self, key: &str, plan: Plan, entry: Option<&SourceEntry>) {
+    pub(crate) fn count(&mut self, key: &str, plan: Plan, entry: Option<&SourceEntry>) {
         match plan {
             Plan::Unchanged => self.unchanged += 1,
             Plan::Active => self.still_active += 1,
@@ -166,7 +160,7 @@ impl Coverage {
 
     /// Count a transcript settled this run as `state`, for `reason` when it was excluded or
     /// skipped. A skipped file is a warning too.
-    pub fn settled(&mut self, state: SourceState, reason: Option<&Reason>) {
+    pub(crate) fn settled(&mut self, state: SourceState, reason: Option<&Reason>) {
         let class = match state {
             SourceState::Extracted => return self.extracted += 1,
             SourceState::NoOp => return self.no_op += 1,
@@ -188,7 +182,7 @@ impl Coverage {
     /// What a quiet run still says: the first file that failed this run, and how many
     /// more did. (One given up on was reported on each of its tries; `status` keeps
     /// listing it.)
-    pub fn quiet_warning(&self) -> Option<String> {
+    pub(crate) fn quiet_warning(&self) -> Option<String> {
         let failed_now: Vec<&Failure> = self.failed_now().collect();
         let first = failed_now.first()?;
         let more = match failed_now.len() {
@@ -199,13 +193,13 @@ impl Coverage {
     }
 
     /// The line a run ends with.
-    pub fn closing_line(&self, dry_run: bool) -> String {
+    pub(crate) fn closing_line(&self, dry_run: bool) -> String {
         let prefix = if dry_run { "extract (dry run, nothing written)" } else { "extract" };
         format!("{prefix}: {}", self.line())
     }
 
     /// Failures of this run, not those given up on before.
-    pub fn failed_now(&self) -> impl Iterator<Item = &Failure> {
+    pub(crate) fn failed_now(&self) -> impl Iterator<Item = &Failure> {
         self.failures.iter().filter(|f| !f.gave_up)
     }
 }
@@ -271,5 +265,19 @@ mod tests {
         }
         assert_eq!(c.quiet_warning().unwrap(), "a: extraction failed: torn (and 1 more; see `handbook status`)");
         assert!(c.closing_line(true).starts_with("extract (dry run, nothing written): "));
+    }
+}
+
+/// Worked examples of this module's functions.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn line_example() {
+        use crate::core::state::Coverage;
+        let c = Coverage { sessions: 3, extracted: 2, no_op: 1, ..Coverage::default() };
+        assert_eq!(
+            c.line(),
+            "3 sessions: 2 extracted, 1 no-op, 0 unchanged, 0 still active, 0 too old, 0 excluded, 0 failed"
+        );
     }
 }

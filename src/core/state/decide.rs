@@ -15,16 +15,16 @@ use crate::core::stage1::Stage1;
 
 /// The settings that bear on a transcript's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rules {
-    pub windows: Windows,
-    pub include_subagents: bool,
+pub(crate) struct Rules {
+    pub(crate) windows: Windows,
+    pub(crate) include_subagents: bool,
     /// `--format`: read every file as this format.
-    pub format: Option<Agent>,
+    pub(crate) format: Option<Agent>,
 }
 
 /// What a run does with one transcript before reading it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Triage {
+pub(crate) enum Triage {
     /// Counted, not read: unchanged, still active, too old, or given up on.
     Count(Plan),
     /// Read it. `touched` when only its modification time may have changed: a content hash
@@ -33,7 +33,7 @@ pub enum Triage {
 }
 
 /// Decide what a transcript needs, from its recorded entry and its size and time now.
-pub fn triage(entry: Option<&SourceEntry>, stat: FileStat, rules: &Rules, presence: &Presence) -> Triage {
+pub(crate) fn triage(entry: Option<&SourceEntry>, stat: FileStat, rules: &Rules, presence: &Presence) -> Triage {
     if entry.is_some_and(|e| needs_revisit(e, rules, presence)) {
         return Triage::Read { touched: false };
     }
@@ -52,14 +52,14 @@ fn settled(entry: &SourceEntry) -> bool {
 
 /// True when `--session` is not given (`sessions` is empty), or names the transcript at
 /// `key` by its session id or a part of its path.
-pub fn selected(sessions: &[String], key: &str, session_id: Option<&str>) -> bool {
+pub(crate) fn selected(sessions: &[String], key: &str, session_id: Option<&str>) -> bool {
     sessions.is_empty() || sessions.iter().any(|s| key.contains(s.as_str()) || session_id == Some(s.as_str()))
 }
 
 /// True when a settled decision about a transcript no longer holds: the extractor changed
 /// since, a sub-agent is now wanted, the transcript whose duplicate it was is gone, or the
 /// format it was read as is no longer the one asked for.
-pub fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Presence) -> bool {
+pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Presence) -> bool {
     let outdated = settled(entry) && entry.extractor != EXTRACTOR_VERSION;
     let wanted_now =
         entry.state == SourceState::Excluded && entry.reason == Some(Reason::SubAgent) && rules.include_subagents;
@@ -74,29 +74,29 @@ pub fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Presence) ->
 
 /// A recorded transcript whose state may follow it to a new path: one settled with a
 /// content hash. `hash_now` is the new file's.
-pub fn follows_move(entry: &SourceEntry, hash_now: Option<&str>) -> bool {
+pub(crate) fn follows_move(entry: &SourceEntry, hash_now: Option<&str>) -> bool {
     entry.state != SourceState::Failed && entry.hash.is_some() && entry.hash.as_deref() == hash_now
 }
 
 /// What the edges learnt by reading a transcript that turned out to be a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionSeen {
-    pub agent: Agent,
-    pub session_id: String,
-    pub hash: String,
-    pub updated_at: Option<Timestamp>,
-    pub warnings: u32,
+pub(crate) struct SessionSeen {
+    pub(crate) agent: Agent,
+    pub(crate) session_id: String,
+    pub(crate) hash: String,
+    pub(crate) updated_at: Option<Timestamp>,
+    pub(crate) warnings: u32,
     /// Sessions its replies cited, with how many replies cited each.
-    pub cited: BTreeMap<String, u32>,
+    pub(crate) cited: BTreeMap<String, u32>,
     /// It holds one of handbook's own model prompts.
-    pub own_prompt: bool,
-    pub subagent: bool,
+    pub(crate) own_prompt: bool,
+    pub(crate) subagent: bool,
 }
 
 impl SessionSeen {
     /// What a read of the transcript at `key` showed: `meta` its metadata (redacted), with
     /// `warnings` unreadable lines and the citations of its replies.
-    pub fn new(
+    pub(crate) fn new(
         agent: Agent,
         key: &str,
         hash: String,
@@ -120,7 +120,7 @@ impl SessionSeen {
 }
 
 /// Why a session read from `key` is not extracted, if it is not.
-pub fn exclusion(
+pub(crate) fn exclusion(
     seen: &SessionSeen,
     key: &str,
     sources: &Sources,
@@ -140,7 +140,7 @@ pub fn exclusion(
 }
 
 /// The entry of a session read now, in `state`.
-pub fn session_entry(seen: &SessionSeen, stat: FileStat, state: SourceState, rules: &Rules) -> SourceEntry {
+pub(crate) fn session_entry(seen: &SessionSeen, stat: FileStat, state: SourceState, rules: &Rules) -> SourceEntry {
     SourceEntry {
         format: Some(seen.agent),
         forced_format: rules.format.is_some(),
@@ -154,12 +154,12 @@ pub fn session_entry(seen: &SessionSeen, stat: FileStat, state: SourceState, rul
 }
 
 /// The entry of a session read now and excluded for `reason`.
-pub fn excluded_entry(seen: &SessionSeen, stat: FileStat, reason: Reason, rules: &Rules) -> SourceEntry {
+pub(crate) fn excluded_entry(seen: &SessionSeen, stat: FileStat, reason: Reason, rules: &Rules) -> SourceEntry {
     SourceEntry { reason: Some(reason), ..session_entry(seen, stat, SourceState::Excluded, rules) }
 }
 
 /// The entry of a file that is not a transcript.
-pub fn skipped_entry(reason: &str, hash: &str, stat: FileStat, rules: &Rules) -> SourceEntry {
+pub(crate) fn skipped_entry(reason: &str, hash: &str, stat: FileStat, rules: &Rules) -> SourceEntry {
     SourceEntry {
         reason: Some(Reason::NotATranscript(reason.to_string())),
         hash: Some(hash.to_string()),
@@ -170,7 +170,7 @@ pub fn skipped_entry(reason: &str, hash: &str, stat: FileStat, rules: &Rules) ->
 
 /// What settling a session asks of its stored stage-1 record.
 #[derive(Debug, Clone, PartialEq)]
-pub enum RecordChange {
+pub(crate) enum RecordChange {
     Keep,
     /// Store this record, keeping the usage counted for the session so far.
     Store(Box<Stage1>),
@@ -190,7 +190,7 @@ pub enum RecordChange {
 
 /// The record change for a session excluded for `reason`: a duplicate's session is the
 /// owner's to keep.
-pub fn excluded_change(reason: &Reason, session_id: &str, key: &str) -> RecordChange {
+pub(crate) fn excluded_change(reason: &Reason, session_id: &str, key: &str) -> RecordChange {
     match reason {
         Reason::DuplicateOf(_) => RecordChange::Keep,
         _ => RecordChange::DropIfFrom { session_id: session_id.to_string(), key: key.to_string() },
@@ -200,7 +200,7 @@ pub fn excluded_change(reason: &Reason, session_id: &str, key: &str) -> RecordCh
 /// Whether recording a failure needs the file's content hash, to tell a changed transcript
 /// (the count of tries starts again) from one only touched (it does not). `read_hash` is the
 /// hash of the read that failed, when there was one.
-pub fn failure_needs_hash(prior: Option<&SourceEntry>, stat: Option<FileStat>, read_hash: Option<&str>) -> bool {
+pub(crate) fn failure_needs_hash(prior: Option<&SourceEntry>, stat: Option<FileStat>, read_hash: Option<&str>) -> bool {
     read_hash.is_none() && stat_changed(prior, stat)
 }
 
@@ -212,7 +212,7 @@ fn stat_changed(prior: Option<&SourceEntry>, stat: Option<FileStat>) -> bool {
 /// The entry of a transcript that could not be read. What was known of it stays (an earlier
 /// extraction is kept); the tries count up while it stays unchanged. `hash` is its content
 /// hash now, when known.
-pub fn failed_entry(
+pub(crate) fn failed_entry(
     prior: Option<&SourceEntry>,
     stat: Option<FileStat>,
     hash: Option<&str>,
@@ -234,7 +234,7 @@ pub fn failed_entry(
 }
 
 /// The transcripts to mark vanished: gone from disk (by `gone`), and not marked yet.
-pub fn vanished(sources: &Sources, gone: impl Fn(&str) -> bool) -> Vec<String> {
+pub(crate) fn vanished(sources: &Sources, gone: impl Fn(&str) -> bool) -> Vec<String> {
     sources
         .sources
         .iter()

@@ -10,24 +10,24 @@ use super::{FileStat, SourceEntry, SourceState, Sources};
 /// What the edges found of the known transcripts before a run decides anything: the ones
 /// that are no longer on disk. Everything else is taken to exist.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Presence {
+pub(crate) struct Presence {
     gone: HashSet<String>,
 }
 
 impl Presence {
-    pub fn new(gone: HashSet<String>) -> Presence {
+    pub(crate) fn new(gone: HashSet<String>) -> Presence {
         Presence { gone }
     }
 
     /// False when the transcript at `key` was found gone.
-    pub fn exists(&self, key: &str) -> bool {
+    pub(crate) fn exists(&self, key: &str) -> bool {
         !self.gone.contains(key)
     }
 }
 
 /// The store's indexes, built once per run and kept up to date as entries settle.
 #[derive(Debug, Default)]
-pub struct Index {
+pub(crate) struct Index {
     by_session: HashMap<String, BTreeSet<String>>,
     /// Gone transcripts with a known hash, by size and modification time: a new file with
     /// the same ones (and the same hash) is the same transcript, moved.
@@ -35,7 +35,7 @@ pub struct Index {
 }
 
 impl Index {
-    pub fn build(sources: &Sources, presence: &Presence) -> Index {
+    pub(crate) fn build(sources: &Sources, presence: &Presence) -> Index {
         let mut index = Index::default();
         for (key, entry) in &sources.sources {
             index.insert(key, None, entry);
@@ -48,7 +48,7 @@ impl Index {
     }
 
     /// Note that `key` now holds `entry` (it held `old` before).
-    pub fn insert(&mut self, key: &str, old: Option<&SourceEntry>, entry: &SourceEntry) {
+    pub(crate) fn insert(&mut self, key: &str, old: Option<&SourceEntry>, entry: &SourceEntry) {
         if let Some(old_id) = old.and_then(|o| o.session_id.as_deref())
             && entry.session_id.as_deref() != Some(old_id)
         {
@@ -60,7 +60,7 @@ impl Index {
     }
 
     /// Note that `key` no longer holds `entry`.
-    pub fn remove(&mut self, key: &str, entry: &SourceEntry) {
+    pub(crate) fn remove(&mut self, key: &str, entry: &SourceEntry) {
         if let Some(id) = &entry.session_id {
             self.forget(key, id);
         }
@@ -77,13 +77,19 @@ impl Index {
 
     /// The gone transcript a new file of this size and time may be, once: a second file
     /// with the same stats is not the same move.
-    pub fn take_moved(&mut self, stat: FileStat) -> Option<String> {
+    pub(crate) fn take_moved(&mut self, stat: FileStat) -> Option<String> {
         self.moved.remove(&(stat.size, stat.mtime_ns))
     }
 
     /// Another transcript, still on disk, that was extracted as `session_id`: it keeps the
     /// session, and `key` is its duplicate. The first by path wins.
-    pub fn owner<'a>(&'a self, sources: &Sources, session_id: &str, key: &str, presence: &Presence) -> Option<&'a str> {
+    pub(crate) fn owner<'a>(
+        &'a self,
+        sources: &Sources,
+        session_id: &str,
+        key: &str,
+        presence: &Presence,
+    ) -> Option<&'a str> {
         self.by_session.get(session_id)?.iter().map(String::as_str).find(|other| {
             *other != key
                 && sources.sources.get(*other).is_some_and(|e| e.state == SourceState::Extracted)

@@ -15,35 +15,35 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::session::Agent;
 
-pub use coverage::{Class, Coverage, Failure};
-pub use decide::*;
-pub use index::{Index, Presence};
-pub use reason::Reason;
-pub use report::{HintFlags, SessionReport, hints, warning_lines};
-pub use store::Store;
+pub(crate) use coverage::{Coverage, Failure};
+pub(crate) use decide::*;
+pub(crate) use index::Presence;
+pub(crate) use reason::Reason;
+pub(crate) use report::{HintFlags, SessionReport, hints, warning_lines};
+pub(crate) use store::Store;
 
 /// Bumped when the file's shape changes incompatibly.
-pub const SOURCES_VERSION: u32 = 1;
+pub(crate) const SOURCES_VERSION: u32 = 1;
 
 /// A failed file is tried this many times while it stays unchanged; a change resets the count.
-pub const MAX_TRIES: u32 = 3;
+pub(crate) const MAX_TRIES: u32 = 3;
 
 /// The state file: one entry per transcript path ever seen.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Sources {
-    pub version: u32,
-    pub sources: BTreeMap<String, SourceEntry>,
+pub(crate) struct Sources {
+    pub(crate) version: u32,
+    pub(crate) sources: BTreeMap<String, SourceEntry>,
     /// Session ids the user asked to forget; kept across `reset`.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
-    pub excluded: BTreeSet<String>,
+    pub(crate) excluded: BTreeSet<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_extract: Option<Timestamp>,
+    pub(crate) last_extract: Option<Timestamp>,
 }
 
 /// Where a transcript stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum SourceState {
+pub(crate) enum SourceState {
     /// Read, and its lessons are in `stage1/`.
     Extracted,
     /// Read, and nothing in it was worth keeping.
@@ -59,7 +59,7 @@ pub enum SourceState {
 }
 
 impl SourceState {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             SourceState::Extracted => "extracted",
             SourceState::NoOp => "no-op",
@@ -73,40 +73,40 @@ impl SourceState {
 
 /// One transcript file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SourceEntry {
+pub(crate) struct SourceEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub format: Option<Agent>,
+    pub(crate) format: Option<Agent>,
     /// Read with a format forced by `--format` rather than detected; a run without it reads
     /// the file again, so a wrong guess is not kept for good.
     #[serde(default, skip_serializing_if = "is_false")]
-    pub forced_format: bool,
+    pub(crate) forced_format: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    pub size: u64,
+    pub(crate) session_id: Option<String>,
+    pub(crate) size: u64,
     /// Modification time, nanoseconds since the Unix epoch.
-    pub mtime_ns: i128,
+    pub(crate) mtime_ns: i128,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hash: Option<String>,
+    pub(crate) hash: Option<String>,
     /// Last activity in the session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<Timestamp>,
-    pub state: SourceState,
+    pub(crate) updated_at: Option<Timestamp>,
+    pub(crate) state: SourceState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<Reason>,
+    pub(crate) reason: Option<Reason>,
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub tries: u32,
+    pub(crate) tries: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_error: Option<String>,
+    pub(crate) last_error: Option<String>,
     /// Lines that could not be read at the last read.
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub warnings: u32,
+    pub(crate) warnings: u32,
     /// Sessions this transcript's replies cited (handbook, Codex and opencode citation blocks),
     /// with how many replies cited each. The sum over all transcripts is a session's usage.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub cited: BTreeMap<String, u32>,
+    pub(crate) cited: BTreeMap<String, u32>,
     /// The extractor version that settled this file; a newer one reads it again.
     #[serde(default)]
-    pub extractor: u32,
+    pub(crate) extractor: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -119,13 +119,13 @@ fn is_false(b: &bool) -> bool {
 
 /// Size and modification time of a file, as found on disk now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStat {
-    pub size: u64,
-    pub mtime_ns: i128,
+pub(crate) struct FileStat {
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i128,
 }
 
 impl FileStat {
-    pub fn modified(&self) -> Timestamp {
+    pub(crate) fn modified(&self) -> Timestamp {
         let clamped = self.mtime_ns.clamp(Timestamp::MIN.as_nanosecond(), Timestamp::MAX.as_nanosecond());
         Timestamp::from_nanosecond(clamped).unwrap_or(Timestamp::UNIX_EPOCH)
     }
@@ -133,17 +133,17 @@ impl FileStat {
 
 /// The idle and age windows of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Windows {
-    pub now: Timestamp,
-    pub min_idle: SignedDuration,
-    pub max_age: SignedDuration,
+pub(crate) struct Windows {
+    pub(crate) now: Timestamp,
+    pub(crate) min_idle: SignedDuration,
+    pub(crate) max_age: SignedDuration,
     /// `--all`: ignore both windows.
-    pub all: bool,
+    pub(crate) all: bool,
 }
 
 /// What to do with a file on this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Plan {
+pub(crate) enum Plan {
     /// Same size and time as when it was settled: nothing to do.
     Unchanged,
     /// Written to within the idle window: a session still in progress.
@@ -158,15 +158,15 @@ pub enum Plan {
 
 /// A session's usage: how many replies cited it, and when the last of them was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Usage {
-    pub count: u32,
-    pub last: Option<Timestamp>,
+pub(crate) struct Usage {
+    pub(crate) count: u32,
+    pub(crate) last: Option<Timestamp>,
 }
 
 /// Every cited session's usage, summed over the sessions that cite it. A session read from
 /// two files (an archived copy, a duplicate) counts once; vanished and forgotten ones not at
 /// all.
-pub fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
+pub(crate) fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
     // Citing session → the citations of its most recent copy.
     let mut citing: BTreeMap<&str, &SourceEntry> = BTreeMap::new();
     for (path, entry) in &sources.sources {
@@ -193,7 +193,7 @@ pub fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
 }
 
 /// Decide what a file needs, from what is known about it and how it looks now.
-pub fn plan(entry: Option<&SourceEntry>, stat: FileStat, windows: Windows) -> Plan {
+pub(crate) fn plan(entry: Option<&SourceEntry>, stat: FileStat, windows: Windows) -> Plan {
     if let Some(entry) = entry
         && entry.size == stat.size
         && entry.mtime_ns == stat.mtime_ns

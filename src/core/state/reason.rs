@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Why a transcript was excluded or skipped.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Reason {
+pub(crate) enum Reason {
     /// A session one of handbook's own model prompts produced: learning from it would recurse.
     OwnPrompt,
     /// A sub-agent's session, not extracted on its own unless sub-agents are included.
@@ -32,7 +32,7 @@ const DUPLICATE_OF: &str = "duplicate of ";
 impl Reason {
     /// The noun a coverage line counts exclusions by ("2 sub-agent", "1 duplicate"), or the
     /// reader's sentence for a skipped file.
-    pub fn label(&self) -> &str {
+    pub(crate) fn label(&self) -> &str {
         match self {
             Reason::OwnPrompt => OWN_PROMPT,
             Reason::SubAgent => SUB_AGENT,
@@ -44,7 +44,7 @@ impl Reason {
 
     /// Read a reason as `sources.json` holds it. A phrase that is none of the exclusions is a
     /// reader's sentence.
-    pub fn parse(text: &str) -> Reason {
+    pub(crate) fn parse(text: &str) -> Reason {
         match text {
             OWN_PROMPT => Reason::OwnPrompt,
             SUB_AGENT => Reason::SubAgent,

@@ -11,30 +11,30 @@ use crate::core::words::count;
 
 /// What happened to one file this run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SessionReport {
-    pub path: String,
+pub(crate) struct SessionReport {
+    pub(crate) path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent: Option<Agent>,
+    pub(crate) agent: Option<Agent>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    pub outcome: SourceState,
+    pub(crate) session_id: Option<String>,
+    pub(crate) outcome: SourceState,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub project: Option<String>,
+    pub(crate) project: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    pub tasks: usize,
-    pub preferences: usize,
-    pub verified_commands: usize,
-    pub fixes: usize,
-    pub unresolved_errors: usize,
-    pub files_touched: usize,
-    pub warnings: Vec<LineWarning>,
+    pub(crate) title: Option<String>,
+    pub(crate) tasks: usize,
+    pub(crate) preferences: usize,
+    pub(crate) verified_commands: usize,
+    pub(crate) fixes: usize,
+    pub(crate) unresolved_errors: usize,
+    pub(crate) files_touched: usize,
+    pub(crate) warnings: Vec<LineWarning>,
 }
 
 impl SessionReport {
-    pub fn new(path: &str, outcome: SourceState) -> SessionReport {
+    pub(crate) fn new(path: &str, outcome: SourceState) -> SessionReport {
         SessionReport {
             path: path.to_string(),
             agent: None,
@@ -54,12 +54,12 @@ impl SessionReport {
     }
 
     /// A report of `outcome` and why.
-    pub fn because(path: &str, outcome: SourceState, reason: impl ToString) -> SessionReport {
+    pub(crate) fn because(path: &str, outcome: SourceState, reason: impl ToString) -> SessionReport {
         SessionReport { reason: Some(reason.to_string()), ..SessionReport::new(path, outcome) }
     }
 
     /// Count what an extraction found.
-    pub fn counts_from(&mut self, memory: &Memory) {
+    pub(crate) fn counts_from(&mut self, memory: &Memory) {
         let tasks = &memory.facts.tasks;
         self.tasks = tasks.len();
         self.preferences = tasks.iter().map(|t| t.preferences.len()).sum();
@@ -71,7 +71,7 @@ impl SessionReport {
     }
 
     /// The one-line text form.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let detail = match self.outcome {
             SourceState::Extracted => {
                 let mut parts = vec![count(self.tasks, "task")];
@@ -99,7 +99,7 @@ const WARNINGS_SHOWN_PER_FILE: usize = 10;
 
 /// The warnings of a file's unreadable lines as they are shown: the first few by line, then
 /// how many more.
-pub fn warning_lines(key: &str, warnings: &[LineWarning]) -> Vec<String> {
+pub(crate) fn warning_lines(key: &str, warnings: &[LineWarning]) -> Vec<String> {
     let mut lines: Vec<String> = warnings
         .iter()
         .take(WARNINGS_SHOWN_PER_FILE)
@@ -114,14 +114,14 @@ pub fn warning_lines(key: &str, warnings: &[LineWarning]) -> Vec<String> {
 
 /// What a run's flags are, as far as its hints need them.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HintFlags<'a> {
-    pub sessions: &'a [String],
-    pub min_idle: SignedDuration,
-    pub max_age: SignedDuration,
+pub(crate) struct HintFlags<'a> {
+    pub(crate) sessions: &'a [String],
+    pub(crate) min_idle: SignedDuration,
+    pub(crate) max_age: SignedDuration,
 }
 
 /// What to try when a run found nothing to do for a reason a flag changes.
-pub fn hints(flags: HintFlags<'_>, coverage: &Coverage) -> Vec<String> {
+pub(crate) fn hints(flags: HintFlags<'_>, coverage: &Coverage) -> Vec<String> {
     let mut hints = Vec::new();
     if !flags.sessions.is_empty() && coverage.sessions == 0 {
         hints.push(format!(

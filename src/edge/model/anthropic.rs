@@ -9,7 +9,7 @@ use crate::core::model::Prompt;
 
 const API_VERSION: &str = "2023-06-01";
 
-pub fn attempt(agent: &ureq::Agent, settings: &EngineSettings, prompt: &Prompt) -> Attempt {
+pub(crate) fn attempt(agent: &ureq::Agent, settings: &EngineSettings, prompt: &Prompt) -> Attempt {
     let url = format!("{}/v1/messages", settings.base_url);
     let key = settings.api_key.as_ref().map(|k| k.expose()).unwrap_or_default();
     let headers = [("x-api-key", key), ("anthropic-version", API_VERSION)];

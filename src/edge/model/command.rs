@@ -19,7 +19,7 @@ const STDERR_TAIL: usize = 600;
 /// How long to wait for the last output once the command is over.
 const GRACE: Duration = Duration::from_secs(2);
 
-pub fn attempt(settings: &EngineSettings, prompt: &Prompt) -> Attempt {
+pub(crate) fn attempt(settings: &EngineSettings, prompt: &Prompt) -> Attempt {
     let command = settings.command.as_deref().unwrap_or_default();
     // Its own process group, so a timeout stops everything it started.
     let spawned = Command::new("sh")

@@ -19,8 +19,8 @@ use crate::core::tokens::estimate;
 use crate::edge::templates::load;
 
 /// A model engine for one run of one phase.
-pub struct Model {
-    pub settings: EngineSettings,
+pub(crate) struct Model {
+    pub(crate) settings: EngineSettings,
     client: Client,
     templates: Vec<(&'static str, String)>,
 }
@@ -28,27 +28,27 @@ pub struct Model {
 impl Model {
     /// The model a phase's settings name, with the templates it needs (the user's own from
     /// the configuration directory, else the embedded ones).
-    pub fn new(settings: &EngineSettings, config_dir: Option<&Path>, names: &[&'static str]) -> Result<Model> {
+    pub(crate) fn new(settings: &EngineSettings, config_dir: Option<&Path>, names: &[&'static str]) -> Result<Model> {
         let templates = names.iter().map(|name| Ok((*name, load(config_dir, name)?))).collect::<Result<_>>()?;
         Ok(Model { settings: settings.clone(), client: Client::new(settings), templates })
     }
 
-    pub fn template(&self, name: &str) -> &str {
+    pub(crate) fn template(&self, name: &str) -> &str {
         self.templates.iter().find(|(n, _)| *n == name).map_or("", |(_, t)| t.as_str())
     }
 
     /// Input tokens sent so far this run.
-    pub fn sent_tokens(&self) -> u64 {
+    pub(crate) fn sent_tokens(&self) -> u64 {
         self.client.sent_tokens
     }
 
     /// Ask; the reply's text.
-    pub fn ask(&mut self, prompt: &Prompt) -> Result<String, CallError> {
+    pub(crate) fn ask(&mut self, prompt: &Prompt) -> Result<String, CallError> {
         self.client.complete(prompt).map_err(CallError::redacted)
     }
 
     /// Tokens of transcript that fit one stage-one request.
-    pub fn transcript_budget(&self) -> usize {
+    pub(crate) fn transcript_budget(&self) -> usize {
         transcript_budget(
             self.settings.context_tokens,
             self.template("stage_one_system.md"),
@@ -58,7 +58,7 @@ impl Model {
 
     /// Distil one session. A reply that is not the stage-one contract fails the call.
     /// A malformed answer is asked for once more, as in consolidation.
-    pub fn stage_one(&mut self, session: &StageOneInput<'_>) -> Result<StageOne, CallError> {
+    pub(crate) fn stage_one(&mut self, session: &StageOneInput<'_>) -> Result<StageOne, CallError> {
         let prompt =
             stage_one_prompt(self.template("stage_one_system.md"), self.template("stage_one_input.md"), session);
         self.ask_twice(&prompt, "the session", &mut 0, model::parse_stage_one)
@@ -66,33 +66,34 @@ impl Model {
 }
 
 /// The templates each phase needs.
-pub const EXTRACT_TEMPLATES: &[&str] = &["stage_one_system.md", "stage_one_input.md"];
-pub const CONSOLIDATE_TEMPLATES: &[&str] = &["consolidation.md", "consolidation_group.md", "consolidation_summary.md"];
+pub(crate) const EXTRACT_TEMPLATES: &[&str] = &["stage_one_system.md", "stage_one_input.md"];
+pub(crate) const CONSOLIDATE_TEMPLATES: &[&str] =
+    &["consolidation.md", "consolidation_group.md", "consolidation_summary.md"];
 
 /// What a model consolidation starts from.
-pub struct Consolidation<'a> {
+pub(crate) struct Consolidation<'a> {
     /// `MEMORY.md` and `memory_summary.md` as the built-in consolidator laid them out.
-    pub builtin_memory: &'a str,
-    pub builtin_summary: &'a str,
+    pub(crate) builtin_memory: &'a str,
+    pub(crate) builtin_summary: &'a str,
     /// The `MEMORY.md` of the last good consolidation by this same model, if any: its
     /// lessons are carried over for the groups nothing touched.
-    pub baseline_memory: Option<&'a str>,
+    pub(crate) baseline_memory: Option<&'a str>,
     /// Sessions whose rollout summary was added or changed, and removed, since then.
-    pub changed: &'a BTreeSet<String>,
-    pub removed: &'a BTreeSet<String>,
+    pub(crate) changed: &'a BTreeSet<String>,
+    pub(crate) removed: &'a BTreeSet<String>,
     /// The selection's raw memories, by session id.
-    pub raw_memories: &'a BTreeMap<String, String>,
+    pub(crate) raw_memories: &'a BTreeMap<String, String>,
     /// The summary's token cap.
-    pub cap_tokens: usize,
+    pub(crate) cap_tokens: usize,
 }
 
 /// The two files, with the lessons written by the model.
-pub struct Consolidated {
-    pub memory: String,
-    pub summary: String,
+pub(crate) struct Consolidated {
+    pub(crate) memory: String,
+    pub(crate) summary: String,
     /// Task groups sent to the model (the others kept their lessons).
-    pub groups_sent: usize,
-    pub calls: usize,
+    pub(crate) groups_sent: usize,
+    pub(crate) calls: usize,
 }
 
 impl Model {
@@ -124,7 +125,7 @@ impl Model {
 
     /// Rewrite the lessons of the task groups the diff touched, one call per group (more
     /// when its sessions do not fit one), then compose the summary in one call.
-    pub fn consolidate(&mut self, input: &Consolidation<'_>) -> Result<Consolidated, CallError> {
+    pub(crate) fn consolidate(&mut self, input: &Consolidation<'_>) -> Result<Consolidated, CallError> {
         let mut doc = MemoryDoc::parse(input.builtin_memory);
         let baseline = input.baseline_memory.map(MemoryDoc::parse);
         let system = self.template("consolidation.md").to_string();

@@ -11,7 +11,7 @@ use super::{Attempt, CallError};
 /// The longest answer body read, in bytes.
 const MAX_BODY: u64 = 16 * 1024 * 1024;
 
-pub fn agent(timeout: Duration) -> ureq::Agent {
+pub(crate) fn agent(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
@@ -21,15 +21,15 @@ pub fn agent(timeout: Duration) -> ureq::Agent {
 }
 
 /// A server's answer.
-pub struct Answer {
-    pub status: u16,
-    pub retry_after: Option<Duration>,
-    pub body: String,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) retry_after: Option<Duration>,
+    pub(crate) body: String,
 }
 
 /// POST `body` to `url`. A transport failure is already an [`Attempt`]: a timeout fails the
 /// call, a refused or dropped connection is worth retrying.
-pub fn post(agent: &ureq::Agent, url: &str, headers: &[(&str, &str)], body: &Value) -> Result<Answer, Attempt> {
+pub(crate) fn post(agent: &ureq::Agent, url: &str, headers: &[(&str, &str)], body: &Value) -> Result<Answer, Attempt> {
     let mut request = agent.post(url).header("content-type", "application/json");
     for (name, value) in headers {
         request = request.header(*name, *value);
@@ -68,7 +68,7 @@ fn transport(url: &str, error: ureq::Error) -> Attempt {
 
 /// What a non-success status means: retry (429, 408, 5xx, 529), a setup problem (401, 403,
 /// 404), or a failed call; `detail` is the server's own message.
-pub fn status_attempt(url: &str, answer: &Answer) -> Attempt {
+pub(crate) fn status_attempt(url: &str, answer: &Answer) -> Attempt {
     let detail = error_detail(&answer.body);
     let reason = format!("{url} answered {}: {detail}", answer.status);
     match answer.status {
@@ -81,7 +81,7 @@ pub fn status_attempt(url: &str, answer: &Answer) -> Attempt {
 
 /// The error message in a server's error body (`{"error": {"message": …}}` and the like),
 /// else the start of the body.
-pub fn error_detail(body: &str) -> String {
+pub(crate) fn error_detail(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|v| {
         v.pointer("/error/message")

@@ -18,12 +18,12 @@ use std::time::Duration;
 use crate::config::{EngineKind, EngineSettings};
 use crate::core::model::Prompt;
 
-pub use engine::{CONSOLIDATE_TEMPLATES, Consolidated, Consolidation, EXTRACT_TEMPLATES, Model};
-pub use retry::{MAX_WAIT, backoff};
+pub(crate) use engine::{CONSOLIDATE_TEMPLATES, Consolidation, EXTRACT_TEMPLATES, Model};
+pub(crate) use retry::{MAX_WAIT, backoff};
 
 /// Why a call failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CallError {
+pub(crate) enum CallError {
     /// This call failed (a malformed answer, a timeout, an error status after the retries,
     /// a command that exited non-zero): the session fails and is retried on a later run.
     Call(String),
@@ -49,7 +49,7 @@ impl std::error::Error for CallError {}
 impl CallError {
     /// The error with any secret in its reason redacted: reasons quote server answers,
     /// command lines and stderr, and end up in `sources.json` and on the terminal.
-    pub fn redacted(self) -> CallError {
+    pub(crate) fn redacted(self) -> CallError {
         let clean = |reason: String| crate::core::redact::redact(&reason).into_owned();
         match self {
             CallError::Call(reason) => CallError::Call(clean(reason)),
@@ -87,7 +87,7 @@ fn finished(url: &str, text: String, cut_off: bool, limit: usize) -> Attempt {
 /// How an OpenAI-compatible server takes the answer's schema. Servers differ: the first
 /// that works is kept for the rest of the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JsonMode {
+pub(crate) enum JsonMode {
     /// `response_format: {type: json_schema, json_schema: {...}}` (OpenAI, vLLM, Ollama).
     Schema,
     /// `response_format: {type: json_object, schema: {...}}` (llama.cpp and most others).
@@ -97,18 +97,18 @@ pub enum JsonMode {
 }
 
 /// A model, as one phase of a run uses it.
-pub struct Client {
+pub(crate) struct Client {
     settings: EngineSettings,
     agent: ureq::Agent,
     json_mode: JsonMode,
     /// Input tokens sent this run (estimated).
-    pub sent_tokens: u64,
+    pub(crate) sent_tokens: u64,
     /// Requests made this run, retries included.
-    pub requests: u64,
+    pub(crate) requests: u64,
 }
 
 impl Client {
-    pub fn new(settings: &EngineSettings) -> Client {
+    pub(crate) fn new(settings: &EngineSettings) -> Client {
         Client {
             agent: http::agent(settings.timeout),
             settings: settings.clone(),
@@ -118,14 +118,9 @@ impl Client {
         }
     }
 
-    /// The JSON mode the server accepted last.
-    pub fn json_mode(&self) -> JsonMode {
-        self.json_mode
-    }
-
     /// Ask the model; the reply's text. 429 and 5xx answers (and dropped connections) are
     /// retried with exponential backoff and jitter, honouring `Retry-After`.
-    pub fn complete(&mut self, prompt: &Prompt) -> Result<String, CallError> {
+    pub(crate) fn complete(&mut self, prompt: &Prompt) -> Result<String, CallError> {
         self.sent_tokens += prompt.tokens() as u64;
         let mut retries = 0;
         loop {

@@ -11,7 +11,7 @@ use crate::core::model::Prompt;
 /// One request, stepping down the JSON modes while the server rejects them (400 or 422):
 /// `json_schema`, then `json_object` with the schema, then plain text. The mode that worked
 /// is remembered in `mode` for the rest of the run.
-pub fn attempt(agent: &ureq::Agent, settings: &EngineSettings, prompt: &Prompt, mode: &mut JsonMode) -> Attempt {
+pub(crate) fn attempt(agent: &ureq::Agent, settings: &EngineSettings, prompt: &Prompt, mode: &mut JsonMode) -> Attempt {
     let url = format!("{}/chat/completions", settings.base_url);
     let auth = settings.api_key.as_ref().map(|key| format!("Bearer {}", key.expose()));
     let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("authorization", a.as_str())).collect();

@@ -4,12 +4,12 @@ use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
 /// The longest wait between two tries. A server that asks for more is not retried this run.
-pub const MAX_WAIT: Duration = Duration::from_secs(120);
+pub(crate) const MAX_WAIT: Duration = Duration::from_secs(120);
 
 /// The wait before retry number `retry` (0 for the first): what the server's `Retry-After`
 /// asked for, else `base` doubled per retry with up to 50% random jitter (so clients that
 /// failed together do not retry together), at most two minutes.
-pub fn backoff(base: Duration, retry: u32, retry_after: Option<Duration>) -> Duration {
+pub(crate) fn backoff(base: Duration, retry: u32, retry_after: Option<Duration>) -> Duration {
     if let Some(after) = retry_after {
         return after.min(MAX_WAIT);
     }
@@ -26,7 +26,7 @@ fn random_fraction() -> f64 {
 }
 
 /// A `Retry-After` value: seconds, or an HTTP date.
-pub fn parse_retry_after(value: &str, now: jiff::Timestamp) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &str, now: jiff::Timestamp) -> Option<Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<f64>() {
         return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(86_400.0)));
