@@ -16,13 +16,12 @@ use crate::core::session::Agent;
 use crate::core::stage1::Stage1;
 use crate::core::state::{
     self, Coverage, Failure, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceState,
-    Triage, Windows,
+    Triage,
 };
 use crate::edge::discover::{discover_sources, key_of, stat_of};
 use crate::edge::extraction::{Asked, Extracting, Sink};
 use crate::edge::git::Projects;
 use crate::edge::ledger::Ledger;
-use crate::edge::lock::WorkspaceLock;
 use crate::edge::terminal::Terminal;
 use crate::edge::transcript::{FileRead, hash_file};
 use crate::edge::workspace::Workspace;
@@ -31,7 +30,7 @@ use crate::edge::workspace::Workspace;
 /// extract.
 pub(crate) fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
-    let _lock: Option<WorkspaceLock> = if opts.dry_run { None } else { Some(workspace.lock(opts.lock_wait)?) };
+    let _lock = if opts.dry_run { None } else { Some(workspace.lock(opts.lock_wait)?) };
     extract(&workspace, settings, opts, term)
 }
 
@@ -48,17 +47,7 @@ pub(crate) fn extract(
         opts,
         term,
         ledger: Ledger::load(workspace, term, &present, opts.dry_run)?,
-        rules: Rules {
-            // Naming sessions means wanting them read, whatever their age.
-            windows: Windows {
-                now: settings.now,
-                min_idle: opts.min_idle,
-                max_age: opts.max_age,
-                all: opts.all || !opts.sessions.is_empty(),
-            },
-            include_subagents: opts.include_subagents,
-            format: opts.format,
-        },
+        rules: opts.rules(settings.now),
         coverage: Coverage { warnings: found.warnings.len() as u64, ..Coverage::default() },
         reports: Vec::new(),
         projects: Projects::new(),

@@ -266,6 +266,16 @@ pub(crate) struct ExtractSettings {
     pub(crate) lock_wait: Duration,
 }
 
+impl ExtractSettings {
+    /// The rules a run decides each transcript's state by, at `now`.
+    pub(crate) fn rules(&self, now: Timestamp) -> crate::core::state::Rules {
+        // Naming sessions means wanting them read, whatever their age.
+        let all = self.all || !self.sessions.is_empty();
+        let windows = crate::core::state::Windows { now, min_idle: self.min_idle, max_age: self.max_age, all };
+        crate::core::state::Rules { windows, include_subagents: self.include_subagents, format: self.format }
+    }
+}
+
 /// Which phase an engine setting is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
