@@ -163,9 +163,9 @@ fn rebuild(
                 raw_memories: &raw_memories,
                 cap_tokens: rules.summary_max_tokens,
             })
-            .map_err(|e| {
-                anyhow::anyhow!("the model consolidation failed: {e}; the last good consolidation stays, and the next run tries again")
-            })?;
+            .context(
+                "the model consolidation failed; the last good consolidation stays, and the next run tries again",
+            )?;
         model = Some((consolidated.groups_sent, consolidated.calls));
         output = Output { memory: consolidated.memory, summary: consolidated.summary };
     }
