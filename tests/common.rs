@@ -53,8 +53,27 @@ impl Handbook {
         Some(serde_json::from_str(&text).unwrap())
     }
 
+    /// The state as handbook reads it: `sources.json` with its journal, `sources.log`,
+    /// replayed (the lines written on top of this very snapshot).
     pub fn sources(&self) -> Value {
-        serde_json::from_str(&std::fs::read_to_string(self.state().join("sources.json")).unwrap()).unwrap()
+        let bytes = std::fs::read(self.state().join("sources.json")).unwrap();
+        let mut state: Value = serde_json::from_slice(&bytes).unwrap();
+        let base = blake3::hash(&bytes).to_hex()[..16].to_string();
+        let log = std::fs::read_to_string(self.state().join("sources.log")).unwrap_or_default();
+        for line in log.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()) {
+            if line["base"] != base.as_str() {
+                continue;
+            }
+            let change = &line["change"];
+            if let Some(set) = change.get("set") {
+                state["sources"][set["key"].as_str().unwrap()] = set["entry"].clone();
+            } else if let Some(remove) = change.get("remove") {
+                state["sources"].as_object_mut().unwrap().remove(remove["key"].as_str().unwrap());
+            } else if let Some(extracted) = change.get("extracted") {
+                state["last_extract"] = extracted["at"].clone();
+            }
+        }
+        state
     }
 
     /// Every file under the workspace, with its contents as text.

@@ -65,6 +65,41 @@ fn a_touched_file_is_recognised_by_its_hash_and_a_changed_one_is_read_again() {
     );
 }
 
+/// A run that changes one of the known transcripts appends that change to the state's
+/// journal instead of rewriting the whole state; a command that rewrites the state folds the
+/// journal in.
+#[test]
+fn the_state_is_written_in_proportion_to_what_changed() {
+    let dir = copy_cases(&[CODEX_CASE, "generic"]);
+    let file = codex_file(dir.path());
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path()], &[]);
+    let (state, journal) = (hb.state().join("sources.json"), hb.state().join("sources.log"));
+    let snapshot = fs::read(&state).unwrap();
+    assert!(!journal.exists(), "a first run writes the state whole");
+
+    let mut text = fs::read_to_string(&file).unwrap();
+    text.push_str(r#"{"timestamp":"2026-11-20T09:05:00.000Z","type":"event_msg","payload":{"type":"user_message","message":"Remember that release builds need the nightly toolchain."}}"#);
+    text.push('\n');
+    fs::write(&file, text).unwrap();
+    let changed = hb.extract_json(&[dir.path()], &[]);
+    assert_eq!(coverage(&changed)["extracted"], 1);
+    assert_eq!(fs::read(&state).unwrap(), snapshot, "the state file was rewritten for one change");
+    let lines = fs::read_to_string(&journal).unwrap();
+    let key = fs::canonicalize(&file).unwrap();
+    assert_eq!(lines.lines().count(), 2, "one changed transcript and the run's time:\n{lines}");
+    assert!(lines.contains(&serde_json::to_string(key.to_str().unwrap()).unwrap()), "{lines}");
+    let size = fs::metadata(&file).unwrap().len();
+    assert_eq!(hb.sources()["sources"][key.to_str().unwrap()]["size"], size);
+
+    let again = hb.extract_json(&[dir.path()], &[]);
+    assert_eq!(coverage(&again)["unchanged"], coverage(&again)["sessions"], "the journal is read back");
+    let forget = hb.cmd().args(["forget", CODEX_ID]).output().unwrap();
+    assert!(forget.status.success(), "{}", String::from_utf8_lossy(&forget.stderr));
+    assert!(!journal.exists(), "a whole rewrite folds the journal in");
+    assert_eq!(hb.sources()["sources"][key.to_str().unwrap()]["size"], size);
+}
+
 #[test]
 fn a_vanished_transcript_is_remembered_and_its_lessons_kept_until_consolidation() {
     let dir = copy_cases(&[CODEX_CASE, "generic"]);

@@ -5,6 +5,7 @@
 //! - writes: [`write_atomic`], [`write_if_changed`], [`write_json`] and [`create_new`] all
 //!   end in one private `persist`: a temporary file in the target's folder, synced, then
 //!   renamed into place, so a reader sees the old file or the new one and never a mix;
+//!   the one exception is [`append`], for journals, whose readers skip a torn last line;
 //! - removals: [`remove_file`] and [`remove_tree`] both end in one private `remove`, which
 //!   never follows a symbolic link and takes a path already gone as done.
 //!
@@ -78,6 +79,23 @@ fn persist(path: &Path, bytes: &[u8], replace: bool) -> Result<bool> {
         Err(e) if replace => Err(e.error).with_context(|| format!("cannot replace {}", path.display())),
         Err(e) => Err(e.error).with_context(|| format!("cannot create {}", path.display())),
     }
+}
+
+/// Append `bytes` to the file at `path` (created private if missing) and sync it. Not
+/// atomic: a run killed mid-append leaves a torn last line, which a journal's reader skips.
+pub(crate) fn append(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    ensure_private_dir(dir)?;
+    let mut options = fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path).with_context(|| format!("cannot open {} to append", path.display()))?;
+    file.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    file.sync_data().with_context(|| format!("cannot sync {}", path.display()))
 }
 
 /// Read a JSON file, or `None` when it does not exist. A damaged file is an error that names

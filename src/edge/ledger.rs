@@ -12,7 +12,7 @@ use jiff::Timestamp;
 use super::discover::{presence, under_roots};
 use super::terminal::Terminal;
 use super::transcript::hash_file;
-use super::workspace::Workspace;
+use super::workspace::{JournalState, Workspace};
 use crate::core::state::{self, FileStat, RecordChange, SourceEntry, SourceState, Store};
 
 /// The run's state store, and where its changes go.
@@ -20,6 +20,7 @@ pub(crate) struct Ledger<'a> {
     workspace: &'a Workspace,
     term: &'a Terminal,
     store: Store,
+    journal: JournalState,
     dry_run: bool,
     /// Sessions whose usage may have changed this run: cited before or now by a transcript
     /// read this run, or extracted this run.
@@ -35,10 +36,13 @@ impl<'a> Ledger<'a> {
         present: &HashSet<String>,
         dry_run: bool,
     ) -> Result<Self> {
-        let sources = workspace.load_sources()?;
+        let (sources, journal) = workspace.load_sources_journaled()?;
+        for warning in &journal.warnings {
+            term.warn(warning);
+        }
         let presence = presence(&sources, present);
         let store = Store::new(sources, presence);
-        Ok(Ledger { workspace, term, store, dry_run, usage_changed: BTreeSet::new() })
+        Ok(Ledger { workspace, term, store, journal, dry_run, usage_changed: BTreeSet::new() })
     }
 
     pub(crate) fn store(&self) -> &Store {
@@ -125,14 +129,15 @@ impl<'a> Ledger<'a> {
         count
     }
 
-    /// Save the state and bring usage in line (not in a dry run).
+    /// Save what changed (not in a dry run), in proportion to the change, and bring usage in
+    /// line.
     pub(crate) fn save(self, now: Timestamp) -> Result<()> {
         if self.dry_run {
             return Ok(());
         }
-        let mut sources = self.store.into_sources();
-        sources.last_extract = Some(now);
-        self.workspace.save_sources(&sources)?;
-        self.workspace.sync_usage(&sources, &self.usage_changed)
+        let mut store = self.store;
+        store.extracted_at(now);
+        self.workspace.save_source_changes(store.sources(), &self.journal, store.changes(), now)?;
+        self.workspace.sync_usage(store.sources(), &self.usage_changed)
     }
 }

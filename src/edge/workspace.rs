@@ -8,8 +8,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use super::fsio::{
-    create_new, ensure_private_dir, list_dir, read_if_exists, read_json, remove_file, remove_tree, write_if_changed,
-    write_json,
+    append, create_new, ensure_private_dir, list_dir, read_if_exists, read_json, remove_file, remove_tree,
+    write_if_changed, write_json,
 };
 use super::lock::{WorkspaceLock, acquire};
 use crate::core::consolidate::edits::Edits;
@@ -17,7 +17,19 @@ use crate::core::layout::{DIFF_FILE, NOTES_DIR};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
 use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
-use crate::core::state::{RecordChange, SOURCES_VERSION, Sources, usage};
+use crate::core::state::journal;
+use crate::core::state::{RecordChange, SOURCES_VERSION, SourceEntry, Sources, usage};
+
+/// Where the journal of `sources.json` stands after loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JournalState {
+    /// The snapshot the journal applies to.
+    base: String,
+    /// Changes it holds.
+    lines: usize,
+    /// Damaged lines skipped, to report.
+    pub(crate) warnings: Vec<String>,
+}
 
 /// Paths of one workspace.
 #[derive(Debug, Clone)]
@@ -59,17 +71,56 @@ impl Workspace {
         acquire(&self.state_dir().join("lock"), wait)
     }
 
+    fn sources_log_path(&self) -> PathBuf {
+        self.state_dir().join("sources.log")
+    }
+
+    /// The state of every known transcript: `sources.json` with its journal replayed.
     pub(crate) fn load_sources(&self) -> Result<Sources> {
+        Ok(self.load_sources_journaled()?.0)
+    }
+
+    /// The state, and where its journal stands (for [`Workspace::save_source_changes`]).
+    pub(crate) fn load_sources_journaled(&self) -> Result<(Sources, JournalState)> {
         let path = self.sources_path();
-        let sources: Sources = read_json(&path)?.unwrap_or(Sources { version: SOURCES_VERSION, ..Sources::default() });
+        let bytes = read_if_exists(&path)?;
+        let base = journal::base_of(bytes.as_deref().unwrap_or_default());
+        let mut sources: Sources = match bytes {
+            Some(bytes) => serde_json::from_slice(&bytes)
+                .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display()))?,
+            None => Sources { version: SOURCES_VERSION, ..Sources::default() },
+        };
         if sources.version > SOURCES_VERSION {
             bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), sources.version);
         }
-        Ok(sources)
+        let log = read_if_exists(&self.sources_log_path())?.unwrap_or_default();
+        let replayed = journal::replay(&mut sources, &base, &String::from_utf8_lossy(&log));
+        let damaged = replayed.damaged.iter().map(|line| format!("{}:{line}", self.sources_log_path().display()));
+        let damaged = damaged.map(|at| format!("{at}: damaged journal line; skipped (its transcript is read again)"));
+        Ok((sources, JournalState { base, lines: replayed.applied, warnings: damaged.collect() }))
     }
 
+    /// Rewrite `sources.json` whole, and drop the journal it now holds.
     pub(crate) fn save_sources(&self, sources: &Sources) -> Result<()> {
-        write_json(&self.sources_path(), sources)
+        write_json(&self.sources_path(), sources)?;
+        remove_file(&self.sources_log_path())
+    }
+
+    /// Save what a run changed: appended to the journal, or, once the journal is as long as
+    /// the state, folded into a rewritten `sources.json`. `changes` are the changed keys with
+    /// their entries now (`None`: no longer known); the run finished at `at`.
+    pub(crate) fn save_source_changes<'a>(
+        &self,
+        sources: &Sources,
+        journal_state: &JournalState,
+        changes: impl Iterator<Item = (&'a str, Option<&'a SourceEntry>)>,
+        at: jiff::Timestamp,
+    ) -> Result<()> {
+        let (text, count) = journal::lines(&journal_state.base, changes, at);
+        if !self.sources_path().exists() || journal::compact_now(journal_state.lines + count, sources.sources.len()) {
+            return self.save_sources(sources);
+        }
+        append(&self.sources_log_path(), text.as_bytes())
     }
 
     /// The stored stage-1 record of a session, if any. A record of a newer or damaged shape

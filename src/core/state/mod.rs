@@ -4,6 +4,7 @@
 mod coverage;
 mod decide;
 mod index;
+pub(crate) mod journal;
 mod reason;
 mod report;
 mod store;
