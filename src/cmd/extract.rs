@@ -15,8 +15,8 @@ use crate::core::redact::redact_meta;
 use crate::core::session::Agent;
 use crate::core::stage1::Stage1;
 use crate::core::state::{
-    self, Coverage, Failure, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceState,
-    Triage,
+    self, Coverage, Failure, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceKey,
+    SourceState, Triage,
 };
 use crate::edge::discover::{discover_sources, key_of, stat_of};
 use crate::edge::extraction::{Asked, Extracting, Sink};
@@ -65,7 +65,7 @@ pub(crate) fn extract(
 /// A transcript to read, and whether only its modification time may have changed.
 struct ToRead {
     path: PathBuf,
-    key: String,
+    key: SourceKey,
     stat: FileStat,
     touched: bool,
 }
@@ -90,9 +90,9 @@ impl Run<'_> {
     fn triage_all(&mut self, files: &[PathBuf]) -> Result<Vec<ToRead>> {
         let mut to_read = Vec::new();
         for path in files {
-            let key = key_of(path);
+            let key = SourceKey::file(key_of(path));
             let session_id = self.ledger.get(&key).and_then(|e| e.session_id.as_deref());
-            if !state::selected(&self.opts.sessions, &key, session_id) {
+            if !state::selected(&self.opts.sessions, &key.path, session_id) {
                 continue;
             }
             self.coverage.sessions += 1;
@@ -103,14 +103,14 @@ impl Run<'_> {
                     continue;
                 }
             };
-            if self.ledger.follow_move(path, &key, stat)? {
+            if self.ledger.follow_move(path, stat)? {
                 self.coverage.unchanged += 1;
                 continue;
             }
             let entry = self.ledger.get(&key);
             match state::triage(entry, stat, &self.rules, self.ledger.store().presence()) {
                 Triage::Read { touched } => to_read.push(ToRead { path: path.clone(), key, stat, touched }),
-                Triage::Count(plan) => self.coverage.count(&key, plan, self.ledger.get(&key)),
+                Triage::Count(plan) => self.coverage.count(&key.to_string(), plan, self.ledger.get(&key)),
             }
         }
         to_read.sort_by(|a, b| b.stat.mtime_ns.cmp(&a.stat.mtime_ns).then_with(|| a.key.cmp(&b.key)));
@@ -166,37 +166,37 @@ impl Run<'_> {
 
     /// Record a file that could not be read. Its earlier extraction, if any, stays.
     /// `read_hash` is the content hash of the read that failed, when the file was read.
-    fn fail(&mut self, key: &str, stat: Option<FileStat>, read_hash: Option<&str>, reason: &str) {
+    fn fail(&mut self, key: &SourceKey, stat: Option<FileStat>, read_hash: Option<&str>, reason: &str) {
         self.coverage.failed += 1;
         self.coverage.failures.push(Failure { path: key.to_string(), reason: reason.to_string(), gave_up: false });
-        self.reports.push(SessionReport::because(key, SourceState::Failed, reason));
+        self.reports.push(SessionReport::because(&key.to_string(), SourceState::Failed, reason));
         self.ledger.fail(key, stat, read_hash, reason);
     }
 
-    fn skip(&mut self, key: &str, stat: FileStat, reason: &str, hash: &str) -> Result<()> {
+    fn skip(&mut self, key: &SourceKey, stat: FileStat, reason: &str, hash: &str) -> Result<()> {
         self.coverage.settled(SourceState::Skipped, Some(&Reason::NotATranscript(reason.to_string())));
         self.term.warn(&format!("{key}: {reason}; skipped"));
-        self.reports.push(SessionReport::because(key, SourceState::Skipped, reason));
+        self.reports.push(SessionReport::because(&key.to_string(), SourceState::Skipped, reason));
         let entry = state::skipped_entry(reason, hash, stat, &self.rules);
         self.ledger.apply(key, entry, RecordChange::Keep)
     }
 
     /// What reading told of a session, with its warnings shown and counted.
-    fn seen(&mut self, agent: Agent, finished: &Finished<Sink>, hash: String, key: &str) -> SessionSeen {
-        for warning in state::warning_lines(key, &finished.warnings) {
+    fn seen(&mut self, agent: Agent, finished: &Finished<Sink>, hash: String, key: &SourceKey) -> SessionSeen {
+        for warning in state::warning_lines(&key.to_string(), &finished.warnings) {
             self.term.warn(&warning);
         }
         self.coverage.warnings += finished.warnings.len() as u64;
         let cited = finished.sink.0.citations(finished.meta.id.as_deref());
-        SessionSeen::new(agent, key, hash, &finished.meta, finished.warnings.len(), finished.own_prompt, cited)
+        SessionSeen::new(agent, &key.path, hash, &finished.meta, finished.warnings.len(), finished.own_prompt, cited)
     }
 
     /// Settle a session read from `key`: excluded, or extracted (by the built-in extractor,
     /// and the model when there is one) into lessons or a no-op.
-    fn session(&mut self, key: &str, stat: FileStat, seen: SessionSeen, finished: Finished<Sink>) -> Result<()> {
+    fn session(&mut self, key: &SourceKey, stat: FileStat, seen: SessionSeen, finished: Finished<Sink>) -> Result<()> {
         let cited_before = self.ledger.get(key).map(|prior| prior.cited.keys().cloned().collect::<Vec<_>>());
         self.ledger.usage_may_change(cited_before.into_iter().flatten().chain(seen.cited.keys().cloned()));
-        let mut report = SessionReport::new(key, SourceState::Extracted);
+        let mut report = SessionReport::new(&key.to_string(), SourceState::Extracted);
         (report.agent, report.session_id) = (Some(seen.agent), Some(seen.session_id.clone()));
         let Finished { meta, sink, warnings, .. } = finished;
         report.warnings = warnings;
@@ -207,7 +207,7 @@ impl Run<'_> {
         }
         let project = self.projects.key(meta.git_remote.as_deref(), meta.cwd.as_deref());
         report.project = Some(project.clone());
-        let extraction = match self.extracting.extract(key, seen.agent, &project, &meta, sink) {
+        let extraction = match self.extracting.extract(&key.path, seen.agent, &project, &meta, sink) {
             Asked::Extracted(extraction) => extraction,
             Asked::Failed(reason) => {
                 self.fail(key, Some(stat), Some(&seen.hash), &reason);
@@ -221,13 +221,13 @@ impl Run<'_> {
         };
         let (state, change) = match extraction {
             Extraction::NoOp => {
-                let drop = RecordChange::DropIfFrom { session_id: seen.session_id.clone(), key: key.to_string() };
+                let drop = RecordChange::DropIfFrom { session_id: seen.session_id.clone(), key: key.path.clone() };
                 (SourceState::NoOp, drop)
             }
             Extraction::Memory(memory) => {
                 report.counts_from(&memory);
                 self.ledger.usage_may_change([seen.session_id.clone()]);
-                let record = Stage1::new(key, stat, &seen, &meta, project, *memory);
+                let record = Stage1::new(&key.path, stat, &seen, &meta, project, *memory);
                 (SourceState::Extracted, RecordChange::Store(Box::new(record)))
             }
         };
@@ -240,7 +240,7 @@ impl Run<'_> {
 
     fn exclude(
         &mut self,
-        key: &str,
+        key: &SourceKey,
         stat: FileStat,
         seen: &SessionSeen,
         reason: Reason,
@@ -250,7 +250,7 @@ impl Run<'_> {
         report.outcome = SourceState::Excluded;
         report.reason = Some(reason.to_string());
         self.reports.push(report);
-        let change = state::excluded_change(&reason, &seen.session_id, key);
+        let change = state::excluded_change(&reason, &seen.session_id, &key.path);
         self.ledger.apply(key, state::excluded_entry(seen, stat, reason, &self.rules), change)
     }
 

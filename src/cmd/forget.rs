@@ -34,7 +34,7 @@ pub(crate) fn run(
         let mut ids: Vec<String> = sources
             .sources
             .iter()
-            .filter(|(path, e)| e.session_id.as_deref() == Some(target) || *path == target || **path == absolute)
+            .filter(|(key, e)| e.session_id.as_deref() == Some(target) || key.path == *target || key.path == absolute)
             .filter_map(|(_, e)| e.session_id.clone())
             .collect();
         if ids.is_empty() && workspace.load_stage1(target)?.is_some() {
@@ -55,7 +55,7 @@ pub(crate) fn run(
             {
                 entry.state = SourceState::Excluded;
                 entry.reason = Some(Reason::Forgotten);
-                paths.push(path.clone());
+                paths.push(path.to_string());
             }
             workspace.remove_stage1(&id)?;
             forgotten.push(Forgotten { session_id: id, paths });

@@ -126,7 +126,7 @@ fn count_sessions(status: &mut Status, sources: &Sources) {
     }
     for (path, entry) in sources.sources.iter().filter(|(_, e)| e.state == SourceState::Failed) {
         let reason = entry.last_error.clone().unwrap_or_default();
-        status.failures.push(Failure { path: path.clone(), reason, tries: entry.tries });
+        status.failures.push(Failure { path: path.to_string(), reason, tries: entry.tries });
     }
     status.last_extract = sources.last_extract;
 }

@@ -2,7 +2,7 @@
 //! of the ones already known. Unreadable folders and symlink loops become warnings; the walk
 //! goes on.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
@@ -113,16 +113,16 @@ pub(crate) fn discover_sources(sources: &[SourceRoot], term: &Terminal) -> Resul
 /// Which known transcripts (and the transcripts duplicates point at) are gone from disk:
 /// one look at each that was not found this run (`present`).
 pub(crate) fn presence(sources: &Sources, present: &HashSet<String>) -> Presence {
+    let paths: BTreeSet<&str> = sources.sources.keys().map(|key| key.path.as_str()).collect();
     let owners = sources.sources.values().filter_map(|e| match &e.reason {
-        Some(Reason::DuplicateOf(owner)) => Some(owner),
+        Some(Reason::DuplicateOf(owner)) => Some(owner.as_str()),
         _ => None,
     });
-    let gone = sources
-        .sources
-        .keys()
+    let gone = paths
+        .into_iter()
         .chain(owners)
-        .filter(|key| !present.contains(*key) && !Path::new(key.as_str()).exists())
-        .cloned()
+        .filter(|path| !present.contains(*path) && !Path::new(path).exists())
+        .map(str::to_string)
         .collect();
     Presence::new(gone)
 }

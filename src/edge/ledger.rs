@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use jiff::Timestamp;
 
-use super::discover::{presence, under_roots};
+use super::discover::{key_of, presence, under_roots};
 use super::terminal::Terminal;
 use super::transcript::hash_file;
 use super::workspace::{JournalState, Workspace};
-use crate::core::state::{self, FileStat, RecordChange, SourceEntry, SourceState, Store};
+use crate::core::state::{self, FileStat, RecordChange, SourceEntry, SourceKey, SourceState, Store};
 
 /// The run's state store, and where its changes go.
 pub(crate) struct Ledger<'a> {
@@ -49,7 +49,7 @@ impl<'a> Ledger<'a> {
         &self.store
     }
 
-    pub(crate) fn get(&self, key: &str) -> Option<&SourceEntry> {
+    pub(crate) fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
         self.store.get(key)
     }
 
@@ -59,7 +59,7 @@ impl<'a> Ledger<'a> {
     }
 
     /// Apply a settled transcript's decision: its state, and its stage-1 record.
-    pub(crate) fn apply(&mut self, key: &str, entry: SourceEntry, change: RecordChange) -> Result<()> {
+    pub(crate) fn apply(&mut self, key: &SourceKey, entry: SourceEntry, change: RecordChange) -> Result<()> {
         if self.dry_run {
             return Ok(());
         }
@@ -70,7 +70,7 @@ impl<'a> Ledger<'a> {
     }
 
     /// A transcript touched but unchanged: its new modification time is recorded.
-    pub(crate) fn touch(&mut self, key: &str, stat: FileStat) {
+    pub(crate) fn touch(&mut self, key: &SourceKey, stat: FileStat) {
         if !self.dry_run {
             self.store.touch(key, stat);
         }
@@ -78,13 +78,13 @@ impl<'a> Ledger<'a> {
 
     /// Record a transcript that could not be read. Its earlier extraction, if any, stays.
     /// `read_hash` is the content hash of the read that failed, when the file was read.
-    pub(crate) fn fail(&mut self, key: &str, stat: Option<FileStat>, read_hash: Option<&str>, reason: &str) {
+    pub(crate) fn fail(&mut self, key: &SourceKey, stat: Option<FileStat>, read_hash: Option<&str>, reason: &str) {
         if self.dry_run {
             return;
         }
         let prior = self.store.get(key);
         let hash_now = match state::failure_needs_hash(prior, stat, read_hash) {
-            true => hash_file(Path::new(key)).ok(),
+            true => hash_file(Path::new(&key.path)).ok(),
             false => read_hash.map(str::to_string),
         };
         let entry = state::failed_entry(prior, stat, hash_now.as_deref(), reason);
@@ -92,13 +92,17 @@ impl<'a> Ledger<'a> {
     }
 
     /// Take over the state of a transcript that moved to `path` unchanged (Codex archives
-    /// sessions by moving them): its record follows it. False when it is no such file.
-    pub(crate) fn follow_move(&mut self, path: &Path, key: &str, stat: FileStat) -> Result<bool> {
-        if self.store.get(key).is_some() {
+    /// sessions by moving them): the sessions it holds, and their records, follow it. False
+    /// when it is no such file.
+    pub(crate) fn follow_move(&mut self, path: &Path, stat: FileStat) -> Result<bool> {
+        let to = key_of(path);
+        if !self.store.index().sessions_of(&to).is_empty() {
             return Ok(false);
         }
         let Some(from) = self.store.take_moved(stat) else { return Ok(false) };
-        let Some(old) = self.store.get(&from).filter(|e| e.state != SourceState::Failed && e.hash.is_some()) else {
+        let sessions = self.store.index().sessions_of(&from);
+        let settled = sessions.first().and_then(|key| self.store.get(key));
+        let Some(old) = settled.filter(|e| e.state != SourceState::Failed && e.hash.is_some()) else {
             return Ok(false);
         };
         if !state::follows_move(old, hash_file(path).ok().as_deref()) {
@@ -107,12 +111,12 @@ impl<'a> Ledger<'a> {
         if self.dry_run {
             return Ok(true);
         }
-        if let Some(session_id) = old.session_id.clone() {
-            let change = RecordChange::Move { session_id, from: from.clone(), to: key.to_string() };
-            let term = self.term;
+        let term = self.term;
+        for session_id in sessions.iter().filter_map(|key| self.store.get(key)?.session_id.clone()) {
+            let change = RecordChange::Move { session_id, from: from.clone(), to: to.clone() };
             self.workspace.apply_stage1(change, &mut |w| term.warn(&w))?;
         }
-        self.store.move_entry(&from, key);
+        self.store.move_file(&from, &to);
         Ok(true)
     }
 

@@ -18,7 +18,7 @@ use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash}
 use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::journal;
-use crate::core::state::{RecordChange, SOURCES_VERSION, SourceEntry, Sources, usage};
+use crate::core::state::{RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, usage};
 
 /// Where the journal of `sources.json` stands after loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +113,7 @@ impl Workspace {
         &self,
         sources: &Sources,
         journal_state: &JournalState,
-        changes: impl Iterator<Item = (&'a str, Option<&'a SourceEntry>)>,
+        changes: impl Iterator<Item = (&'a SourceKey, Option<&'a SourceEntry>)>,
         at: jiff::Timestamp,
     ) -> Result<()> {
         let (text, count) = journal::lines(&journal_state.base, changes, at);

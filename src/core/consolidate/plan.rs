@@ -79,7 +79,7 @@ pub(crate) struct Chosen {
 /// its folder joins the project other sessions there named; then ranked and cut.
 pub(crate) fn choose(records: Vec<Stage1>, sources: &Sources, rules: &Rules) -> Chosen {
     let usage = usage(sources);
-    let state_of = |r: &Stage1| sources.sources.get(&r.rollout_path).map(|e| e.state);
+    let state_of = |r: &Stage1| sources.of_record(&r.rollout_path, &r.session_id).map(|e| e.state);
     let vanished =
         records.iter().filter(|r| state_of(r) == Some(SourceState::Vanished)).map(|r| r.session_id.clone()).collect();
     let mut eligible: Vec<Stage1> = records
@@ -293,7 +293,7 @@ pub(crate) fn baseline(after: &Snapshot, rules: &Rules) -> Manifest {
 mod tests {
     use super::*;
     use crate::core::consolidate::tests::{record, task};
-    use crate::core::state::{FileStat, SourceEntry, SourceState, tests::entry};
+    use crate::core::state::{FileStat, SourceEntry, SourceKey, SourceState, tests::entry};
 
     fn rules() -> Rules {
         Rules {
@@ -311,8 +311,8 @@ mod tests {
         Snapshot { files: files.iter().map(|(p, t)| (p.to_string(), t.as_bytes().to_vec())).collect() }
     }
 
-    fn known(path: &str, state: SourceState) -> (String, SourceEntry) {
-        (path.to_string(), entry(FileStat { size: 1, mtime_ns: 1 }, state, 0))
+    fn known(path: &str, state: SourceState) -> (SourceKey, SourceEntry) {
+        (path.into(), entry(FileStat { size: 1, mtime_ns: 1 }, state, 0))
     }
 
     #[test]

@@ -60,15 +60,19 @@ pub(crate) fn sessions_in<'r>(records: &'r [Stage1], bounds: &Bounds) -> Vec<&'r
 
 /// The transcripts worth searching, in path order: those extraction read (and did not
 /// exclude since), skipping the ones whose last activity is outside the period before they
-/// are read. Their project is only known once read, so it is bound on the results.
+/// are read. Their project is only known once read, so it is bound on the results. A file
+/// that holds many sessions is searched once, with its first session's entry.
 pub(crate) fn transcripts_in<'s>(sources: &'s Sources, bounds: &Bounds) -> Vec<(&'s String, &'s SourceEntry)> {
-    sources
+    let mut found: Vec<(&String, &SourceEntry)> = sources
         .sources
         .iter()
         .filter(|(_, entry)| matches!(entry.state, SourceState::Extracted | SourceState::NoOp))
         .filter(|(_, entry)| entry.session_id.as_ref().is_none_or(|id| !sources.excluded.contains(id)))
         .filter(|(_, entry)| entry.updated_at.is_none() || bounds.in_period(entry.updated_at, None))
-        .collect()
+        .map(|(key, entry)| (&key.path, entry))
+        .collect();
+    found.dedup_by(|a, b| a.0 == b.0);
+    found
 }
 
 /// How many of `found` results to show under `limit` (`None` shows all).
@@ -162,11 +166,11 @@ mod tests {
         let sources = Sources {
             version: 1,
             sources: BTreeMap::from([
-                ("/t/a".to_string(), entry("extracted", Some("a"), Some("2026-11-25T00:00:00Z"))),
-                ("/t/b".to_string(), entry("no-op", None, None)),
-                ("/t/c".to_string(), entry("skipped", None, Some("2026-11-25T00:00:00Z"))),
-                ("/t/d".to_string(), entry("extracted", Some("d"), Some("2026-11-25T00:00:00Z"))),
-                ("/t/e".to_string(), entry("extracted", Some("e"), Some("2026-11-01T00:00:00Z"))),
+                ("/t/a".into(), entry("extracted", Some("a"), Some("2026-11-25T00:00:00Z"))),
+                ("/t/b".into(), entry("no-op", None, None)),
+                ("/t/c".into(), entry("skipped", None, Some("2026-11-25T00:00:00Z"))),
+                ("/t/d".into(), entry("extracted", Some("d"), Some("2026-11-25T00:00:00Z"))),
+                ("/t/e".into(), entry("extracted", Some("e"), Some("2026-11-01T00:00:00Z"))),
             ]),
             excluded: BTreeSet::from(["d".to_string()]),
             last_extract: None,

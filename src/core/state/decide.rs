@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 
 use super::index::{Index, Presence};
-use super::{FileStat, Plan, Reason, SourceEntry, SourceState, Sources, Windows, plan};
+use super::{FileStat, Plan, Reason, SourceEntry, SourceKey, SourceState, Sources, Windows, plan};
 use crate::core::extract::EXTRACTOR_VERSION;
 use crate::core::session::{Agent, SessionMeta};
 use crate::core::stage1::Stage1;
@@ -122,7 +122,7 @@ impl SessionSeen {
 /// Why a session read from `key` is not extracted, if it is not.
 pub(crate) fn exclusion(
     seen: &SessionSeen,
-    key: &str,
+    key: &SourceKey,
     sources: &Sources,
     index: &Index,
     presence: &Presence,
@@ -135,7 +135,7 @@ pub(crate) fn exclusion(
     } else if sources.excluded.contains(&seen.session_id) {
         Some(Reason::Forgotten)
     } else {
-        index.owner(sources, &seen.session_id, key, presence).map(|owner| Reason::DuplicateOf(owner.to_string()))
+        index.owner(sources, &seen.session_id, key, presence).map(|owner| Reason::DuplicateOf(owner.path.clone()))
     }
 }
 
@@ -233,12 +233,13 @@ pub(crate) fn failed_entry(
     entry
 }
 
-/// The transcripts to mark vanished: gone from disk (by `gone`), and not marked yet.
-pub(crate) fn vanished(sources: &Sources, gone: impl Fn(&str) -> bool) -> Vec<String> {
+/// The sessions to mark vanished: their transcript gone from disk (by `gone`, given its
+/// path), and not marked yet.
+pub(crate) fn vanished(sources: &Sources, gone: impl Fn(&str) -> bool) -> Vec<SourceKey> {
     sources
         .sources
         .iter()
-        .filter(|(key, entry)| entry.state != SourceState::Vanished && gone(key))
+        .filter(|(key, entry)| entry.state != SourceState::Vanished && gone(&key.path))
         .map(|(key, _)| key.clone())
         .collect()
 }
@@ -310,10 +311,13 @@ mod tests {
     #[test]
     fn old_reasons_drive_the_same_decisions() {
         let sources = old_sources();
-        let b = &sources.sources["/s/b.jsonl"];
-        let c = &sources.sources["/s/c.jsonl"];
+        let b = &sources.sources[&SourceKey::file("/s/b.jsonl")];
+        let c = &sources.sources[&SourceKey::file("/s/c.jsonl")];
         assert_eq!(b.reason, Some(Reason::DuplicateOf("/s/a.jsonl".into())));
-        assert_eq!(sources.sources["/s/d.jsonl"].reason, Some(Reason::NotATranscript("empty file".into())));
+        assert_eq!(
+            sources.sources[&SourceKey::file("/s/d.jsonl")].reason,
+            Some(Reason::NotATranscript("empty file".into()))
+        );
         let everywhere = Presence::default();
         assert!(!needs_revisit(b, &rules(), &everywhere));
         let owner_gone = Presence::new(HashSet::from(["/s/a.jsonl".to_string()]));
@@ -326,7 +330,7 @@ mod tests {
     #[test]
     fn triage_counts_what_needs_no_reading() {
         let sources = old_sources();
-        let a = &sources.sources["/s/a.jsonl"];
+        let a = &sources.sources[&SourceKey::file("/s/a.jsonl")];
         let same = FileStat { size: a.size, mtime_ns: a.mtime_ns };
         let presence = Presence::default();
         assert_eq!(triage(Some(a), same, &rules(), &presence), Triage::Count(Plan::Unchanged));
@@ -346,15 +350,18 @@ mod tests {
         let index = Index::build(&sources, &Presence::default());
         let presence = Presence::default();
         let rules = rules();
-        let dup = exclusion(&seen("s1"), "/s/new.jsonl", &sources, &index, &presence, &rules);
+        let dup = exclusion(&seen("s1"), &"/s/new.jsonl".into(), &sources, &index, &presence, &rules);
         assert_eq!(dup, Some(Reason::DuplicateOf("/s/a.jsonl".into())));
-        assert_eq!(exclusion(&seen("s1"), "/s/a.jsonl", &sources, &index, &presence, &rules), None);
+        assert_eq!(exclusion(&seen("s1"), &"/s/a.jsonl".into(), &sources, &index, &presence, &rules), None);
         sources.excluded.insert("s1".into());
-        assert_eq!(exclusion(&seen("s1"), "/s/a.jsonl", &sources, &index, &presence, &rules), Some(Reason::Forgotten));
+        assert_eq!(
+            exclusion(&seen("s1"), &"/s/a.jsonl".into(), &sources, &index, &presence, &rules),
+            Some(Reason::Forgotten)
+        );
         let sub = SessionSeen { subagent: true, ..seen("s1") };
-        assert_eq!(exclusion(&sub, "/s/a.jsonl", &sources, &index, &presence, &rules), Some(Reason::SubAgent));
+        assert_eq!(exclusion(&sub, &"/s/a.jsonl".into(), &sources, &index, &presence, &rules), Some(Reason::SubAgent));
         let own = SessionSeen { own_prompt: true, ..sub };
-        assert_eq!(exclusion(&own, "/s/a.jsonl", &sources, &index, &presence, &rules), Some(Reason::OwnPrompt));
+        assert_eq!(exclusion(&own, &"/s/a.jsonl".into(), &sources, &index, &presence, &rules), Some(Reason::OwnPrompt));
     }
 
     #[test]
@@ -393,10 +400,22 @@ mod tests {
     }
 
     #[test]
+    fn every_session_of_a_gone_file_vanishes() {
+        let mut sources = Sources::default();
+        let stat = stat_at("2026-11-25T10:00:00Z", 10);
+        for id in ["ses_1", "ses_2"] {
+            sources.sources.insert(SourceKey::member("/o.db", id), entry(stat, SourceState::Extracted, 0));
+        }
+        sources.sources.insert("/kept.jsonl".into(), entry(stat, SourceState::Extracted, 0));
+        let gone = vanished(&sources, |path| path == "/o.db");
+        assert_eq!(gone, [SourceKey::member("/o.db", "ses_1"), SourceKey::member("/o.db", "ses_2")]);
+    }
+
+    #[test]
     fn gone_transcripts_vanish_once() {
         let mut sources = old_sources();
-        sources.sources.get_mut("/s/c.jsonl").unwrap().state = SourceState::Vanished;
+        sources.sources.get_mut(&SourceKey::file("/s/c.jsonl")).unwrap().state = SourceState::Vanished;
         let gone = |key: &str| key != "/s/a.jsonl";
-        assert_eq!(vanished(&sources, gone), ["/s/b.jsonl", "/s/d.jsonl"]);
+        assert_eq!(vanished(&sources, gone), [SourceKey::file("/s/b.jsonl"), SourceKey::file("/s/d.jsonl")]);
     }
 }

@@ -1,11 +1,11 @@
-//! The indexes of the state store, so that no decision about one transcript scans every
-//! known one: transcripts by session id (who else holds this session?) and gone transcripts
-//! by size and modification time (did this new file move here?). Lookups by path are the
-//! store's own map.
+//! The indexes of the state store, so that no decision about one session scans every known
+//! one: sessions by id (who else holds this session?), by transcript (the sessions a file
+//! holds), and gone transcripts by size and modification time (did this new file move
+//! here?). Lookups by key are the store's own map.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use super::{FileStat, SourceEntry, SourceState, Sources};
+use super::{FileStat, SourceEntry, SourceKey, SourceState, Sources};
 
 /// What the edges found of the known transcripts before a run decides anything: the ones
 /// that are no longer on disk. Everything else is taken to exist.
@@ -19,16 +19,17 @@ impl Presence {
         Presence { gone }
     }
 
-    /// False when the transcript at `key` was found gone.
-    pub(crate) fn exists(&self, key: &str) -> bool {
-        !self.gone.contains(key)
+    /// False when the transcript at `path` was found gone.
+    pub(crate) fn exists(&self, path: &str) -> bool {
+        !self.gone.contains(path)
     }
 }
 
 /// The store's indexes, built once per run and kept up to date as entries settle.
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    by_session: HashMap<String, BTreeSet<String>>,
+    by_session: HashMap<String, BTreeSet<SourceKey>>,
+    by_path: HashMap<String, BTreeSet<SourceKey>>,
     /// Gone transcripts with a known hash, by size and modification time: a new file with
     /// the same ones (and the same hash) is the same transcript, moved.
     moved: HashMap<(u64, i128), String>,
@@ -39,40 +40,38 @@ impl Index {
         let mut index = Index::default();
         for (key, entry) in &sources.sources {
             index.insert(key, None, entry);
-            if entry.hash.is_some() && !presence.exists(key) {
+            if entry.hash.is_some() && !presence.exists(&key.path) {
                 // On equal stats the last path wins, as a map built in path order keeps it.
-                index.moved.insert((entry.size, entry.mtime_ns), key.clone());
+                index.moved.insert((entry.size, entry.mtime_ns), key.path.clone());
             }
         }
         index
     }
 
     /// Note that `key` now holds `entry` (it held `old` before).
-    pub(crate) fn insert(&mut self, key: &str, old: Option<&SourceEntry>, entry: &SourceEntry) {
+    pub(crate) fn insert(&mut self, key: &SourceKey, old: Option<&SourceEntry>, entry: &SourceEntry) {
         if let Some(old_id) = old.and_then(|o| o.session_id.as_deref())
             && entry.session_id.as_deref() != Some(old_id)
         {
-            self.forget(key, old_id);
+            forget(&mut self.by_session, old_id, key);
         }
         if let Some(id) = &entry.session_id {
-            self.by_session.entry(id.clone()).or_default().insert(key.to_string());
+            self.by_session.entry(id.clone()).or_default().insert(key.clone());
         }
+        self.by_path.entry(key.path.clone()).or_default().insert(key.clone());
     }
 
     /// Note that `key` no longer holds `entry`.
-    pub(crate) fn remove(&mut self, key: &str, entry: &SourceEntry) {
+    pub(crate) fn remove(&mut self, key: &SourceKey, entry: &SourceEntry) {
         if let Some(id) = &entry.session_id {
-            self.forget(key, id);
+            forget(&mut self.by_session, id, key);
         }
+        forget(&mut self.by_path, &key.path, key);
     }
 
-    fn forget(&mut self, key: &str, id: &str) {
-        if let Some(keys) = self.by_session.get_mut(id) {
-            keys.remove(key);
-            if keys.is_empty() {
-                self.by_session.remove(id);
-            }
-        }
+    /// The sessions known in the transcript at `path`.
+    pub(crate) fn sessions_of(&self, path: &str) -> Vec<SourceKey> {
+        self.by_path.get(path).map(|keys| keys.iter().cloned().collect()).unwrap_or_default()
     }
 
     /// The gone transcript a new file of this size and time may be, once: a second file
@@ -81,20 +80,29 @@ impl Index {
         self.moved.remove(&(stat.size, stat.mtime_ns))
     }
 
-    /// Another transcript, still on disk, that was extracted as `session_id`: it keeps the
-    /// session, and `key` is its duplicate. The first by path wins.
+    /// Another session, still on disk, that was extracted as `session_id`: it keeps the
+    /// session, and `key` is its duplicate. The first by key wins.
     pub(crate) fn owner<'a>(
         &'a self,
         sources: &Sources,
         session_id: &str,
-        key: &str,
+        key: &SourceKey,
         presence: &Presence,
-    ) -> Option<&'a str> {
-        self.by_session.get(session_id)?.iter().map(String::as_str).find(|other| {
+    ) -> Option<&'a SourceKey> {
+        self.by_session.get(session_id)?.iter().find(|other| {
             *other != key
                 && sources.sources.get(*other).is_some_and(|e| e.state == SourceState::Extracted)
-                && presence.exists(other)
+                && presence.exists(&other.path)
         })
+    }
+}
+
+fn forget(map: &mut HashMap<String, BTreeSet<SourceKey>>, at: &str, key: &SourceKey) {
+    if let Some(keys) = map.get_mut(at) {
+        keys.remove(key);
+        if keys.is_empty() {
+            map.remove(at);
+        }
     }
 }
 
@@ -120,11 +128,11 @@ mod tests {
         sources.sources.insert("/0".into(), no_op);
         let everywhere = Presence::default();
         let index = Index::build(&sources, &everywhere);
-        assert_eq!(index.owner(&sources, "s", "/c", &everywhere), Some("/a"));
-        assert_eq!(index.owner(&sources, "s", "/a", &everywhere), Some("/b"));
+        assert_eq!(index.owner(&sources, "s", &"/c".into(), &everywhere), Some(&"/a".into()));
+        assert_eq!(index.owner(&sources, "s", &"/a".into(), &everywhere), Some(&"/b".into()));
         let a_gone = Presence::new(HashSet::from(["/a".to_string()]));
-        assert_eq!(index.owner(&sources, "s", "/c", &a_gone), Some("/b"));
-        assert_eq!(index.owner(&sources, "other", "/c", &everywhere), None);
+        assert_eq!(index.owner(&sources, "s", &"/c".into(), &a_gone), Some(&"/b".into()));
+        assert_eq!(index.owner(&sources, "other", &"/c".into(), &everywhere), None);
     }
 
     #[test]
@@ -133,10 +141,11 @@ mod tests {
         sources.sources.insert("/a".into(), extracted("old"));
         let mut index = Index::build(&sources, &Presence::default());
         let renamed = extracted("new");
-        index.insert("/a", sources.sources.get("/a"), &renamed);
-        sources.sources.insert("/a".into(), renamed);
-        assert_eq!(index.owner(&sources, "new", "/z", &Presence::default()), Some("/a"));
-        assert_eq!(index.owner(&sources, "old", "/z", &Presence::default()), None);
+        let a = SourceKey::file("/a");
+        index.insert(&a, sources.sources.get(&a), &renamed);
+        sources.sources.insert(a.clone(), renamed);
+        assert_eq!(index.owner(&sources, "new", &"/z".into(), &Presence::default()), Some(&a));
+        assert_eq!(index.owner(&sources, "old", &"/z".into(), &Presence::default()), None);
     }
 
     #[test]
@@ -149,5 +158,21 @@ mod tests {
         let stat = FileStat { size: 10, mtime_ns: 5 };
         assert_eq!(index.take_moved(stat).as_deref(), Some("/gone"));
         assert_eq!(index.take_moved(stat), None);
+    }
+
+    #[test]
+    fn a_file_of_many_sessions_knows_them_all() {
+        let mut sources = Sources::default();
+        sources.sources.insert(SourceKey::member("/o.db", "ses_1"), extracted("ses_1"));
+        sources.sources.insert(SourceKey::member("/o.db", "ses_2"), extracted("ses_2"));
+        sources.sources.insert("/a.jsonl".into(), extracted("a"));
+        let index = Index::build(&sources, &Presence::default());
+        assert_eq!(
+            index.sessions_of("/o.db"),
+            [SourceKey::member("/o.db", "ses_1"), SourceKey::member("/o.db", "ses_2")]
+        );
+        let everywhere = Presence::default();
+        let other = SourceKey::member("/copy.db", "ses_2");
+        assert_eq!(index.owner(&sources, "ses_2", &other, &everywhere), Some(&SourceKey::member("/o.db", "ses_2")));
     }
 }

@@ -8,7 +8,7 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use super::{SourceEntry, Sources};
+use super::{SourceEntry, SourceKey, Sources};
 use crate::core::manifest::hash;
 
 /// The journal may hold this many changes at least before the file is rewritten.
@@ -27,10 +27,19 @@ struct Line {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 enum Change {
-    /// The transcript at `key` is now in `entry`'s state.
-    Set { key: String, entry: Box<SourceEntry> },
-    /// The transcript at `key` is no longer known (it moved).
-    Remove { key: String },
+    /// The session at `key` (and `member`, in a file of many) is now in `entry`'s state.
+    Set {
+        key: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        member: Option<String>,
+        entry: Box<SourceEntry>,
+    },
+    /// The session at `key` is no longer known there (its transcript moved).
+    Remove {
+        key: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        member: Option<String>,
+    },
     /// An extract run finished at `at`.
     Extracted { at: Timestamp },
 }
@@ -66,11 +75,11 @@ pub(crate) fn replay(sources: &mut Sources, base: &str, text: &str) -> Replayed 
         }
         replayed.applied += 1;
         match line.change {
-            Change::Set { key, entry } => {
-                sources.sources.insert(key, *entry);
+            Change::Set { key, member, entry } => {
+                sources.sources.insert(SourceKey { path: key, member }, *entry);
             }
-            Change::Remove { key } => {
-                sources.sources.remove(&key);
+            Change::Remove { key, member } => {
+                sources.sources.remove(&SourceKey { path: key, member });
             }
             Change::Extracted { at } => sources.last_extract = Some(at),
         }
@@ -82,14 +91,17 @@ pub(crate) fn replay(sources: &mut Sources, base: &str, text: &str) -> Replayed 
 /// longer known) and a run that finished at `at`, on top of snapshot `base`.
 pub(crate) fn lines<'a>(
     base: &str,
-    changes: impl Iterator<Item = (&'a str, Option<&'a SourceEntry>)>,
+    changes: impl Iterator<Item = (&'a SourceKey, Option<&'a SourceEntry>)>,
     at: Timestamp,
 ) -> (String, usize) {
     let mut text = String::new();
     let mut count = 0;
-    let changes = changes.map(|(key, entry)| match entry {
-        Some(entry) => Change::Set { key: key.to_string(), entry: Box::new(entry.clone()) },
-        None => Change::Remove { key: key.to_string() },
+    let changes = changes.map(|(key, entry)| {
+        let (key, member) = (key.path.clone(), key.member.clone());
+        match entry {
+            Some(entry) => Change::Set { key, member, entry: Box::new(entry.clone()) },
+            None => Change::Remove { key, member },
+        }
     });
     for change in changes.chain([Change::Extracted { at }]) {
         let line = Line { base: base.to_string(), change };
@@ -127,14 +139,15 @@ mod tests {
         sources.sources.insert("/a".into(), known(1));
         sources.sources.insert("/gone".into(), known(1));
         let grown = known(2);
-        let changes = [("/a", Some(&grown)), ("/gone", None), ("/new", Some(&grown))];
+        let keys: [SourceKey; 4] = ["/a".into(), "/gone".into(), "/new".into(), SourceKey::member("/o.db", "ses_1")];
+        let changes = [(&keys[0], Some(&grown)), (&keys[1], None), (&keys[2], Some(&grown)), (&keys[3], Some(&grown))];
         let (text, count) = lines("b1", changes.into_iter(), at());
-        assert_eq!(count, 4);
+        assert_eq!(count, 5);
         let replayed = replay(&mut sources, "b1", &text);
-        assert_eq!(replayed, Replayed { applied: 4, damaged: vec![] });
-        assert_eq!(sources.sources["/a"].size, 2);
-        assert!(!sources.sources.contains_key("/gone"));
-        assert!(sources.sources.contains_key("/new"));
+        assert_eq!(replayed, Replayed { applied: 5, damaged: vec![] });
+        assert_eq!(sources.sources[&keys[0]].size, 2);
+        assert!(!sources.sources.contains_key(&keys[1]));
+        assert!(sources.sources.contains_key(&keys[2]) && sources.sources.contains_key(&keys[3]));
         assert_eq!(sources.last_extract, Some(at()));
     }
 
@@ -143,14 +156,15 @@ mod tests {
         let mut sources = Sources::default();
         sources.sources.insert("/a".into(), known(1));
         let grown = known(2);
-        let (text, _) = lines("old", [("/a", Some(&grown))].into_iter(), at());
+        let a = SourceKey::file("/a");
+        let (text, _) = lines("old", [(&a, Some(&grown))].into_iter(), at());
         assert_eq!(replay(&mut sources, "new", &text).applied, 0, "written on top of another snapshot");
-        assert_eq!(sources.sources["/a"].size, 1);
+        assert_eq!(sources.sources[&a].size, 1);
         let torn = &text[..text.len() / 2];
         assert_eq!(replay(&mut sources, "old", torn), Replayed::default());
         let damaged = format!("{{not json\n{text}");
         assert_eq!(replay(&mut sources, "old", &damaged), Replayed { applied: 2, damaged: vec![1] });
-        assert_eq!(sources.sources["/a"].size, 2);
+        assert_eq!(sources.sources[&a].size, 2);
     }
 
     #[test]

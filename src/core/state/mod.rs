@@ -5,6 +5,7 @@ mod coverage;
 mod decide;
 mod index;
 pub(crate) mod journal;
+mod key;
 mod reason;
 mod report;
 mod store;
@@ -19,6 +20,7 @@ use crate::core::session::Agent;
 pub(crate) use coverage::{Coverage, Failure};
 pub(crate) use decide::*;
 pub(crate) use index::Presence;
+pub(crate) use key::SourceKey;
 pub(crate) use reason::Reason;
 pub(crate) use report::{HintFlags, SessionReport, hints, warning_lines};
 pub(crate) use store::Store;
@@ -29,16 +31,24 @@ pub(crate) const SOURCES_VERSION: u32 = 1;
 /// A failed file is tried this many times while it stays unchanged; a change resets the count.
 pub(crate) const MAX_TRIES: u32 = 3;
 
-/// The state file: one entry per transcript path ever seen.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// The state file: one entry per session ever seen (see [`SourceKey`] for how it is kept).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Sources {
     pub(crate) version: u32,
-    pub(crate) sources: BTreeMap<String, SourceEntry>,
+    pub(crate) sources: BTreeMap<SourceKey, SourceEntry>,
     /// Session ids the user asked to forget; kept across `reset`.
-    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub(crate) excluded: BTreeSet<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) last_extract: Option<Timestamp>,
+}
+
+impl Sources {
+    /// The entry of the session a stage-1 record came from: its transcript's, or its own
+    /// within a file that holds many.
+    pub(crate) fn of_record(&self, rollout_path: &str, session_id: &str) -> Option<&SourceEntry> {
+        self.sources
+            .get(&SourceKey::file(rollout_path))
+            .or_else(|| self.sources.get(&SourceKey::member(rollout_path, session_id)))
+    }
 }
 
 /// Where a transcript stands.
@@ -176,7 +186,7 @@ pub(crate) fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
         if entry.cited.is_empty() || entry.state == SourceState::Vanished || forgotten {
             continue;
         }
-        let id = entry.session_id.as_deref().unwrap_or(path.as_str());
+        let id = entry.session_id.as_deref().unwrap_or(path.path.as_str());
         let newer = citing.get(id).is_none_or(|known| entry.updated_at > known.updated_at);
         if newer {
             citing.insert(id, entry);

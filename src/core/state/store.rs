@@ -1,19 +1,22 @@
-//! The state of every known transcript in memory during a run: `sources.json` with its
-//! indexes kept in step, so every change goes through one place.
+//! The state of every known session in memory during a run: `sources.json` with its
+//! indexes kept in step, and a record of what changed, so every change goes through one
+//! place and a save writes only what changed.
 
 use std::collections::BTreeSet;
 
-use super::index::{Index, Presence};
-use super::{FileStat, SourceEntry, SourceState, Sources};
+use jiff::Timestamp;
 
-/// The known transcripts, their indexes, which of them are gone, and which changed.
+use super::index::{Index, Presence};
+use super::{FileStat, SourceEntry, SourceKey, SourceState, Sources};
+
+/// The known sessions, their indexes, which transcripts are gone, and what changed.
 #[derive(Debug)]
 pub(crate) struct Store {
     sources: Sources,
     index: Index,
     presence: Presence,
     /// Keys whose entry changed (or went) since loading: what a save must write.
-    changed: BTreeSet<String>,
+    changed: BTreeSet<SourceKey>,
 }
 
 impl Store {
@@ -34,40 +37,42 @@ impl Store {
         &self.presence
     }
 
-    pub(crate) fn get(&self, key: &str) -> Option<&SourceEntry> {
+    pub(crate) fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
         self.sources.sources.get(key)
     }
 
     /// Record `entry` as the state of `key`.
-    pub(crate) fn settle(&mut self, key: &str, entry: SourceEntry) {
+    pub(crate) fn settle(&mut self, key: &SourceKey, entry: SourceEntry) {
         self.index.insert(key, self.sources.sources.get(key), &entry);
-        self.sources.sources.insert(key.to_string(), entry);
-        self.changed.insert(key.to_string());
+        self.sources.sources.insert(key.clone(), entry);
+        self.changed.insert(key.clone());
     }
 
-    /// A transcript only touched: the same bytes at a new modification time.
-    pub(crate) fn touch(&mut self, key: &str, stat: FileStat) {
+    /// A session's transcript only touched: the same bytes at a new modification time.
+    pub(crate) fn touch(&mut self, key: &SourceKey, stat: FileStat) {
         if let Some(entry) = self.sources.sources.get_mut(key) {
             entry.mtime_ns = stat.mtime_ns;
-            self.changed.insert(key.to_string());
+            self.changed.insert(key.clone());
         }
     }
 
-    /// The transcript at `from` is now at `to`, unchanged.
-    pub(crate) fn move_entry(&mut self, from: &str, to: &str) {
-        if let Some(entry) = self.sources.sources.remove(from) {
-            self.index.remove(from, &entry);
-            self.changed.insert(from.to_string());
-            self.settle(to, entry);
+    /// The transcript at `from` is now at `to`, unchanged: every session it holds follows.
+    pub(crate) fn move_file(&mut self, from: &str, to: &str) {
+        for key in self.index.sessions_of(from) {
+            if let Some(entry) = self.sources.sources.remove(&key) {
+                self.index.remove(&key, &entry);
+                self.changed.insert(key.clone());
+                self.settle(&SourceKey { path: to.to_string(), member: key.member }, entry);
+            }
         }
     }
 
-    /// Mark a transcript gone; the sessions it cited are returned, their usage changed.
-    pub(crate) fn vanish(&mut self, key: &str) -> Vec<String> {
+    /// Mark a session gone; the sessions it cited are returned, their usage changed.
+    pub(crate) fn vanish(&mut self, key: &SourceKey) -> Vec<String> {
         match self.sources.sources.get_mut(key) {
             Some(entry) => {
                 entry.state = SourceState::Vanished;
-                self.changed.insert(key.to_string());
+                self.changed.insert(key.clone());
                 entry.cited.keys().cloned().collect()
             }
             None => Vec::new(),
@@ -80,13 +85,13 @@ impl Store {
     }
 
     /// Note that an extract run finished at `now`.
-    pub(crate) fn extracted_at(&mut self, now: jiff::Timestamp) {
+    pub(crate) fn extracted_at(&mut self, now: Timestamp) {
         self.sources.last_extract = Some(now);
     }
 
     /// Each changed key with its entry now, or `None` when it is no longer known.
-    pub(crate) fn changes(&self) -> impl Iterator<Item = (&str, Option<&SourceEntry>)> {
-        self.changed.iter().map(|key| (key.as_str(), self.sources.sources.get(key)))
+    pub(crate) fn changes(&self) -> impl Iterator<Item = (&SourceKey, Option<&SourceEntry>)> {
+        self.changed.iter().map(|key| (key, self.sources.sources.get(key)))
     }
 }
 
@@ -104,10 +109,25 @@ mod tests {
         }
         let mut store = Store::new(sources, Presence::default());
         assert_eq!(store.changes().count(), 0);
-        store.touch("/a", FileStat { mtime_ns: 2, ..stat });
-        store.move_entry("/b", "/moved");
-        store.vanish("/c");
-        let changes: Vec<(&str, bool)> = store.changes().map(|(k, e)| (k, e.is_some())).collect();
-        assert_eq!(changes, [("/a", true), ("/b", false), ("/c", true), ("/moved", true)]);
+        store.touch(&"/a".into(), FileStat { mtime_ns: 2, ..stat });
+        store.move_file("/b", "/moved");
+        store.vanish(&"/c".into());
+        let changes: Vec<(String, bool)> = store.changes().map(|(k, e)| (k.to_string(), e.is_some())).collect();
+        let expected = [("/a", true), ("/b", false), ("/c", true), ("/moved", true)];
+        assert_eq!(changes, expected.map(|(k, e)| (k.to_string(), e)));
+    }
+
+    #[test]
+    fn every_session_of_a_moved_file_follows_it() {
+        let stat = FileStat { size: 1, mtime_ns: 1 };
+        let mut sources = Sources::default();
+        for id in ["ses_1", "ses_2"] {
+            sources.sources.insert(SourceKey::member("/old/o.db", id), entry(stat, SourceState::Extracted, 0));
+        }
+        let mut store = Store::new(sources, Presence::default());
+        store.move_file("/old/o.db", "/new/o.db");
+        let keys: Vec<&SourceKey> = store.sources().sources.keys().collect();
+        assert_eq!(keys, [&SourceKey::member("/new/o.db", "ses_1"), &SourceKey::member("/new/o.db", "ses_2")]);
+        assert_eq!(store.index().sessions_of("/old/o.db"), Vec::<SourceKey>::new());
     }
 }
