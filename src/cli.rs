@@ -130,7 +130,8 @@ pub(crate) enum Command {
 /// Whether `args` (the whole command line) ask for `summary --hook`: the subcommand, the
 /// first word after the global flags, is `summary`, and `--hook` is among its own arguments
 /// (before any `--`). Decided on the words so that even flags clap refuses cannot make hook
-/// mode fail.
+/// mode fail: a flag it does not know, before the subcommand (one a newer handbook wrote
+/// into an agent's hook line, say), is taken to have no value.
 pub(crate) fn asks_for_hook(args: &[OsString]) -> bool {
     let command = Cli::command();
     let global = |word: &str| {
@@ -148,6 +149,7 @@ pub(crate) fn asks_for_hook(args: &[OsString]) -> bool {
                 words.next();
             }
             Some(_) => {}
+            None if word.starts_with('-') => {}
             None => break word,
         }
     };
@@ -394,6 +396,7 @@ mod tests {
         assert!(!hook("note summary --hook"));
         assert!(!hook("search --hook summary"));
         assert!(!hook("summary -- --hook"));
-        assert!(!hook("--bogus summary --hook"));
+        assert!(hook("--bogus summary --hook"), "an unknown flag never makes a hook fail");
+        assert!(!hook("--bogus note summary --hook"));
     }
 }

@@ -120,11 +120,12 @@ fn hook_mode_prints_hook_json_and_never_fails() {
     let (hb, _dir) = handbook_of_fixtures();
     let config = hb.user.path().join("config.toml");
     fs::write(&config, "no_such_key = 1\n").unwrap();
-    let broken: [(&[&str], (&str, &str)); 4] = [
+    let broken: [(&[&str], (&str, &str)); 5] = [
         (&["--config", config.to_str().unwrap(), "summary", "--hook"], ("X", "")),
         (&["summary", "--hook"], ("HANDBOOK_SUMMARY_MAX_TOKENS", "abc")),
         (&["summary", "--hook", "--output", "/proc/no/such/file"], ("X", "")),
         (&["summary", "--hook", "--no-such-flag"], ("X", "")),
+        (&["--no-such-global-flag", "summary", "--hook"], ("X", "")),
     ];
     for (args, (var, value)) in broken {
         let output = hb.cmd().env(var, value).args(args).output().unwrap();

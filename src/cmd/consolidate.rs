@@ -139,7 +139,7 @@ fn rebuild(
     changes: &[Change],
 ) -> Result<(Handbook, Option<(usize, usize)>)> {
     let pending = workspace.load_pending()?;
-    let objects = workspace.objects(&plan::objects_needed(manifest, &pending, &before, changes))?;
+    let objects = workspace.objects(&plan::objects_needed(manifest, &pending, changes))?;
     let mut edits = workspace.load_edits()?;
     plan::learn_hand_edits(&mut edits, &before, manifest, &pending, &objects);
     let notes = plan::redacted_notes(workspace.notes()?);

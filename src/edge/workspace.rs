@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 
 use super::fsio::{
     append, create_new, ensure_private_dir, list_dir, read_if_exists, read_json, remove_file, remove_tree,
-    write_if_changed, write_json,
+    write_atomic, write_if_changed, write_json,
 };
 use super::lock::{WorkspaceLock, acquire};
 use crate::core::consolidate::edits::Edits;
@@ -301,8 +301,10 @@ impl Workspace {
         let path = self.object_path(&hash);
         // Named by its content, so a copy already there holds the same bytes; checking first
         // spares a synced write of every baseline file at every consolidation.
+        // A plain atomic write, not a no-clobber one: some network and FUSE homes cannot
+        // refuse to replace, and replacing a copy with the same bytes is harmless.
         if !path.exists() {
-            create_new(&path, bytes)?;
+            write_atomic(&path, bytes)?;
         }
         Ok(hash)
     }

@@ -220,20 +220,16 @@ pub(crate) fn changed_sessions(
 }
 
 /// The baseline texts a model consolidation and the hand edits may need, by hash: the
-/// generated files handbook wrote, and the rollout summaries the diff removes.
-pub(crate) fn objects_needed(
-    manifest: &Manifest,
-    pending: &Pending,
-    now: &Snapshot,
-    changes: &[Change],
-) -> BTreeSet<String> {
-    let removed = changes
+/// generated files handbook wrote, and the baseline of every rollout summary the diff
+/// touches (a removed one, or one whose header is gone, is known by its old header).
+pub(crate) fn objects_needed(manifest: &Manifest, pending: &Pending, changes: &[Change]) -> BTreeSet<String> {
+    let summaries = changes
         .iter()
-        .filter(|c| c.path.starts_with(&format!("{ROLLOUT_SUMMARIES}/")) && !now.files.contains_key(&c.path))
+        .filter(|c| c.path.starts_with(&format!("{ROLLOUT_SUMMARIES}/")))
         .filter_map(|c| manifest.files.get(&c.path).cloned());
     written_by_handbook(manifest, pending)
         .into_iter()
-        .chain(removed)
+        .chain(summaries)
         .chain(manifest.files.get(MEMORY).cloned())
         .collect()
 }
@@ -402,7 +398,7 @@ mod tests {
         let now = snapshot(&[("rollout_summaries/a.md", "session_id: new\n\nbody\n")]);
         let changes = crate::core::manifest::changes(&manifest.files, &now.hashes());
         let objects = BTreeMap::from([(hash(old.as_bytes()), old.to_string())]);
-        assert!(objects_needed(&manifest, &Pending::new(), &now, &changes).contains(&hash(old.as_bytes())));
+        assert!(objects_needed(&manifest, &Pending::new(), &changes).contains(&hash(old.as_bytes())));
         let (changed, removed) = changed_sessions(&manifest, &now, &changes, &objects);
         assert_eq!(changed, BTreeSet::from(["new".to_string()]));
         assert_eq!(removed, BTreeSet::from(["gone".to_string()]));
