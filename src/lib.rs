@@ -2,20 +2,25 @@
 //!
 //! ```text
 //! sources ─ discover ─ read+normalise ─ filter ─ redact ─ extract ─▶ stage-1 outputs (state)
-//!                                                   (built-in or model)    │
-//! summary / search ◀─ workspace ◀─ validate ◀─ consolidate ◀─ diff vs manifest ◀─ sync inputs ◀─ select
-//!                                      (built-in, lessons by model)
+//!  edge/discover   core/formats  core/filter core/redact core/extract  core/state, edge/ledger
+//!                                                   (built-in or model: core/model, edge/model)
+//!                                                                          │
+//! summary / search ◀─ workspace ◀─ validate ◀─ consolidate ◀─ diff vs manifest ◀─ sync ◀─ select
+//!  core/summary      edge/workspace    core/consolidate (plan.rs decides; validate.rs checks)
 //! ```
 //!
-//! - [`core`] is pure: readers per transcript format, the filter, redaction, extraction,
-//!   consolidation, and [`core::model`]: the prompts a model gets and the checks its answers
-//!   pass.
-//! - [`edge`] does the I/O: discovery, streaming reads, atomic writes, the lock, the terminal,
-//!   and [`edge::model`]: the clients that call a model and the [`edge::model::Model`] the
-//!   phases ask.
-//! - [`cmd`] holds one module per subcommand, joining the two.
+//! Decide in the core, act at the edges: the edges gather what they observe into plain
+//! values, a pure function in `core` decides and returns a typed plan, and the command in
+//! `cmd` applies it (a dry run applies nothing).
+//!
+//! - `core` is pure: readers per transcript format, the filter, redaction, extraction, each
+//!   session's state machine (`core::state`), the plans of a consolidation, and `core::model`:
+//!   the prompts a model gets and the checks its answers pass.
+//! - `edge` does the I/O: discovery, streaming reads, the one way to write and remove
+//!   (`edge::fsio`), the lock, the terminal, and `edge::model`: the clients that call a model.
+//! - `cmd` holds one module per subcommand, joining the two.
 //! - [`cli`] declares the flags; [`config`] resolves them with the environment and the config
-//!   file into [`config::Settings`].
+//!   file, from one table of settings.
 
 pub mod cli;
 pub(crate) mod cmd;

@@ -1,6 +1,6 @@
 //! Resolving settings: flags, then `HANDBOOK_*` environment variables, then the config file,
-//! then defaults, into one [`Settings`] per run. Each setting is declared once in
-//! [`table`] and resolved by [`resolve::Resolver`], which remembers where each value came
+//! then defaults, into one `Settings` per run. Each setting is declared once in
+//! [`table`] and resolved by `resolve::Resolver`, which remembers where each value came
 //! from; this module is the only one that reads the environment.
 
 pub mod docs;

@@ -1,7 +1,7 @@
 //! Why a transcript was set aside, as `sources.json` records it.
 //!
-//! On disk a reason stays the short phrase it always was ("sub-agent", "duplicate of
-//! <path>", the reader's own sentence for a file that is not a transcript), so the file stays
+//! On disk a reason stays the short phrase it always was (`sub-agent`, `duplicate of <path>`,
+//! the reader's own sentence for a file that is not a transcript), so the file stays
 //! readable and files written by earlier versions load unchanged; in memory it is an enum, so
 //! a misspelt reason does not compile.
 
