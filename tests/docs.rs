@@ -50,8 +50,8 @@ The baseline: every workspace file's hash and contents at the last good consolid
 \fI<home>/.handbook/edits.json\fR
 Lines removed from or added to MEMORY.md and memory_summary.md by hand, re\-applied at every consolidation.
 .TP
-\fI<home>/.handbook/sources.json\fR
-Every transcript seen, with its size, modification time, content hash, state and last error.
+\fI<home>/.handbook/sources.json\fR, \fI<home>/.handbook/sources.log\fR
+Every session seen, with its transcript's size, modification time and content hash, its state and last error; the log holds the changes of the runs since the file was last rewritten whole.
 .TP
 \fI<home>/.handbook/stage1/<session>.json\fR
 What extraction kept of one session.
