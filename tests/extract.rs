@@ -24,6 +24,14 @@ fn codex_file(root: &Path) -> std::path::PathBuf {
     root.join(CODEX_CASE).join(format!("sessions/2026/11/20/rollout-2026-11-20T09-00-00-{CODEX_ID}.jsonl"))
 }
 
+/// Add a user turn with a lesson to a Codex transcript: a real change to it.
+fn append_a_lesson(file: &Path) {
+    let mut text = fs::read_to_string(file).unwrap();
+    text.push_str(r#"{"timestamp":"2026-11-20T09:05:00.000Z","type":"event_msg","payload":{"type":"user_message","message":"Remember that release builds need the nightly toolchain."}}"#);
+    text.push('\n');
+    fs::write(file, text).unwrap();
+}
+
 #[test]
 fn a_second_run_with_nothing_changed_reads_nothing() {
     let hb = Handbook::new();
@@ -52,10 +60,7 @@ fn a_touched_file_is_recognised_by_its_hash_and_a_changed_one_is_read_again() {
     let touched = hb.extract_json(&[dir.path()], &[]);
     assert_eq!(coverage(&touched)["unchanged"], 1);
 
-    let mut text = fs::read_to_string(&file).unwrap();
-    text.push_str(r#"{"timestamp":"2026-11-20T09:05:00.000Z","type":"event_msg","payload":{"type":"user_message","message":"Remember that release builds need the nightly toolchain."}}"#);
-    text.push('\n');
-    fs::write(&file, text).unwrap();
+    append_a_lesson(&file);
     let changed = hb.extract_json(&[dir.path()], &[]);
     assert_eq!(coverage(&changed)["extracted"], 1);
     let second = hb.stage1(CODEX_ID).unwrap();
@@ -78,10 +83,7 @@ fn the_state_is_written_in_proportion_to_what_changed() {
     let snapshot = fs::read(&state).unwrap();
     assert!(!journal.exists(), "a first run writes the state whole");
 
-    let mut text = fs::read_to_string(&file).unwrap();
-    text.push_str(r#"{"timestamp":"2026-11-20T09:05:00.000Z","type":"event_msg","payload":{"type":"user_message","message":"Remember that release builds need the nightly toolchain."}}"#);
-    text.push('\n');
-    fs::write(&file, text).unwrap();
+    append_a_lesson(&file);
     let changed = hb.extract_json(&[dir.path()], &[]);
     assert_eq!(coverage(&changed)["extracted"], 1);
     assert_eq!(fs::read(&state).unwrap(), snapshot, "the state file was rewritten for one change");
