@@ -34,6 +34,7 @@ use anyhow::Result;
 
 use crate::config::{CommandSettings, Env, Settings};
 use crate::edge::lock::LockHeld;
+use crate::edge::signal::Interrupted;
 use crate::edge::terminal::Terminal;
 
 /// Exit status: success.
@@ -91,7 +92,8 @@ pub fn exit_for_flags(error: &clap::Error, args: &[std::ffi::OsString]) -> ExitC
     ExitCode::from(if error.use_stderr() { EXIT_ERROR } else { EXIT_OK })
 }
 
-/// The exit status and message for an error: a held lock has its own status, a closed
+/// The exit status and message for an error: a held lock has its own status, a run stopped
+/// by a signal exits 128 plus its number (130 for Ctrl-C, 143 for SIGTERM), and a closed
 /// stdout (`handbook … | head`) is not an error at all.
 pub fn exit_for(error: &anyhow::Error) -> (ExitCode, Option<String>) {
     if error
@@ -100,6 +102,10 @@ pub fn exit_for(error: &anyhow::Error) -> (ExitCode, Option<String>) {
     {
         return (ExitCode::from(EXIT_OK), None);
     }
-    let status = if error.downcast_ref::<LockHeld>().is_some() { EXIT_LOCKED } else { EXIT_ERROR };
+    let status = match (error.downcast_ref::<LockHeld>(), error.downcast_ref::<Interrupted>()) {
+        (Some(_), _) => EXIT_LOCKED,
+        (None, Some(Interrupted(signal))) => signal.exit_status(),
+        (None, None) => EXIT_ERROR,
+    };
     (ExitCode::from(status), Some(format!("handbook: error: {error:#}")))
 }

@@ -24,7 +24,12 @@ impl Handbook {
 
     /// `handbook --home <home>` with nothing from the real environment but PATH.
     pub fn cmd(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_handbook"));
+        Command::from_std(self.process())
+    }
+
+    /// The same, as a process to spawn and signal while it runs.
+    pub fn process(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_handbook"));
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.user.path())

@@ -20,6 +20,9 @@ An error stopped the run: a bad flag or config file, a damaged state file, a sou
 .TP
 3
 Another handbook run holds the workspace lock and did not release it within \fB\-\-wait\fR seconds.
+.TP
+130, 143
+\fBextract\fR or \fBupdate\fR was stopped by Ctrl\-C (SIGINT) or SIGTERM. The run stopped at the next session boundary: the sessions finished so far are committed, the coverage so far is printed, and the rest wait for the next run. A second signal stops at once; the state stays consistent.
 .SH OUTPUT
 Results go to stdout; warnings, errors and progress to stderr. A progress bar is drawn only when stderr is a terminal and neither \fB\-\-json\fR nor \fB\-\-quiet\fR is given. With \fB\-\-json\fR, stdout holds one JSON object per line, \fB{"type": ..., "data": ...}\fR: for \fBextract\fR, one \fBsession\fR object per transcript acted on, then one \fBtotals\fR object with the coverage counts; for \fBconsolidate\fR a \fBconsolidate\fR object; for \fBstatus\fR a \fBstatus\fR object; for \fBnote\fR a \fBnote\fR object; for \fBforget\fR one \fBforgotten\fR object per session; for \fBconfig\fR one \fBsetting\fR object per setting (its \fBname\fR, \fBvalue\fR and \fBorigin\fR: flag, variable, file or default). Text taken from transcripts is printed with control characters escaped.
 .PP

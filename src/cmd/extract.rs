@@ -22,6 +22,7 @@ use crate::edge::discover::{discover_sources, key_of, stat_of};
 use crate::edge::extraction::{Asked, Extracting, Sink};
 use crate::edge::git::Projects;
 use crate::edge::ledger::Ledger;
+use crate::edge::signal::{Interrupted, Signal, Stop};
 use crate::edge::terminal::Terminal;
 use crate::edge::transcript::{FileRead, hash_file};
 use crate::edge::workspace::Workspace;
@@ -31,15 +32,17 @@ use crate::edge::workspace::Workspace;
 pub(crate) fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
     let _lock = if opts.dry_run { None } else { Some(workspace.lock(opts.lock_wait)?) };
-    extract(&workspace, settings, opts, term)
+    extract(&workspace, settings, opts, term, &Stop::install()?)
 }
 
-/// Extract; the caller holds the lock unless this is a dry run.
+/// Extract; the caller holds the lock unless this is a dry run. A signal through `stop`
+/// ends the run at the next session boundary, with what is finished committed.
 pub(crate) fn extract(
     workspace: &Workspace,
     settings: &Settings,
     opts: &ExtractSettings,
     term: &Terminal,
+    stop: &Stop,
 ) -> Result<()> {
     let found = discover_sources(&opts.sources, term)?;
     let present: HashSet<String> = found.files.iter().map(|p| key_of(p)).collect();
@@ -53,6 +56,8 @@ pub(crate) fn extract(
         projects: Projects::new(),
         extracting: Extracting::new(opts.format, &opts.engine, settings.config_dir.as_deref(), opts.dry_run)?,
         stopped: None,
+        stop,
+        interrupted: None,
     };
     let to_read = run.triage_all(&found.files)?;
     run.read_all(to_read)?;
@@ -82,6 +87,9 @@ struct Run<'a> {
     /// Why the run stopped early: a problem every session would hit (a refused key, a
     /// server that cannot be reached).
     stopped: Option<String>,
+    stop: &'a Stop,
+    /// The signal that stopped the run at a session boundary.
+    interrupted: Option<Signal>,
 }
 
 impl Run<'_> {
@@ -113,13 +121,7 @@ impl Run<'_> {
                 Triage::Count(plan) => self.coverage.count(&key.to_string(), plan, self.ledger.get(&key)),
             }
         }
-        to_read.sort_by(|a, b| b.stat.mtime_ns.cmp(&a.stat.mtime_ns).then_with(|| a.key.cmp(&b.key)));
-        if let Some(limit) = self.opts.limit
-            && to_read.len() > limit
-        {
-            self.coverage.deferred = (to_read.len() - limit) as u64;
-            to_read.truncate(limit);
-        }
+        self.coverage.deferred = state::newest_first(&mut to_read, self.opts.limit, |f| (f.stat.mtime_ns, &f.key));
         Ok(to_read)
     }
 
@@ -128,7 +130,9 @@ impl Run<'_> {
     fn read_all(&mut self, to_read: Vec<ToRead>) -> Result<()> {
         let bar = self.term.progress(to_read.len() as u64, "extract");
         for (index, file) in to_read.iter().enumerate() {
-            if self.stopped.is_some() || self.extracting.out_of_tokens(self.opts.max_input_tokens_per_run) {
+            self.interrupted = self.stop.requested();
+            let out_of_tokens = self.extracting.out_of_tokens(self.opts.max_input_tokens_per_run);
+            if self.stopped.is_some() || self.interrupted.is_some() || out_of_tokens {
                 // What is left waits for the next run, untouched.
                 self.coverage.deferred += (to_read.len() - index) as u64;
                 break;
@@ -209,6 +213,11 @@ impl Run<'_> {
         report.project = Some(project.clone());
         let extraction = match self.extracting.extract(&key.path, seen.agent, &project, &meta, sink) {
             Asked::Extracted(extraction) => extraction,
+            // A command engine's child dies of the same Ctrl-C: that is no failure of the session.
+            Asked::Failed(_) if self.stop.requested().is_some() => {
+                self.coverage.deferred += 1;
+                return Ok(());
+            }
             Asked::Failed(reason) => {
                 self.fail(key, Some(stat), Some(&seen.hash), &reason);
                 return Ok(());
@@ -256,16 +265,17 @@ impl Run<'_> {
 
     /// Save the state (unless this is a dry run), bring usage in line, and report.
     fn finish(self, now: Timestamp) -> Result<()> {
-        let Run { opts, term, ledger, mut coverage, mut reports, stopped, .. } = self;
+        let Run { opts, term, ledger, mut coverage, mut reports, stopped, interrupted, .. } = self;
         ledger.save(now)?;
         report(term, &mut reports, &mut coverage, opts.dry_run)?;
         let flags = HintFlags { sessions: &opts.sessions, min_idle: opts.min_idle, max_age: opts.max_age };
         for hint in state::hints(flags, &coverage) {
             term.note(&hint);
         }
-        match stopped {
-            Some(reason) => bail!("extraction stopped: {reason}"),
-            None => Ok(()),
+        match (interrupted, stopped) {
+            (Some(signal), _) => Err(Interrupted(signal).into()),
+            (None, Some(reason)) => bail!("extraction stopped: {reason}"),
+            (None, None) => Ok(()),
         }
     }
 }

@@ -5,6 +5,7 @@
 use anyhow::Result;
 
 use crate::config::{ConsolidateSettings, ExtractSettings, Settings};
+use crate::edge::signal::Stop;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
@@ -25,6 +26,7 @@ pub(crate) fn run(
     let workspace = Workspace::new(&settings.home);
     let _lock = workspace.lock(extract.lock_wait)?;
     let quiet = Terminal { quiet: true, progress: false, ..*term };
-    super::extract::extract(&workspace, settings, extract, &quiet)?;
+    // A signal during extraction leaves consolidation for the next run.
+    super::extract::extract(&workspace, settings, extract, &quiet, &Stop::install()?)?;
     super::consolidate::consolidate_and_report(&workspace, settings, consolidate, &quiet)
 }

@@ -56,6 +56,28 @@ pub(crate) fn selected(sessions: &[String], key: &str, session_id: Option<&str>)
     sessions.is_empty() || sessions.iter().any(|s| key.contains(s.as_str()) || session_id == Some(s.as_str()))
 }
 
+/// Order what is to be read newest first, ties by key: a limit keeps the sessions most
+/// worth having, and a run cut short leaves the oldest for later. Cut to `limit`; how many
+/// were cut. `stamp` gives an item's modification time and key.
+pub(crate) fn newest_first<T>(
+    items: &mut Vec<T>,
+    limit: Option<usize>,
+    stamp: impl Fn(&T) -> (i128, &SourceKey),
+) -> u64 {
+    items.sort_by(|a, b| {
+        let ((a_time, a_key), (b_time, b_key)) = (stamp(a), stamp(b));
+        b_time.cmp(&a_time).then_with(|| a_key.cmp(b_key))
+    });
+    match limit {
+        Some(limit) if items.len() > limit => {
+            let cut = items.len() - limit;
+            items.truncate(limit);
+            cut as u64
+        }
+        _ => 0,
+    }
+}
+
 /// True when a settled decision about a transcript no longer holds: the extractor changed
 /// since, a sub-agent is now wanted, the transcript whose duplicate it was is gone, or the
 /// format it was read as is no longer the one asked for.
@@ -378,6 +400,14 @@ mod tests {
         assert_eq!(failed_entry(Some(&again), Some(touched), Some("h2"), "torn").tries, 1, "new bytes start again");
         let extracted = SourceEntry { session_id: Some("s".into()), ..entry(stat, SourceState::Extracted, 0) };
         assert_eq!(failed_entry(Some(&extracted), Some(stat), None, "x").session_id.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn the_newest_are_read_first_and_a_limit_cuts_the_oldest() {
+        let mut items = vec![(1, SourceKey::file("/b")), (3, SourceKey::file("/c")), (1, SourceKey::file("/a"))];
+        assert_eq!(newest_first(&mut items, Some(2), |(t, k)| (*t, k)), 1);
+        assert_eq!(items, [(3, SourceKey::file("/c")), (1, SourceKey::file("/a"))]);
+        assert_eq!(newest_first(&mut items, None, |(t, k)| (*t, k)), 0);
     }
 
     #[test]
