@@ -12,6 +12,7 @@ mod engines;
 mod extract;
 mod fixtures;
 mod interrupt;
+mod links;
 mod search;
 mod stub;
 mod summary;

@@ -22,7 +22,6 @@ use crate::core::layout::{DIFF_FILE, MEMORY, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{self, Change, Manifest, Snapshot};
 use crate::core::tokens::estimate;
 use crate::edge::fault;
-use crate::edge::fsio::remove_file;
 use crate::edge::model::{CONSOLIDATE_TEMPLATES, Consolidation, Model};
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
@@ -101,7 +100,7 @@ pub(crate) fn consolidate(
     workspace.write(DIFF_FILE, &manifest::render_diff(&changes, old, |path| before.text(path)))?;
     // The diff is for this run only, whether it commits or not.
     let rebuilt = rebuild(workspace, settings, opts, &rules, &manifest, before, &chosen, &changes);
-    remove_file(&workspace.file(DIFF_FILE))?;
+    workspace.remove(DIFF_FILE)?;
     let (handbook, model) = rebuilt?;
     for id in &chosen.vanished {
         // The handbook no longer holds what a deleted transcript taught; neither does the state.
@@ -113,14 +112,14 @@ pub(crate) fn consolidate(
 
 /// Sync the mechanical inputs to exactly the selection.
 fn sync(workspace: &Workspace, chosen: &Chosen) -> Result<()> {
-    remove_file(&workspace.file(DIFF_FILE))?;
+    workspace.remove(DIFF_FILE)?;
     let sync = plan::sync(&chosen.selection);
     for (path, text) in &sync.writes {
         workspace.write(path, text)?;
     }
     let present = workspace.list(ROLLOUT_SUMMARIES)?;
     for name in sync.stale(&present) {
-        remove_file(&workspace.file(&format!("{ROLLOUT_SUMMARIES}/{name}")))?;
+        workspace.remove(&format!("{ROLLOUT_SUMMARIES}/{name}"))?;
     }
     Ok(())
 }

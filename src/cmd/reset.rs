@@ -11,15 +11,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::config::Settings;
-use crate::core::layout::{DIFF_FILE, MEMORY, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::state::{SOURCES_VERSION, Sources};
 use crate::core::words::count;
 use crate::edge::terminal::Terminal;
-use crate::edge::workspace::Workspace;
-
-/// What handbook writes in a workspace, and nothing else.
-const WORKSPACE_ENTRIES: &[&str] =
-    &[MEMORY, SUMMARY, RAW_MEMORIES, ROLLOUT_SUMMARIES, DIFF_FILE, "extensions", "skills"];
+use crate::edge::workspace::{OWN_ENTRIES, Workspace};
 
 /// Run `reset`.
 pub(crate) fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term: &Terminal) -> Result<()> {
@@ -34,7 +29,7 @@ pub(crate) fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration
     }
     let _lock = workspace.lock(lock_wait)?;
     let sources = workspace.load_sources().ok();
-    let found = workspace.clear(WORKSPACE_ENTRIES)?;
+    let found = workspace.clear(OWN_ENTRIES)?;
     let was_empty = !found && sources.as_ref().is_none_or(|s| s.sources.is_empty());
     let excluded = sources.map(|s| s.excluded).unwrap_or_default();
     let excluded_count = excluded.len();

@@ -1,5 +1,5 @@
-//! Every file handbook writes or removes goes through here, on private permissions (folders
-//! 0700, files 0600), with errors that name the path.
+//! Every file handbook writes, removes or reads back goes through here, on private
+//! permissions (folders 0700, files 0600), with errors that name the path.
 //!
 //! Two doors, so a rule about what may be touched lives in one place:
 //! - writes: [`write_atomic`], [`write_if_changed`], [`write_json`] and [`create_new`] all
@@ -9,17 +9,200 @@
 //! - removals: [`remove_file`] and [`remove_tree`] both end in one private `remove`, which
 //!   never follows a symbolic link and takes a path already gone as done.
 //!
-//! The workspace reads its files back through [`read_if_exists`], [`read_json`] and
-//! [`list_dir`]. The lock file is the one file opened elsewhere: [`super::lock`] keeps it
-//! open to hold the lock, and never writes to it.
+//! Inside the workspace every path goes through a [`Home`] first, which walks it from the
+//! home down and refuses a symbolic link, or anything that is not a plain file or folder,
+//! at any step below the home: a link there could point anywhere, and handbook must never
+//! write, remove or read outside its home because of one. The home itself may be a link
+//! (the user chose where it lives). The free functions are for paths the user named
+//! outside the home (`summary --output`). The lock file is the one file opened elsewhere:
+//! [`super::lock`] keeps it open to hold the lock, and never writes to it; its folder and
+//! name are checked here all the same.
 
 use std::fs;
 use std::io::{ErrorKind, Write};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+/// The workspace's root, as the door every path inside it goes through: each method checks
+/// its path (see [`Home::check`]), then does what the free function of the same name does.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Home<'a> {
+    root: &'a Path,
+}
+
+/// What the last step of a checked path is meant to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Last {
+    /// A plain file, or nothing yet.
+    File,
+    /// A plain folder, or nothing yet.
+    Folder,
+    /// Anything: a removal takes a link away and never touches what it points to.
+    Removable,
+}
+
+impl<'a> Home<'a> {
+    pub(crate) fn new(root: &'a Path) -> Home<'a> {
+        Home { root }
+    }
+
+    /// Check that `path` lies below the home and reaches its last step through plain
+    /// folders only, the last step being a plain file or not there yet. The error names the
+    /// first step that is wrong and says what to do with it.
+    ///
+    /// The check and the use of the path are two steps, so a link swapped in between them
+    /// is not caught; only someone who can already write the home could do that.
+    pub(crate) fn check(&self, path: &Path) -> Result<()> {
+        self.walk(path, Last::File)
+    }
+
+    /// One `symlink_metadata` per step below the home, and nothing more: `summary` goes
+    /// through here at every agent start.
+    fn walk(&self, path: &Path, last: Last) -> Result<()> {
+        let Ok(relative) = path.strip_prefix(self.root) else {
+            bail!(
+                "{} is outside the workspace {}; handbook keeps its own files inside its home",
+                path.display(),
+                self.root.display()
+            );
+        };
+        // Every step first: a `..` after a step not there yet would otherwise slip through.
+        if !relative.components().all(|step| matches!(step, Component::Normal(_))) {
+            bail!("{} does not name a place inside the workspace {}", path.display(), self.root.display());
+        }
+        let mut at = self.root.to_path_buf();
+        let mut steps = relative.components().peekable();
+        while let Some(step) = steps.next() {
+            at.push(step);
+            let kind = match fs::symlink_metadata(&at) {
+                Ok(meta) => meta.file_type(),
+                // Nothing there yet: what is created below it is created as plain folders.
+                Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(e).with_context(|| format!("cannot read {}", at.display())),
+            };
+            let is_last = steps.peek().is_none();
+            let plain =
+                if is_last { last == Last::Removable || kind.is_file() || kind.is_dir() } else { kind.is_dir() };
+            if plain {
+                continue;
+            }
+            if kind.is_symlink() {
+                // Only on the way to an error: say what it should be, going by what it is now.
+                let to_folder = fs::metadata(&at).is_ok_and(|m| m.is_dir());
+                let want = if is_last && last == Last::File && !to_folder { "file" } else { "folder" };
+                bail!(
+                    "{} is a symbolic link; handbook does not follow links inside its home: replace it with a plain {want}",
+                    at.display()
+                );
+            }
+            // A file where a folder should be: the operation itself says so, naming it.
+            if kind.is_file() {
+                return Ok(());
+            }
+            bail!(
+                "{} is {}, not a plain file or folder; handbook reads and writes only plain files inside its home: move it away",
+                at.display(),
+                describe(kind)
+            );
+        }
+        Ok(())
+    }
+
+    /// [`ensure_private_dir`], below the home.
+    pub(crate) fn ensure_dir(&self, dir: &Path) -> Result<()> {
+        self.walk(dir, Last::Folder)?;
+        ensure_private_dir(dir)
+    }
+
+    /// [`write_atomic`], below the home.
+    pub(crate) fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<()> {
+        self.check(path)?;
+        write_atomic(path, bytes)
+    }
+
+    /// [`write_if_changed`], below the home.
+    pub(crate) fn write_if_changed(&self, path: &Path, bytes: &[u8]) -> Result<bool> {
+        self.check(path)?;
+        write_if_changed(path, bytes)
+    }
+
+    /// [`create_new`], below the home.
+    pub(crate) fn create_new(&self, path: &Path, bytes: &[u8]) -> Result<bool> {
+        self.check(path)?;
+        create_new(path, bytes)
+    }
+
+    /// [`write_json`], below the home.
+    pub(crate) fn write_json<T: Serialize>(&self, path: &Path, value: &T) -> Result<()> {
+        self.check(path)?;
+        write_json(path, value)
+    }
+
+    /// [`append`], below the home.
+    pub(crate) fn append(&self, path: &Path, bytes: &[u8]) -> Result<()> {
+        self.check(path)?;
+        append(path, bytes)
+    }
+
+    /// [`read_json`], below the home.
+    pub(crate) fn read_json<T: DeserializeOwned>(&self, path: &Path) -> Result<Option<T>> {
+        self.check(path)?;
+        read_json(path)
+    }
+
+    /// [`read_if_exists`], below the home.
+    pub(crate) fn read_if_exists(&self, path: &Path) -> Result<Option<Vec<u8>>> {
+        self.check(path)?;
+        read_if_exists(path)
+    }
+
+    /// True when `path` is there, as a plain file or folder.
+    pub(crate) fn exists(&self, path: &Path) -> Result<bool> {
+        self.check(path)?;
+        Ok(fs::symlink_metadata(path).is_ok())
+    }
+
+    /// [`list_dir`], below the home. The entries themselves are checked when they are used.
+    pub(crate) fn list_dir(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        self.walk(dir, Last::Folder)?;
+        list_dir(dir)
+    }
+
+    /// [`remove_file`], below the home: a link at the last step is removed, not followed.
+    pub(crate) fn remove_file(&self, path: &Path) -> Result<()> {
+        self.walk(path, Last::Removable)?;
+        remove_file(path)
+    }
+
+    /// [`remove_tree`], below the home: a link at the last step is removed, not followed.
+    pub(crate) fn remove_tree(&self, path: &Path) -> Result<()> {
+        self.walk(path, Last::Removable)?;
+        remove_tree(path)
+    }
+}
+
+/// What a thing that is neither a file, a folder nor a link is, for an error message.
+fn describe(kind: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = kind;
+    "something else"
+}
 
 /// Create `dir` and its parents, private to the user.
 pub(crate) fn ensure_private_dir(dir: &Path) -> Result<()> {
@@ -298,6 +481,128 @@ mod tests {
         assert!(format!("{err:#}").contains(&format!("cannot read {}", blocker.display())), "{err:#}");
         let err = write_atomic(&folder, b"x").unwrap_err();
         assert!(format!("{err:#}").contains(&format!("cannot replace {}", folder.display())), "{err:#}");
+    }
+
+    /// A home with `inside/` linked to a folder outside holding `keep.md`; the home, the
+    /// outside folder, and the link.
+    #[cfg(unix)]
+    fn home_with_a_linked_folder() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
+        let home = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("keep.md"), "keep me").unwrap();
+        let link = home.path().join("inside");
+        std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+        (home, outside, link)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn nothing_goes_through_a_linked_folder_inside_the_home() {
+        let (root, outside, link) = home_with_a_linked_folder();
+        let home = Home::new(root.path());
+        let file = link.join("keep.md");
+        let deeper = link.join("deeper/new.md");
+        let expected = format!(
+            "{} is a symbolic link; handbook does not follow links inside its home: replace it with a plain folder",
+            link.display()
+        );
+        let refusals = [
+            home.write_atomic(&file, b"x").unwrap_err(),
+            home.write_if_changed(&file, b"x").unwrap_err(),
+            home.create_new(&link.join("new.md"), b"x").unwrap_err(),
+            home.write_json(&deeper, &1).unwrap_err(),
+            home.append(&file, b"x").unwrap_err(),
+            home.ensure_dir(&link.join("deeper")).unwrap_err(),
+            home.read_if_exists(&file).unwrap_err(),
+            home.read_json::<u32>(&file).unwrap_err(),
+            home.exists(&file).unwrap_err(),
+            home.list_dir(&link).unwrap_err(),
+            home.remove_file(&file).unwrap_err(),
+            home.remove_tree(&link.join("keep.md")).unwrap_err(),
+        ];
+        for err in refusals {
+            assert_eq!(format!("{err:#}"), expected);
+        }
+        assert_eq!(list_dir(outside.path()).unwrap(), vec![outside.path().join("keep.md")]);
+        assert_eq!(fs::read(outside.path().join("keep.md")).unwrap(), b"keep me");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_file_is_neither_read_nor_written_and_removing_it_keeps_its_target() {
+        let (root, outside, _) = home_with_a_linked_folder();
+        let home = Home::new(root.path());
+        let link = root.path().join("note.md");
+        std::os::unix::fs::symlink(outside.path().join("keep.md"), &link).unwrap();
+        let expected = format!(
+            "{} is a symbolic link; handbook does not follow links inside its home: replace it with a plain file",
+            link.display()
+        );
+        assert_eq!(format!("{:#}", home.read_if_exists(&link).unwrap_err()), expected);
+        assert_eq!(format!("{:#}", home.write_atomic(&link, b"x").unwrap_err()), expected);
+        // A link to a folder where a file is expected is still said to want a folder.
+        let folder_link = root.path().join("inside");
+        let err = home.read_if_exists(&folder_link).unwrap_err();
+        assert!(format!("{err:#}").ends_with("replace it with a plain folder"), "{err:#}");
+        home.remove_file(&link).unwrap();
+        home.remove_tree(&folder_link).unwrap();
+        assert!(fs::symlink_metadata(&link).is_err() && fs::symlink_metadata(&folder_link).is_err());
+        assert_eq!(fs::read(outside.path().join("keep.md")).unwrap(), b"keep me");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_home_is_followed_and_what_is_below_it_checked() {
+        let (_root, outside, link) = home_with_a_linked_folder();
+        let home = Home::new(&link);
+        home.write_json(&link.join("state/a.json"), &7).unwrap();
+        assert_eq!(home.read_json::<u32>(&link.join("state/a.json")).unwrap(), Some(7));
+        assert_eq!(home.read_if_exists(&link.join("keep.md")).unwrap().as_deref(), Some(&b"keep me"[..]));
+        assert!(outside.path().join("state/a.json").is_file());
+        assert_eq!(home.list_dir(&link).unwrap().len(), 2);
+        std::os::unix::fs::symlink(outside.path(), outside.path().join("loop")).unwrap();
+        let err = home.list_dir(&link.join("loop")).unwrap_err();
+        assert!(format!("{err:#}").contains("loop is a symbolic link"), "{err:#}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn something_that_is_not_a_plain_file_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let home = Home::new(root.path());
+        let socket = root.path().join("MEMORY.md");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let err = home.read_if_exists(&socket).unwrap_err();
+        assert_eq!(
+            format!("{err:#}"),
+            format!(
+                "{} is a socket, not a plain file or folder; handbook reads and writes only plain files inside its home: move it away",
+                socket.display()
+            )
+        );
+        assert!(home.write_atomic(&socket, b"x").is_err());
+        home.remove_file(&socket).unwrap();
+    }
+
+    #[test]
+    fn a_path_outside_the_home_or_climbing_out_of_it_is_refused() {
+        let base = tempfile::tempdir().unwrap();
+        let root = base.path().join("home");
+        fs::create_dir(&root).unwrap();
+        let home = Home::new(&root);
+        let elsewhere = base.path().join("elsewhere.md");
+        let err = home.write_atomic(&elsewhere, b"x").unwrap_err();
+        assert!(format!("{err:#}").contains("is outside the workspace"), "{err:#}");
+        let climbing = root.join("notes/../../x.md");
+        let err = home.write_atomic(&climbing, b"x").unwrap_err();
+        assert!(format!("{err:#}").contains("does not name a place inside the workspace"), "{err:#}");
+        assert_eq!(list_dir(base.path()).unwrap(), vec![root.clone()], "nothing was written beside the home");
+        assert!(list_dir(&root).unwrap().is_empty());
+        // Plain files and folders, present or not, pass.
+        home.write_atomic(&root.join("a/b.md"), b"x").unwrap();
+        assert_eq!(home.read_if_exists(&root.join("a/b.md")).unwrap().as_deref(), Some(&b"x"[..]));
+        assert_eq!(home.read_if_exists(&root.join("a/c/missing.md")).unwrap(), None);
+        assert!(home.exists(&root.join("a")).unwrap());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use super::fsio::ensure_private_dir;
+use super::fsio::Home;
 
 /// Held while a run writes the workspace; dropping it releases the lock.
 #[derive(Debug)]
@@ -35,11 +35,14 @@ impl std::fmt::Display for LockHeld {
 
 impl std::error::Error for LockHeld {}
 
-/// Take the lock at `path`, waiting up to `wait` for another run to release it.
-pub(crate) fn acquire(path: &Path, wait: Duration) -> Result<WorkspaceLock> {
+/// Take the lock at `path` below `home`, waiting up to `wait` for another run to release it.
+/// A lock reached through a link would be a lock on some other file, so neither its folder
+/// nor the file itself may be one.
+pub(crate) fn acquire(home: Home<'_>, path: &Path, wait: Duration) -> Result<WorkspaceLock> {
     if let Some(dir) = path.parent() {
-        ensure_private_dir(dir)?;
+        home.ensure_dir(dir)?;
     }
+    home.check(path)?;
     let mut options = OpenOptions::new();
     options.create(true).truncate(false).write(true);
     #[cfg(unix)]
@@ -70,11 +73,29 @@ mod tests {
     #[test]
     fn a_second_holder_waits_then_gives_up() {
         let dir = tempfile::tempdir().unwrap();
+        let home = Home::new(dir.path());
         let path = dir.path().join(".handbook/lock");
-        let first = acquire(&path, Duration::ZERO).unwrap();
-        let err = acquire(&path, Duration::from_millis(120)).unwrap_err();
+        let first = acquire(home, &path, Duration::ZERO).unwrap();
+        let err = acquire(home, &path, Duration::from_millis(120)).unwrap_err();
         assert!(err.downcast_ref::<LockHeld>().is_some());
         drop(first);
-        acquire(&path, Duration::ZERO).unwrap();
+        acquire(home, &path, Duration::ZERO).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_through_a_link_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let home = Home::new(dir.path());
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(".handbook")).unwrap();
+        let err = acquire(home, &dir.path().join(".handbook/lock"), Duration::ZERO).unwrap_err();
+        assert!(format!("{err:#}").contains(".handbook is a symbolic link"), "{err:#}");
+        std::fs::remove_file(dir.path().join(".handbook")).unwrap();
+        std::fs::create_dir(dir.path().join(".handbook")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("lock"), dir.path().join(".handbook/lock")).unwrap();
+        let err = acquire(home, &dir.path().join(".handbook/lock"), Duration::ZERO).unwrap_err();
+        assert!(format!("{err:#}").contains("lock is a symbolic link"), "{err:#}");
+        assert!(std::fs::read_dir(outside.path()).unwrap().next().is_none(), "no lock file was created outside");
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::git::Projects;
 use super::parallel;
@@ -45,12 +45,7 @@ pub(crate) fn read_workspace(
 
 /// A workspace file's documents that can match and its size; `None` when it is gone.
 fn read_file(workspace: &Workspace, relative: &str, kind: Kind, query: &Query) -> Result<Option<(Split, usize)>> {
-    let path = workspace.file(relative);
-    let raw = match std::fs::read(&path) {
-        Ok(raw) => raw,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
+    let Some(raw) = workspace.read_bytes(relative)? else { return Ok(None) };
     Ok(Some((file_split(kind, relative, &raw, query), raw.len())))
 }
 
@@ -70,23 +65,11 @@ fn workspace_files(workspace: &Workspace, scope: SearchScope) -> Result<Vec<(Str
     Ok(files)
 }
 
-/// The `.md` files directly in a workspace folder, sorted; none when it does not exist.
+/// The `.md` entries directly in a workspace folder, sorted; none when it does not exist.
+/// One that is not a plain file is refused when it is read, with a warning naming it.
 fn markdown_in(workspace: &Workspace, dir: &str) -> Result<Vec<String>> {
-    let path = workspace.file(dir);
-    let entries = match std::fs::read_dir(&path) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let mut files: Vec<String> = entries
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.ends_with(".md"))
-        .map(|name| format!("{dir}/{name}"))
-        .collect();
-    files.sort();
-    Ok(files)
+    let names = workspace.list(dir)?;
+    Ok(names.into_iter().filter(|name| name.ends_with(".md")).map(|name| format!("{dir}/{name}")).collect())
 }
 
 /// Add the transcripts extraction has read (and not excluded) to the corpus, line by line

@@ -7,18 +7,19 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use super::fsio::{
-    append, create_new, ensure_private_dir, list_dir, read_if_exists, read_json, remove_file, remove_tree,
-    write_atomic, write_if_changed, write_json,
-};
+use super::fsio::{Home, ensure_private_dir};
 use super::lock::{WorkspaceLock, acquire};
 use crate::core::consolidate::edits::Edits;
-use crate::core::layout::{DIFF_FILE, NOTES_DIR};
+use crate::core::layout::{DIFF_FILE, MEMORY, NOTES_DIR, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
 use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::journal;
 use crate::core::state::{RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, usage};
+
+/// The entries at the top of the home that are handbook's own (the rest is the user's).
+pub(crate) const OWN_ENTRIES: &[&str] =
+    &[MEMORY, SUMMARY, RAW_MEMORIES, ROLLOUT_SUMMARIES, DIFF_FILE, "extensions", "skills"];
 
 /// Where the journal of `sources.json` stands after loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +43,12 @@ impl Workspace {
         Workspace { home: home.to_path_buf() }
     }
 
+    /// The door every read, write and removal below the home goes through: it refuses a
+    /// path that passes through a link.
+    fn fs(&self) -> Home<'_> {
+        Home::new(&self.home)
+    }
+
     /// `.handbook/`: private state, never shown to agents.
     pub(crate) fn state_dir(&self) -> PathBuf {
         self.home.join(".handbook")
@@ -61,14 +68,15 @@ impl Workspace {
 
     /// Create the home and its state folder, private to the user.
     pub(crate) fn create(&self) -> Result<()> {
+        // The home itself may be a link: the user chose where it lives.
         ensure_private_dir(&self.home)?;
-        ensure_private_dir(&self.state_dir())
+        self.fs().ensure_dir(&self.state_dir())
     }
 
     /// Take the workspace lock, waiting up to `wait` for another run.
     pub(crate) fn lock(&self, wait: Duration) -> Result<WorkspaceLock> {
         self.create()?;
-        acquire(&self.state_dir().join("lock"), wait)
+        acquire(self.fs(), &self.state_dir().join("lock"), wait)
     }
 
     fn sources_log_path(&self) -> PathBuf {
@@ -83,7 +91,7 @@ impl Workspace {
     /// The state, and where its journal stands (for [`Workspace::save_source_changes`]).
     pub(crate) fn load_sources_journaled(&self) -> Result<(Sources, JournalState)> {
         let path = self.sources_path();
-        let bytes = read_if_exists(&path)?;
+        let bytes = self.fs().read_if_exists(&path)?;
         let base = journal::base_of(bytes.as_deref().unwrap_or_default());
         let mut sources: Sources = match bytes {
             Some(bytes) => serde_json::from_slice(&bytes)
@@ -93,7 +101,7 @@ impl Workspace {
         if sources.version > SOURCES_VERSION {
             bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), sources.version);
         }
-        let log = read_if_exists(&self.sources_log_path())?.unwrap_or_default();
+        let log = self.fs().read_if_exists(&self.sources_log_path())?.unwrap_or_default();
         let replayed = journal::replay(&mut sources, &base, &String::from_utf8_lossy(&log));
         let damaged = replayed.damaged.iter().map(|line| format!("{}:{line}", self.sources_log_path().display()));
         let damaged = damaged.map(|at| format!("{at}: damaged journal line; skipped (its transcript is read again)"));
@@ -102,8 +110,8 @@ impl Workspace {
 
     /// Rewrite `sources.json` whole, and drop the journal it now holds.
     pub(crate) fn save_sources(&self, sources: &Sources) -> Result<()> {
-        write_json(&self.sources_path(), sources)?;
-        remove_file(&self.sources_log_path())
+        self.fs().write_json(&self.sources_path(), sources)?;
+        self.fs().remove_file(&self.sources_log_path())
     }
 
     /// Save what a run changed: appended to the journal, or, once the journal is as long as
@@ -117,17 +125,19 @@ impl Workspace {
         at: jiff::Timestamp,
     ) -> Result<()> {
         let (text, count) = journal::lines(&journal_state.base, changes, at);
-        if !self.sources_path().exists() || journal::compact_now(journal_state.lines + count, sources.sources.len()) {
+        if !self.fs().exists(&self.sources_path())?
+            || journal::compact_now(journal_state.lines + count, sources.sources.len())
+        {
             return self.save_sources(sources);
         }
-        append(&self.sources_log_path(), text.as_bytes())
+        self.fs().append(&self.sources_log_path(), text.as_bytes())
     }
 
     /// The stored stage-1 record of a session, if any. A record of a newer or damaged shape
     /// is an error that names the file.
     pub(crate) fn load_stage1(&self, session_id: &str) -> Result<Option<Stage1>> {
         let path = self.stage1_path(session_id);
-        let record: Option<Stage1> = read_json(&path)?;
+        let record: Option<Stage1> = self.fs().read_json(&path)?;
         if let Some(r) = &record
             && r.version > STAGE1_VERSION
         {
@@ -137,12 +147,13 @@ impl Workspace {
     }
 
     pub(crate) fn save_stage1(&self, record: &Stage1) -> Result<()> {
-        write_json(&self.stage1_path(&record.session_id), record)
+        self.fs()
+            .write_json(&self.stage1_path(&record.session_id), record)
             .with_context(|| format!("cannot store the extraction of session {}", record.session_id))
     }
 
     pub(crate) fn remove_stage1(&self, session_id: &str) -> Result<()> {
-        remove_file(&self.stage1_path(session_id))
+        self.fs().remove_file(&self.stage1_path(session_id))
     }
 
     /// A stored record, or `None` with a warning through `warn` when it is damaged: one bad
@@ -202,11 +213,11 @@ impl Workspace {
     /// through `warn` and skipped: one bad file never stops a run.
     pub(crate) fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
         let mut records = Vec::new();
-        for path in list_dir(&self.stage1_dir())? {
+        for path in self.fs().list_dir(&self.stage1_dir())? {
             if path.extension().is_none_or(|e| e != "json") {
                 continue;
             }
-            match read_json::<Stage1>(&path) {
+            match self.fs().read_json::<Stage1>(&path) {
                 Ok(Some(record)) if record.version <= STAGE1_VERSION => records.push(record),
                 Ok(Some(record)) => warn(format!(
                     "{}: written by a newer handbook (version {}); skipped",
@@ -226,6 +237,11 @@ impl Workspace {
         self.home.join(relative)
     }
 
+    /// Remove a workspace file (one already gone is fine), never through a link.
+    pub(crate) fn remove(&self, relative: &str) -> Result<()> {
+        self.fs().remove_file(&self.file(relative))
+    }
+
     /// Read a workspace file, or `None` when it does not exist.
     pub(crate) fn read(&self, relative: &str) -> Result<Option<String>> {
         Ok(self.read_bytes(relative)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
@@ -233,13 +249,13 @@ impl Workspace {
 
     /// Write a workspace file atomically, only when its bytes change.
     pub(crate) fn write(&self, relative: &str, text: &str) -> Result<()> {
-        write_if_changed(&self.file(relative), text.as_bytes()).map(drop)
+        self.fs().write_if_changed(&self.file(relative), text.as_bytes()).map(drop)
     }
 
     /// Create a workspace file that must not exist yet, never replacing one: false when
     /// the name is taken.
     pub(crate) fn create_new(&self, relative: &str, text: &str) -> Result<bool> {
-        create_new(&self.file(relative), text.as_bytes())
+        self.fs().create_new(&self.file(relative), text.as_bytes())
     }
 
     /// Every regular file of the workspace (not `.handbook/`, not the diff file, not
@@ -257,7 +273,17 @@ impl Workspace {
         });
         for entry in walk {
             let entry = entry.with_context(|| format!("cannot read the workspace {}", self.home.display()))?;
-            if !entry.file_type().is_file() {
+            let kind = entry.file_type();
+            if kind.is_dir() {
+                continue;
+            }
+            if !kind.is_file() {
+                // A link among handbook's own files would be written or read through later,
+                // or silently left out now; one the user keeps beside them is theirs.
+                let own = entry.depth() > 1 || OWN_ENTRIES.iter().any(|own| entry.file_name() == *own);
+                if own {
+                    self.fs().check(entry.path())?;
+                }
                 continue;
             }
             let relative = entry.path().strip_prefix(&self.home).unwrap_or(entry.path());
@@ -266,7 +292,7 @@ impl Workspace {
                 continue;
             }
             // A file removed since the walk listed it is simply not part of the snapshot.
-            if let Some(bytes) = read_if_exists(entry.path())? {
+            if let Some(bytes) = self.fs().read_if_exists(entry.path())? {
                 files.insert(relative, bytes);
             }
         }
@@ -276,7 +302,7 @@ impl Workspace {
     pub(crate) fn load_manifest(&self) -> Result<Manifest> {
         let path = self.state_dir().join("manifest.json");
         let manifest: Manifest =
-            read_json(&path)?.unwrap_or(Manifest { version: MANIFEST_VERSION, ..Manifest::default() });
+            self.fs().read_json(&path)?.unwrap_or(Manifest { version: MANIFEST_VERSION, ..Manifest::default() });
         if manifest.version > MANIFEST_VERSION {
             bail!(
                 "{} was written by a newer handbook (version {}); upgrade handbook",
@@ -288,7 +314,7 @@ impl Workspace {
     }
 
     pub(crate) fn save_manifest(&self, manifest: &Manifest) -> Result<()> {
-        write_json(&self.state_dir().join("manifest.json"), manifest)
+        self.fs().write_json(&self.state_dir().join("manifest.json"), manifest)
     }
 
     fn object_path(&self, hash: &str) -> PathBuf {
@@ -303,25 +329,25 @@ impl Workspace {
         // spares a synced write of every baseline file at every consolidation.
         // A plain atomic write, not a no-clobber one: some network and FUSE homes cannot
         // refuse to replace, and replacing a copy with the same bytes is harmless.
-        if !path.exists() {
-            write_atomic(&path, bytes)?;
+        if !self.fs().exists(&path)? {
+            self.fs().write_atomic(&path, bytes)?;
         }
         Ok(hash)
     }
 
     /// A workspace file's bytes, or `None` when it does not exist.
     pub(crate) fn read_bytes(&self, relative: &str) -> Result<Option<Vec<u8>>> {
-        read_if_exists(&self.file(relative))
+        self.fs().read_if_exists(&self.file(relative))
     }
 
     /// The baseline contents stored under `hash`.
     pub(crate) fn object(&self, hash: &str) -> Result<Option<String>> {
-        Ok(read_if_exists(&self.object_path(hash))?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+        Ok(self.fs().read_if_exists(&self.object_path(hash))?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// The names of the entries of a workspace folder, sorted; none when it does not exist.
     pub(crate) fn list(&self, relative: &str) -> Result<Vec<String>> {
-        let entries = list_dir(&self.file(relative))?;
+        let entries = self.fs().list_dir(&self.file(relative))?;
         Ok(entries.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect())
     }
 
@@ -339,44 +365,46 @@ impl Workspace {
     /// Remove stored contents no longer referenced by `keep`.
     pub(crate) fn prune_objects(&self, keep: &BTreeSet<&String>) -> Result<()> {
         // Pruning only tidies: a folder that cannot be listed keeps its copies for next time.
-        for path in list_dir(&self.state_dir().join("objects")).unwrap_or_default() {
+        for path in self.fs().list_dir(&self.state_dir().join("objects")).unwrap_or_default() {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if !keep.iter().any(|k| **k == name) {
-                remove_file(&path)?;
+                self.fs().remove_file(&path)?;
             }
         }
         Ok(())
     }
 
     pub(crate) fn load_edits(&self) -> Result<Edits> {
-        Ok(read_json(&self.state_dir().join("edits.json"))?.unwrap_or_default())
+        Ok(self.fs().read_json(&self.state_dir().join("edits.json"))?.unwrap_or_default())
     }
 
     pub(crate) fn save_edits(&self, edits: &Edits) -> Result<()> {
-        write_json(&self.state_dir().join("edits.json"), edits)
+        self.fs().write_json(&self.state_dir().join("edits.json"), edits)
     }
 
     pub(crate) fn load_pending(&self) -> Result<Pending> {
-        Ok(read_json(&self.state_dir().join("pending.json"))?.unwrap_or_default())
+        Ok(self.fs().read_json(&self.state_dir().join("pending.json"))?.unwrap_or_default())
     }
 
     pub(crate) fn save_pending(&self, pending: &Pending) -> Result<()> {
-        write_json(&self.state_dir().join("pending.json"), pending)
+        self.fs().write_json(&self.state_dir().join("pending.json"), pending)
     }
 
     pub(crate) fn clear_pending(&self) -> Result<()> {
-        remove_file(&self.state_dir().join("pending.json"))
+        self.fs().remove_file(&self.state_dir().join("pending.json"))
     }
 
     /// The notes, in file-name order.
     pub(crate) fn notes(&self) -> Result<Vec<Note>> {
         let mut notes = Vec::new();
-        for path in list_dir(&self.home.join(NOTES_DIR))? {
-            if path.extension().is_none_or(|e| e != "md") || !path.is_file() {
+        for path in self.fs().list_dir(&self.home.join(NOTES_DIR))? {
+            // A folder is not a note; a link is refused when it is read, naming it.
+            let folder = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+            if path.extension().is_none_or(|e| e != "md") || folder {
                 continue;
             }
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let Some(text) = read_if_exists(&path)? else { continue };
+            let Some(text) = self.fs().read_if_exists(&path)? else { continue };
             notes.push(notes::parse(&format!("{NOTES_DIR}/{name}"), &String::from_utf8_lossy(&text)));
         }
         notes.sort_by(|a, b| a.file.cmp(&b.file));
@@ -421,23 +449,23 @@ impl Workspace {
     pub(crate) fn clear(&self, entries: &[&str]) -> Result<bool> {
         let mut found = entries.iter().any(|name| self.file(name).exists());
         for name in entries {
-            remove_tree(&self.file(name))?;
+            self.fs().remove_tree(&self.file(name))?;
         }
-        for path in list_dir(&self.state_dir())? {
+        for path in self.fs().list_dir(&self.state_dir())? {
             let name = path.file_name().and_then(|n| n.to_str());
             // The lock stays: it is held right now, and removing it would let another run in.
             if name == Some("lock") {
                 continue;
             }
             found |= name != Some("sources.json");
-            remove_tree(&path)?;
+            self.fs().remove_tree(&path)?;
         }
         Ok(found)
     }
 
     /// How many entries the home holds besides `.handbook/`.
     pub(crate) fn other_entries(&self) -> usize {
-        list_dir(&self.home).map_or(0, |paths| paths.iter().filter(|p| !p.ends_with(".handbook")).count())
+        self.fs().list_dir(&self.home).map_or(0, |paths| paths.iter().filter(|p| !p.ends_with(".handbook")).count())
     }
 }
 
