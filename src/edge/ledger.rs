@@ -40,6 +40,10 @@ impl<'a> Ledger<'a> {
         for warning in &journal.warnings {
             term.warn(warning);
         }
+        // Said even by a quiet run: the state was rebuilt because something went wrong.
+        for note in &journal.notes {
+            term.warn(note);
+        }
         let presence = presence(&sources, present);
         let store = Store::new(sources, presence);
         Ok(Ledger { workspace, term, store, journal, dry_run, usage_changed: BTreeSet::new() })

@@ -18,7 +18,9 @@ use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash}
 use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::journal;
-use crate::core::state::{RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, usage};
+use crate::core::state::{
+    FORGOTTEN_VERSION, Forgotten, RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note, usage,
+};
 
 /// Where the journal of `sources.json` stands after loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +31,8 @@ pub(crate) struct JournalState {
     lines: usize,
     /// Damaged lines skipped, to report.
     pub(crate) warnings: Vec<String>,
+    /// What a rebuild of the state recovered, to report.
+    pub(crate) notes: Vec<String>,
 }
 
 /// Paths of one workspace.
@@ -80,11 +84,14 @@ impl Workspace {
         Ok(self.load_sources_journaled()?.0)
     }
 
-    /// The state, and where its journal stands (for [`Workspace::save_source_changes`]).
+    /// The state, and where its journal stands (for [`Workspace::save_source_changes`]). The
+    /// forgotten sessions are those of `forgotten.json` and of `sources.json` together, so a
+    /// rebuilt (or an earlier version's) state file forgets none of them.
     pub(crate) fn load_sources_journaled(&self) -> Result<(Sources, JournalState)> {
         let path = self.sources_path();
         let bytes = read_if_exists(&path)?;
         let base = journal::base_of(bytes.as_deref().unwrap_or_default());
+        let found = bytes.is_some();
         let mut sources: Sources = match bytes {
             Some(bytes) => serde_json::from_slice(&bytes)
                 .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display()))?,
@@ -93,15 +100,56 @@ impl Workspace {
         if sources.version > SOURCES_VERSION {
             bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), sources.version);
         }
+        let forgotten = self.load_forgotten()?;
+        let notes = rebuilt_note(found, forgotten.len()).into_iter().collect();
+        sources.excluded.extend(forgotten);
         let log = read_if_exists(&self.sources_log_path())?.unwrap_or_default();
         let replayed = journal::replay(&mut sources, &base, &String::from_utf8_lossy(&log));
         let damaged = replayed.damaged.iter().map(|line| format!("{}:{line}", self.sources_log_path().display()));
         let damaged = damaged.map(|at| format!("{at}: damaged journal line; skipped (its transcript is read again)"));
-        Ok((sources, JournalState { base, lines: replayed.applied, warnings: damaged.collect() }))
+        Ok((sources, JournalState { base, lines: replayed.applied, warnings: damaged.collect(), notes }))
+    }
+
+    fn forgotten_path(&self) -> PathBuf {
+        self.state_dir().join("forgotten.json")
+    }
+
+    /// The sessions `forgotten.json` lists; none when it does not exist. A damaged file is an
+    /// error: moving it aside would bring its sessions back.
+    pub(crate) fn load_forgotten(&self) -> Result<BTreeSet<String>> {
+        let path = self.forgotten_path();
+        let Some(bytes) = read_if_exists(&path)? else { return Ok(BTreeSet::new()) };
+        let forgotten: Forgotten = serde_json::from_slice(&bytes).with_context(|| {
+            format!(
+                "{} is damaged; repair it (it lists the forgotten session ids), or move it aside and forget them again",
+                path.display()
+            )
+        })?;
+        if forgotten.version > FORGOTTEN_VERSION {
+            bail!(
+                "{} was written by a newer handbook (version {}); upgrade handbook",
+                path.display(),
+                forgotten.version
+            );
+        }
+        Ok(forgotten.sessions)
+    }
+
+    /// Keep the forgotten sessions in their own file, atomically, and only when the list
+    /// changed (it is written before every state file it goes with).
+    fn save_forgotten(&self, sessions: &BTreeSet<String>) -> Result<()> {
+        if sessions.is_empty() && !self.forgotten_path().exists() {
+            return Ok(());
+        }
+        let mut bytes = serde_json::to_vec_pretty(&Forgotten::new(sessions))
+            .with_context(|| format!("cannot encode {}", self.forgotten_path().display()))?;
+        bytes.push(b'\n');
+        write_if_changed(&self.forgotten_path(), &bytes).map(drop)
     }
 
     /// Rewrite `sources.json` whole, and drop the journal it now holds.
     pub(crate) fn save_sources(&self, sources: &Sources) -> Result<()> {
+        self.save_forgotten(&sources.excluded)?;
         write_json(&self.sources_path(), sources)?;
         remove_file(&self.sources_log_path())
     }
@@ -117,6 +165,8 @@ impl Workspace {
         at: jiff::Timestamp,
     ) -> Result<()> {
         let (text, count) = journal::lines(&journal_state.base, changes, at);
+        // A list an earlier version kept in `sources.json` alone moves to its own file now.
+        self.save_forgotten(&sources.excluded)?;
         if !self.sources_path().exists() || journal::compact_now(journal_state.lines + count, sources.sources.len()) {
             return self.save_sources(sources);
         }
@@ -426,7 +476,8 @@ impl Workspace {
         for path in list_dir(&self.state_dir())? {
             let name = path.file_name().and_then(|n| n.to_str());
             // The lock stays: it is held right now, and removing it would let another run in.
-            if name == Some("lock") {
+            // The forgotten sessions stay forgotten.
+            if name == Some("lock") || name == Some("forgotten.json") {
                 continue;
             }
             found |= name != Some("sources.json");
