@@ -75,3 +75,63 @@ fn a_reset_of_a_damaged_state_keeps_the_forgotten_sessions() {
     update(&hb, dir.path());
     assert!(hb.stage1(GENERIC).is_none(), "a forgotten session was extracted again");
 }
+
+/// True when permissions hold here: not so for root, which reads a file of mode 000.
+#[cfg(unix)]
+fn permissions_hold() -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let probe = dir.path().join("probe");
+    fs::write(&probe, "x").unwrap();
+    fs::set_permissions(&probe, fs::Permissions::from_mode(0o000)).unwrap();
+    fs::read(&probe).is_err()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_source_folder_that_cannot_be_read_keeps_its_lessons() {
+    use std::os::unix::fs::PermissionsExt;
+    if !permissions_hold() {
+        eprintln!("skipped: permissions do not hold for this user");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("sessions");
+    copy_tree(&fixtures().join("generic"), &folder);
+    let hb = Handbook::new();
+    update(&hb, dir.path());
+    fs::set_permissions(&folder, fs::Permissions::from_mode(0o000)).unwrap();
+    let output = hb.cmd().args(["--json", "extract", "--all"]).arg(dir.path()).output().unwrap();
+    let consolidated = hb.cmd().args(["consolidate", "--force"]).output().unwrap();
+    fs::set_permissions(&folder, fs::Permissions::from_mode(0o755)).unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && consolidated.status.success(), "{stderr}");
+    assert!(stderr.contains("cannot read") && stderr.contains("sessions"), "{stderr}");
+    assert_eq!(crate::common::coverage(&crate::common::json_lines(&output.stdout))["vanished"], 0, "{stderr}");
+    assert!(hb.stage1(GENERIC).is_some(), "what was learned from an unreadable folder was dropped");
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    assert!(memory.contains(GENERIC), "{memory}");
+}
+
+/// A folder that cannot be reached for another reason than permissions (here a symbolic link
+/// to itself, as a broken mount can be): its transcripts are not known to be gone.
+#[cfg(unix)]
+#[test]
+fn a_source_folder_that_cannot_be_reached_keeps_its_lessons() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("sessions");
+    copy_tree(&fixtures().join("generic"), &folder);
+    let hb = Handbook::new();
+    update(&hb, dir.path());
+    let aside = tempfile::tempdir().unwrap();
+    fs::rename(&folder, aside.path().join("sessions")).unwrap();
+    std::os::unix::fs::symlink(&folder, &folder).unwrap();
+    let output = hb.cmd().args(["--json", "extract", "--all"]).arg(dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(crate::common::coverage(&crate::common::json_lines(&output.stdout))["vanished"], 0, "{stderr}");
+    hb.cmd().args(["consolidate", "--force"]).assert().success();
+    assert!(hb.stage1(GENERIC).is_some(), "what was learned from an unreachable folder was dropped");
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    assert!(memory.contains(GENERIC), "{memory}");
+}
