@@ -135,3 +135,32 @@ fn a_source_folder_that_cannot_be_reached_keeps_its_lessons() {
     let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
     assert!(memory.contains(GENERIC), "{memory}");
 }
+
+/// The path of a session's stage-1 record.
+fn record_path(hb: &Handbook, session_id: &str) -> std::path::PathBuf {
+    hb.state().join("stage1").join(handbook::core::stage1::file_name(session_id))
+}
+
+#[test]
+fn a_record_moved_aside_is_rebuilt_from_its_transcript() {
+    let (hb, dir) = updated_generic();
+    let record = record_path(&hb, GENERIC);
+    fs::rename(&record, hb.state().join("record.aside")).unwrap();
+    let stderr = update(&hb, dir.path());
+    assert!(record.exists(), "nothing rebuilt the record: {stderr}");
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    assert!(memory.contains(GENERIC), "{memory}");
+}
+
+#[test]
+fn a_damaged_record_is_set_aside_and_rebuilt_from_its_transcript() {
+    let (hb, dir) = updated_generic();
+    let record = record_path(&hb, GENERIC);
+    fs::write(&record, "{ torn").unwrap();
+    let stderr = update(&hb, dir.path());
+    assert!(stderr.contains("is damaged") && stderr.contains("read again"), "{stderr}");
+    update(&hb, dir.path());
+    assert!(hb.stage1(GENERIC).is_some(), "nothing rebuilt the record");
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    assert!(memory.contains(GENERIC), "{memory}");
+}

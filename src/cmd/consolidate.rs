@@ -75,7 +75,7 @@ pub(crate) fn consolidate(
         return Ok(Report::cooldown(next_allowed, opts.engine.describe()));
     }
     let sources = workspace.load_sources()?;
-    let records = workspace.all_stage1(&mut |warning| term.warn(&warning))?;
+    let records = workspace.all_stage1_setting_aside_damaged(&mut |warning| term.warn(&warning))?;
     let chosen = plan::choose(records, &sources, &rules);
     sync(workspace, &chosen)?;
     fault::point(settings, "after-sync");

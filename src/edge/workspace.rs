@@ -186,6 +186,11 @@ impl Workspace {
         Ok(record)
     }
 
+    /// True when a session's stage-1 record is a file on disk (its contents unread).
+    pub(crate) fn has_stage1(&self, session_id: &str) -> bool {
+        std::fs::symlink_metadata(self.stage1_path(session_id)).is_ok_and(|m| m.is_file())
+    }
+
     pub(crate) fn save_stage1(&self, record: &Stage1) -> Result<()> {
         write_json(&self.stage1_path(&record.session_id), record)
             .with_context(|| format!("cannot store the extraction of session {}", record.session_id))
@@ -238,7 +243,9 @@ impl Workspace {
         }
         let totals = usage(sources);
         for id in affected {
-            let Some(mut record) = self.load_stage1(id)? else { continue };
+            // A record that cannot be read is rewritten, usage included, when its session is
+            // read again.
+            let Ok(Some(mut record)) = self.load_stage1(id) else { continue };
             let total = totals.get(id).copied().unwrap_or_default();
             if (record.usage_count, record.last_usage) != (total.count, total.last) {
                 (record.usage_count, record.last_usage) = (total.count, total.last);
@@ -251,6 +258,17 @@ impl Workspace {
     /// Every stored stage-1 record, sorted by session id. A damaged record is reported
     /// through `warn` and skipped: one bad file never stops a run.
     pub(crate) fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
+        self.read_all_stage1(false, warn)
+    }
+
+    /// Every stored stage-1 record, as [`Workspace::all_stage1`]; a record that cannot be
+    /// read is also set aside (renamed `<name>.damaged`), so the next `extract` finds it
+    /// missing and reads its session again.
+    pub(crate) fn all_stage1_setting_aside_damaged(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
+        self.read_all_stage1(true, warn)
+    }
+
+    fn read_all_stage1(&self, set_aside: bool, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
         let mut records = Vec::new();
         for path in list_dir(&self.stage1_dir())? {
             if path.extension().is_none_or(|e| e != "json") {
@@ -264,6 +282,7 @@ impl Workspace {
                     record.version
                 )),
                 Ok(None) => {}
+                Err(e) if set_aside => warn(set_aside_damaged(&path, &e)),
                 Err(e) => warn(format!("{e:#}; skipped")),
             }
         }
@@ -489,6 +508,21 @@ impl Workspace {
     /// How many entries the home holds besides `.handbook/`.
     pub(crate) fn other_entries(&self) -> usize {
         list_dir(&self.home).map_or(0, |paths| paths.iter().filter(|p| !p.ends_with(".handbook")).count())
+    }
+}
+
+/// Rename the unreadable record at `path` to `<name>.damaged`; the warning saying so (or
+/// why it could not be).
+fn set_aside_damaged(path: &Path, error: &anyhow::Error) -> String {
+    let aside = path.with_extension("json.damaged");
+    match std::fs::rename(path, &aside) {
+        Ok(()) => {
+            format!(
+                "{error:#}; skipped, and set aside as {}: its session is read again at the next extract",
+                aside.display()
+            )
+        }
+        Err(e) => format!("{error:#}; skipped (cannot set it aside: {e}; move it aside and run extract again)"),
     }
 }
 
