@@ -164,3 +164,54 @@ fn a_damaged_record_is_set_aside_and_rebuilt_from_its_transcript() {
     let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
     assert!(memory.contains(GENERIC), "{memory}");
 }
+
+/// `consolidate --force` at the fixtures' clock; its stderr.
+fn consolidate(hb: &Handbook) -> String {
+    let output = hb.cmd().env("HANDBOOK_NOW", NOW).args(["consolidate", "--force"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    stderr
+}
+
+/// Add a line by hand to MEMORY.md; the file as it is then.
+fn edit_by_hand(hb: &Handbook) -> String {
+    let path = hb.home.path().join("MEMORY.md");
+    let edited = format!("{}- my own line, added by hand\n", fs::read_to_string(&path).unwrap());
+    fs::write(&path, &edited).unwrap();
+    edited
+}
+
+#[test]
+fn without_a_manifest_the_hand_edited_handbook_is_kept() {
+    for damage in ["missing", "damaged"] {
+        let (hb, _dir) = updated_generic();
+        let edited = edit_by_hand(&hb);
+        let manifest = hb.state().join("manifest.json");
+        match damage {
+            "missing" => fs::remove_file(&manifest).unwrap(),
+            _ => fs::write(&manifest, "{ torn").unwrap(),
+        }
+        let stderr = consolidate(&hb);
+        let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+        assert_eq!(memory, edited, "{damage}: the hand-edited MEMORY.md was not kept: {stderr}");
+        assert!(stderr.contains("MEMORY.md and memory_summary.md are kept as they are"), "{damage}: {stderr}");
+        let rebuilt: serde_json::Value = serde_json::from_str(&fs::read_to_string(&manifest).unwrap()).unwrap();
+        assert!(rebuilt["files"]["MEMORY.md"].is_string(), "{damage}: no new baseline");
+        assert!(!consolidate(&hb).contains("kept as they are"), "{damage}: the new baseline is trusted");
+    }
+}
+
+#[test]
+fn garbage_baseline_copies_pin_nothing_and_forget_still_works() {
+    let (hb, _dir) = updated_generic();
+    edit_by_hand(&hb);
+    for entry in fs::read_dir(hb.state().join("objects")).unwrap() {
+        fs::write(entry.unwrap().path(), "garbage").unwrap();
+    }
+    let stderr = consolidate(&hb);
+    hb.cmd().args(["forget", GENERIC]).assert().success();
+    consolidate(&hb);
+    let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
+    assert!(!memory.contains(GENERIC), "a forgotten session stayed, pinned as a hand edit:\n{memory}");
+    assert!(stderr.contains("is missing or damaged"), "{stderr}");
+}

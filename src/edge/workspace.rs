@@ -356,6 +356,20 @@ impl Workspace {
         Ok(manifest)
     }
 
+    /// The baseline, or an empty one with why when `manifest.json` is damaged: a
+    /// consolidation rebuilds it rather than stop. A newer handbook's is still an error.
+    pub(crate) fn load_manifest_or_rebuild(&self) -> Result<(Manifest, Option<String>)> {
+        let path = self.state_dir().join("manifest.json");
+        let parsed = read_if_exists(&path)?.map(|bytes| serde_json::from_slice::<Manifest>(&bytes));
+        match parsed {
+            Some(Err(e)) => {
+                let why = format!("{} is damaged ({e}); the baseline is rebuilt", path.display());
+                Ok((Manifest { version: MANIFEST_VERSION, ..Manifest::default() }, Some(why)))
+            }
+            Some(Ok(_)) | None => Ok((self.load_manifest()?, None)),
+        }
+    }
+
     pub(crate) fn save_manifest(&self, manifest: &Manifest) -> Result<()> {
         write_json(&self.state_dir().join("manifest.json"), manifest)
     }
