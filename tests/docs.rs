@@ -56,8 +56,11 @@ Lines removed from or added to MEMORY.md and memory_summary.md by hand, re\-appl
 \fI<home>/.handbook/sources.json\fR, \fI<home>/.handbook/sources.log\fR
 Every session seen, with its transcript's size, modification time and content hash, its state and last error; the log holds the changes of the runs since the file was last rewritten whole.
 .TP
+\fI<home>/.handbook/forgotten.json\fR
+The sessions \fBhandbook forget\fR excluded; kept through damage to any other state and through \fBreset\fR.
+.TP
 \fI<home>/.handbook/stage1/<session>.json\fR
-What extraction kept of one session.
+What extraction kept of one session. One that cannot be read is renamed \fI.damaged\fR and its session read again.
 .TP
 \fI<home>/.handbook/lock\fR
 Held by every run that writes the workspace.

@@ -7,6 +7,7 @@ mod commands;
 mod common;
 mod config;
 mod consolidate;
+mod damaged;
 mod docs;
 mod engines;
 mod extract;

@@ -7,7 +7,9 @@
 //! contents) moves only at the very end. A run killed anywhere before that leaves the old
 //! baseline, so the next run sees all the changes again and completes them. Files this run
 //! wrote before dying are recorded as pending first, so the next run does not mistake them for
-//! the user's edits.
+//! the user's edits. Without a baseline that can tell those edits from handbook's lines (a
+//! missing or damaged manifest, a lost or damaged stored copy), the generated files are kept
+//! as they are and become the new baseline (see `plan::untrusted_baseline`).
 
 use std::collections::BTreeMap;
 
@@ -19,7 +21,7 @@ use crate::core::consolidate::report::{Outcome, Report};
 use crate::core::consolidate::validate::validate;
 use crate::core::consolidate::{self, Output};
 use crate::core::layout::{DIFF_FILE, MEMORY, ROLLOUT_SUMMARIES, SUMMARY};
-use crate::core::manifest::{self, Change, Manifest, Snapshot};
+use crate::core::manifest::{self, Change, Manifest, Pending, Snapshot};
 use crate::core::tokens::estimate;
 use crate::edge::fault;
 use crate::edge::model::{CONSOLIDATE_TEMPLATES, Consolidation, Model};
@@ -69,12 +71,15 @@ pub(crate) fn consolidate(
 ) -> Result<Report> {
     workspace.create()?;
     let rules = rules(settings, opts);
-    let manifest = workspace.load_manifest()?;
+    let (manifest, damaged) = workspace.load_manifest_or_rebuild()?;
+    if let Some(why) = &damaged {
+        term.warn(why);
+    }
     if let Some(next_allowed) = plan::cooldown_until(&manifest, &rules) {
         return Ok(Report::cooldown(next_allowed, opts.engine.describe()));
     }
     let sources = workspace.load_sources()?;
-    let records = workspace.all_stage1(&mut |warning| term.warn(&warning))?;
+    let records = workspace.all_stage1_setting_aside_damaged(&mut |warning| term.warn(&warning))?;
     let chosen = plan::choose(records, &sources, &rules);
     sync(workspace, &chosen)?;
     fault::point(settings, "after-sync");
@@ -96,10 +101,15 @@ pub(crate) fn consolidate(
         let tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
         return Ok(report(Outcome::Unchanged, changes, tokens, None));
     }
+    let baseline = Baseline::load(workspace, &manifest, &changes)?;
+    if keep_without_baseline(workspace, &rules, &baseline, &before, term)? {
+        let tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
+        return Ok(report(Outcome::Unchanged, Vec::new(), tokens, None));
+    }
     let old = |path: &str| manifest.files.get(path).and_then(|h| workspace.object(h).ok().flatten());
     workspace.write(DIFF_FILE, &manifest::render_diff(&changes, old, |path| before.text(path)))?;
     // The diff is for this run only, whether it commits or not.
-    let rebuilt = rebuild(workspace, settings, opts, &rules, &manifest, before, &chosen, &changes);
+    let rebuilt = rebuild(workspace, settings, opts, &rules, &baseline, before, &chosen, &changes);
     workspace.remove(DIFF_FILE)?;
     let (handbook, model) = rebuilt?;
     for id in &chosen.vanished {
@@ -108,6 +118,48 @@ pub(crate) fn consolidate(
     }
     let changes = manifest::changes(&manifest.files, &handbook.after.hashes());
     Ok(report(Outcome::Consolidated, changes, estimate(&handbook.summary), model))
+}
+
+/// The last good consolidation: its manifest, the writes of a run that died before
+/// committing, and the stored contents a rebuild diffs against (only those that match their
+/// hash).
+struct Baseline<'a> {
+    manifest: &'a Manifest,
+    pending: Pending,
+    objects: BTreeMap<String, String>,
+}
+
+impl<'a> Baseline<'a> {
+    fn load(workspace: &Workspace, manifest: &'a Manifest, changes: &[Change]) -> Result<Baseline<'a>> {
+        let pending = workspace.load_pending()?;
+        let objects = workspace.objects(&plan::objects_needed(manifest, &pending, changes))?;
+        Ok(Baseline { manifest, pending, objects: plan::sound_objects(objects) })
+    }
+}
+
+/// Without a baseline that can tell hand edits from handbook's lines, keep the workspace
+/// files as they are (see [`plan::untrusted_baseline`] for what that means), say so, and
+/// commit them as the new baseline. True when it did.
+fn keep_without_baseline(
+    workspace: &Workspace,
+    rules: &Rules,
+    baseline: &Baseline,
+    before: &Snapshot,
+    term: &Terminal,
+) -> Result<bool> {
+    let Some(untrusted) = plan::untrusted_baseline(before, baseline.manifest, &baseline.pending, &baseline.objects)
+    else {
+        return Ok(false);
+    };
+    term.warn(&untrusted.to_string());
+    for bytes in before.files.values() {
+        workspace.store_object(bytes)?;
+    }
+    let kept = plan::baseline(before, rules);
+    workspace.save_manifest(&kept)?;
+    workspace.prune_objects(&kept.files.values().collect())?;
+    workspace.clear_pending()?;
+    Ok(true)
 }
 
 /// Sync the mechanical inputs to exactly the selection.
@@ -132,15 +184,14 @@ fn rebuild(
     settings: &Settings,
     opts: &ConsolidateSettings,
     rules: &Rules,
-    manifest: &Manifest,
+    baseline: &Baseline,
     before: Snapshot,
     chosen: &Chosen,
     changes: &[Change],
 ) -> Result<(Handbook, Option<(usize, usize)>)> {
-    let pending = workspace.load_pending()?;
-    let objects = workspace.objects(&plan::objects_needed(manifest, &pending, changes))?;
+    let Baseline { manifest, pending, objects } = baseline;
     let mut edits = workspace.load_edits()?;
-    plan::learn_hand_edits(&mut edits, &before, manifest, &pending, &objects);
+    plan::learn_hand_edits(&mut edits, &before, manifest, pending, objects);
     let notes = plan::redacted_notes(workspace.notes()?);
     let input = consolidate::Input { sessions: &chosen.selection, notes: &notes, cap: rules.cap() };
     let mut output = consolidate::consolidate(&input);
@@ -148,7 +199,7 @@ fn rebuild(
     if opts.engine.is_model() {
         let baseline = (manifest.renderer == rules.renderer).then(|| manifest.files.get(MEMORY)).flatten();
         let baseline = baseline.and_then(|hash| objects.get(hash)).map(String::as_str);
-        let (changed, removed) = plan::changed_sessions(manifest, &before, changes, &objects);
+        let (changed, removed) = plan::changed_sessions(manifest, &before, changes, objects);
         let raw_memories: BTreeMap<String, String> =
             chosen.selection.iter().map(|r| (r.session_id.clone(), r.raw_memory.clone())).collect();
         let mut engine = Model::new(&opts.engine, settings.config_dir.as_deref(), CONSOLIDATE_TEMPLATES)?;

@@ -28,10 +28,13 @@ pub(crate) fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration
         return Ok(());
     }
     let _lock = workspace.lock(lock_wait)?;
+    // The forgotten list survives a damaged `sources.json`; a damaged list itself stops the
+    // reset before anything is removed.
+    let mut excluded = workspace.load_forgotten()?;
     let sources = workspace.load_sources().ok();
     let found = workspace.clear(OWN_ENTRIES)?;
     let was_empty = !found && sources.as_ref().is_none_or(|s| s.sources.is_empty());
-    let excluded = sources.map(|s| s.excluded).unwrap_or_default();
+    excluded.extend(sources.map(|s| s.excluded).unwrap_or_default());
     let excluded_count = excluded.len();
     workspace.save_sources(&Sources { version: SOURCES_VERSION, excluded, ..Sources::default() })?;
     let others = workspace.other_entries();

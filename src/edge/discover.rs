@@ -3,6 +3,7 @@
 //! goes on.
 
 use std::collections::{BTreeSet, HashSet};
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
@@ -76,7 +77,7 @@ fn walk_warning(error: &walkdir::Error) -> String {
     match error.loop_ancestor() {
         Some(ancestor) => format!("{at}: symlink loop back to {}; not followed", ancestor.display()),
         None => match error.io_error() {
-            Some(io) => format!("{at}: cannot read: {io}; skipped"),
+            Some(io) => format!("{at}: cannot read: {io}; skipped (what was learned from it stays)"),
             None => format!("{at}: {error}; skipped"),
         },
     }
@@ -111,7 +112,9 @@ pub(crate) fn discover_sources(sources: &[SourceRoot], term: &Terminal) -> Resul
 }
 
 /// Which known transcripts (and the transcripts duplicates point at) are gone from disk:
-/// one look at each that was not found this run (`present`).
+/// one look at each that was not found this run (`present`). Only a file the system says
+/// does not exist is gone; one that cannot be reached (a folder without permission, a broken
+/// mount) is not, so what was learned from it stays.
 pub(crate) fn presence(sources: &Sources, present: &HashSet<String>) -> Presence {
     let paths: BTreeSet<&str> = sources.sources.keys().map(|key| key.path.as_str()).collect();
     let owners = sources.sources.values().filter_map(|e| match &e.reason {
@@ -121,10 +124,16 @@ pub(crate) fn presence(sources: &Sources, present: &HashSet<String>) -> Presence
     let gone = paths
         .into_iter()
         .chain(owners)
-        .filter(|path| !present.contains(*path) && !Path::new(path).exists())
+        .filter(|path| !present.contains(*path) && is_gone(Path::new(path)))
         .map(str::to_string)
         .collect();
     Presence::new(gone)
+}
+
+/// True when the file at `path` does not exist (a link counts by what it points to). Any
+/// other failure to look (permission denied, a loop, an I/O error) says nothing about it.
+fn is_gone(path: &Path) -> bool {
+    std::fs::metadata(path).is_err_and(|e| matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory))
 }
 
 /// The key a transcript is known by: its path, as text.
@@ -162,5 +171,18 @@ mod tests {
         #[cfg(unix)]
         assert!(found.warnings.iter().any(|w| w.contains("symlink loop")), "{:?}", found.warnings);
         assert_eq!(found.missing, [root.join("nope")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_a_file_that_does_not_exist_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("here.jsonl"), "{}").unwrap();
+        std::os::unix::fs::symlink(root.join("loop"), root.join("loop")).unwrap();
+        assert!(!is_gone(&root.join("here.jsonl")));
+        assert!(is_gone(&root.join("deleted.jsonl")));
+        assert!(is_gone(&root.join("here.jsonl/inside.jsonl")), "a folder that became a file holds nothing");
+        assert!(!is_gone(&root.join("loop/unreachable.jsonl")), "a folder that cannot be reached may hold it");
     }
 }

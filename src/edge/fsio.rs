@@ -177,6 +177,14 @@ impl<'a> Home<'a> {
         remove_file(path)
     }
 
+    /// Rename the plain file at `from` to `to`, both below the home; neither may be reached
+    /// through a link.
+    pub(crate) fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        self.check(from)?;
+        self.check(to)?;
+        fs::rename(from, to).with_context(|| format!("cannot rename {} to {}", from.display(), to.display()))
+    }
+
     /// [`remove_tree`], below the home: a link at the last step is removed, not followed.
     pub(crate) fn remove_tree(&self, path: &Path) -> Result<()> {
         self.walk(path, Last::Removable)?;

@@ -15,6 +15,17 @@ use super::transcript::hash_file;
 use super::workspace::{JournalState, Workspace};
 use crate::core::state::{self, FileStat, RecordChange, SourceEntry, SourceKey, SourceState, Store};
 
+/// The extracted sessions whose stage-1 record is not on disk: one look at each record, so
+/// a record moved aside (or set aside as damaged) is rebuilt from its transcript.
+fn records_missing(workspace: &Workspace, sources: &state::Sources) -> HashSet<String> {
+    let extracted = sources.sources.values().filter(|e| e.state == SourceState::Extracted);
+    extracted
+        .filter_map(|e| e.session_id.as_deref())
+        .filter(|id| !workspace.has_stage1(id))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The run's state store, and where its changes go.
 pub(crate) struct Ledger<'a> {
     workspace: &'a Workspace,
@@ -40,7 +51,11 @@ impl<'a> Ledger<'a> {
         for warning in &journal.warnings {
             term.warn(warning);
         }
-        let presence = presence(&sources, present);
+        // Said even by a quiet run: the state was rebuilt because something went wrong.
+        for note in &journal.notes {
+            term.warn(note);
+        }
+        let presence = presence(&sources, present).records_missing(records_missing(workspace, &sources));
         let store = Store::new(sources, presence);
         Ok(Ledger { workspace, term, store, journal, dry_run, usage_changed: BTreeSet::new() })
     }

@@ -15,7 +15,9 @@ use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash}
 use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::journal;
-use crate::core::state::{RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, usage};
+use crate::core::state::{
+    FORGOTTEN_VERSION, Forgotten, RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note, usage,
+};
 
 /// The entries at the top of the home that are handbook's own (the rest is the user's).
 pub(crate) const OWN_ENTRIES: &[&str] =
@@ -30,6 +32,8 @@ pub(crate) struct JournalState {
     lines: usize,
     /// Damaged lines skipped, to report.
     pub(crate) warnings: Vec<String>,
+    /// What a rebuild of the state recovered, to report.
+    pub(crate) notes: Vec<String>,
 }
 
 /// Paths of one workspace.
@@ -88,11 +92,14 @@ impl Workspace {
         Ok(self.load_sources_journaled()?.0)
     }
 
-    /// The state, and where its journal stands (for [`Workspace::save_source_changes`]).
+    /// The state, and where its journal stands (for [`Workspace::save_source_changes`]). The
+    /// forgotten sessions are those of `forgotten.json` and of `sources.json` together, so a
+    /// rebuilt (or an earlier version's) state file forgets none of them.
     pub(crate) fn load_sources_journaled(&self) -> Result<(Sources, JournalState)> {
         let path = self.sources_path();
         let bytes = self.fs().read_if_exists(&path)?;
         let base = journal::base_of(bytes.as_deref().unwrap_or_default());
+        let found = bytes.is_some();
         let mut sources: Sources = match bytes {
             Some(bytes) => serde_json::from_slice(&bytes)
                 .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display()))?,
@@ -101,15 +108,56 @@ impl Workspace {
         if sources.version > SOURCES_VERSION {
             bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), sources.version);
         }
+        let forgotten = self.load_forgotten()?;
+        let notes = rebuilt_note(found, forgotten.len()).into_iter().collect();
+        sources.excluded.extend(forgotten);
         let log = self.fs().read_if_exists(&self.sources_log_path())?.unwrap_or_default();
         let replayed = journal::replay(&mut sources, &base, &String::from_utf8_lossy(&log));
         let damaged = replayed.damaged.iter().map(|line| format!("{}:{line}", self.sources_log_path().display()));
         let damaged = damaged.map(|at| format!("{at}: damaged journal line; skipped (its transcript is read again)"));
-        Ok((sources, JournalState { base, lines: replayed.applied, warnings: damaged.collect() }))
+        Ok((sources, JournalState { base, lines: replayed.applied, warnings: damaged.collect(), notes }))
+    }
+
+    fn forgotten_path(&self) -> PathBuf {
+        self.state_dir().join("forgotten.json")
+    }
+
+    /// The sessions `forgotten.json` lists; none when it does not exist. A damaged file is an
+    /// error: moving it aside would bring its sessions back.
+    pub(crate) fn load_forgotten(&self) -> Result<BTreeSet<String>> {
+        let path = self.forgotten_path();
+        let Some(bytes) = self.fs().read_if_exists(&path)? else { return Ok(BTreeSet::new()) };
+        let forgotten: Forgotten = serde_json::from_slice(&bytes).with_context(|| {
+            format!(
+                "{} is damaged; repair it (it lists the forgotten session ids), or move it aside and forget them again",
+                path.display()
+            )
+        })?;
+        if forgotten.version > FORGOTTEN_VERSION {
+            bail!(
+                "{} was written by a newer handbook (version {}); upgrade handbook",
+                path.display(),
+                forgotten.version
+            );
+        }
+        Ok(forgotten.sessions)
+    }
+
+    /// Keep the forgotten sessions in their own file, atomically, and only when the list
+    /// changed (it is written before every state file it goes with).
+    fn save_forgotten(&self, sessions: &BTreeSet<String>) -> Result<()> {
+        if sessions.is_empty() && !self.forgotten_path().exists() {
+            return Ok(());
+        }
+        let mut bytes = serde_json::to_vec_pretty(&Forgotten::new(sessions))
+            .with_context(|| format!("cannot encode {}", self.forgotten_path().display()))?;
+        bytes.push(b'\n');
+        self.fs().write_if_changed(&self.forgotten_path(), &bytes).map(drop)
     }
 
     /// Rewrite `sources.json` whole, and drop the journal it now holds.
     pub(crate) fn save_sources(&self, sources: &Sources) -> Result<()> {
+        self.save_forgotten(&sources.excluded)?;
         self.fs().write_json(&self.sources_path(), sources)?;
         self.fs().remove_file(&self.sources_log_path())
     }
@@ -125,6 +173,8 @@ impl Workspace {
         at: jiff::Timestamp,
     ) -> Result<()> {
         let (text, count) = journal::lines(&journal_state.base, changes, at);
+        // A list an earlier version kept in `sources.json` alone moves to its own file now.
+        self.save_forgotten(&sources.excluded)?;
         if !self.fs().exists(&self.sources_path())?
             || journal::compact_now(journal_state.lines + count, sources.sources.len())
         {
@@ -144,6 +194,11 @@ impl Workspace {
             bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), r.version);
         }
         Ok(record)
+    }
+
+    /// True when a session's stage-1 record is a file on disk (its contents unread).
+    pub(crate) fn has_stage1(&self, session_id: &str) -> bool {
+        self.fs().exists(&self.stage1_path(session_id)).unwrap_or(false)
     }
 
     pub(crate) fn save_stage1(&self, record: &Stage1) -> Result<()> {
@@ -199,7 +254,9 @@ impl Workspace {
         }
         let totals = usage(sources);
         for id in affected {
-            let Some(mut record) = self.load_stage1(id)? else { continue };
+            // A record that cannot be read is rewritten, usage included, when its session is
+            // read again.
+            let Ok(Some(mut record)) = self.load_stage1(id) else { continue };
             let total = totals.get(id).copied().unwrap_or_default();
             if (record.usage_count, record.last_usage) != (total.count, total.last) {
                 (record.usage_count, record.last_usage) = (total.count, total.last);
@@ -212,6 +269,17 @@ impl Workspace {
     /// Every stored stage-1 record, sorted by session id. A damaged record is reported
     /// through `warn` and skipped: one bad file never stops a run.
     pub(crate) fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
+        self.read_all_stage1(false, warn)
+    }
+
+    /// Every stored stage-1 record, as [`Workspace::all_stage1`]; a record that cannot be
+    /// read is also set aside (renamed `<name>.damaged`), so the next `extract` finds it
+    /// missing and reads its session again.
+    pub(crate) fn all_stage1_setting_aside_damaged(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
+        self.read_all_stage1(true, warn)
+    }
+
+    fn read_all_stage1(&self, set_aside: bool, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
         let mut records = Vec::new();
         for path in self.fs().list_dir(&self.stage1_dir())? {
             if path.extension().is_none_or(|e| e != "json") {
@@ -225,6 +293,7 @@ impl Workspace {
                     record.version
                 )),
                 Ok(None) => {}
+                Err(e) if set_aside => warn(set_aside_damaged(self.fs(), &path, &e)),
                 Err(e) => warn(format!("{e:#}; skipped")),
             }
         }
@@ -311,6 +380,20 @@ impl Workspace {
             );
         }
         Ok(manifest)
+    }
+
+    /// The baseline, or an empty one with why when `manifest.json` is damaged: a
+    /// consolidation rebuilds it rather than stop. A newer handbook's is still an error.
+    pub(crate) fn load_manifest_or_rebuild(&self) -> Result<(Manifest, Option<String>)> {
+        let path = self.state_dir().join("manifest.json");
+        let parsed = self.fs().read_if_exists(&path)?.map(|bytes| serde_json::from_slice::<Manifest>(&bytes));
+        match parsed {
+            Some(Err(e)) => {
+                let why = format!("{} is damaged ({e}); the baseline is rebuilt", path.display());
+                Ok((Manifest { version: MANIFEST_VERSION, ..Manifest::default() }, Some(why)))
+            }
+            Some(Ok(_)) | None => Ok((self.load_manifest()?, None)),
+        }
     }
 
     pub(crate) fn save_manifest(&self, manifest: &Manifest) -> Result<()> {
@@ -454,7 +537,8 @@ impl Workspace {
         for path in self.fs().list_dir(&self.state_dir())? {
             let name = path.file_name().and_then(|n| n.to_str());
             // The lock stays: it is held right now, and removing it would let another run in.
-            if name == Some("lock") {
+            // The forgotten sessions stay forgotten.
+            if name == Some("lock") || name == Some("forgotten.json") {
                 continue;
             }
             found |= name != Some("sources.json");
@@ -466,6 +550,21 @@ impl Workspace {
     /// How many entries the home holds besides `.handbook/`.
     pub(crate) fn other_entries(&self) -> usize {
         self.fs().list_dir(&self.home).map_or(0, |paths| paths.iter().filter(|p| !p.ends_with(".handbook")).count())
+    }
+}
+
+/// Rename the unreadable record at `path` to `<name>.damaged`; the warning saying so (or
+/// why it could not be).
+fn set_aside_damaged(home: Home<'_>, path: &Path, error: &anyhow::Error) -> String {
+    let aside = path.with_extension("json.damaged");
+    match home.rename(path, &aside) {
+        Ok(()) => {
+            format!(
+                "{error:#}; skipped, and set aside as {}: its session is read again at the next extract",
+                aside.display()
+            )
+        }
+        Err(e) => format!("{error:#}; skipped (cannot set it aside: {e:#}; move it aside and run extract again)"),
     }
 }
 

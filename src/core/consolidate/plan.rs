@@ -5,6 +5,7 @@
 //! the command reads the workspace, asks the model, and writes what these return.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use jiff::{SignedDuration, Timestamp};
 use similar::{DiffTag, TextDiff};
@@ -165,8 +166,85 @@ pub(crate) fn hand_edited(
     }
     let distance =
         |base: &str| TextDiff::from_lines(base, &current).ops().iter().filter(|op| op.tag() != DiffTag::Equal).count();
-    let closest = candidates.iter().filter_map(|c| objects.get(*c)).min_by_key(|base| distance(base))?;
+    let closest = candidates.iter().filter_map(|c| sound(objects, c)).min_by_key(|base| distance(base))?;
     Some((closest.clone(), current))
+}
+
+/// The stored contents under `hash`, when they are what that hash names: a copy truncated
+/// or replaced since is no baseline, and diffing against it would take every line of the
+/// file for an edit.
+fn sound<'a>(objects: &'a BTreeMap<String, String>, hash_of: &str) -> Option<&'a String> {
+    objects.get(hash_of).filter(|text| hash(text.as_bytes()) == hash_of)
+}
+
+/// The stored contents that match the hash they are stored under; the others are dropped.
+pub(crate) fn sound_objects(objects: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    objects.into_iter().filter(|(h, text)| hash(text.as_bytes()) == *h).collect()
+}
+
+/// Why the baseline cannot tell the user's edits to a generated file from handbook's lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Untrusted {
+    /// No baseline records what handbook wrote to the file (the manifest is missing or
+    /// damaged).
+    Unrecorded(&'static str),
+    /// The stored copy of what handbook last wrote to the file is missing or does not match
+    /// its hash.
+    NoCopy { file: &'static str, hash: String },
+}
+
+impl fmt::Display for Untrusted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self {
+            Untrusted::Unrecorded(file) => {
+                format!(
+                    "no baseline records what handbook wrote to {file} (.handbook/manifest.json is missing or damaged)"
+                )
+            }
+            Untrusted::NoCopy { file, hash } => format!(
+                "the stored copy of what handbook last wrote to {file} (.handbook/objects/{hash}) is missing or damaged"
+            ),
+        };
+        write!(
+            f,
+            "{why}: {MEMORY} and {SUMMARY} are kept as they are, no line of them is taken for a hand edit, and they \
+             are the new baseline; the next rebuild takes every line in them for handbook's own, so move a line you \
+             added by hand into a note to keep it"
+        )
+    }
+}
+
+/// Whether the baseline can tell hand edits to `MEMORY.md` and the summary from what
+/// handbook wrote there; why not, when it cannot. `objects` holds the stored contents by
+/// hash.
+///
+/// A generated file that exists and is not exactly what handbook wrote needs a sound copy
+/// of what it wrote (by the baseline or a pending write) to diff against. Without one, the
+/// consolidation keeps the workspace files as they are, which means: neither generated file
+/// is rewritten this run, so every line in them, the user's included, stays byte for byte;
+/// nothing in them is learned as a hand edit (taking the whole file for one would pin every
+/// lesson in it for good, and a forgotten session could never leave); and the baseline
+/// becomes the workspace as it stands, so edits from then on are told apart again. The next
+/// rebuild takes the lines in them for handbook's own: a line added by hand before the
+/// baseline was lost is not kept past it (the warning says so, and where to keep it).
+pub(crate) fn untrusted_baseline(
+    now: &Snapshot,
+    manifest: &Manifest,
+    pending: &Pending,
+    objects: &BTreeMap<String, String>,
+) -> Option<Untrusted> {
+    for file in [MEMORY, SUMMARY] {
+        let Some(current) = now.files.get(file) else { continue };
+        let written: Vec<&String> = [manifest.files.get(file), pending.get(file)].into_iter().flatten().collect();
+        if written.contains(&&hash(current)) || written.iter().any(|w| sound(objects, w).is_some()) {
+            continue;
+        }
+        return Some(match manifest.files.get(file) {
+            Some(hash) => Untrusted::NoCopy { file, hash: hash.clone() },
+            None => Untrusted::Unrecorded(file),
+        });
+    }
+    None
 }
 
 /// Learn the user's hand edits to `MEMORY.md` and the summary since handbook wrote them.
@@ -386,6 +464,30 @@ mod tests {
         // A run that died after writing: its pending write is handbook's own, not an edit.
         let died = Pending::from([(MEMORY.to_string(), hash(edited.as_bytes()))]);
         assert_eq!(hand_edited(&now, &manifest, &died, &objects, MEMORY), None);
+    }
+
+    #[test]
+    fn without_a_sound_copy_of_what_handbook_wrote_no_edit_is_learned() {
+        let written = "# Task Group: p\n- a lesson\n";
+        let edited = "# Task Group: p\n- a lesson\n- my own line\n";
+        let recorded = hash(written.as_bytes());
+        let manifest = Manifest { files: BTreeMap::from([(MEMORY.into(), recorded.clone())]), ..Manifest::default() };
+        let now = snapshot(&[(MEMORY, edited)]);
+        let pending = Pending::new();
+        let sound = BTreeMap::from([(recorded.clone(), written.to_string())]);
+        assert_eq!(untrusted_baseline(&now, &manifest, &pending, &sound), None);
+        let garbage = BTreeMap::from([(recorded.clone(), "garbage".to_string())]);
+        assert_eq!(hand_edited(&now, &manifest, &pending, &garbage, MEMORY), None, "garbage is no baseline");
+        assert!(sound_objects(garbage.clone()).is_empty());
+        let no_copy = Untrusted::NoCopy { file: MEMORY, hash: recorded.clone() };
+        assert_eq!(untrusted_baseline(&now, &manifest, &pending, &garbage), Some(no_copy.clone()));
+        assert_eq!(untrusted_baseline(&now, &manifest, &pending, &BTreeMap::new()), Some(no_copy));
+        let none = Manifest::default();
+        assert_eq!(untrusted_baseline(&now, &none, &pending, &sound), Some(Untrusted::Unrecorded(MEMORY)));
+        // What handbook wrote needs no copy, and a missing file has nothing to keep.
+        let untouched = snapshot(&[(MEMORY, written)]);
+        assert_eq!(untrusted_baseline(&untouched, &manifest, &pending, &BTreeMap::new()), None);
+        assert_eq!(untrusted_baseline(&Snapshot::default(), &none, &pending, &BTreeMap::new()), None);
     }
 
     #[test]

@@ -79,9 +79,12 @@ pub(crate) fn newest_first<T>(
 }
 
 /// True when a settled decision about a transcript no longer holds: the extractor changed
-/// since, a sub-agent is now wanted, the transcript whose duplicate it was is gone, or the
-/// format it was read as is no longer the one asked for.
+/// since, a sub-agent is now wanted, the transcript whose duplicate it was is gone, the
+/// format it was read as is no longer the one asked for, or its lessons' record is missing
+/// (moved aside, or set aside as damaged): only the transcript can rebuild it.
 pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Presence) -> bool {
+    let lost =
+        entry.state == SourceState::Extracted && entry.session_id.as_deref().is_some_and(|id| !presence.has_record(id));
     let outdated = settled(entry) && entry.extractor != EXTRACTOR_VERSION;
     let wanted_now =
         entry.state == SourceState::Excluded && entry.reason == Some(Reason::SubAgent) && rules.include_subagents;
@@ -91,7 +94,7 @@ pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Prese
         Some(format) => entry.format != Some(format),
         None => entry.forced_format,
     };
-    outdated || wanted_now || orphaned || reformatted
+    lost || outdated || wanted_now || orphaned || reformatted
 }
 
 /// A recorded transcript whose state may follow it to a new path: one settled with a
@@ -364,6 +367,19 @@ mod tests {
         assert_eq!(triage(None, active, &rules(), &presence), Triage::Count(Plan::Active));
         let reformatted = Rules { format: Some(Agent::Claude), ..rules() };
         assert_eq!(triage(Some(a), same, &reformatted, &presence), Triage::Read { touched: false });
+    }
+
+    #[test]
+    fn a_session_whose_record_is_missing_is_read_again() {
+        let sources = old_sources();
+        let a = &sources.sources[&SourceKey::file("/s/a.jsonl")];
+        let same = FileStat { size: a.size, mtime_ns: a.mtime_ns };
+        let lost = Presence::default().records_missing(HashSet::from(["s1".to_string()]));
+        assert_eq!(triage(Some(a), same, &rules(), &lost), Triage::Read { touched: false });
+        let b = &sources.sources[&SourceKey::file("/s/b.jsonl")];
+        assert!(!needs_revisit(b, &rules(), &lost), "a duplicate holds no record of its own");
+        let other = Presence::default().records_missing(HashSet::from(["s2".to_string()]));
+        assert_eq!(triage(Some(a), same, &rules(), &other), Triage::Count(Plan::Unchanged));
     }
 
     #[test]

@@ -8,20 +8,33 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use super::{FileStat, SourceEntry, SourceKey, SourceState, Sources};
 
 /// What the edges found of the known transcripts before a run decides anything: the ones
-/// that are no longer on disk. Everything else is taken to exist.
+/// that are no longer on disk, and the extracted sessions whose stage-1 record is missing.
+/// Everything else is taken to exist.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Presence {
     gone: HashSet<String>,
+    /// Session ids whose record is not there to be read.
+    records_missing: HashSet<String>,
 }
 
 impl Presence {
     pub(crate) fn new(gone: HashSet<String>) -> Presence {
-        Presence { gone }
+        Presence { gone, records_missing: HashSet::new() }
+    }
+
+    /// The same, with these sessions' records found missing.
+    pub(crate) fn records_missing(self, sessions: HashSet<String>) -> Presence {
+        Presence { records_missing: sessions, ..self }
     }
 
     /// False when the transcript at `path` was found gone.
     pub(crate) fn exists(&self, path: &str) -> bool {
         !self.gone.contains(path)
+    }
+
+    /// False when the stage-1 record of `session_id` was found missing.
+    pub(crate) fn has_record(&self, session_id: &str) -> bool {
+        !self.records_missing.contains(session_id)
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod coverage;
 mod decide;
+mod forgotten;
 mod index;
 pub(crate) mod journal;
 mod key;
@@ -19,6 +20,7 @@ use crate::core::session::Agent;
 
 pub(crate) use coverage::{Coverage, Failure};
 pub(crate) use decide::*;
+pub(crate) use forgotten::{FORGOTTEN_VERSION, Forgotten, rebuilt_note};
 pub(crate) use index::Presence;
 pub(crate) use key::SourceKey;
 pub(crate) use reason::Reason;
@@ -36,7 +38,8 @@ pub(crate) const MAX_TRIES: u32 = 3;
 pub(crate) struct Sources {
     pub(crate) version: u32,
     pub(crate) sources: BTreeMap<SourceKey, SourceEntry>,
-    /// Session ids the user asked to forget; kept across `reset`.
+    /// Session ids the user asked to forget; kept across `reset`, and in a file of their own
+    /// (see [`Forgotten`]).
     pub(crate) excluded: BTreeSet<String>,
     pub(crate) last_extract: Option<Timestamp>,
 }
