@@ -428,4 +428,4 @@ fn profile(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -5,11 +5,11 @@ use crate::core::extract::shell::CommandKind;
 use crate::core::extract::{Facts, Failure, Fix, Outcome, Signal, TaskFacts, Verified};
 use crate::core::session::Agent;
 
-pub(super) fn task(title: &str) -> TaskFacts {
+pub(crate) fn task(title: &str) -> TaskFacts {
     TaskFacts { outcome: Outcome::Success, ..TaskFacts::new(title.into(), 1) }
 }
 
-pub(super) fn record(id: &str, project: &str, day: u32, tasks: Vec<TaskFacts>) -> Stage1 {
+pub(crate) fn record(id: &str, project: &str, day: u32, tasks: Vec<TaskFacts>) -> Stage1 {
     let at: Timestamp = format!("2026-11-{day:02}T10:00:00Z").parse().unwrap();
     Stage1 {
         version: 1,
