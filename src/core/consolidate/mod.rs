@@ -24,7 +24,7 @@ use jiff::Timestamp;
 use crate::core::extract::clip_at_word;
 use crate::core::extract::render::{code, fix_lesson, one_line, unresolved_lesson};
 use crate::core::extract::signals::SignalKind;
-use crate::core::layout::{ROLLOUT_SUMMARIES, summary_file, timestamp};
+use crate::core::layout::{ROLLOUT_SUMMARIES, summary_files, timestamp};
 use crate::core::notes::Note;
 use crate::core::project::display_name;
 use crate::core::stage1::Stage1;
@@ -233,7 +233,7 @@ pub(crate) fn consolidate(input: &Input) -> Output {
     let mut notes: Vec<&Note> = input.notes.iter().collect();
     // Newest first: note files start with their creation time.
     notes.sort_by(|a, b| b.file.cmp(&a.file));
-    let memory = render_memory(&groups, &notes);
+    let memory = render_memory(&groups, &notes, &summary_files(input.sessions));
     let summary = render_summary(&groups, &notes, input.sessions);
     let summary = match Summary::parse(&summary) {
         Ok(parsed) => parsed.fit(input.cap),
@@ -246,7 +246,8 @@ fn date(ts: Timestamp) -> String {
     ts.strftime("%Y-%m-%d").to_string()
 }
 
-fn render_memory(groups: &[Group], notes: &[&Note]) -> String {
+/// `files`: each session's rollout summary file, by session id.
+fn render_memory(groups: &[Group], notes: &[&Note], files: &BTreeMap<String, String>) -> String {
     let mut out = String::new();
     if !notes.is_empty() {
         out.push_str(
@@ -266,12 +267,12 @@ fn render_memory(groups: &[Group], notes: &[&Note]) -> String {
         if index > 0 {
             out.push('\n');
         }
-        render_group(&mut out, group);
+        render_group(&mut out, group, files);
     }
     out
 }
 
-fn render_group(out: &mut String, group: &Group) {
+fn render_group(out: &mut String, group: &Group, files: &BTreeMap<String, String>) {
     let first = group.sessions.iter().map(|s| s.started_at.unwrap_or(s.updated_at)).min();
     let last = group.sessions.iter().map(|s| s.updated_at).max();
     let agents: BTreeSet<&str> = group.sessions.iter().map(|s| s.agent.name()).collect();
@@ -294,7 +295,8 @@ fn render_group(out: &mut String, group: &Group) {
     );
     let mut task_number = 0;
     for session in &group.sessions {
-        let file = format!("{ROLLOUT_SUMMARIES}/{}", summary_file(session));
+        // Every session of the selection has its name in `files`, made from the same sessions.
+        let file = format!("{ROLLOUT_SUMMARIES}/{}", files[&session.session_id]);
         for task in &session.facts.tasks {
             task_number += 1;
             let _ = write!(out, "\n## Task {task_number}: {} ({})\n\n", one_line(&task.title), task.outcome.name());

@@ -116,10 +116,12 @@ pub(crate) struct Sync {
 
 pub(crate) fn sync(selection: &[Stage1]) -> Sync {
     let mut writes = BTreeMap::from([(RAW_MEMORIES.to_string(), layout::raw_memories(selection))]);
+    let files = layout::summary_files(selection);
     for record in selection {
-        writes.insert(format!("{ROLLOUT_SUMMARIES}/{}", layout::summary_file(record)), layout::rollout_summary(record));
+        // `files` names every record of the selection.
+        writes.insert(format!("{ROLLOUT_SUMMARIES}/{}", files[&record.session_id]), layout::rollout_summary(record));
     }
-    Sync { writes, keep: selection.iter().map(layout::summary_file).collect() }
+    Sync { writes, keep: files.into_values().collect() }
 }
 
 impl Sync {

@@ -149,3 +149,24 @@ fn an_empty_selection_still_renders_both_files() {
     assert!(out.memory.contains("# Task Group: none yet"));
     assert!(out.summary.starts_with("v1\n") && out.summary.contains("No sessions consolidated yet."));
 }
+
+#[test]
+fn sessions_whose_short_names_collide_get_summary_files_of_their_own() {
+    // `Aa` and `BB` take the same four-character hash, and share their start and slug.
+    let selection = vec![record("Aa", "/w/p", 20, vec![task("t")]), record("BB", "/w/p", 20, vec![task("t")])];
+    let sync = plan::sync(&selection);
+    assert_eq!(sync.keep.len(), 2, "two sessions share one summary file: {:?}", sync.keep);
+    let memory = run(&selection, &[]).memory;
+    let cited: BTreeSet<&str> = memory
+        .lines()
+        .filter_map(|l| l.strip_prefix("- rollout_summaries/"))
+        .map(|l| l.split_whitespace().next().unwrap_or(l))
+        .collect();
+    assert_eq!(cited, sync.keep.iter().map(String::as_str).collect(), "{memory}");
+    let held: BTreeSet<&str> = sync
+        .keep
+        .iter()
+        .filter_map(|name| sync.writes[&format!("{ROLLOUT_SUMMARIES}/{name}")].lines().next())
+        .collect();
+    assert_eq!(held, BTreeSet::from(["session_id: Aa", "session_id: BB"]));
+}
