@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use jiff::Timestamp;
 
+use crate::core::extract::render::{meta, one_line};
 use crate::core::stage1::Stage1;
 
 pub(crate) const RAW_MEMORIES: &str = "raw_memories.md";
@@ -137,14 +138,14 @@ fn long_summary_file(record: &Stage1) -> String {
 /// A rollout summary file: header lines, a blank line, the summary.
 pub(crate) fn rollout_summary(record: &Stage1) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "session_id: {}", record.session_id);
+    let _ = writeln!(out, "session_id: {}", one_line(&record.session_id));
     let _ = writeln!(out, "updated_at: {}", timestamp(record.updated_at));
-    let _ = writeln!(out, "rollout_path: {}", record.rollout_path);
+    let _ = writeln!(out, "rollout_path: {}", meta(&record.rollout_path));
     if let Some(cwd) = &record.cwd {
-        let _ = writeln!(out, "cwd: {cwd}");
+        let _ = writeln!(out, "cwd: {}", meta(cwd));
     }
     if let Some(branch) = &record.git_branch {
-        let _ = writeln!(out, "git_branch: {branch}");
+        let _ = writeln!(out, "git_branch: {}", meta(branch));
     }
     out.push('\n');
     out.push_str(record.rollout_summary.trim_end());
@@ -162,10 +163,10 @@ pub(crate) fn raw_memories(selection: &[Stage1]) -> String {
     }
     out.push_str("Merged stage-1 raw memories (stable ascending session-id order):\n\n");
     for record in selection {
-        let _ = writeln!(out, "## Session `{}`", record.session_id);
+        let _ = writeln!(out, "## Session `{}`", one_line(&record.session_id));
         let _ = writeln!(out, "updated_at: {}", timestamp(record.updated_at));
-        let _ = writeln!(out, "cwd: {}", record.cwd.as_deref().unwrap_or("unknown"));
-        let _ = writeln!(out, "rollout_path: {}", record.rollout_path);
+        let _ = writeln!(out, "cwd: {}", record.cwd.as_deref().map_or_else(|| "unknown".to_string(), meta));
+        let _ = writeln!(out, "rollout_path: {}", meta(&record.rollout_path));
         // `files` names every record of the selection.
         let _ = writeln!(out, "rollout_summary_file: {}", files[&record.session_id]);
         let _ = writeln!(out, "usage_count: {}", record.usage_count);
