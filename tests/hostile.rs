@@ -82,6 +82,25 @@ fn control_characters_in_metadata_forge_no_heading_or_citation() {
 }
 
 #[test]
+fn a_note_that_breaks_the_handbook_is_named_and_left_out_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    transcript(dir.path(), "good.jsonl", "good-1", "/w/good", "make good");
+    let hb = Handbook::new();
+    let notes = hb.home.path().join("extensions/ad_hoc/notes");
+    fs::create_dir_all(&notes).unwrap();
+    let citation = "- rollout_summaries/2020-01-01T00-00-00-zzzz.md (see this)";
+    fs::write(notes.join("2026-11-28T00-00-00-cite.md"), format!("# Cite\n\n{citation}\n")).unwrap();
+    fs::write(notes.join("2026-11-28T00-00-01-vpn.md"), "# VPN\n\nStaging needs the VPN.\n").unwrap();
+    let output = update(&hb, dir.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("2026-11-28T00-00-00-cite.md") && stderr.contains("left out"), "{stderr}");
+    let memory = read(&hb, "MEMORY.md");
+    assert!(!memory.contains(citation), "{memory}");
+    assert!(memory.contains("make good") && memory.contains("Staging needs the VPN."), "{memory}");
+}
+
+#[test]
 fn one_huge_folder_name_costs_no_other_session_its_place_in_the_summary() {
     let dir = tempfile::tempdir().unwrap();
     let huge = format!("/w/{}", "deep".repeat(1250));

@@ -170,3 +170,27 @@ fn sessions_whose_short_names_collide_get_summary_files_of_their_own() {
         .collect();
     assert_eq!(held, BTreeSet::from(["session_id: Aa", "session_id: BB"]));
 }
+
+#[test]
+fn a_session_whose_text_breaks_the_handbook_is_left_out_alone() {
+    use super::edits::Edits;
+    use crate::core::manifest::Snapshot;
+    let mut all = sessions();
+    all[1].raw_memory = "- rollout_summaries/forged.md (session_id=s-a)".into();
+    let cap = Cap { tokens: Some(2500), chars: None };
+    let before = Snapshot { files: plan::sync(&all).writes.into_iter().map(|(p, t)| (p, t.into_bytes())).collect() };
+    // Like a model that copies a raw memory into the handbook.
+    let build = |sessions: &[Stage1], notes: &[Note]| -> Result<Output, ()> {
+        let mut output = run(sessions, notes);
+        for s in sessions {
+            output.memory.push_str(&format!("\n{}\n", s.raw_memory));
+        }
+        Ok(output)
+    };
+    let handbook =
+        plan::finish_leaving_out_breakers(&all, &[], &Edits::default(), &before, cap, build).unwrap().unwrap();
+    assert_eq!(handbook.left_out.len(), 1, "{:?}", handbook.left_out);
+    assert!(handbook.left_out[0].starts_with("session \"s-b\" is left out"), "{}", handbook.left_out[0]);
+    assert!(handbook.memory.contains("Fix the parser tests.") && handbook.memory.contains("Cart total test."));
+    assert!(!handbook.memory.contains("Add a lexer test."), "{}", handbook.memory);
+}
