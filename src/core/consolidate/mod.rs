@@ -433,4 +433,6 @@ fn profile(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> String {
 }
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 pub(crate) mod tests;
