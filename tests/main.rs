@@ -12,6 +12,7 @@ mod docs;
 mod engines;
 mod extract;
 mod fixtures;
+mod hostile;
 mod interrupt;
 mod links;
 mod search;

@@ -22,6 +22,8 @@ use crate::core::consolidate::validate::validate;
 use crate::core::consolidate::{self, Output};
 use crate::core::layout::{DIFF_FILE, MEMORY, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{self, Change, Manifest, Pending, Snapshot};
+use crate::core::notes::Note;
+use crate::core::stage1::Stage1;
 use crate::core::tokens::estimate;
 use crate::edge::fault;
 use crate::edge::model::{CONSOLIDATE_TEMPLATES, Consolidation, Model};
@@ -112,6 +114,9 @@ pub(crate) fn consolidate(
     let rebuilt = rebuild(workspace, settings, opts, &rules, &baseline, before, &chosen, &changes);
     workspace.remove(DIFF_FILE)?;
     let (handbook, model) = rebuilt?;
+    for warning in &handbook.left_out {
+        term.warn(warning);
+    }
     for id in &chosen.vanished {
         // The handbook no longer holds what a deleted transcript taught; neither does the state.
         workspace.remove_stage1(id)?;
@@ -193,36 +198,54 @@ fn rebuild(
     let mut edits = workspace.load_edits()?;
     plan::learn_hand_edits(&mut edits, &before, manifest, pending, objects);
     let notes = plan::redacted_notes(workspace.notes()?);
-    let input = consolidate::Input { sessions: &chosen.selection, notes: &notes, cap: rules.cap() };
-    let mut output = consolidate::consolidate(&input);
+    let mut engine = match opts.engine.is_model() {
+        true => Some(Model::new(&opts.engine, settings.config_dir.as_deref(), CONSOLIDATE_TEMPLATES)?),
+        false => None,
+    };
     let mut model = None;
-    if opts.engine.is_model() {
-        let baseline = (manifest.renderer == rules.renderer).then(|| manifest.files.get(MEMORY)).flatten();
-        let baseline = baseline.and_then(|hash| objects.get(hash)).map(String::as_str);
-        let (changed, removed) = plan::changed_sessions(manifest, &before, changes, objects);
-        let raw_memories: BTreeMap<String, String> =
-            chosen.selection.iter().map(|r| (r.session_id.clone(), r.raw_memory.clone())).collect();
-        let mut engine = Model::new(&opts.engine, settings.config_dir.as_deref(), CONSOLIDATE_TEMPLATES)?;
-        let consolidated = engine
-            .consolidate(&Consolidation {
-                builtin_memory: &output.memory,
-                builtin_summary: &output.summary,
-                baseline_memory: baseline,
-                changed: &changed,
-                removed: &removed,
-                raw_memories: &raw_memories,
-                cap_tokens: rules.summary_max_tokens,
-            })
-            .context(
-                "the model consolidation failed; the last good consolidation stays, and the next run tries again",
-            )?;
-        model = Some((consolidated.groups_sent, consolidated.calls));
-        output = Output { memory: consolidated.memory, summary: consolidated.summary };
-    }
-    let handbook = plan::finish(output, &edits, before, rules.cap())
+    let build = |sessions: &[Stage1], notes: &[Note]| -> Result<Output> {
+        let output = consolidate::consolidate(&consolidate::Input { sessions, notes, cap: rules.cap() });
+        let Some(engine) = engine.as_mut() else { return Ok(output) };
+        let (output, calls) = with_model(engine, rules, manifest, &before, changes, objects, sessions, &output)?;
+        model = Some(calls);
+        Ok(output)
+    };
+    let handbook = plan::finish_leaving_out_breakers(&chosen.selection, &notes, &edits, &before, rules.cap(), build)?
         .context("the consolidation was not committed; its changes wait for the next run")?;
     write_and_commit(workspace, settings, rules, &handbook, &edits)?;
     Ok((handbook, model))
+}
+
+/// The model's rewrite of the built-in `output` for `sessions`, and its (task groups, calls).
+#[allow(clippy::too_many_arguments)]
+fn with_model(
+    engine: &mut Model,
+    rules: &Rules,
+    manifest: &Manifest,
+    before: &Snapshot,
+    changes: &[Change],
+    objects: &BTreeMap<String, String>,
+    sessions: &[Stage1],
+    output: &Output,
+) -> Result<(Output, (usize, usize))> {
+    let baseline = (manifest.renderer == rules.renderer).then(|| manifest.files.get(MEMORY)).flatten();
+    let baseline = baseline.and_then(|hash| objects.get(hash)).map(String::as_str);
+    let (changed, removed) = plan::changed_sessions(manifest, before, changes, objects);
+    let raw_memories: BTreeMap<String, String> =
+        sessions.iter().map(|r| (r.session_id.clone(), r.raw_memory.clone())).collect();
+    let consolidated = engine
+        .consolidate(&Consolidation {
+            builtin_memory: &output.memory,
+            builtin_summary: &output.summary,
+            baseline_memory: baseline,
+            changed: &changed,
+            removed: &removed,
+            raw_memories: &raw_memories,
+            cap_tokens: rules.summary_max_tokens,
+        })
+        .context("the model consolidation failed; the last good consolidation stays, and the next run tries again")?;
+    let calls = (consolidated.groups_sent, consolidated.calls);
+    Ok((Output { memory: consolidated.memory, summary: consolidated.summary }, calls))
 }
 
 /// Write the new handbook, remembering that these contents are handbook's own until the

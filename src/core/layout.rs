@@ -2,10 +2,12 @@
 //! consolidation: `rollout_summaries/<stem>.md` and `raw_memories.md`. Same selection, same
 //! bytes.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use jiff::Timestamp;
 
+use crate::core::extract::render::{meta, one_line};
 use crate::core::stage1::Stage1;
 
 pub(crate) const RAW_MEMORIES: &str = "raw_memories.md";
@@ -27,15 +29,24 @@ pub(crate) fn timestamp(ts: Timestamp) -> String {
 /// activity; `hash4` is four base-62 characters from the id.
 pub(crate) fn summary_stem(session_id: &str, fallback_time: Timestamp, slug: &str) -> String {
     let uuid = parse_uuid(session_id);
-    let time = uuid
-        .filter(|u| (u >> 76) & 0xF == 7)
-        .and_then(|u| Timestamp::from_millisecond((u >> 80) as i64).ok())
-        .unwrap_or(fallback_time);
     let seed = match uuid {
         Some(u) => (u & 0xFFFF_FFFF) as u32,
         None => session_id.bytes().fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))),
     };
-    let mut stem = format!("{}-{}", time.strftime("%Y-%m-%dT%H-%M-%S"), hash4(seed));
+    stem(&stem_time(session_id, fallback_time), &hash4(seed), slug)
+}
+
+/// The time a stem starts with: the one a UUIDv7 id carries, else `fallback_time`.
+fn stem_time(session_id: &str, fallback_time: Timestamp) -> String {
+    let time = parse_uuid(session_id)
+        .filter(|u| (u >> 76) & 0xF == 7)
+        .and_then(|u| Timestamp::from_millisecond((u >> 80) as i64).ok())
+        .unwrap_or(fallback_time);
+    time.strftime("%Y-%m-%dT%H-%M-%S").to_string()
+}
+
+fn stem(time: &str, hash: &str, slug: &str) -> String {
+    let mut stem = format!("{time}-{hash}");
     let slug = sanitize_slug(slug);
     if !slug.is_empty() {
         let _ = write!(stem, "-{slug}");
@@ -76,23 +87,65 @@ fn sanitize_slug(slug: &str) -> String {
     out.trim_end_matches('_').to_string()
 }
 
-/// The file name (`<stem>.md`) of a record's rollout summary.
+/// The file name (`<stem>.md`) a record's rollout summary has when no other session's
+/// would be the same: see [`summary_files`] for the names of a whole selection.
 pub(crate) fn summary_file(record: &Stage1) -> String {
     let fallback = record.started_at.unwrap_or(record.updated_at);
     format!("{}.md", summary_stem(&record.session_id, fallback, &record.rollout_slug))
 }
 
+/// Rollout summary file names for a whole selection, by session id, one file per session.
+/// Each record keeps [`summary_file`] unless another record's name is the same (or differs
+/// only in case, which some file systems ignore); then all of those take 32 hex digits of
+/// the blake3 hash of their whole id instead of the four-character hash. Should names still
+/// meet, the later ids in order take `-2`, `-3`…; so the names depend only on the set of
+/// records, never on their order.
+pub(crate) fn summary_files(selection: &[Stage1]) -> BTreeMap<String, String> {
+    let mut records: Vec<&Stage1> = selection.iter().collect();
+    records.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+    records.dedup_by(|a, b| a.session_id == b.session_id);
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for record in &records {
+        *count.entry(summary_file(record).to_lowercase()).or_default() += 1;
+    }
+    let mut taken = BTreeSet::new();
+    let mut names = BTreeMap::new();
+    for record in records {
+        let short = summary_file(record);
+        // Every short name was counted just above.
+        let name = match count[&short.to_lowercase()] {
+            1 => short,
+            _ => long_summary_file(record),
+        };
+        let (stem, mut name, mut n) = (name.trim_end_matches(".md").to_string(), name, 1);
+        while !taken.insert(name.to_lowercase()) {
+            n += 1;
+            name = format!("{stem}-{n}.md");
+        }
+        names.insert(record.session_id.clone(), name);
+    }
+    names
+}
+
+/// `<time>-<32 hex digits of the id's blake3 hash>[-<slug>].md`: the name of a summary whose
+/// short name another session's shares.
+fn long_summary_file(record: &Stage1) -> String {
+    let time = stem_time(&record.session_id, record.started_at.unwrap_or(record.updated_at));
+    let hash = blake3::hash(record.session_id.as_bytes()).to_hex();
+    format!("{}.md", stem(&time, &hash[..32], &record.rollout_slug))
+}
+
 /// A rollout summary file: header lines, a blank line, the summary.
 pub(crate) fn rollout_summary(record: &Stage1) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "session_id: {}", record.session_id);
+    let _ = writeln!(out, "session_id: {}", one_line(&record.session_id));
     let _ = writeln!(out, "updated_at: {}", timestamp(record.updated_at));
-    let _ = writeln!(out, "rollout_path: {}", record.rollout_path);
+    let _ = writeln!(out, "rollout_path: {}", meta(&record.rollout_path));
     if let Some(cwd) = &record.cwd {
-        let _ = writeln!(out, "cwd: {cwd}");
+        let _ = writeln!(out, "cwd: {}", meta(cwd));
     }
     if let Some(branch) = &record.git_branch {
-        let _ = writeln!(out, "git_branch: {branch}");
+        let _ = writeln!(out, "git_branch: {}", meta(branch));
     }
     out.push('\n');
     out.push_str(record.rollout_summary.trim_end());
@@ -102,6 +155,7 @@ pub(crate) fn rollout_summary(record: &Stage1) -> String {
 
 /// `raw_memories.md`: every selected raw memory, in ascending session-id order.
 pub(crate) fn raw_memories(selection: &[Stage1]) -> String {
+    let files = summary_files(selection);
     let mut out = String::from("# Raw Memories\n\n");
     if selection.is_empty() {
         out.push_str("No raw memories yet.\n");
@@ -109,11 +163,12 @@ pub(crate) fn raw_memories(selection: &[Stage1]) -> String {
     }
     out.push_str("Merged stage-1 raw memories (stable ascending session-id order):\n\n");
     for record in selection {
-        let _ = writeln!(out, "## Session `{}`", record.session_id);
+        let _ = writeln!(out, "## Session `{}`", one_line(&record.session_id));
         let _ = writeln!(out, "updated_at: {}", timestamp(record.updated_at));
-        let _ = writeln!(out, "cwd: {}", record.cwd.as_deref().unwrap_or("unknown"));
-        let _ = writeln!(out, "rollout_path: {}", record.rollout_path);
-        let _ = writeln!(out, "rollout_summary_file: {}", summary_file(record));
+        let _ = writeln!(out, "cwd: {}", record.cwd.as_deref().map_or_else(|| "unknown".to_string(), meta));
+        let _ = writeln!(out, "rollout_path: {}", meta(&record.rollout_path));
+        // `files` names every record of the selection.
+        let _ = writeln!(out, "rollout_summary_file: {}", files[&record.session_id]);
         let _ = writeln!(out, "usage_count: {}", record.usage_count);
         if let Some(used) = record.last_usage {
             let _ = writeln!(out, "last_usage: {}", timestamp(used));

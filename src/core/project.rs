@@ -1,6 +1,8 @@
 //! Project keys: which project a session belongs to. The git remote when known (so clones and
 //! worktrees of one repository share a key), else the repository root, else the cwd.
 
+use crate::core::extract::render::{one_line, shortened};
+
 /// The key for a session: normalised remote, else repository root, else cwd, else `unknown`.
 pub(crate) fn project_key(remote: Option<&str>, repo_root: Option<&str>, cwd: Option<&str>) -> String {
     remote
@@ -82,9 +84,24 @@ pub(crate) fn path_keys_to_remotes<'a>(
         .collect()
 }
 
-/// A short display name: the last path component of the key.
-pub(crate) fn display_name(key: &str) -> &str {
-    key.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next().filter(|s| !s.is_empty()).unwrap_or(key)
+/// Longest project key shown in a heading, in characters.
+const KEY_MAX: usize = 100;
+/// Longest display name, in characters.
+const NAME_MAX: usize = 40;
+
+/// A project key as headings show it: on one line, and a long one cut to its start plus a
+/// hash of the whole key, so it stays short, stable, and apart from other keys.
+pub(crate) fn display_key(key: &str) -> String {
+    shortened(&one_line(key), KEY_MAX, key)
+}
+
+/// A short display name: the last path component of the key as [`display_key`] shows it, a
+/// long one cut to its start plus a hash. Made from the shown key alone, so the name of a
+/// heading's key is the name of the key it shows.
+pub(crate) fn display_name(key: &str) -> String {
+    let shown = display_key(key);
+    let last = shown.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next().filter(|s| !s.is_empty());
+    shortened(last.unwrap_or(&shown), NAME_MAX, &shown)
 }
 
 #[cfg(test)]
@@ -109,6 +126,21 @@ mod tests {
         assert_eq!(project_key(None, None, None), "unknown");
         assert_eq!(display_name("github.com/acme/app"), "app");
         assert_eq!(display_name("/w/app"), "app");
+    }
+
+    #[test]
+    fn long_keys_are_shown_short_stable_and_apart() {
+        let (a, b) = (format!("/w/{}a", "deep".repeat(1250)), format!("/w/{}b", "deep".repeat(1250)));
+        assert!(display_key(&a).chars().count() <= KEY_MAX && display_name(&a).chars().count() <= NAME_MAX);
+        assert_ne!(display_key(&a), display_key(&b));
+        assert_ne!(display_name(&a), display_name(&b));
+        assert_eq!(display_key(&a), display_key(&a.clone()));
+        assert_eq!(
+            (display_key(&display_key(&a)), display_name(&display_key(&a))),
+            (display_key(&a), display_name(&a))
+        );
+        assert_eq!(display_key("/w/a\n# Task Group: x"), "/w/a # Task Group: x");
+        assert_eq!(display_key("github.com/acme/app"), "github.com/acme/app");
     }
 }
 

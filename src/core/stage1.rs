@@ -92,8 +92,21 @@ pub(crate) fn with_answer(builtin: Extraction, answer: StageOne) -> Extraction {
     Extraction::Memory(Box::new(Memory { facts, rollout_summary, raw_memory, rollout_slug }))
 }
 
-/// The file name that stores a session's record: the id when it is safe as a file name,
-/// else a readable prefix of it plus a hash, so two ids never share a file.
+/// Longest id kept as its own file name, in bytes.
+const PLAIN_MAX: usize = 120;
+/// Longest readable prefix of a hashed file name, in bytes.
+const READABLE_MAX: usize = 60;
+
+/// The file name that stores a session's record: the id when it is plain (see
+/// [`is_plain`]), else a readable prefix of it, `-` and the blake3 hash of the whole id in
+/// hex, so two ids never share a file.
+///
+/// Why no two ids share a name: a hashed name ends in `-` and 64 lowercase hex digits, and a
+/// plain id never does, so a plain name never equals a hashed one; two plain names differ as
+/// their ids do; two hashed names differ as the blake3 hashes of their ids do (their whole
+/// ids, not the prefixes). Plain ids are lowercase, so a file system that ignores case merges
+/// no two names either. Every name is at most 130 bytes, holds no `/`, and is never `.` or
+/// `..`.
 ///
 /// ```
 /// use handbook::core::stage1::file_name;
@@ -101,8 +114,47 @@ pub(crate) fn with_answer(builtin: Extraction, answer: StageOne) -> Extraction {
 /// assert!(file_name("../etc/passwd").starts_with("etc_passwd-"));
 /// ```
 pub fn file_name(session_id: &str) -> String {
+    if is_plain(session_id) {
+        return format!("{session_id}.json");
+    }
+    let readable: String = session_id
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect::<String>()
+        .trim_matches('_')
+        .chars()
+        .take(READABLE_MAX)
+        .collect();
+    let readable = if readable.is_empty() { "session" } else { readable.as_str() };
+    format!("{readable}-{}.json", blake3::hash(session_id.as_bytes()).to_hex())
+}
+
+/// An id that can be its own file name: short, lowercase ASCII letters, digits, `-`, `_`
+/// and `.`, not starting with `.`, not a device name on Windows, and not ending the way a
+/// hashed name does (`-` and 64 hex digits).
+fn is_plain(id: &str) -> bool {
+    let charset = id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b));
+    let stem = id.split('.').next().unwrap_or(id);
+    let device = matches!(stem, "con" | "prn" | "aux" | "nul")
+        || (stem.len() == 4
+            && (stem.starts_with("com") || stem.starts_with("lpt"))
+            && stem.ends_with(|c: char| c.is_ascii_digit()));
+    !id.is_empty() && id.len() <= PLAIN_MAX && !id.starts_with('.') && charset && !device && !looks_hashed(id)
+}
+
+fn looks_hashed(id: &str) -> bool {
+    let hex = 64;
+    id.len() > hex
+        && id.as_bytes()[id.len() - hex - 1] == b'-'
+        && id.bytes().rev().take(hex).all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The name a record had before names were made injective: kept only to find records stored
+/// then. It is not injective (an id could equal another's mapped form), so a record found
+/// under it counts only if it holds the id looked for.
+pub(crate) fn legacy_file_name(session_id: &str) -> String {
     let safe = !session_id.is_empty()
-        && session_id.len() <= 120
+        && session_id.len() <= PLAIN_MAX
         && !session_id.starts_with('.')
         && session_id.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
     if safe {
@@ -114,8 +166,33 @@ pub fn file_name(session_id: &str) -> String {
         .collect::<String>()
         .trim_matches('_')
         .chars()
-        .take(60)
+        .take(READABLE_MAX)
         .collect();
     let hash = blake3::hash(session_id.as_bytes()).to_hex();
     format!("{readable}-{}.json", &hash[..12])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crafted_id_never_lands_on_another_sessions_record() {
+        let long = "x".repeat(200);
+        for unsafe_id in ["../etc/passwd", "a b", "Upper", "", ".hidden", long.as_str()] {
+            let mapped = file_name(unsafe_id);
+            let crafted = mapped.trim_end_matches(".json");
+            assert_ne!(file_name(crafted), mapped, "the id {crafted:?} takes the record of {unsafe_id:?}");
+        }
+    }
+
+    #[test]
+    fn plain_ids_keep_their_names_and_old_names_are_still_known() {
+        assert_eq!(file_name("generic-make-0001"), "generic-make-0001.json");
+        assert_eq!(legacy_file_name("generic-make-0001"), "generic-make-0001.json");
+        assert_eq!(legacy_file_name("../etc/passwd"), "etc_passwd-f5d0da9f8b89.json");
+        // Ids that case-insensitive file systems would merge get names that differ.
+        assert_ne!(file_name("Abc").to_lowercase(), file_name("abc").to_lowercase());
+        assert!(file_name("nul").ends_with(&format!("{}.json", blake3::hash(b"nul").to_hex())));
+    }
 }

@@ -16,9 +16,10 @@
 //! oldest topics of "What's in Memory", then the last tips, then the last preferences, then
 //! the profile. Headings left empty go too.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use crate::core::project::display_name;
+use crate::core::project::{display_key, display_name};
 use crate::core::tokens::Cap;
 
 /// The first line every summary starts with.
@@ -72,7 +73,7 @@ impl std::fmt::Display for NotV1 {
 impl std::error::Error for NotV1 {}
 
 /// Where an entry sits, for ranking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Slot {
     Section(usize, usize),
     ProjectText(usize, usize, usize),
@@ -161,11 +162,11 @@ impl Summary {
             if section.entries.is_empty() && section.projects.is_empty() {
                 continue;
             }
-            push_block(&mut out, &section.heading, &section.entries);
+            push_block(&mut out, &section.heading, &section.entries.iter().collect::<Vec<_>>());
             for project in &section.projects {
-                push_block(&mut out, &project.heading, &project.entries);
+                push_block(&mut out, &project.heading, &project.entries.iter().collect::<Vec<_>>());
                 for day in &project.days {
-                    push_block(&mut out, &day.heading, &day.entries);
+                    push_block(&mut out, &day.heading, &day.entries.iter().collect::<Vec<_>>());
                 }
             }
         }
@@ -177,13 +178,15 @@ impl Summary {
     /// `- parser: …`, a preference `… (preference; parser)`) go too.
     pub(crate) fn only_project(&self, key: &str) -> Summary {
         let heading_key = |p: &Project| p.heading.trim_start_matches('#').trim().to_string();
-        let kept_name = display_name(key);
+        // Headings show keys as `display_key` renders them.
+        let key = display_key(key);
+        let kept_name = display_name(&key);
         let others: Vec<String> = self
             .sections
             .iter()
             .flat_map(|s| &s.projects)
-            .map(|p| display_name(&heading_key(p)).to_string())
-            .filter(|name| name != kept_name)
+            .map(|p| display_name(&heading_key(p)))
+            .filter(|name| *name != kept_name)
             .collect();
         let names_other = |entry: &Entry| {
             let first = entry.lines.first().map_or("", String::as_str);
@@ -203,10 +206,13 @@ impl Summary {
 
     /// Whether "What's in Memory" has a project `### <key>`.
     pub(crate) fn has_project(&self, key: &str) -> bool {
+        let key = display_key(key);
         self.sections.iter().flat_map(|s| &s.projects).any(|p| p.heading.trim_start_matches('#').trim() == key)
     }
 
-    /// Drop the lowest-ranked entries whole until the rendering fits `cap`.
+    /// Drop the lowest-ranked entries whole until the rendering fits `cap`; then put back,
+    /// highest-ranked first, every dropped entry there is still room for, so one entry too
+    /// big for the cap goes alone instead of taking everything ranked below it along.
     pub(crate) fn fit(&self, cap: Cap) -> String {
         let full = self.render();
         if cap.fits(&full) {
@@ -218,13 +224,31 @@ impl Summary {
         let (mut low, mut high) = (0, order.len());
         while low < high {
             let mid = (low + high) / 2;
-            if cap.fits(&self.without(&order[..mid]).render()) {
+            if cap.fits(&self.render_without(&order[..mid].iter().copied().collect())) {
                 high = mid;
             } else {
                 low = mid + 1;
             }
         }
-        self.without(&order[..low]).pruned().render()
+        let mut dropped: BTreeSet<Slot> = order[..low].iter().copied().collect();
+        for slot in order[..low].iter().rev() {
+            if !cap.fits(&self.entry(*slot).lines.join("\n")) {
+                continue;
+            }
+            dropped.remove(slot);
+            if !cap.fits(&self.render_without(&dropped)) {
+                dropped.insert(*slot);
+            }
+        }
+        self.render_without(&dropped)
+    }
+
+    fn entry(&self, slot: Slot) -> &Entry {
+        match slot {
+            Slot::Section(s, e) => &self.sections[s].entries[e],
+            Slot::ProjectText(s, p, e) => &self.sections[s].projects[p].entries[e],
+            Slot::Topic(s, p, d, e) => &self.sections[s].projects[p].days[d].entries[e],
+        }
     }
 
     /// Every entry, lowest-ranked first.
@@ -256,33 +280,41 @@ impl Summary {
         order
     }
 
-    /// A copy without the entries in `dropped`.
-    fn without(&self, dropped: &[Slot]) -> Summary {
-        let mut copy = self.clone();
-        let mut mark = |slot: &Slot| match *slot {
-            Slot::Section(s, e) => copy.sections[s].entries[e].lines.clear(),
-            Slot::ProjectText(s, p, e) => copy.sections[s].projects[p].entries[e].lines.clear(),
-            Slot::Topic(s, p, d, e) => copy.sections[s].projects[p].days[d].entries[e].lines.clear(),
-        };
-        dropped.iter().for_each(&mut mark);
-        copy.pruned()
-    }
-
-    /// Without emptied entries and the headings they leave empty.
-    fn pruned(mut self) -> Summary {
-        for section in &mut self.sections {
-            section.entries.retain(|e| !e.lines.is_empty());
-            for project in &mut section.projects {
-                project.entries.retain(|e| !e.lines.is_empty());
-                for day in &mut project.days {
-                    day.entries.retain(|e| !e.lines.is_empty());
+    /// The document without the entries in `dropped` and the headings they leave empty.
+    fn render_without(&self, dropped: &BTreeSet<Slot>) -> String {
+        let mut out = String::from(VERSION_LINE);
+        out.push('\n');
+        for (s, section) in self.sections.iter().enumerate() {
+            let entries = kept(&section.entries, dropped, |e| Slot::Section(s, e));
+            let mut projects = Vec::new();
+            for (p, project) in section.projects.iter().enumerate() {
+                let text = kept(&project.entries, dropped, |e| Slot::ProjectText(s, p, e));
+                let days: Vec<(&str, Vec<&Entry>)> = (project.days.iter().enumerate())
+                    .map(|(d, day)| (day.heading.as_str(), kept(&day.entries, dropped, |e| Slot::Topic(s, p, d, e))))
+                    .filter(|(_, entries)| !entries.is_empty())
+                    .collect();
+                if !text.is_empty() || !days.is_empty() {
+                    projects.push((project.heading.as_str(), text, days));
                 }
-                project.days.retain(|d| !d.entries.is_empty());
             }
-            section.projects.retain(|p| !(p.entries.is_empty() && p.days.is_empty()));
+            if entries.is_empty() && projects.is_empty() {
+                continue;
+            }
+            push_block(&mut out, &section.heading, &entries);
+            for (heading, text, days) in projects {
+                push_block(&mut out, heading, &text);
+                for (heading, entries) in days {
+                    push_block(&mut out, heading, &entries);
+                }
+            }
         }
-        self
+        out
     }
+}
+
+/// The entries not `dropped`; `slot` says where the entry at an index sits.
+fn kept<'a>(entries: &'a [Entry], dropped: &BTreeSet<Slot>, slot: impl Fn(usize) -> Slot) -> Vec<&'a Entry> {
+    entries.iter().enumerate().filter(|(e, _)| !dropped.contains(&slot(*e))).map(|(_, entry)| entry).collect()
 }
 
 /// Lower ranks are dropped first (after the topics).
@@ -300,7 +332,7 @@ fn heading_level(line: &str) -> Option<usize> {
     (hashes >= 2 && line.as_bytes().get(hashes) == Some(&b' ')).then_some(hashes.min(4))
 }
 
-fn push_block(out: &mut String, heading: &str, entries: &[Entry]) {
+fn push_block(out: &mut String, heading: &str, entries: &[&Entry]) {
     if !heading.is_empty() {
         let _ = write!(out, "\n{heading}\n");
     }
@@ -384,6 +416,20 @@ Works mostly in Rust.
         assert_eq!(tiny, "v1\n");
         let half = summary.fit(Cap { tokens: None, chars: Some(200) });
         assert!(half.chars().count() <= 200 && half.contains("## User Profile"), "{half}");
+    }
+
+    #[test]
+    fn one_oversized_entry_costs_no_other_its_place() {
+        let huge = format!("- \"{}\" (webshop)", "always ".repeat(3000));
+        let doc = DOC.replace("- \"We use pnpm, not npm.\" (webshop)", &huge);
+        let fitted =
+            Summary::parse(&doc).unwrap().fit(Cap { tokens: Some(crate::core::tokens::estimate(DOC)), chars: None });
+        assert!(!fitted.contains("always always"), "{fitted}");
+        for kept in
+            ["Works mostly in Rust.", "Always run clippy.", "parser: verified", "Fix the tests", "Cart total test"]
+        {
+            assert!(fitted.contains(kept), "{kept:?} went with the oversized entry: {fitted}");
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::core::consolidate::edits::Edits;
 use crate::core::layout::{DIFF_FILE, MEMORY, NOTES_DIR, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
 use crate::core::notes::{self, Note};
-use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
+use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name, legacy_file_name};
 use crate::core::state::journal;
 use crate::core::state::{
     FORGOTTEN_VERSION, Forgotten, RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note, usage,
@@ -68,6 +68,19 @@ impl Workspace {
 
     pub(crate) fn stage1_path(&self, session_id: &str) -> PathBuf {
         self.stage1_dir().join(file_name(session_id))
+    }
+
+    /// The record of `session_id` stored under the name records had before their names were
+    /// made injective, with its path. Those names were not injective, so the file there may
+    /// hold another session's record (or be damaged): then it is not this session's.
+    fn legacy_stage1(&self, session_id: &str) -> Option<(PathBuf, Stage1)> {
+        let legacy = legacy_file_name(session_id);
+        if legacy == file_name(session_id) {
+            return None;
+        }
+        let path = self.stage1_dir().join(legacy);
+        let record = self.fs().read_json::<Stage1>(&path).ok().flatten()?;
+        (record.session_id == session_id).then_some((path, record))
     }
 
     /// Create the home and its state folder, private to the user.
@@ -183,15 +196,24 @@ impl Workspace {
         self.fs().append(&self.sources_log_path(), text.as_bytes())
     }
 
-    /// The stored stage-1 record of a session, if any. A record of a newer or damaged shape
+    /// The stored stage-1 record of a session, if any, under its name or the name records
+    /// had before. A record of a newer or damaged shape, or one that holds another session,
     /// is an error that names the file.
     pub(crate) fn load_stage1(&self, session_id: &str) -> Result<Option<Stage1>> {
         let path = self.stage1_path(session_id);
-        let record: Option<Stage1> = self.fs().read_json(&path)?;
+        let record = match self.fs().read_json::<Stage1>(&path)? {
+            Some(record) => Some(record),
+            None => self.legacy_stage1(session_id).map(|(_, record)| record),
+        };
         if let Some(r) = &record
             && r.version > STAGE1_VERSION
         {
             bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), r.version);
+        }
+        if let Some(r) = &record
+            && r.session_id != session_id
+        {
+            bail!(collision(&path, session_id, &r.session_id));
         }
         Ok(record)
     }
@@ -201,14 +223,37 @@ impl Workspace {
         self.fs().exists(&self.stage1_path(session_id)).unwrap_or(false)
     }
 
+    /// Store a session's record under its name, and drop the copy under its old name. A file
+    /// there holding another session's record is an error, never overwritten; a damaged one
+    /// is rewritten.
     pub(crate) fn save_stage1(&self, record: &Stage1) -> Result<()> {
+        let path = self.stage1_path(&record.session_id);
+        if let Ok(Some(held)) = self.fs().read_json::<Stage1>(&path)
+            && held.session_id != record.session_id
+        {
+            bail!(collision(&path, &record.session_id, &held.session_id));
+        }
         self.fs()
-            .write_json(&self.stage1_path(&record.session_id), record)
-            .with_context(|| format!("cannot store the extraction of session {}", record.session_id))
+            .write_json(&path, record)
+            .with_context(|| format!("cannot store the extraction of session {}", record.session_id))?;
+        match self.legacy_stage1(&record.session_id) {
+            Some((legacy, _)) => self.fs().remove_file(&legacy),
+            None => Ok(()),
+        }
     }
 
+    /// Remove a session's record, under its name and its old one; a file there holding
+    /// another session's record stays.
     pub(crate) fn remove_stage1(&self, session_id: &str) -> Result<()> {
-        self.fs().remove_file(&self.stage1_path(session_id))
+        let path = self.stage1_path(session_id);
+        match self.fs().read_json::<Stage1>(&path) {
+            Ok(Some(held)) if held.session_id != session_id => {}
+            _ => self.fs().remove_file(&path)?,
+        }
+        match self.legacy_stage1(session_id) {
+            Some((legacy, _)) => self.fs().remove_file(&legacy),
+            None => Ok(()),
+        }
     }
 
     /// A stored record, or `None` with a warning through `warn` when it is damaged: one bad
@@ -286,7 +331,10 @@ impl Workspace {
                 continue;
             }
             match self.fs().read_json::<Stage1>(&path) {
-                Ok(Some(record)) if record.version <= STAGE1_VERSION => records.push(record),
+                Ok(Some(record)) if record.version <= STAGE1_VERSION => {
+                    let canonical = path.file_name().is_some_and(|n| *n == *file_name(&record.session_id));
+                    records.push((record, canonical));
+                }
                 Ok(Some(record)) => warn(format!(
                     "{}: written by a newer handbook (version {}); skipped",
                     path.display(),
@@ -297,8 +345,13 @@ impl Workspace {
                 Err(e) => warn(format!("{e:#}; skipped")),
             }
         }
-        records.sort_by(|a, b| a.session_id.cmp(&b.session_id));
-        Ok(records)
+        // A run that died between storing a record under its name and removing the old copy
+        // leaves two: the one under its name is the newer.
+        records.sort_by(|(a, a_canonical), (b, b_canonical)| {
+            a.session_id.cmp(&b.session_id).then_with(|| b_canonical.cmp(a_canonical))
+        });
+        records.dedup_by(|later, earlier| later.0.session_id == earlier.0.session_id);
+        Ok(records.into_iter().map(|(record, _)| record).collect())
     }
 
     /// The absolute path of a workspace-relative path.
@@ -568,9 +621,19 @@ fn set_aside_damaged(home: Home<'_>, path: &Path, error: &anyhow::Error) -> Stri
     }
 }
 
+/// Two session ids met at one record name (a file copied by hand, or a file system that
+/// merges names).
+fn collision(path: &Path, wanted: &str, held: &str) -> String {
+    format!(
+        "{} holds the record of session {held:?}, not of session {wanted:?}; move it aside and run again to rebuild both",
+        path.display()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::edge::fsio::{read_json, write_json};
 
     #[cfg(unix)]
     #[test]
@@ -604,5 +667,42 @@ mod tests {
         workspace.check_resettable().unwrap();
         let err = Workspace::new(Path::new("/")).check_resettable().unwrap_err();
         assert!(format!("{err:#}").contains("a filesystem root is not a workspace"), "{err:#}");
+    }
+
+    #[test]
+    fn a_record_name_holding_another_session_is_an_error_not_an_overwrite() {
+        use crate::core::consolidate::tests::{record, task};
+        let home = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(home.path());
+        let mine = record("mine", "/w/p", 20, vec![task("t")]);
+        let other = record("other", "/w/p", 20, vec![task("t")]);
+        // The other session's record under this one's name: a copy by hand, or a file system
+        // that merges names.
+        write_json(&workspace.stage1_path("mine"), &other).unwrap();
+        let err = format!("{:#}", workspace.save_stage1(&mine).unwrap_err());
+        assert!(err.contains("\"other\"") && err.contains("\"mine\"") && err.contains("mine.json"), "{err}");
+        let err = format!("{:#}", workspace.load_stage1("mine").unwrap_err());
+        assert!(err.contains("\"other\"") && err.contains("\"mine\""), "{err}");
+        workspace.remove_stage1("mine").unwrap();
+        let kept: Stage1 = read_json(&workspace.stage1_path("mine")).unwrap().unwrap();
+        assert_eq!(kept.session_id, "other", "the other session's record was overwritten or removed");
+    }
+
+    #[test]
+    fn records_stored_under_their_old_names_are_found_and_moved() {
+        use crate::core::consolidate::tests::{record, task};
+        let home = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(home.path());
+        let id = "../Odd id";
+        let old = workspace.stage1_dir().join(legacy_file_name(id));
+        write_json(&old, &record(id, "/w/p", 20, vec![task("t")])).unwrap();
+        assert_eq!(workspace.load_stage1(id).unwrap().unwrap().session_id, id);
+        assert_eq!(workspace.all_stage1(&mut |w| panic!("{w}")).unwrap().len(), 1);
+        let found = workspace.load_stage1(id).unwrap().unwrap();
+        workspace.save_stage1(&found).unwrap();
+        assert!(!old.exists() && workspace.stage1_path(id).exists());
+        assert_eq!(workspace.all_stage1(&mut |w| panic!("{w}")).unwrap().len(), 1);
+        workspace.remove_stage1(id).unwrap();
+        assert!(workspace.all_stage1(&mut |w| panic!("{w}")).unwrap().is_empty());
     }
 }

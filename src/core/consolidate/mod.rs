@@ -22,11 +22,11 @@ use std::fmt::Write;
 use jiff::Timestamp;
 
 use crate::core::extract::clip_at_word;
-use crate::core::extract::render::{code, fix_lesson, one_line, unresolved_lesson};
+use crate::core::extract::render::{code, fix_lesson, meta, one_line, unresolved_lesson};
 use crate::core::extract::signals::SignalKind;
-use crate::core::layout::{ROLLOUT_SUMMARIES, summary_file, timestamp};
+use crate::core::layout::{ROLLOUT_SUMMARIES, summary_files, timestamp};
 use crate::core::notes::Note;
-use crate::core::project::display_name;
+use crate::core::project::{display_key, display_name};
 use crate::core::stage1::Stage1;
 use crate::core::summary::{Summary, VERSION_LINE};
 use crate::core::tokens::Cap;
@@ -233,7 +233,7 @@ pub(crate) fn consolidate(input: &Input) -> Output {
     let mut notes: Vec<&Note> = input.notes.iter().collect();
     // Newest first: note files start with their creation time.
     notes.sort_by(|a, b| b.file.cmp(&a.file));
-    let memory = render_memory(&groups, &notes);
+    let memory = render_memory(&groups, &notes, &summary_files(input.sessions));
     let summary = render_summary(&groups, &notes, input.sessions);
     let summary = match Summary::parse(&summary) {
         Ok(parsed) => parsed.fit(input.cap),
@@ -246,15 +246,16 @@ fn date(ts: Timestamp) -> String {
     ts.strftime("%Y-%m-%d").to_string()
 }
 
-fn render_memory(groups: &[Group], notes: &[&Note]) -> String {
+/// `files`: each session's rollout summary file, by session id.
+fn render_memory(groups: &[Group], notes: &[&Note], files: &BTreeMap<String, String>) -> String {
     let mut out = String::new();
     if !notes.is_empty() {
         out.push_str(
             "# Notes\n\nWritten by the user with `handbook note`: their own words, ahead of everything below.\n",
         );
         for note in notes {
-            let _ =
-                write!(out, "\n## Note: {}\n\nsource: {}\n\n{}\n", one_line(&note.title), note.file, note.body.trim());
+            let (title, file) = (one_line(&note.title), one_line(&note.file));
+            let _ = write!(out, "\n## Note: {title}\n\nsource: {file}\n\n{}\n", note.body.trim());
         }
         out.push('\n');
     }
@@ -266,23 +267,24 @@ fn render_memory(groups: &[Group], notes: &[&Note]) -> String {
         if index > 0 {
             out.push('\n');
         }
-        render_group(&mut out, group);
+        render_group(&mut out, group, files);
     }
     out
 }
 
-fn render_group(out: &mut String, group: &Group) {
+fn render_group(out: &mut String, group: &Group, files: &BTreeMap<String, String>) {
     let first = group.sessions.iter().map(|s| s.started_at.unwrap_or(s.updated_at)).min();
     let last = group.sessions.iter().map(|s| s.updated_at).max();
     let agents: BTreeSet<&str> = group.sessions.iter().map(|s| s.agent.name()).collect();
-    let cwds: BTreeSet<&str> = group.sessions.iter().filter_map(|s| s.cwd.as_deref()).collect();
+    let cwds: BTreeSet<String> = group.sessions.iter().filter_map(|s| s.cwd.as_deref()).map(meta).collect();
     let n = group.sessions.len();
-    let _ = writeln!(out, "# Task Group: {}", group.key);
+    let key = display_key(&group.key);
+    let _ = writeln!(out, "# Task Group: {key}");
     let _ = writeln!(
         out,
         "scope: {n} session{} in {} from {} to {} ({}); use for work in this project",
         if n == 1 { "" } else { "s" },
-        group.key,
+        key,
         first.map_or_else(|| "?".into(), date),
         last.map_or_else(|| "?".into(), date),
         agents.into_iter().collect::<Vec<_>>().join(", "),
@@ -294,19 +296,20 @@ fn render_group(out: &mut String, group: &Group) {
     );
     let mut task_number = 0;
     for session in &group.sessions {
-        let file = format!("{ROLLOUT_SUMMARIES}/{}", summary_file(session));
+        // Every session of the selection has its name in `files`, made from the same sessions.
+        let file = format!("{ROLLOUT_SUMMARIES}/{}", files[&session.session_id]);
         for task in &session.facts.tasks {
             task_number += 1;
             let _ = write!(out, "\n## Task {task_number}: {} ({})\n\n", one_line(&task.title), task.outcome.name());
             let _ = write!(
                 out,
                 "### rollout_summary_files\n\n- {file} (cwd={}, rollout_path={}, updated_at={}, session_id={})\n\n",
-                session.cwd.as_deref().unwrap_or("unknown"),
-                session.rollout_path,
+                session.cwd.as_deref().map_or_else(|| "unknown".to_string(), meta),
+                meta(&session.rollout_path),
                 timestamp(session.updated_at),
-                session.session_id
+                one_line(&session.session_id)
             );
-            let _ = writeln!(out, "### keywords\n\n- {}", session.facts.keywords.join(", "));
+            let _ = writeln!(out, "### keywords\n\n- {}", one_line(&session.facts.keywords.join(", ")));
         }
     }
     for (title, lessons) in [
@@ -330,7 +333,8 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
     out.push_str("\n## User preferences\n\n");
     let mut any = false;
     for note in notes {
-        let first = clip_at_word(note.body.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(""), 200);
+        let first = one_line(note.body.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(""));
+        let first = clip_at_word(&first, 200);
         let title = one_line(&note.title);
         // A title taken from the note's first line would say the same thing twice.
         if first.starts_with(title.trim_end_matches('…')) {
@@ -340,11 +344,11 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
         }
         any = true;
     }
-    let mut preferences: Vec<(&Lesson, &str)> =
+    let mut preferences: Vec<(&Lesson, String)> =
         groups.iter().flat_map(|g| g.preferences.iter().map(move |p| (p, display_name(&g.key)))).collect();
     preferences.sort_by(|(a, _), (b, _)| by_rank(a, b));
     for (lesson, project) in preferences.into_iter().take(SUMMARY_PREFERENCES) {
-        let _ = writeln!(out, "- {} ({})", lesson.body, lesson.annotation(Some(project)));
+        let _ = writeln!(out, "- {} ({})", lesson.body, lesson.annotation(Some(&project)));
         any = true;
     }
     if !any {
@@ -376,12 +380,13 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
 
     out.push_str("\n## What's in Memory\n");
     for group in groups {
-        let _ = write!(out, "\n### {}\n", group.key);
+        let _ = write!(out, "\n### {}\n", display_key(&group.key));
         let mut days: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for session in &group.sessions {
             for task in &session.facts.tasks {
                 let topic = one_line(task.title.trim_end_matches(['.', '!', '?', ':']));
-                let entry = format!("- {} ({}): {}", topic, task.outcome.name(), session.facts.keywords.join(", "));
+                let keywords = one_line(&session.facts.keywords.join(", "));
+                let entry = format!("- {} ({}): {keywords}", topic, task.outcome.name());
                 days.entry(date(session.updated_at)).or_default().push(entry);
             }
         }
@@ -428,4 +433,6 @@ fn profile(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+mod properties;
+#[cfg(test)]
+pub(crate) mod tests;

@@ -117,10 +117,12 @@ pub(crate) struct Sync {
 
 pub(crate) fn sync(selection: &[Stage1]) -> Sync {
     let mut writes = BTreeMap::from([(RAW_MEMORIES.to_string(), layout::raw_memories(selection))]);
+    let files = layout::summary_files(selection);
     for record in selection {
-        writes.insert(format!("{ROLLOUT_SUMMARIES}/{}", layout::summary_file(record)), layout::rollout_summary(record));
+        // `files` names every record of the selection.
+        writes.insert(format!("{ROLLOUT_SUMMARIES}/{}", files[&record.session_id]), layout::rollout_summary(record));
     }
-    Sync { writes, keep: selection.iter().map(layout::summary_file).collect() }
+    Sync { writes, keep: files.into_values().collect() }
 }
 
 impl Sync {
@@ -318,6 +320,9 @@ pub(crate) struct Handbook {
     pub(crate) memory: String,
     pub(crate) summary: String,
     pub(crate) after: Snapshot,
+    /// A warning for each session or note left out because the handbook was not sound with
+    /// it (see [`finish_leaving_out_breakers`]).
+    pub(crate) left_out: Vec<String>,
 }
 
 /// The handbook to write from what the engine produced: hand edits applied, everything
@@ -341,7 +346,69 @@ pub(crate) fn finish(output: Output, edits: &Edits, before: Snapshot, cap: Cap) 
     after.files.insert(MEMORY.to_string(), memory.clone().into_bytes());
     after.files.insert(SUMMARY.to_string(), summary.clone().into_bytes());
     validate_handbook(&after, cap)?;
-    Ok(Handbook { memory, summary, after })
+    Ok(Handbook { memory, summary, after, left_out: Vec::new() })
+}
+
+/// The handbook `build` makes of `sessions` and `notes`, finished (see [`finish`]). When it
+/// is not sound because of one input's own text (a session or note that alone names the
+/// rollout summary `MEMORY.md` cites but which does not exist), that input is left out with a
+/// warning naming it, and the handbook is built again without it: one session or note never
+/// blocks the others. An error of `build` is returned as it is; a handbook not sound for
+/// another reason is the inner error.
+pub(crate) fn finish_leaving_out_breakers<E>(
+    sessions: &[Stage1],
+    notes: &[Note],
+    edits: &Edits,
+    before: &Snapshot,
+    cap: Cap,
+    mut build: impl FnMut(&[Stage1], &[Note]) -> Result<Output, E>,
+) -> Result<Result<Handbook, Invalid>, E> {
+    let (mut sessions, mut notes) = (sessions.to_vec(), notes.to_vec());
+    let mut left_out = Vec::new();
+    loop {
+        let invalid = match finish(build(&sessions, &notes)?, edits, before.clone(), cap) {
+            Ok(handbook) => return Ok(Ok(Handbook { left_out, ..handbook })),
+            Err(invalid) => invalid,
+        };
+        let Invalid::CitesMissing(file) = &invalid else { return Ok(Err(invalid)) };
+        // Each round leaves one input out, so this ends.
+        match breaker(file, &sessions, &notes) {
+            Some(Breaker::Session(i)) => {
+                let id = sessions.remove(i).session_id;
+                left_out.push(format!(
+                    "session {id:?} is left out of the handbook: {invalid}, and only that session names it; \
+                     `handbook forget {id}` removes it for good"
+                ));
+            }
+            Some(Breaker::Note(i)) => {
+                let file = notes.remove(i).file;
+                left_out.push(format!(
+                    "the note {file} is left out of the handbook: {invalid}, and the note names it; edit the note"
+                ));
+            }
+            None => return Ok(Err(invalid)),
+        }
+    }
+}
+
+/// The input behind a citation of a missing file, by its index.
+enum Breaker {
+    Session(usize),
+    Note(usize),
+}
+
+/// The session or note whose own text holds `file` (with what ends the cited word trimmed).
+/// Another session cannot be blamed this way: a forged line that names it still holds the
+/// forger's text, not its own.
+fn breaker(file: &str, sessions: &[Stage1], notes: &[Note]) -> Option<Breaker> {
+    let file = file.trim_end_matches([',', ';', ')', ':']);
+    let notes = notes.iter().position(|n| [&n.file, &n.title, &n.body].iter().any(|t| t.contains(file)));
+    // Any text of the record may end up in the handbook, so all of it is searched, in the
+    // form its JSON spells it.
+    let needle = serde_json::to_string(file).ok()?;
+    let needle = &needle[1..needle.len() - 1];
+    let sessions = sessions.iter().position(|s| serde_json::to_string(s).is_ok_and(|json| json.contains(needle)));
+    notes.map(Breaker::Note).or(sessions.map(Breaker::Session))
 }
 
 /// The files of the new handbook that are handbook's own until the baseline moves.

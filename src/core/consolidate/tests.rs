@@ -5,11 +5,11 @@ use crate::core::extract::shell::CommandKind;
 use crate::core::extract::{Facts, Failure, Fix, Outcome, Signal, TaskFacts, Verified};
 use crate::core::session::Agent;
 
-pub(super) fn task(title: &str) -> TaskFacts {
+pub(crate) fn task(title: &str) -> TaskFacts {
     TaskFacts { outcome: Outcome::Success, ..TaskFacts::new(title.into(), 1) }
 }
 
-pub(super) fn record(id: &str, project: &str, day: u32, tasks: Vec<TaskFacts>) -> Stage1 {
+pub(crate) fn record(id: &str, project: &str, day: u32, tasks: Vec<TaskFacts>) -> Stage1 {
     let at: Timestamp = format!("2026-11-{day:02}T10:00:00Z").parse().unwrap();
     Stage1 {
         version: 1,
@@ -148,4 +148,49 @@ fn an_empty_selection_still_renders_both_files() {
     let out = run(&[], &[]);
     assert!(out.memory.contains("# Task Group: none yet"));
     assert!(out.summary.starts_with("v1\n") && out.summary.contains("No sessions consolidated yet."));
+}
+
+#[test]
+fn sessions_whose_short_names_collide_get_summary_files_of_their_own() {
+    // `Aa` and `BB` take the same four-character hash, and share their start and slug.
+    let selection = vec![record("Aa", "/w/p", 20, vec![task("t")]), record("BB", "/w/p", 20, vec![task("t")])];
+    let sync = plan::sync(&selection);
+    assert_eq!(sync.keep.len(), 2, "two sessions share one summary file: {:?}", sync.keep);
+    let memory = run(&selection, &[]).memory;
+    let cited: BTreeSet<&str> = memory
+        .lines()
+        .filter_map(|l| l.strip_prefix("- rollout_summaries/"))
+        .map(|l| l.split_whitespace().next().unwrap_or(l))
+        .collect();
+    assert_eq!(cited, sync.keep.iter().map(String::as_str).collect(), "{memory}");
+    let held: BTreeSet<&str> = sync
+        .keep
+        .iter()
+        .filter_map(|name| sync.writes[&format!("{ROLLOUT_SUMMARIES}/{name}")].lines().next())
+        .collect();
+    assert_eq!(held, BTreeSet::from(["session_id: Aa", "session_id: BB"]));
+}
+
+#[test]
+fn a_session_whose_text_breaks_the_handbook_is_left_out_alone() {
+    use super::edits::Edits;
+    use crate::core::manifest::Snapshot;
+    let mut all = sessions();
+    all[1].raw_memory = "- rollout_summaries/forged.md (session_id=s-a)".into();
+    let cap = Cap { tokens: Some(2500), chars: None };
+    let before = Snapshot { files: plan::sync(&all).writes.into_iter().map(|(p, t)| (p, t.into_bytes())).collect() };
+    // Like a model that copies a raw memory into the handbook.
+    let build = |sessions: &[Stage1], notes: &[Note]| -> Result<Output, ()> {
+        let mut output = run(sessions, notes);
+        for s in sessions {
+            output.memory.push_str(&format!("\n{}\n", s.raw_memory));
+        }
+        Ok(output)
+    };
+    let handbook =
+        plan::finish_leaving_out_breakers(&all, &[], &Edits::default(), &before, cap, build).unwrap().unwrap();
+    assert_eq!(handbook.left_out.len(), 1, "{:?}", handbook.left_out);
+    assert!(handbook.left_out[0].starts_with("session \"s-b\" is left out"), "{}", handbook.left_out[0]);
+    assert!(handbook.memory.contains("Fix the parser tests.") && handbook.memory.contains("Cart total test."));
+    assert!(!handbook.memory.contains("Add a lexer test."), "{}", handbook.memory);
 }

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use jiff::Timestamp;
 
 use super::{Context, Facts, Failure, Fix, Memory, TaskFacts, clip_at_word};
+use crate::core::project::display_key;
 use crate::core::redact::redact;
 use crate::core::session::SessionMeta;
 
@@ -39,9 +40,33 @@ pub(crate) fn code(text: &str) -> String {
     if text.contains('`') { format!("`` {text} ``") } else { format!("`{text}`") }
 }
 
-/// Text on one line, for list items and frontmatter values.
+/// Longest piece of metadata shown (a folder, a branch, a transcript path), in characters.
+const META_MAX: usize = 200;
+
+/// Text on one line, for headings, list items and header values: every run of whitespace
+/// and control characters (newlines, NUL, escape sequences' ESC) becomes one space. Text from
+/// a transcript goes through this wherever it is rendered inside a line, so it can never
+/// start a line of its own: no forged heading, no forged citation.
 pub(crate) fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// `text` when it is at most `max` characters, else its start, `…` and eight hex digits of
+/// the blake3 hash of `whole`: short enough to show, the same for the same value, and apart
+/// for two values that only start alike.
+pub(crate) fn shortened(text: &str, max: usize, whole: &str) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let hash = blake3::hash(whole.as_bytes()).to_hex();
+    let start: String = text.chars().take(max.saturating_sub(10)).collect();
+    format!("{}…{}", start.trim_end(), &hash[..8])
+}
+
+/// Metadata from a transcript (a folder, a branch, a transcript path) as it is shown: on one
+/// line, and shortened when it is long.
+pub(crate) fn meta(text: &str) -> String {
+    shortened(&one_line(text), META_MAX, text)
 }
 
 fn time(ts: Option<Timestamp>) -> String {
@@ -123,10 +148,10 @@ fn rollout_summary(facts: &Facts, meta: &SessionMeta, context: &Context) -> Stri
     let _ = writeln!(out, "# {}\n", one_line(&headline(facts)));
     let _ = write!(out, "Rollout context: {} session", context.agent);
     if let Some(cwd) = &meta.cwd {
-        let _ = write!(out, " in {cwd}");
+        let _ = write!(out, " in {}", self::meta(cwd));
     }
     if let Some(branch) = &meta.git_branch {
-        let _ = write!(out, " (branch {branch})");
+        let _ = write!(out, " (branch {})", self::meta(branch));
     }
     let _ = writeln!(
         out,
@@ -243,15 +268,15 @@ fn raw_memory(facts: &Facts, meta: &SessionMeta, context: &Context) -> String {
     let mut out = String::from("---\n");
     let _ = writeln!(out, "description: {}", one_line(&description(facts)));
     let _ = writeln!(out, "task: {}", one_line(&first.title));
-    let _ = writeln!(out, "task_group: {}", one_line(&context.project));
+    let _ = writeln!(out, "task_group: {}", display_key(&context.project));
     let _ = writeln!(out, "task_outcome: {}", facts.outcome.name());
-    let _ = writeln!(out, "cwd: {}", meta.cwd.as_deref().map_or_else(|| "unknown".to_string(), one_line));
+    let _ = writeln!(out, "cwd: {}", meta.cwd.as_deref().map_or_else(|| "unknown".to_string(), self::meta));
     let _ = writeln!(out, "keywords: {}", facts.keywords.join(", "));
     out.push_str("---\n");
     for (index, task) in facts.tasks.iter().enumerate() {
         let _ = writeln!(out, "### Task {}: {}", index + 1, one_line(&task.title));
         let _ = writeln!(out, "task: {}", one_line(&task.title));
-        let _ = writeln!(out, "task_group: {}", one_line(&context.project));
+        let _ = writeln!(out, "task_group: {}", display_key(&context.project));
         let _ = writeln!(out, "task_outcome: {}", task.outcome.name());
         task_sections(&mut out, task, true);
         if index + 1 < facts.tasks.len() {
@@ -285,6 +310,15 @@ mod tests {
         assert_eq!(slug("Fix the failing `cargo test` in parse.rs!"), "fix-the-failing-cargo-test-in-parse-rs");
         assert_eq!(slug(""), "");
         assert!(slug(&"word ".repeat(40)).len() <= 60);
+    }
+
+    #[test]
+    fn metadata_stays_on_one_line_and_long_values_stay_apart() {
+        assert_eq!(one_line("/w/a\n## Task 9: x\r\u{0}\u{1b}[2J\u{2028}end"), "/w/a ## Task 9: x [2J end");
+        let (a, b) = (format!("/w/{}a", "x".repeat(500)), format!("/w/{}b", "x".repeat(500)));
+        assert!(meta(&a).chars().count() <= 200 && meta(&a) != meta(&b), "{}", meta(&a));
+        assert_eq!(meta(&a), meta(&a.clone()));
+        assert_eq!(meta("/w/app"), "/w/app");
     }
 
     #[test]
