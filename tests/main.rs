@@ -11,6 +11,7 @@ mod docs;
 mod engines;
 mod extract;
 mod fixtures;
+mod injection;
 mod search;
 mod stub;
 mod summary;
