@@ -12,9 +12,10 @@ use std::str::Chars;
 /// joiners, the byte-order mark, tag characters), which can hide text from a reader that a
 /// model still reads. Zero-width joiners inside emoji sequences go too: a split emoji is a
 /// small price for text that shows everything it holds.
+#[inline]
 pub(crate) fn is_unsafe(c: char) -> bool {
     match c {
-        '\n' | '\t' => false,
+        ' '..='~' | '\n' | '\t' => false,
         c if c.is_control() => true,
         '\u{061c}'
         | '\u{180e}'
@@ -29,20 +30,33 @@ pub(crate) fn is_unsafe(c: char) -> bool {
     }
 }
 
-/// True when `text` may hold an unsafe character: a byte scan that rules out almost all text
-/// before any character is decoded. The lead bytes are those of every range [`is_unsafe`]
-/// names (C1 controls start with 0xC2, U+061C with 0xD8, U+180E with 0xE1, U+2000–U+2FFF with
-/// 0xE2, U+FExx–U+FFxx with 0xEF, tag characters with 0xF3).
-fn may_hold_unsafe(text: &str) -> bool {
-    text.bytes().any(|b| matches!(b, 0..=8 | 0x0b..=0x1f | 0x7f | 0xc2 | 0xd8 | 0xe1 | 0xe2 | 0xef | 0xf3))
-        && text.chars().any(is_unsafe)
+/// True when `text` holds an unsafe character: [`is_unsafe`] read off the UTF-8 bytes, so the
+/// megabytes of tool output that hold none are never decoded. Only lead bytes are matched
+/// (0xC2 for C1 controls, 0xD8 for U+061C, 0xE1 for U+180E, 0xE2 for U+2000–U+2FFF, 0xEF for
+/// U+FExx–U+FFxx, 0xF3 for tag characters), and a lead byte is never a continuation byte.
+fn holds_unsafe(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let next = |i: usize| (bytes.get(i + 1).copied(), bytes.get(i + 2).copied());
+    bytes.iter().enumerate().any(|(i, &byte)| match byte {
+        0..=8 | 0x0b..=0x1f | 0x7f => true,
+        0xc2 => matches!(next(i).0, Some(0x80..=0x9f)),
+        0xd8 => next(i).0 == Some(0x9c),
+        0xe1 => next(i) == (Some(0xa0), Some(0x8e)),
+        0xe2 => matches!(
+            next(i),
+            (Some(0x80), Some(0x8b..=0x8f | 0xa8..=0xae)) | (Some(0x81), Some(0xa0..=0xa4 | 0xa6..=0xaf))
+        ),
+        0xef => matches!(next(i), (Some(0xbb), Some(0xbf)) | (Some(0xbf), Some(0xb9..=0xbb))),
+        0xf3 => matches!(next(i), (Some(0xa0), Some(0x80 | 0x81))),
+        _ => false,
+    })
 }
 
 /// `text` with every unsafe character (see [`is_unsafe`]) written out as `\u{…}`, for
 /// printing; borrowed when there is none, which is almost always, so clean text is printed
 /// byte for byte.
 pub(crate) fn escape(text: &str) -> Cow<'_, str> {
-    if !may_hold_unsafe(text) {
+    if !holds_unsafe(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -61,7 +75,7 @@ pub(crate) fn escape(text: &str) -> Cow<'_, str> {
 /// a carriage return ends a line (`\r\n` is one line end); every other unsafe character is
 /// dropped. Borrowed when there is nothing to remove.
 pub(crate) fn strip_controls(text: &str) -> Cow<'_, str> {
-    if !may_hold_unsafe(text) {
+    if !holds_unsafe(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -149,6 +163,14 @@ mod tests {
         assert_eq!(escape("tag\u{e0041}\u{85}"), "tag\\u{e0041}\\u{85}");
         for clean in ["“quoted” — café, 日本語, naïve…", "🎉 done", "→ ≠ ∑"] {
             assert!(matches!(escape(clean), Cow::Borrowed(_)), "{clean}");
+        }
+    }
+
+    #[test]
+    fn the_byte_scan_finds_exactly_the_unsafe_characters() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let text = format!("a{c}b");
+            assert_eq!(holds_unsafe(&text), is_unsafe(c), "U+{:04X}", c as u32);
         }
     }
 

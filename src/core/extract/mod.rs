@@ -50,6 +50,10 @@ const PASSAGE_LINES_BEFORE: usize = 2;
 const PASSAGE_LINES: usize = 8;
 /// Longest passage kept, in bytes.
 const MAX_PASSAGE: usize = 2048;
+/// Output searched for instructions from either end, in bytes: an agent sees no more of a
+/// long output than its ends either (harnesses cut the middle out), and the search is slow
+/// on text that is not ASCII.
+const INSTRUCTION_WINDOW: usize = 64 * 1024;
 /// Shortest part of a command line looked for in a passage: shorter ones (`make`, `ls -a`)
 /// name no particular command.
 const MIN_PART: usize = 6;
@@ -446,18 +450,21 @@ impl Extractor {
     /// …"), with the lines around them, where the command they ask for usually sits. The
     /// text is only searched, never kept in a lesson.
     fn note_instructions(&mut self, output: &str) {
-        if self.instructions.len() >= MAX_PASSAGES || !(looks_like_instruction(output) || has_role_line(output)) {
-            return;
-        }
-        let lines: Vec<&str> = output.lines().collect();
-        let mut i = 0;
-        while i < lines.len() && self.instructions.len() < MAX_PASSAGES {
-            if looks_like_instruction(lines[i]) {
-                let (start, end) = (i.saturating_sub(PASSAGE_LINES_BEFORE), (i + PASSAGE_LINES).min(lines.len()));
-                self.instructions.push(clip_at_word(&render::one_line(&lines[start..end].join(" ")), MAX_PASSAGE));
-                i = end;
-            } else {
-                i += 1;
+        let (head, tail) = ends(output, INSTRUCTION_WINDOW);
+        for window in [head, tail] {
+            if self.instructions.len() >= MAX_PASSAGES || !(looks_like_instruction(window) || has_role_line(window)) {
+                continue;
+            }
+            let lines: Vec<&str> = window.lines().collect();
+            let mut i = 0;
+            while i < lines.len() && self.instructions.len() < MAX_PASSAGES {
+                if looks_like_instruction(lines[i]) {
+                    let (start, end) = (i.saturating_sub(PASSAGE_LINES_BEFORE), (i + PASSAGE_LINES).min(lines.len()));
+                    self.instructions.push(clip_at_word(&render::one_line(&lines[start..end].join(" ")), MAX_PASSAGE));
+                    i = end;
+                } else {
+                    i += 1;
+                }
             }
         }
     }
@@ -553,6 +560,23 @@ impl Extractor {
         };
         Extraction::Memory(Box::new(render::memory(facts, meta, context)))
     }
+}
+
+/// The first and the last `max` bytes of `text`, cut at characters; the tail is empty when
+/// the two would overlap.
+fn ends(text: &str, max: usize) -> (&str, &str) {
+    if text.len() <= 2 * max {
+        return (text, "");
+    }
+    let mut head_end = max;
+    while !text.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let mut tail_start = text.len() - max;
+    while !text.is_char_boundary(tail_start) {
+        tail_start += 1;
+    }
+    (&text[..head_end], &text[tail_start..])
 }
 
 /// True when a line of `text` opens with a role (`SYSTEM:`, `assistant:`), as text forged to
