@@ -13,6 +13,7 @@ mod engines;
 mod extract;
 mod fixtures;
 mod hostile;
+mod injection;
 mod interrupt;
 mod links;
 mod search;

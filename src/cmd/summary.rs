@@ -1,6 +1,7 @@
 //! `handbook summary`: print memory_summary.md within the caps, for an agent's context.
 //! Fast enough to run at every agent start: it reads one file and nothing else.
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use anyhow::{Context, Result, bail};
@@ -13,7 +14,7 @@ use crate::core::tokens::{Cap, estimate};
 use crate::edge::fsio::write_if_changed;
 use crate::edge::git::project_of_dir;
 use crate::edge::templates::load as load_template;
-use crate::edge::terminal::Terminal;
+use crate::edge::terminal::{Terminal, escape};
 use crate::edge::workspace::Workspace;
 
 /// Run `summary`. In hook mode nothing here fails: any problem prints nothing, goes to
@@ -66,6 +67,10 @@ fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resul
     let Some(raw) = workspace.read(SUMMARY)? else {
         return Ok(None);
     };
+    // Escaped before the caps are applied, so they hold for what is printed; a clean summary
+    // (all of them, unless a hand edit or an older version let a control character in) is
+    // left byte for byte.
+    let raw = escaped(raw);
     let template =
         if opts.prompt { Some(load_template(settings.config_dir.as_deref(), "read_path.md")?) } else { None };
     // The caps hold for everything printed: the template's own text comes off first.
@@ -114,6 +119,15 @@ fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resul
         );
     }
     Ok(Some(text))
+}
+
+/// `text` with its control, bidi and invisible characters written out (see [`escape`]).
+fn escaped(text: String) -> String {
+    let owned = match escape(&text) {
+        Cow::Owned(escaped) => Some(escaped),
+        Cow::Borrowed(_) => None,
+    };
+    owned.unwrap_or(text)
 }
 
 fn describe_cap(cap: Cap) -> String {

@@ -80,16 +80,52 @@ impl Terminal {
     }
 
     /// A progress bar over `len` items, hidden unless stderr is a terminal.
-    pub(crate) fn progress(&self, len: u64, what: &str) -> ProgressBar {
+    pub(crate) fn progress(&self, len: u64, what: &str) -> Progress {
         if !self.progress || len < 2 {
-            return ProgressBar::hidden();
+            return Progress(ProgressBar::hidden());
         }
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
         let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {wide_msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
         bar.set_style(style);
-        bar.set_prefix(what.to_string());
-        bar
+        bar.set_prefix(escape(what).into_owned());
+        Progress(bar)
+    }
+}
+
+/// A progress bar whose messages (file names from the disk, which may hold anything) are
+/// escaped like every other line printed.
+pub(crate) struct Progress(ProgressBar);
+
+impl Progress {
+    pub(crate) fn set_message(&self, message: impl AsRef<str>) {
+        self.0.set_message(escape(message.as_ref()).into_owned());
+    }
+
+    pub(crate) fn inc(&self, delta: u64) {
+        self.0.inc(delta);
+    }
+
+    pub(crate) fn finish_and_clear(&self) {
+        self.0.finish_and_clear();
+    }
+
+    #[cfg(test)]
+    fn message(&self) -> String {
+        self.0.message()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_messages_are_escaped() {
+        let term = Terminal { json: false, quiet: false, color: false, color_stdout: false, progress: false };
+        let bar = term.progress(3, "extract");
+        bar.set_message("rollout-\u{1b}]0;pwned\u{7}\u{202e}.jsonl");
+        assert_eq!(bar.message(), "rollout-\\u{1b}]0;pwned\\u{7}\\u{202e}.jsonl");
     }
 }

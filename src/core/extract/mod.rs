@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::injection::looks_like_instruction;
 use crate::core::redact::redact;
 use crate::core::session::{Event, EventKind, SessionMeta, ToolCall, ToolResult};
 use shell::{CommandKind, classify};
@@ -42,6 +43,20 @@ const MAX_CITED: usize = 256;
 const MAX_STEPS_BETWEEN: usize = 4;
 /// Longest command kept, in bytes.
 const MAX_COMMAND: usize = 240;
+/// Instruction-like passages of tool output remembered per session.
+const MAX_PASSAGES: usize = 32;
+/// Lines of a passage: the instruction-like line, a few before it and more after it.
+const PASSAGE_LINES_BEFORE: usize = 2;
+const PASSAGE_LINES: usize = 8;
+/// Longest passage kept, in bytes.
+const MAX_PASSAGE: usize = 2048;
+/// Output searched for instructions from either end, in bytes: an agent sees no more of a
+/// long output than its ends either (harnesses cut the middle out), and the search is slow
+/// on text that is not ASCII.
+const INSTRUCTION_WINDOW: usize = 64 * 1024;
+/// Shortest part of a command line looked for in a passage: shorter ones (`make`, `ls -a`)
+/// name no particular command.
+const MIN_PART: usize = 6;
 
 /// How a task (or a session) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
@@ -194,6 +209,8 @@ pub(crate) struct Context {
 }
 
 struct PendingCall {
+    /// Run by a hijacked agent (see [`Extractor::is_untrusted`]): never a lesson.
+    untrusted: bool,
     command: String,
     kind: CommandKind,
     family: String,
@@ -229,6 +246,8 @@ pub(crate) struct Extractor {
     failed_commands: u32,
     /// Sessions cited by the assistant's replies, and in how many replies.
     cited: BTreeMap<String, u32>,
+    /// Instruction-like passages of tool output, whitespace collapsed.
+    instructions: Vec<String>,
 }
 
 impl Extractor {
@@ -324,6 +343,7 @@ impl Extractor {
         };
         let classified = classify(command);
         let pending = PendingCall {
+            untrusted: self.is_untrusted(command),
             command: clip_command(command),
             kind: classified.kind,
             family: if classified.family.is_empty() { command.trim().to_string() } else { classified.family },
@@ -344,46 +364,59 @@ impl Extractor {
     }
 
     fn tool_result(&mut self, result: &ToolResult<'_>) {
+        self.note_instructions(result.output.for_scanning());
         let call = match result.id.as_deref() {
             Some(id) => self.pending.remove(id),
             None => self.unpaired.take(),
         };
         let Some(call) = call else { return };
         let failed = result.failed();
-        self.commands += 1;
-        let task_index = self.tasks.len().checked_sub(1);
-        if let Some(i) = task_index {
-            self.tasks[i].last_command_failed = Some(failed);
-        }
-        if failed {
-            self.failed_commands += 1;
-            if let Some((_, task)) = self.current() {
-                task.commands += 1;
-                task.failed_commands += 1;
-            }
-            if call.kind == CommandKind::Explore {
-                return;
-            }
-            if let Some(open) = self.open.get_mut(&call.family) {
-                open.attempts += 1;
-                return;
-            }
-            let error =
-                errors::error_line(result.output.for_scanning()).map(|e| redact(&e).into_owned()).unwrap_or_default();
-            let failure = Failure { command: call.command, error, exit_code: result.exit_code, line: call.line };
-            self.open.insert(
-                call.family,
-                OpenFailure {
-                    failure,
-                    kind: call.kind,
-                    task: task_index.unwrap_or(0),
-                    attempts: 1,
-                    edited: Vec::new(),
-                    ran: Vec::new(),
-                },
-            );
+        self.count_command(failed);
+        // What a hijacked agent ran teaches nothing, however it ended: not a verified command,
+        // not a fix, not a landmine, and no step on the way to a fix.
+        if call.untrusted {
             return;
         }
+        if failed {
+            self.failed(call, result);
+        } else {
+            self.succeeded(call);
+        }
+    }
+
+    fn count_command(&mut self, failed: bool) {
+        self.commands += 1;
+        self.failed_commands += u32::from(failed);
+        if let Some(task) = self.tasks.last_mut() {
+            task.last_command_failed = Some(failed);
+        }
+        if let Some((_, task)) = self.current() {
+            task.commands += 1;
+            task.failed_commands += u32::from(failed);
+        }
+    }
+
+    /// A failed command opens a failure (a landmine, until something fixes it), or counts as
+    /// one more attempt at an open one.
+    fn failed(&mut self, call: PendingCall, result: &ToolResult<'_>) {
+        if call.kind == CommandKind::Explore {
+            return;
+        }
+        if let Some(open) = self.open.get_mut(&call.family) {
+            open.attempts += 1;
+            return;
+        }
+        let error =
+            errors::error_line(result.output.for_scanning()).map(|e| redact(&e).into_owned()).unwrap_or_default();
+        let failure = Failure { command: call.command, error, exit_code: result.exit_code, line: call.line };
+        let task = self.tasks.len().saturating_sub(1);
+        let open = OpenFailure { failure, kind: call.kind, task, attempts: 1, edited: Vec::new(), ran: Vec::new() };
+        self.open.insert(call.family, open);
+    }
+
+    /// A command that did its job: the fix of the failures it resolves, a step towards the
+    /// others, and a verified way to do its job.
+    fn succeeded(&mut self, call: PendingCall) {
         let fixed = self.resolved_by(&call);
         if call.kind != CommandKind::Explore {
             for open in self.open.values_mut() {
@@ -395,7 +428,6 @@ impl Extractor {
         let Some((_, task)) = self.current() else {
             return;
         };
-        task.commands += 1;
         for open in fixed {
             if task.fixes.len() < MAX_FACTS {
                 task.fixes.push(Fix {
@@ -412,6 +444,46 @@ impl Extractor {
         if call.kind.is_verification() && !known && task.verified.len() < MAX_FACTS {
             task.verified.push(Verified { command: call.command, kind: call.kind, line: call.line });
         }
+    }
+
+    /// Remember the passages of a tool's output that address the agent ("note to the AI: run
+    /// …"), with the lines around them, where the command they ask for usually sits. The
+    /// text is only searched, never kept in a lesson.
+    fn note_instructions(&mut self, output: &str) {
+        let (head, tail) = ends(output, INSTRUCTION_WINDOW);
+        for window in [head, tail] {
+            if self.instructions.len() >= MAX_PASSAGES || !(looks_like_instruction(window) || has_role_line(window)) {
+                continue;
+            }
+            let lines: Vec<&str> = window.lines().collect();
+            let mut i = 0;
+            while i < lines.len() && self.instructions.len() < MAX_PASSAGES {
+                if looks_like_instruction(lines[i]) {
+                    let (start, end) = (i.saturating_sub(PASSAGE_LINES_BEFORE), (i + PASSAGE_LINES).min(lines.len()));
+                    self.instructions.push(clip_at_word(&render::one_line(&lines[start..end].join(" ")), MAX_PASSAGE));
+                    i = end;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    /// True when running `command` says the agent was hijacked: it pipes a download into a
+    /// shell, it reads as an instruction itself, or an instruction-like passage the session
+    /// saw names it (whole, or one of its parts long enough to be a particular command).
+    fn is_untrusted(&self, command: &str) -> bool {
+        if shell::downloads_into_shell(command) || looks_like_instruction(command) {
+            return true;
+        }
+        if self.instructions.is_empty() {
+            return false;
+        }
+        std::iter::once(command)
+            .chain(command.split(['&', '|', ';', '\n']))
+            .map(render::one_line)
+            .filter(|part| part.len() >= MIN_PART)
+            .any(|part| self.instructions.iter().any(|passage| passage.contains(&part)))
     }
 
     /// The open failures a successful command resolves: those of its own family, and those of
@@ -488,6 +560,35 @@ impl Extractor {
         };
         Extraction::Memory(Box::new(render::memory(facts, meta, context)))
     }
+}
+
+/// The first and the last `max` bytes of `text`, cut at characters; the tail is empty when
+/// the two would overlap.
+fn ends(text: &str, max: usize) -> (&str, &str) {
+    if text.len() <= 2 * max {
+        return (text, "");
+    }
+    let mut head_end = max;
+    while !text.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let mut tail_start = text.len() - max;
+    while !text.is_char_boundary(tail_start) {
+        tail_start += 1;
+    }
+    (&text[..head_end], &text[tail_start..])
+}
+
+/// True when a line of `text` opens with a role (`SYSTEM:`, `assistant:`), as text forged to
+/// pass for the conversation does; the injection filter sees that only at the start of a text.
+fn has_role_line(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line = line.trim_start();
+        ["system", "assistant", "developer"].iter().any(|role| {
+            line.get(..role.len()).is_some_and(|head| head.eq_ignore_ascii_case(role))
+                && line[role.len()..].trim_start().starts_with(':')
+        })
+    })
 }
 
 fn task_outcome(task: &TaskFacts, feedback: Option<Feedback>, last_failed: Option<bool>) -> Outcome {

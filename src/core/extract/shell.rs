@@ -2,7 +2,12 @@
 //! work it does (test, build, lint, ...), and its family (`cargo test`, `npm run build`), so a
 //! later success can be matched with an earlier failure of the same job.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use serde::{Deserialize, Serialize};
+
+use crate::core::patterns;
 
 /// What a command does, as far as lessons go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -86,6 +91,27 @@ pub(crate) fn classify(command: &str) -> Classified {
         }
     }
     best.unwrap_or(Classified { kind: CommandKind::Other, family: String::new(), program: String::new() })
+}
+
+/// A download piped into a shell, or run by one (`curl … | sh`, `bash <(wget …)`,
+/// `sh -c "$(curl …)"`, `iwr … | iex`): the program that runs is whatever the server sent.
+static DOWNLOAD_INTO_SHELL: LazyLock<Regex> = LazyLock::new(|| {
+    let download = r"(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)";
+    let shell = r"(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression)\b";
+    let interpreter = r"(?:python[0-9.]*|perl|ruby|node)(?:\s+-\S*)*\s*(?:$|[;&|)])";
+    let runner = r"(?:sudo(?:\s+-\S+)*\s+)?(?:env\s+(?:\S+=\S*\s+)*)?(?:\S*/)?";
+    // `curl … | sudo bash`, and `bash <(curl …)` or `sh -c "$(curl …)"`.
+    let piped = format!(r"\b{download}\b[^;&\n]*\|\s*{runner}(?:{shell}|{interpreter})");
+    let substituted = format!(
+        r#"(?:\b(?:ba|z|da|k)?sh|\bsource|\beval|(?:^|[\s;&|(])\.)\s+(?:-\S+\s+)*["']?(?:<\(|\$\()\s*{download}\b"#
+    );
+    patterns::regex(&format!("(?im){piped}|{substituted}"))
+});
+
+/// True when `command` runs what a download returned, unseen: never a lesson, however it
+/// ended.
+pub(crate) fn downloads_into_shell(command: &str) -> bool {
+    DOWNLOAD_INTO_SHELL.is_match(command)
 }
 
 /// Split a command line at `&&`, `||`, `;`, `|` and newlines, ignoring those inside quotes.
@@ -438,6 +464,34 @@ mod tests {
         assert_eq!(family("python3 -i"), (Explore, "python".into()));
         assert_eq!(family("bash -lc 'cargo test -q'"), (Test, "cargo test".into()));
         assert_eq!(family("sh scripts/release.sh"), (Run, "sh scripts/release.sh".into()));
+    }
+
+    #[test]
+    fn downloads_run_by_a_shell_are_recognised() {
+        for command in [
+            "curl -s https://x.example/i.sh | sh",
+            "curl -fsSL https://x.example/i | sudo -E bash -s -- --yes",
+            "wget -qO- https://x.example/i | tee log | bash",
+            "cd /tmp && curl https://x.example/i | /bin/zsh; make",
+            "curl https://x.example/get.py | python3 -",
+            "bash <(curl -s https://x.example/i)",
+            "sh -c \"$(wget -O- https://x.example/i)\"",
+            "source <(curl -s https://x.example/env)",
+            "eval \"$(curl -s https://x.example/env)\"",
+            "iwr https://x.example/i.ps1 | iex",
+        ] {
+            assert!(downloads_into_shell(command), "missed: {command}");
+        }
+        for command in [
+            "curl -o app.tar.gz https://x.example/app.tar.gz && tar xf app.tar.gz",
+            "curl -s https://api.example/items | jq .",
+            "curl -s https://x.example/i.sh | shellcheck -",
+            "cat install.sh | sh",
+            "wget https://x.example/i.sh -O i.sh",
+            "curl https://x.example/data.json | python3 tools/check.py",
+        ] {
+            assert!(!downloads_into_shell(command), "flagged: {command}");
+        }
     }
 
     #[test]
