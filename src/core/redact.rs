@@ -440,12 +440,29 @@ fn unicode_escape_at(text: &str, at: usize) -> Option<(char, usize)> {
     char::from_u32(first).map(|c| (c, 6))
 }
 
+/// How many levels of escaping are read: JSON in a JSON string (a Codex `function_call`'s
+/// arguments) holding a tool's JSON output is three.
+const ESCAPE_LEVELS: usize = 3;
+
 /// The secrets of `text` that only show once its JSON escapes are read, as ranges of `text`.
 fn escaped_spans(text: &str, spans: &mut Vec<Span>) {
-    let decoded = decode_escapes(text);
-    let mut found = Vec::new();
-    rule_spans(&decoded.text, &mut found);
-    spans.extend(found.into_iter().map(|s| Span { range: decoded.original(&s.range), kind: s.kind }));
+    let mut levels = vec![decode_escapes(text)];
+    while levels.len() < ESCAPE_LEVELS {
+        let inner = &levels[levels.len() - 1].text;
+        if !has_escapes(inner) {
+            break;
+        }
+        let next = decode_escapes(inner);
+        levels.push(next);
+    }
+    for (depth, level) in levels.iter().enumerate() {
+        let mut found = Vec::new();
+        rule_spans(&level.text, &mut found);
+        for span in found {
+            let range = levels[..=depth].iter().rev().fold(span.range, |range, outer| outer.original(&range));
+            spans.push(Span { range, kind: span.kind });
+        }
+    }
 }
 
 /// Every secret the rules (and [`SPLIT_HEAD`]) find in `text`, a stretch claimed by an
@@ -619,10 +636,24 @@ pub(crate) fn redact_event(event: Event<'_>) -> Event<'_> {
 }
 
 /// Redact what a session's metadata holds in free text: its title, working directory, branch
-/// and remote. They are stored and rendered like everything else.
+/// and remote, and its id and its parent's. They are stored, rendered and named files after
+/// like everything else.
 pub(crate) fn redact_meta(meta: &mut SessionMeta) {
     for field in [&mut meta.title, &mut meta.cwd, &mut meta.git_branch, &mut meta.git_remote].into_iter().flatten() {
         redact_string(field);
+    }
+    for id in [&mut meta.id, &mut meta.parent].into_iter().flatten() {
+        redact_id(id);
+    }
+}
+
+/// Redact a session id, keeping it apart from every other id: a redacted id carries a hash
+/// of the whole original, so two sessions whose ids differ only in their secret stay two
+/// sessions, and a sub-agent still finds its parent.
+pub(crate) fn redact_id(id: &mut String) {
+    if let Cow::Owned(clean) = redact(id) {
+        let hash = blake3::hash(id.as_bytes()).to_hex();
+        *id = format!("{clean}-{}", &hash[..16]);
     }
 }
 
@@ -954,6 +985,35 @@ mod tests {
         let split = format!("{}db_password:\n\n  Hunter2Passw0rdXyz\nmore\n", "line of output\n".repeat(100));
         let excerpt = Unredacted::new(split.as_str()).excerpt(60);
         assert!(!excerpt.contains("Hunter2"), "{excerpt}");
+    }
+
+    #[test]
+    fn a_secret_in_a_session_id_is_redacted_and_the_ids_stay_apart() {
+        let meta = |id: &str| {
+            let mut meta = SessionMeta {
+                id: Some(id.to_string()),
+                parent: Some(format!("{id}-parent")),
+                ..SessionMeta::default()
+            };
+            redact_meta(&mut meta);
+            meta
+        };
+        let one = meta("run-ghp_16C7e42F292c6912E7710c838347Ae178B4a");
+        let two = meta("run-ghp_26C7e42F292c6912E7710c838347Ae178B4b");
+        for meta in [&one, &two] {
+            for id in [&meta.id, &meta.parent].into_iter().flatten() {
+                assert!(!id.contains("6C7e42F292c"), "{id}");
+                assert!(id.starts_with("run-[REDACTED:github]"), "{id}");
+            }
+        }
+        assert_ne!(one.id, two.id);
+        assert_eq!(
+            meta("019b64e5-57fa-7463-b644-fba7e456f905").id.as_deref(),
+            Some("019b64e5-57fa-7463-b644-fba7e456f905")
+        );
+        let mut again = one.id.clone().unwrap_or_default();
+        redact_id(&mut again);
+        assert_eq!(Some(again), one.id, "redacting an id twice changed it");
     }
 
     #[test]

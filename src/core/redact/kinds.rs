@@ -188,6 +188,10 @@ fn escaped_text_keeps_its_shape() {
     assert!(!redact(text).contains("s3cr3tvalue99"), "{}", redact(text));
     let text = r#"{"config": "{\"client_secret\": \"s3cr3tvalue99\"}"}"#;
     assert!(!redact(text).contains("s3cr3tvalue99"), "{}", redact(text));
+    // JSON in a JSON string: escaped twice.
+    let inner = serde_json::json!({"output": "token \\u0067hp_16C7e42F292c6912E7710c838347Ae178B4a"}).to_string();
+    let outer = serde_json::json!({"arguments": inner}).to_string();
+    assert!(!redact(&outer).contains("6C7e42F292c"), "{}", redact(&outer));
     // Text with escapes and nothing to hide is left as it is.
     let text = r#"printf "a\tb\n" | tr '\t' ' ' ; echo "\u00e9""#;
     assert!(matches!(redact(text), Cow::Borrowed(_)));
