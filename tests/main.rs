@@ -12,5 +12,6 @@ mod engines;
 mod extract;
 mod fixtures;
 mod search;
+mod secrets;
 mod stub;
 mod summary;
