@@ -252,12 +252,23 @@ fn is_reference(_text: &str, caps: &Captures) -> bool {
 /// end of its line, with the next line starting with a character a secret may hold. A
 /// transcript breaks a long token where a terminal or a model wrapped it; both halves must
 /// go, not only the one the rules still recognise.
+/// The prefixes that start a token of a known kind (one pattern, for `concat!`).
+macro_rules! token_prefixes {
+    () => {
+        concat!(
+            r"(?:sk-|[sr]k_(?:live|test)_|whsec_|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|GR1348941|xox[a-z]|xapp-|AKIA",
+            r"|ASIA|AIza|GOCSPX-|ya29\.|npm_|pypi-|hf_|eyJ|SG\.|SK[0-9a-fA-F]{4}|[0-9]{5,16}:A|do[opr]_v1_",
+            r"|shp(?:at|ca|pa|ss)_|hv[sbr]\.|AGE-SECRET-KEY-|key-[0-9a-f]{4}|lin_api_|PMAK-|dapi[0-9a-f]{4}|dp\.",
+            r"|sntry[su]_|pscale_|sbp_|glc_|glsa_|dckr_pat_|sq0|HRKU-|ATATT|rubygems_|pul-|NR(?:AK|JS|II)-|gsk_",
+            r"|xai-|pplx-|r8_|ntn_|xkeysib-|ops_|LTAI|fo1_)",
+        )
+    };
+}
+
 const SPLIT_HEAD: &str = concat!(
     r"(?:",
-    r"\b(?:sk-|[sr]k_(?:live|test)_|whsec_|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|GR1348941|xox[a-z]|xapp-|AKIA|ASIA",
-    r"|AIza|GOCSPX-|ya29\.|npm_|pypi-|hf_|eyJ|SG\.|SK[0-9a-fA-F]{4}|[0-9]{5,16}:A|do[opr]_v1_|shp(?:at|ca|pa|ss)_",
-    r"|hv[sbr]\.|AGE-SECRET-KEY-|key-[0-9a-f]{4}|lin_api_|PMAK-|dapi[0-9a-f]{4}|dp\.|sntry[su]_|pscale_|sbp_|glc_",
-    r"|glsa_|dckr_pat_|sq0|HRKU-|ATATT|rubygems_|pul-|NR(?:AK|JS|II)-|gsk_|xai-|pplx-|r8_|ntn_|xkeysib-|ops_|LTAI|fo1_)",
+    r"\b",
+    token_prefixes!(),
     r#"|(?i:[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|sig))["']?[ \t]*[:=][ \t]*["']?[^\s"'`$<>\[{(),;]"#,
     r"|(?i:secret)[ \t]+(?:is[ \t]+)?[^\s\[]",
     r#"|(?i:--[a-z-]*(?:password|passwd|pass|token|key|secret)(?:=|[ \t]+)|[ \t]-[pua][ \t]*)["']?[^\s"'$\[]"#,
@@ -284,6 +295,17 @@ impl Compiled {
     fn split_index(&self) -> usize {
         self.rules.len()
     }
+}
+
+/// A word that starts like a token of a known kind and goes on like one: a piece of a
+/// secret the rules no longer recognise (cut short, or the first half of a broken one).
+static TOKEN_PIECE: LazyLock<Regex> =
+    LazyLock::new(|| patterns::regex(concat!(r"^", token_prefixes!(), r"[A-Za-z0-9_+/=.-]{6,}$")));
+
+/// True for a word that looks like a piece of a token (see [`TOKEN_PIECE`]): it starts with
+/// a known prefix and holds a digit.
+pub(crate) fn looks_like_token(word: &str) -> bool {
+    word.bytes().any(|b| b.is_ascii_digit()) && TOKEN_PIECE.is_match(word)
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
@@ -1014,6 +1036,16 @@ mod tests {
         let mut again = one.id.clone().unwrap_or_default();
         redact_id(&mut again);
         assert_eq!(Some(again), one.id, "redacting an id twice changed it");
+    }
+
+    #[test]
+    fn pieces_of_tokens_are_told_from_words() {
+        for piece in ["ghp_16C7e42F292c6912E77", "xapp-1-A0123BCD", "sk-proj-Ab3dEf6h", "AKIAQ3EGKT"] {
+            assert!(looks_like_token(piece), "{piece}");
+        }
+        for word in ["sk-learn-estimator", "keyboard_shortcut_handler", "token_count", "SKU-1234", "ghp_"] {
+            assert!(!looks_like_token(word), "{word}");
+        }
     }
 
     #[test]
