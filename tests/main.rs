@@ -17,5 +17,6 @@ mod injection;
 mod interrupt;
 mod links;
 mod search;
+mod secrets;
 mod stub;
 mod summary;

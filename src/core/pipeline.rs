@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use crate::core::escape::strip_controls;
 use crate::core::filter::Filter;
 use crate::core::formats::{FileHint, ReadError, Reader, reader_for};
-use crate::core::redact::redact_event;
+use crate::core::redact::{redact_event, redact_meta};
 use crate::core::session::{Agent, Event, EventKind, LineWarning, SessionMeta, Unredacted};
 
 /// Whatever consumes the filtered, redacted events of a session.
@@ -88,6 +88,8 @@ impl<S: Sink> SessionPipeline<S> {
     pub(crate) fn finish(mut self) -> Finished<S> {
         let (mut meta, held_back) = self.reader.finish();
         meta_without_controls(&mut meta);
+        // Metadata is stored, printed and named files after: its secrets go where it enters.
+        redact_meta(&mut meta);
         self.warnings.extend(held_back);
         self.warnings.sort_by_key(|w| w.line);
         Finished { meta, sink: self.sink, warnings: self.warnings, own_prompt: self.filter.saw_own_prompt() }

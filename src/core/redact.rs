@@ -56,13 +56,72 @@ const RULES: &[Rule] = &[
     },
     Rule { kind: "gitlab", pattern: r"\bglpat-[A-Za-z0-9_-]{20,}", group: None, keep: None },
     Rule {
-        kind: "slack",
-        pattern: r"\bxox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+",
+        kind: "gitlab",
+        // Deploy, runner, trigger, CI job, feed, incoming-mail and agent tokens.
+        pattern: r"\bgl(?:dt|rt|ptt|cbt|ft|imt|soat|agent)-[A-Za-z0-9_-]{20,}|\bGR1348941[A-Za-z0-9_-]{20,}",
         group: None,
         keep: None,
     },
-    Rule { kind: "stripe", pattern: r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", group: None, keep: None },
-    Rule { kind: "google", pattern: r"\bAIza[0-9A-Za-z_-]{35}", group: None, keep: None },
+    Rule {
+        kind: "slack",
+        // Bot, user, app-level (`xapp-`) and refresh (`xoxe.xoxp-`) tokens, and webhooks.
+        pattern: r"\bxox[a-z](?:\.xox[a-z])?-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "discord",
+        pattern: r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,}",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "stripe",
+        pattern: r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9+/=]{24,}",
+        group: None,
+        keep: None,
+    },
+    Rule {
+        kind: "google",
+        // API keys, OAuth client secrets and OAuth access tokens.
+        pattern: r"\bAIza[0-9A-Za-z_-]{35}|\bGOCSPX-[A-Za-z0-9_-]{24,}|\bya29\.[A-Za-z0-9_-]{20,}",
+        group: None,
+        keep: None,
+    },
+    Rule { kind: "sendgrid", pattern: r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", group: None, keep: None },
+    Rule { kind: "twilio", pattern: r"\bSK[0-9a-fA-F]{32}\b", group: None, keep: None },
+    Rule {
+        kind: "telegram",
+        // `<bot id>:<35 characters>`; a word boundary cannot end it, since it may end in `-`.
+        pattern: r"\b([0-9]{5,16}:A[A-Za-z0-9_-]{34})(?:[^A-Za-z0-9_-]|$)",
+        group: Some(1),
+        keep: None,
+    },
+    Rule { kind: "digitalocean", pattern: r"\bdo[opr]_v1_[a-f0-9]{64}", group: None, keep: None },
+    Rule { kind: "shopify", pattern: r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", group: None, keep: None },
+    Rule { kind: "vault", pattern: r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}", group: None, keep: None },
+    Rule { kind: "age", pattern: r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}", group: None, keep: None },
+    Rule { kind: "mailgun", pattern: r"\bkey-[a-f0-9]{32}\b", group: None, keep: None },
+    Rule {
+        kind: "token",
+        // Prefixed tokens of other services: Linear, Postman, Databricks, Doppler, Sentry,
+        // PlanetScale, Supabase, Grafana, Docker Hub, Square, Heroku, Atlassian, RubyGems,
+        // Pulumi, New Relic, Groq, xAI, Perplexity, Replicate, Notion, Brevo, 1Password,
+        // Alibaba, Fly.io, Terraform Cloud.
+        pattern: concat!(
+            r"\blin_api_[A-Za-z0-9]{40}|\bPMAK-[A-Za-z0-9]{24}-[A-Za-z0-9]{34}|\bdapi[a-f0-9]{32}(?:-[0-9])?\b",
+            r"|\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|\bsntry[su]_[A-Za-z0-9+/=_-]{40,}",
+            r"|\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9._=-]{32,}|\bsbp_[a-f0-9]{40}",
+            r"|\bglc_[A-Za-z0-9+/]{32,}={0,2}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|\bdckr_pat_[A-Za-z0-9_-]{27,}",
+            r"|\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}|\bHRKU-[A-Za-z0-9_-]{30,}|\bATATT3[A-Za-z0-9_=-]{100,}",
+            r"|\brubygems_[a-f0-9]{48}|\bpul-[a-f0-9]{40}|\bNR(?:AK|JS|II)-[A-Za-z0-9]{20,}",
+            r"|\bgsk_[A-Za-z0-9]{40,}|\bxai-[A-Za-z0-9]{60,}|\bpplx-[A-Za-z0-9]{40,}|\br8_[A-Za-z0-9]{35,}",
+            r"|\bntn_[A-Za-z0-9]{40,}|\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}|\bops_eyJ[A-Za-z0-9+/]{100,}={0,3}",
+            r"|\bLTAI[A-Za-z0-9]{20}\b|\bfo1_[A-Za-z0-9_-]{40,}|\b[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}",
+        ),
+        group: None,
+        keep: None,
+    },
     Rule {
         kind: "aws_secret_key",
         // A 40-character key written near its access key id or after the word "secret".
@@ -93,6 +152,13 @@ const RULES: &[Rule] = &[
         keep: None,
     },
     Rule {
+        kind: "azure",
+        // The signature of a shared access signature URL (URL-encoded base64).
+        pattern: r"(?i)[?&;]sig=([A-Za-z0-9%+/=_-]{20,})",
+        group: Some(1),
+        keep: None,
+    },
+    Rule {
         kind: "jwt",
         pattern: r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
         group: None,
@@ -101,7 +167,8 @@ const RULES: &[Rule] = &[
     Rule {
         kind: "url_credentials",
         // Up to the last `@` before the path, so a password holding `@` is hidden whole.
-        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://([^\s/:@]+:[^\s/]+)@",
+        // The user may be empty (`redis://:password@host`).
+        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://([^\s/:@]*:[^\s/]+)@",
         group: Some(1),
         keep: None,
     },
@@ -115,8 +182,9 @@ const RULES: &[Rule] = &[
     Rule {
         kind: "cli_password",
         // Credentials passed as command-line options: `--password X`, `--token=X`,
-        // `curl -u user:X`, `redis-cli -a X`.
-        pattern: r#"(?i)(?:--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|access-token|auth-token)(?:=|\s+)|(?:\s-u|--user)\s+[^\s:]+:|\bredis-cli\b[^\n]*?\s-a\s+)["']?([^\s"']{3,})"#,
+        // `curl -u user:X`, `redis-cli -a X`, `mysql -pX` (only a lowercase `-p` joined to its
+        // value is a password: `-P` is the port, a bare `-p` asks for it), `sshpass -p X`.
+        pattern: r#"(?i)(?:--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|access-token|auth-token)(?:=|\s+)|(?:\s-u|--user)\s+[^\s:]+:|\bredis-cli\b[^\n]*?\s-a\s+|\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump)\b[^\n]*?\s(?-i:-p)|\bsshpass\s+(?-i:-p)\s*)["']?([^\s"']{3,})"#,
         group: Some(1),
         keep: Some(is_reference),
     },
@@ -179,6 +247,36 @@ fn is_reference(_text: &str, caps: &Captures) -> bool {
     caps.get(1).is_some_and(|m| m.as_str().starts_with(['$', '<', '{']))
 }
 
+/// The start of a secret that may go on past a line break: a token prefix, a credential
+/// name and its `=`/`:`, a password option, an authorisation scheme or a URL, reaching the
+/// end of its line, with the next line starting with a character a secret may hold. A
+/// transcript breaks a long token where a terminal or a model wrapped it; both halves must
+/// go, not only the one the rules still recognise.
+/// The prefixes that start a token of a known kind (one pattern, for `concat!`).
+macro_rules! token_prefixes {
+    () => {
+        concat!(
+            r"(?:sk-|[sr]k_(?:live|test)_|whsec_|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|GR1348941|xox[a-z]|xapp-|AKIA",
+            r"|ASIA|AIza|GOCSPX-|ya29\.|npm_|pypi-|hf_|eyJ|SG\.|SK[0-9a-fA-F]{4}|[0-9]{5,16}:A|do[opr]_v1_",
+            r"|shp(?:at|ca|pa|ss)_|hv[sbr]\.|AGE-SECRET-KEY-|key-[0-9a-f]{4}|lin_api_|PMAK-|dapi[0-9a-f]{4}|dp\.",
+            r"|sntry[su]_|pscale_|sbp_|glc_|glsa_|dckr_pat_|sq0|HRKU-|ATATT|rubygems_|pul-|NR(?:AK|JS|II)-|gsk_",
+            r"|xai-|pplx-|r8_|ntn_|xkeysib-|ops_|LTAI|fo1_)",
+        )
+    };
+}
+
+const SPLIT_HEAD: &str = concat!(
+    r"(?:",
+    r"\b",
+    token_prefixes!(),
+    r#"|(?i:[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|sig))["']?[ \t]*[:=][ \t]*["']?[^\s"'`$<>\[{(),;]"#,
+    r"|(?i:secret)[ \t]+(?:is[ \t]+)?[^\s\[]",
+    r#"|(?i:--[a-z-]*(?:password|passwd|pass|token|key|secret)(?:=|[ \t]+)|[ \t]-[pua][ \t]*)["']?[^\s"'$\[]"#,
+    r"|(?i:bearer|basic|token)[ \t]+[^\s\[]",
+    r"|\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s\[]",
+    r")\S*\r?\n[A-Za-z0-9_+/=.%-]",
+);
+
 struct CompiledRule {
     kind: &'static str,
     re: Regex,
@@ -187,32 +285,304 @@ struct CompiledRule {
 }
 
 struct Compiled {
+    /// The rules, then [`SPLIT_HEAD`] (at index `rules.len()`).
     set: RegexSet,
     rules: Vec<CompiledRule>,
+    split: Regex,
+}
+
+impl Compiled {
+    fn split_index(&self) -> usize {
+        self.rules.len()
+    }
+}
+
+/// A word that starts like a token of a known kind and goes on like one: a piece of a
+/// secret the rules no longer recognise (cut short, or the first half of a broken one).
+static TOKEN_PIECE: LazyLock<Regex> =
+    LazyLock::new(|| patterns::regex(concat!(r"^", token_prefixes!(), r"[A-Za-z0-9_+/=.-]{6,}$")));
+
+/// True for a word that looks like a piece of a token (see [`TOKEN_PIECE`]): it starts with
+/// a known prefix and holds a digit.
+pub(crate) fn looks_like_token(word: &str) -> bool {
+    word.bytes().any(|b| b.is_ascii_digit()) && TOKEN_PIECE.is_match(word)
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let set = patterns::regex_set(RULES.iter().map(|r| r.pattern));
+    let set = patterns::regex_set(RULES.iter().map(|r| r.pattern).chain([SPLIT_HEAD]));
     let rules = RULES
         .iter()
         .map(|r| CompiledRule { kind: r.kind, re: patterns::regex(r.pattern), group: r.group, keep: r.keep })
         .collect();
-    Compiled { set, rules }
+    Compiled { set, rules, split: patterns::regex(SPLIT_HEAD) }
 });
 
+/// A stretch of text that holds a secret of `kind`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Span {
+    range: std::ops::Range<usize>,
+    kind: &'static str,
+}
+
 /// Replace every secret in `text` with `[REDACTED:<kind>]`. Borrows when there is none.
+///
+/// Besides what the rules match in the text as it is, this hides secrets that only show
+/// once JSON escapes are read (`\u0067hp_…`, `\"password\": \"…\"`, a token after an
+/// escaped `\n`), keeping the escaped text's shape, and both halves of a secret broken
+/// across two lines.
 pub(crate) fn redact(text: &str) -> Cow<'_, str> {
+    let Cow::Owned(mut out) = redact_once(text) else {
+        return Cow::Borrowed(text);
+    };
+    // A marker can open a word boundary that the secret's neighbour lacked (`…abcmysql -pX`
+    // becomes `[REDACTED:…]mysql -pX`): redact again until nothing changes, which takes
+    // one more pass when it happens at all.
+    for _ in 0..3 {
+        match redact_once(&out) {
+            Cow::Owned(again) => out = again,
+            Cow::Borrowed(_) => break,
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn redact_once(text: &str) -> Cow<'_, str> {
     let compiled = &*COMPILED;
-    let hits = compiled.set.matches(text);
-    if !hits.matched_any() {
+    let mut hits = compiled.set.matches(text);
+    let escaped = has_escapes(text);
+    if !hits.matched_any() && !escaped {
         return Cow::Borrowed(text);
     }
+    let mut spans = Vec::new();
+    if escaped {
+        escaped_spans(text, &mut spans);
+    }
+    if hits.matched(compiled.split_index()) {
+        split_spans(text, &mut spans);
+    }
     let mut out = Cow::Borrowed(text);
-    for index in hits.iter() {
+    if !spans.is_empty() {
+        out = Cow::Owned(replace_spans(text, spans));
+        hits = compiled.set.matches(&out);
+    }
+    for index in hits.iter().filter(|&i| i < compiled.split_index()) {
         if let Cow::Owned(s) = replace_rule(&out, &compiled.rules[index]) {
             out = Cow::Owned(s);
         }
     }
+    out
+}
+
+/// True when `text` holds a JSON escape that could hide a secret or the edge of one. Most
+/// texts hold no backslash at all, and this is one `memchr` over them.
+fn has_escapes(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'\\', bytes).any(|i| bytes.get(i + 1).is_some_and(|b| b"\"\\/bfnrtu".contains(b)))
+}
+
+/// Text with its JSON escapes read, and where each of its bytes came from.
+struct Decoded {
+    text: String,
+    /// For each byte of `text`, the offset in the original of what it was read from; one more
+    /// entry holds the original's length.
+    from: Vec<usize>,
+}
+
+impl Decoded {
+    /// The original bytes a range of the decoded text was read from.
+    fn original(&self, range: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+        self.from[range.start]..self.from[range.end]
+    }
+}
+
+/// Read the JSON escapes in `text` (`\n`, `\"`, `\u0067`, surrogate pairs). Anything that is
+/// not a valid escape is kept as it is.
+fn decode_escapes(text: &str) -> Decoded {
+    let bytes = text.as_bytes();
+    let mut out = Decoded { text: String::with_capacity(text.len()), from: Vec::with_capacity(text.len() + 1) };
+    let mut i = 0;
+    while i < bytes.len() {
+        match escape_at(text, i) {
+            Some((c, used)) => {
+                out.text.push(c);
+                out.from.extend(std::iter::repeat_n(i, c.len_utf8()));
+                i += used;
+            }
+            None => {
+                // `i` is a char boundary: every step moves by whole chars or whole escapes.
+                let c = text[i..].chars().next().unwrap_or('\0');
+                out.text.push(c);
+                out.from.extend(i..i + c.len_utf8());
+                i += c.len_utf8();
+            }
+        }
+    }
+    out.from.push(bytes.len());
+    out
+}
+
+/// The character the escape at `at` stands for and its length, if one starts there.
+fn escape_at(text: &str, at: usize) -> Option<(char, usize)> {
+    let bytes = text.as_bytes();
+    if bytes[at] != b'\\' {
+        return None;
+    }
+    let simple = match bytes.get(at + 1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => return unicode_escape_at(text, at),
+        _ => return None,
+    };
+    Some((simple, 2))
+}
+
+/// The character of a `\uXXXX` escape (or a pair of them for a surrogate pair) at `at`.
+fn unicode_escape_at(text: &str, at: usize) -> Option<(char, usize)> {
+    let unit = |from: usize| -> Option<u32> {
+        let digits = text.get(from + 2..from + 6)?;
+        (text.as_bytes()[from + 1] == b'u' && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| u32::from_str_radix(digits, 16).ok())
+            .flatten()
+    };
+    let first = unit(at)?;
+    if (0xD800..0xDC00).contains(&first) {
+        let second = text.as_bytes().get(at + 6).filter(|&&b| b == b'\\').and_then(|_| unit(at + 6))?;
+        if !(0xDC00..0xE000).contains(&second) {
+            return None;
+        }
+        let code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+        return char::from_u32(code).map(|c| (c, 12));
+    }
+    char::from_u32(first).map(|c| (c, 6))
+}
+
+/// How many levels of escaping are read: JSON in a JSON string (a Codex `function_call`'s
+/// arguments) holding a tool's JSON output is three.
+const ESCAPE_LEVELS: usize = 3;
+
+/// The secrets of `text` that only show once its JSON escapes are read, as ranges of `text`.
+fn escaped_spans(text: &str, spans: &mut Vec<Span>) {
+    let mut levels = vec![decode_escapes(text)];
+    while levels.len() < ESCAPE_LEVELS {
+        let inner = &levels[levels.len() - 1].text;
+        if !has_escapes(inner) {
+            break;
+        }
+        let next = decode_escapes(inner);
+        levels.push(next);
+    }
+    for (depth, level) in levels.iter().enumerate() {
+        let mut found = Vec::new();
+        rule_spans(&level.text, &mut found);
+        for span in found {
+            let range = levels[..=depth].iter().rev().fold(span.range, |range, outer| outer.original(&range));
+            spans.push(Span { range, kind: span.kind });
+        }
+    }
+}
+
+/// Every secret the rules (and [`SPLIT_HEAD`]) find in `text`, a stretch claimed by an
+/// earlier rule left to it.
+fn rule_spans(text: &str, spans: &mut Vec<Span>) {
+    let compiled = &*COMPILED;
+    let hits = compiled.set.matches(text);
+    for index in hits.iter().filter(|&i| i < compiled.split_index()) {
+        let rule = &compiled.rules[index];
+        for caps in rule.re.captures_iter(text) {
+            let Some(secret) = hidden_by(rule, text, &caps) else { continue };
+            if !spans.iter().any(|s| s.range.start < secret.end() && secret.start() < s.range.end) {
+                spans.push(Span { range: secret.range(), kind: rule.kind });
+            }
+        }
+    }
+    if hits.matched(compiled.split_index()) {
+        split_spans(text, spans);
+    }
+}
+
+/// The secret a rule's match holds, unless it is kept or already redacted.
+fn hidden_by<'t>(rule: &CompiledRule, text: &str, caps: &Captures<'t>) -> Option<regex::Match<'t>> {
+    if rule.keep.is_some_and(|keep| keep(text, caps)) {
+        return None;
+    }
+    secret_of(caps, rule.group).filter(|s| !s.as_str().starts_with("[REDACTED"))
+}
+
+/// Secrets broken by a line break: for every [`SPLIT_HEAD`], the line is joined to the next
+/// one and, when a rule then finds a secret across the join, both halves are spans.
+fn split_spans(text: &str, spans: &mut Vec<Span>) {
+    let bytes = text.as_bytes();
+    for head in COMPILED.split.find_iter(text) {
+        let Some(newline) = memchr::memrchr(b'\n', &bytes[head.start()..head.end()]).map(|i| head.start() + i) else {
+            continue;
+        };
+        let head_end = if newline > 0 && bytes[newline - 1] == b'\r' { newline - 1 } else { newline };
+        let line_start = memchr::memrchr(b'\n', &bytes[..head_end]).map_or(0, |i| i + 1);
+        let tail_start = newline + 1;
+        let tail_end = memchr::memchr(b'\n', &bytes[tail_start..]).map_or(bytes.len(), |i| tail_start + i);
+        if let Some((kind, start, tail_len)) = joined_secret(&text[line_start..head_end], &text[tail_start..tail_end]) {
+            spans.push(Span { range: line_start + start..head_end, kind });
+            spans.push(Span { range: tail_start..tail_start + tail_len, kind });
+        }
+    }
+}
+
+/// A secret that starts in `head` (a line) and goes on into `tail` (the next line): its kind,
+/// where it starts in `head` and how much of `tail` it takes.
+///
+/// When the head alone is already a whole secret, the tail may simply be the next line's
+/// first word: it is taken only when it looks like the rest of a token (it holds a digit,
+/// ends in base64 padding, or ends its line or string) and not like the next `name:`.
+fn joined_secret(head: &str, tail: &str) -> Option<(&'static str, usize, usize)> {
+    let compiled = &*COMPILED;
+    let joined = format!("{head}{tail}");
+    let join = head.len();
+    for index in compiled.set.matches(&joined).iter().filter(|&i| i < compiled.split_index()) {
+        let rule = &compiled.rules[index];
+        for caps in rule.re.captures_iter(&joined) {
+            let Some(secret) = hidden_by(rule, &joined, &caps) else { continue };
+            if secret.start() >= join || secret.end() <= join {
+                continue;
+            }
+            let taken = &joined[join..secret.end()];
+            let head_whole =
+                rule.re.captures_iter(head).any(|c| hidden_by(rule, head, &c).is_some_and(|s| s.end() == join));
+            let ends_its_line = tail[taken.len()..].trim_end().is_empty()
+                || tail[taken.len()..].starts_with(['"', '\'', '`', ')', ']', '}', ',', ';']);
+            let looks_like_rest = (taken.bytes().any(|b| b.is_ascii_digit()) || taken.ends_with('=') || ends_its_line)
+                && !taken.contains(':');
+            if head_whole && !looks_like_rest {
+                continue;
+            }
+            return Some((rule.kind, secret.start(), taken.len()));
+        }
+    }
+    None
+}
+
+/// `text` with each span replaced by its marker; overlapping spans are one.
+fn replace_spans(text: &str, mut spans: Vec<Span>) -> String {
+    spans.sort_by_key(|s| (s.range.start, std::cmp::Reverse(s.range.end)));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for span in spans {
+        if span.range.end <= at {
+            continue;
+        }
+        let start = span.range.start.max(at);
+        out.push_str(&text[at..start]);
+        if start == span.range.start {
+            out.push_str(&format!("[REDACTED:{}]", span.kind));
+        }
+        at = span.range.end;
+    }
+    out.push_str(&text[at..]);
     out
 }
 
@@ -288,10 +658,24 @@ pub(crate) fn redact_event(event: Event<'_>) -> Event<'_> {
 }
 
 /// Redact what a session's metadata holds in free text: its title, working directory, branch
-/// and remote. They are stored and rendered like everything else.
+/// and remote, and its id and its parent's. They are stored, rendered and named files after
+/// like everything else.
 pub(crate) fn redact_meta(meta: &mut SessionMeta) {
     for field in [&mut meta.title, &mut meta.cwd, &mut meta.git_branch, &mut meta.git_remote].into_iter().flatten() {
         redact_string(field);
+    }
+    for id in [&mut meta.id, &mut meta.parent].into_iter().flatten() {
+        redact_id(id);
+    }
+}
+
+/// Redact a session id, keeping it apart from every other id: a redacted id carries a hash
+/// of the whole original, so two sessions whose ids differ only in their secret stay two
+/// sessions, and a sub-agent still finds its parent.
+pub(crate) fn redact_id(id: &mut String) {
+    if let Cow::Owned(clean) = redact(id) {
+        let hash = blake3::hash(id.as_bytes()).to_hex();
+        *id = format!("{clean}-{}", &hash[..16]);
     }
 }
 
@@ -349,23 +733,34 @@ pub(crate) fn cut_after(text: &str, start: usize) -> &str {
     }
 }
 
-/// The kinds of secrets found in `text`, for reports; empty when there are none.
+/// The kinds of secrets found in `text`, for reports; empty when there are none. Like
+/// [`redact`], it reads JSON escapes and joins secrets broken across lines.
 pub(crate) fn secret_kinds(text: &str) -> Vec<&'static str> {
     let compiled = &*COMPILED;
-    let mut kinds: Vec<&'static str> = compiled
-        .set
-        .matches(text)
+    let hits = compiled.set.matches(text);
+    let mut kinds: Vec<&'static str> = hits
         .iter()
+        .filter(|&i| i < compiled.split_index())
         .filter(|&i| {
             let rule = &compiled.rules[i];
-            rule.re.captures_iter(text).any(|c| {
-                !rule.keep.is_some_and(|keep| keep(text, &c))
-                    && secret_of(&c, rule.group).is_some_and(|s| !s.as_str().starts_with("[REDACTED"))
-            })
+            rule.re.captures_iter(text).any(|c| hidden_by(rule, text, &c).is_some())
         })
         .map(|i| compiled.rules[i].kind)
         .collect();
-    kinds.dedup();
+    let mut spans = Vec::new();
+    if has_escapes(text) {
+        escaped_spans(text, &mut spans);
+    }
+    if hits.matched(compiled.split_index()) {
+        split_spans(text, &mut spans);
+    }
+    kinds.extend(spans.into_iter().map(|s| s.kind));
+    let mut seen = Vec::new();
+    kinds.retain(|k| {
+        let new = !seen.contains(k);
+        seen.push(k);
+        new
+    });
     kinds
 }
 
@@ -380,7 +775,7 @@ fn secret_of<'t>(caps: &Captures<'t>, group: Option<usize>) -> Option<regex::Mat
 
 fn replace_rule<'t>(text: &'t str, rule: &CompiledRule) -> Cow<'t, str> {
     let marker = format!("[REDACTED:{}]", rule.kind);
-    rule.re.replace_all(text, |caps: &Captures| {
+    let replaced = rule.re.replace_all(text, |caps: &Captures| {
         let Some(whole) = caps.get(0) else {
             return String::new();
         };
@@ -397,8 +792,16 @@ fn replace_rule<'t>(text: &'t str, rule: &CompiledRule) -> Cow<'t, str> {
             }
             None => whole.as_str().to_string(),
         }
-    })
+    });
+    // Every match kept: nothing changed, and the caller need not look again.
+    match replaced {
+        Cow::Owned(s) if s == text => Cow::Borrowed(text),
+        other => other,
+    }
 }
+
+#[cfg(test)]
+mod kinds;
 
 #[cfg(test)]
 mod tests {
@@ -604,6 +1007,45 @@ mod tests {
         let split = format!("{}db_password:\n\n  Hunter2Passw0rdXyz\nmore\n", "line of output\n".repeat(100));
         let excerpt = Unredacted::new(split.as_str()).excerpt(60);
         assert!(!excerpt.contains("Hunter2"), "{excerpt}");
+    }
+
+    #[test]
+    fn a_secret_in_a_session_id_is_redacted_and_the_ids_stay_apart() {
+        let meta = |id: &str| {
+            let mut meta = SessionMeta {
+                id: Some(id.to_string()),
+                parent: Some(format!("{id}-parent")),
+                ..SessionMeta::default()
+            };
+            redact_meta(&mut meta);
+            meta
+        };
+        let one = meta("run-ghp_16C7e42F292c6912E7710c838347Ae178B4a");
+        let two = meta("run-ghp_26C7e42F292c6912E7710c838347Ae178B4b");
+        for meta in [&one, &two] {
+            for id in [&meta.id, &meta.parent].into_iter().flatten() {
+                assert!(!id.contains("6C7e42F292c"), "{id}");
+                assert!(id.starts_with("run-[REDACTED:github]"), "{id}");
+            }
+        }
+        assert_ne!(one.id, two.id);
+        assert_eq!(
+            meta("019b64e5-57fa-7463-b644-fba7e456f905").id.as_deref(),
+            Some("019b64e5-57fa-7463-b644-fba7e456f905")
+        );
+        let mut again = one.id.clone().unwrap_or_default();
+        redact_id(&mut again);
+        assert_eq!(Some(again), one.id, "redacting an id twice changed it");
+    }
+
+    #[test]
+    fn pieces_of_tokens_are_told_from_words() {
+        for piece in ["ghp_16C7e42F292c6912E77", "xapp-1-A0123BCD", "sk-proj-Ab3dEf6h", "AKIAQ3EGKT"] {
+            assert!(looks_like_token(piece), "{piece}");
+        }
+        for word in ["sk-learn-estimator", "keyboard_shortcut_handler", "token_count", "SKU-1234", "ghp_"] {
+            assert!(!looks_like_token(word), "{word}");
+        }
     }
 
     #[test]

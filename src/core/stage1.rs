@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::extract::{Extraction, Facts, Memory};
 use crate::core::model::{StageOne, facts_from_answer};
+use crate::core::redact::redact;
 use crate::core::session::{Agent, SessionMeta};
 use crate::core::state::{FileStat, SessionSeen};
 
@@ -81,10 +82,15 @@ impl Stage1 {
 /// The extraction to store when a model answered: its texts, with the built-in extractor's
 /// facts (what consolidation lays out and merges), or facts read from the answer when the
 /// built-in extractor found nothing. The model's no-op is final.
+///
+/// The answer is redacted here, where it is stored, whatever checked it before: a model
+/// repeats what the transcript showed it, in forms of its own.
 pub(crate) fn with_answer(builtin: Extraction, answer: StageOne) -> Extraction {
     let StageOne::Memory { raw_memory, rollout_summary, rollout_slug } = answer else {
         return Extraction::NoOp;
     };
+    let [raw_memory, rollout_summary, rollout_slug] =
+        [raw_memory, rollout_summary, rollout_slug].map(|text| redact(&text).into_owned());
     let facts = match builtin {
         Extraction::Memory(memory) => memory.facts,
         Extraction::NoOp => facts_from_answer(&raw_memory, &rollout_summary),
@@ -194,5 +200,20 @@ mod tests {
         // Ids that case-insensitive file systems would merge get names that differ.
         assert_ne!(file_name("Abc").to_lowercase(), file_name("abc").to_lowercase());
         assert!(file_name("nul").ends_with(&format!("{}.json", blake3::hash(b"nul").to_hex())));
+    }
+
+    #[test]
+    fn a_model_answer_is_stored_redacted() {
+        let answer = StageOne::Memory {
+            raw_memory: "- deploys use xapp-1-A0123BCDEFG-1234567890123-0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d".to_string(),
+            rollout_summary: "# Deploy\nThe token ghp_16C7e42F292c6912E77\n10c838347Ae178B4a worked.".to_string(),
+            rollout_slug: "deploy".to_string(),
+        };
+        let Extraction::Memory(memory) = with_answer(Extraction::NoOp, answer) else { panic!("a no-op") };
+        let stored = format!("{} {} {}", memory.raw_memory, memory.rollout_summary, memory.rollout_slug);
+        for piece in ["0a1b2c3d4e5f6a7b8c9d", "ghp_16C7e42F292c6912E77", "10c838347Ae178B4a"] {
+            assert!(!stored.contains(piece), "{piece} stored: {stored}");
+        }
+        assert!(stored.contains("[REDACTED:slack]") && stored.contains("[REDACTED:github]"), "{stored}");
     }
 }

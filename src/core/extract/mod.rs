@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::core::injection::looks_like_instruction;
-use crate::core::redact::redact;
+use crate::core::redact::{looks_like_token, redact};
 use crate::core::session::{Event, EventKind, SessionMeta, ToolCall, ToolResult};
 use shell::{CommandKind, classify};
 use signals::{Feedback, SignalKind};
@@ -702,7 +702,13 @@ const STOPWORDS: &[&str] = &[
 fn keywords(tasks: &[TaskFacts]) -> Vec<String> {
     let mut counts: BTreeMap<String, u32> = BTreeMap::new();
     let mut add = |word: &str, weight: u32| {
-        let w = word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+        // A piece of a token the redaction could not recognise (cut short, or half of one
+        // broken across lines) is no search key.
+        if looks_like_token(word) {
+            return;
+        }
+        let w = word.to_lowercase();
         let plausible = w.len() >= 3
             && w.len() <= 32
             && !w.chars().all(|c| c.is_ascii_digit())

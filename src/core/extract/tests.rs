@@ -310,3 +310,19 @@ fn a_command_named_in_ordinary_output_stays_a_lesson() {
     ]);
     assert_eq!(lesson_commands(&m), ["cargo fmt", "cargo test", "cargo test", "cargo test", "cargo fmt"]);
 }
+
+#[test]
+fn no_piece_of_a_token_becomes_a_keyword_or_a_title() {
+    // Broken across two lines, the first half alone is too short for any rule.
+    let m = memory(&[
+        user("Rotate the deploy token ghp_16C7e42F292c6912E77\n10c838347Ae178B4a in the vault."),
+        edit("deploy.hcl"),
+    ]);
+    let rendered = format!("{:?} {} {}", m.facts, m.rollout_summary, m.rollout_slug);
+    for piece in ["16C7e42F292c6912E77", "16c7e42f292c6912e77", "10c838347Ae178B4a"] {
+        assert!(!rendered.contains(piece), "{piece} kept: {rendered}");
+    }
+    // Cut short, it is no keyword either.
+    let m = memory(&[user("Fix the leaked token ghp_16C7e42F292c6912E77 in vault.hcl!"), edit("vault.hcl")]);
+    assert!(!m.facts.keywords.iter().any(|k| k.contains("16c7e42f")), "{:?}", m.facts.keywords);
+}

@@ -126,10 +126,10 @@ impl Sink for TranscriptSink<'_> {
             EventKind::ToolCall(call) => {
                 // The command is usually inside the input too; search the input, else the
                 // command.
-                let input = call.input.for_scanning();
+                let input = readable_input(call.input.for_scanning());
                 let text: Cow<str> = match &call.command {
                     Some(command) if !input.contains(command.as_ref()) => format!("{command}\n{input}").into(),
-                    _ => input.into(),
+                    _ => input,
                 };
                 self.consider(line, &text);
             }
@@ -137,6 +137,38 @@ impl Sink for TranscriptSink<'_> {
             EventKind::Compaction(Some(summary)) => self.consider(line, summary),
             EventKind::Compaction(None) | EventKind::Reasoning | EventKind::Instruction => {}
         }
+    }
+}
+
+/// A tool's input as the text it stands for: a JSON document (a Codex `function_call`'s
+/// arguments) becomes its strings, one per line and a list of words on one line, so a
+/// search matches and shows the command and the files it wrote as they read, not their
+/// escaped form (`\"`, `\n`, `\u0067`). Any other input is kept as it is.
+fn readable_input(input: &str) -> Cow<'_, str> {
+    if !input.trim_start().starts_with('{') {
+        return Cow::Borrowed(input);
+    }
+    match serde_json::from_str::<serde_json::Value>(input) {
+        Ok(value) => {
+            let mut lines = Vec::new();
+            strings_of(&value, &mut lines);
+            Cow::Owned(lines.join("\n"))
+        }
+        Err(_) => Cow::Borrowed(input),
+    }
+}
+
+/// The strings in a JSON value, in order; a list of strings (an argv) as one line.
+fn strings_of(value: &serde_json::Value, lines: &mut Vec<String>) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => lines.push(s.clone()),
+        Value::Array(items) if items.iter().all(Value::is_string) => {
+            lines.push(items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "));
+        }
+        Value::Array(items) => items.iter().for_each(|v| strings_of(v, lines)),
+        Value::Object(fields) => fields.values().for_each(|v| strings_of(v, lines)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
@@ -194,7 +226,7 @@ pub(crate) fn prefilter(query: &Query) -> Option<Prefilter> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::session::{ToolResult, Unredacted};
+    use crate::core::session::{ToolCall, ToolResult, Unredacted};
 
     fn query(words: &[&str]) -> Query {
         Query::new(&words.iter().map(|w| w.to_string()).collect::<Vec<_>>(), false, false).unwrap()
@@ -208,6 +240,27 @@ mod tests {
         let result = ToolResult { output: Unredacted::new(output), ..ToolResult::default() };
         sink.push(&Event { line: 7, kind: EventKind::ToolResult(result) });
         assert_eq!(sink.found, [Found { line: 7, text: "Deploy with OPENAI_API_KEY=[REDACTED:openai]".to_string() }]);
+    }
+
+    #[test]
+    fn function_call_arguments_are_searched_as_the_text_they_stand_for() {
+        let q = query(&["webhook"]);
+        let mut sink = TranscriptSink::new(&q);
+        let script =
+            "cat > .env <<EOF\nAPI_HOST=api.internal\nSTRIPE_WEBHOOK=\\u0077hsec_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z\nEOF";
+        let arguments = serde_json::json!({"command": ["bash", "-lc", script], "workdir": "/w"}).to_string();
+        let call = ToolCall {
+            id: None,
+            name: Cow::Borrowed("shell"),
+            command: Some(Cow::Borrowed("cat > .env <<EOF")),
+            writes: Vec::new(),
+            reads: Vec::new(),
+            input: Unredacted::new(arguments),
+        };
+        sink.push(&Event { line: 3, kind: EventKind::ToolCall(call) });
+        assert_eq!(sink.found, [Found { line: 3, text: "STRIPE_WEBHOOK=[REDACTED:stripe]".to_string() }]);
+        assert_eq!(readable_input("not json {"), "not json {");
+        assert_eq!(readable_input(r#"{"cmd":"make test","yield_time_ms":1000}"#), "make test");
     }
 
     #[test]

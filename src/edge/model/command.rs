@@ -99,9 +99,10 @@ fn collect(reader: Option<Receiver<Vec<u8>>>, until: Instant) -> Vec<u8> {
     reader.and_then(|r| r.recv_timeout(until.saturating_duration_since(Instant::now())).ok()).unwrap_or_default()
 }
 
-/// `: <stderr tail>` for a failure reason, or nothing when stderr was empty.
+/// `: <stderr tail>` for a failure reason, or nothing when stderr was empty. Redacted before
+/// it is cut: a cut inside a token leaves a piece that no rule recognises.
 fn quoted(stderr: &[u8]) -> String {
-    let tail = tail(&String::from_utf8_lossy(stderr));
+    let tail = tail(&crate::core::redact::redact(&String::from_utf8_lossy(stderr)));
     if tail.is_empty() { tail } else { format!(": {tail}") }
 }
 
@@ -180,5 +181,13 @@ mod tests {
         let done = attempt(&settings("sleep 30 & echo '{}'", 60_000), &prompt());
         assert!(matches!(&done, Attempt::Done(text) if text.trim() == "{}"), "{done:?}");
         assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn a_secret_cut_by_the_stderr_tail_is_hidden_whole() {
+        // The tail starts inside the token: what is left of it no rule would recognise.
+        let stderr = format!("auth ghp_16C7e42F292c6912E7710c838347Ae178B4a{}", " x".repeat(290));
+        let reason = CallError::Call(quoted(stderr.as_bytes())).redacted().to_string();
+        assert!(!reason.contains("838347Ae178B4a"), "{reason}");
     }
 }

@@ -80,7 +80,7 @@ pub(crate) fn status_attempt(url: &str, answer: &Answer) -> Attempt {
 }
 
 /// The error message in a server's error body (`{"error": {"message": …}}` and the like),
-/// else the start of the body.
+/// else the start of the body, redacted.
 pub(crate) fn error_detail(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|v| {
@@ -91,6 +91,34 @@ pub(crate) fn error_detail(body: &str) -> String {
             .map(str::to_string)
     });
     let text = message.unwrap_or_else(|| body.trim().to_string());
+    // Redacted before it is joined and clipped: a clip inside a token leaves a piece that no
+    // rule recognises, and joining lines would hide a token broken across them.
+    let text = crate::core::redact::redact(&text);
     let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(300).collect();
     if text.is_empty() { "(no body)".to_string() } else { text }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_cut_by_the_clipped_error_body_is_hidden_whole() {
+        // The message is clipped to 300 characters inside the token.
+        let message = format!("{}ghp_16C7e42F292c6912E7710c838347Ae178B4a", "word ".repeat(56));
+        let body = serde_json::json!({"error": {"message": message}}).to_string();
+        let answer = Answer { status: 400, retry_after: None, body };
+        let Attempt::Failed(error) = status_attempt("http://model", &answer) else { panic!("not a failure") };
+        let reason = error.redacted().to_string();
+        assert!(!reason.contains("ghp_16C7e42F"), "{reason}");
+        // A body that is not JSON, with the token broken across lines.
+        let answer = Answer {
+            status: 400,
+            retry_after: None,
+            body: "bad key ghp_16C7e42F292c\n6912E7710c838347Ae178B4a".into(),
+        };
+        let Attempt::Failed(error) = status_attempt("http://model", &answer) else { panic!("not a failure") };
+        let reason = error.redacted().to_string();
+        assert!(!reason.contains("ghp_16C7e42F"), "{reason}");
+    }
 }
