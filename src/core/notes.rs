@@ -3,6 +3,7 @@
 
 use jiff::Timestamp;
 
+use crate::core::escape::strip_controls;
 use crate::core::layout::NOTES_DIR;
 
 /// Longest note accepted, in characters: a note is a lesson, not a document.
@@ -21,6 +22,8 @@ pub(crate) struct Note {
 
 /// Read a note file: the title is its `# ` heading (else the file name), the body the rest.
 pub(crate) fn parse(file: &str, text: &str) -> Note {
+    // A note reaches the handbook and the terminal: no control character goes with it.
+    let text = &strip_controls(text);
     let mut lines = text.lines();
     let first = lines.clone().find(|l| !l.trim().is_empty()).unwrap_or("");
     let (title, body) = match first.strip_prefix("# ") {
@@ -89,6 +92,15 @@ mod tests {
         );
         let plain = parse("extensions/ad_hoc/notes/2026-01-01T00-00-00-vpn.md", "just text\n");
         assert_eq!((plain.title.as_str(), plain.body.as_str()), ("2026-01-01T00-00-00-vpn", "just text"));
+    }
+
+    #[test]
+    fn a_note_brings_no_control_character_with_it() {
+        let note =
+            parse("extensions/ad_hoc/notes/x.md", "# Stag\u{1b}]0;pwned\u{7}ing\n\nUse\u{202e} the VPN.\u{1b}[2J");
+        let text = format!("{}{}", note.title, note.body);
+        assert!(!text.chars().any(crate::core::escape::is_unsafe), "{text:?}");
+        assert!(note.body.starts_with("Use") && note.body.contains("the VPN."), "{text:?}");
     }
 
     #[test]

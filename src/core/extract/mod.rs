@@ -23,7 +23,7 @@ use signals::{Feedback, SignalKind};
 
 /// Bumped when extraction changes what it keeps: files settled by an older extractor are
 /// read again.
-pub(crate) const EXTRACTOR_VERSION: u32 = 2;
+pub(crate) const EXTRACTOR_VERSION: u32 = 3;
 
 /// Tasks kept per session; later requests join the last one.
 const MAX_TASKS: usize = 12;

@@ -116,7 +116,8 @@ pub(crate) fn parse_stage_one(reply: &str) -> Result<StageOne, AnswerError> {
     Ok(StageOne::Memory {
         raw_memory: clip_lines(&redact(&raw_memory), MAX_ANSWER_FIELD),
         rollout_summary: clip_lines(&redact(&rollout_summary), MAX_ANSWER_FIELD),
-        rollout_slug: redact(&slug_of(&slug)).into_owned(),
+        // Redacted before it is lowercased, when a key is still recognisable.
+        rollout_slug: slug_of(&redact(&slug)),
     })
 }
 

@@ -16,6 +16,13 @@ fn a_plain_answer_is_read() {
 }
 
 #[test]
+fn a_key_in_the_slug_is_redacted_before_it_is_lowercased() {
+    let reply = r#"{"raw_memory": "x", "rollout_summary": "y", "rollout_slug": "deploy AKIAIOSFODNN7EXAMPLE"}"#;
+    let StageOne::Memory { rollout_slug, .. } = parse_stage_one(reply).unwrap() else { panic!("no-op") };
+    assert!(!rollout_slug.contains("akiaiosfodnn7example"), "{rollout_slug}");
+}
+
+#[test]
 fn json_is_found_in_prose_and_fences() {
     let reply = "Sure! Here is the JSON:\n```json\n{\"raw_memory\": \"a {brace} \\\"quoted\\\"\", \"rollout_summary\": \"b\", \"rollout_slug\": null}\n```\nDone.";
     let StageOne::Memory { raw_memory, rollout_slug, .. } = parse_stage_one(reply).unwrap() else { panic!("no-op") };

@@ -308,13 +308,13 @@ mod tests {
         serde_json::from_str(
             r#"{"version": 1, "sources": {
                 "/s/a.jsonl": {"format": "codex", "session_id": "s1", "size": 10, "mtime_ns": 1,
-                    "hash": "ha", "state": "extracted", "extractor": 2},
+                    "hash": "ha", "state": "extracted", "extractor": 3},
                 "/s/b.jsonl": {"format": "codex", "session_id": "s1", "size": 10, "mtime_ns": 1,
-                    "hash": "ha", "state": "excluded", "reason": "duplicate of /s/a.jsonl", "extractor": 2},
+                    "hash": "ha", "state": "excluded", "reason": "duplicate of /s/a.jsonl", "extractor": 3},
                 "/s/c.jsonl": {"format": "claude", "session_id": "s2", "size": 5, "mtime_ns": 1,
-                    "hash": "hc", "state": "excluded", "reason": "sub-agent", "extractor": 2},
+                    "hash": "hc", "state": "excluded", "reason": "sub-agent", "extractor": 3},
                 "/s/d.jsonl": {"size": 0, "mtime_ns": 1, "hash": "hd", "state": "skipped",
-                    "reason": "empty file", "extractor": 2}
+                    "reason": "empty file", "extractor": 3}
             }}"#,
         )
         .unwrap()
