@@ -36,8 +36,28 @@ pub(crate) fn is_unsafe(c: char) -> bool {
 /// U+FExx–U+FFxx, 0xF3 for tag characters), and a lead byte is never a continuation byte.
 fn holds_unsafe(text: &str) -> bool {
     let bytes = text.as_bytes();
+    // Plain printable ASCII (and tab and newline) is the bulk of every transcript: whole
+    // chunks of it are passed over with a test the compiler can vectorise.
+    const CHUNK: usize = 32;
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = (start + CHUNK).min(bytes.len());
+        let plain = bytes[start..end]
+            .iter()
+            .fold(true, |all, &b| all & ((0x20..0x7f).contains(&b) | (b == b'\n') | (b == b'\t')));
+        if !plain && holds_unsafe_from(bytes, start, end) {
+            return true;
+        }
+        start = end;
+    }
+    false
+}
+
+/// [`holds_unsafe`] for the characters that start in `bytes[start..end]` (the bytes after
+/// `end` are looked at to finish one).
+fn holds_unsafe_from(bytes: &[u8], start: usize, end: usize) -> bool {
     let next = |i: usize| (bytes.get(i + 1).copied(), bytes.get(i + 2).copied());
-    bytes.iter().enumerate().any(|(i, &byte)| match byte {
+    bytes[start..end].iter().enumerate().map(|(i, b)| (start + i, b)).any(|(i, &byte)| match byte {
         0..=8 | 0x0b..=0x1f | 0x7f => true,
         0xc2 => matches!(next(i).0, Some(0x80..=0x9f)),
         0xd8 => next(i).0 == Some(0x9c),

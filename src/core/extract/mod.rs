@@ -53,7 +53,7 @@ const MAX_PASSAGE: usize = 2048;
 /// Output searched for instructions from either end, in bytes: an agent sees no more of a
 /// long output than its ends either (harnesses cut the middle out), and the search is slow
 /// on text that is not ASCII.
-const INSTRUCTION_WINDOW: usize = 64 * 1024;
+const INSTRUCTION_WINDOW: usize = 2 * 1024;
 /// Shortest part of a command line looked for in a passage: shorter ones (`make`, `ls -a`)
 /// name no particular command.
 const MIN_PART: usize = 6;
