@@ -37,20 +37,21 @@ pub(crate) fn is_unsafe(c: char) -> bool {
 fn holds_unsafe(text: &str) -> bool {
     let bytes = text.as_bytes();
     // Plain printable ASCII (and tab and newline) is the bulk of every transcript: whole
-    // chunks of it are passed over with a test the compiler can vectorise.
+    // chunks of it are passed over with a branch-free test the compiler vectorises.
     const CHUNK: usize = 32;
-    let mut start = 0;
-    while start < bytes.len() {
-        let end = (start + CHUNK).min(bytes.len());
-        let plain = bytes[start..end]
-            .iter()
-            .fold(true, |all, &b| all & ((0x20..0x7f).contains(&b) | (b == b'\n') | (b == b'\t')));
-        if !plain && holds_unsafe_from(bytes, start, end) {
+    let chunks = bytes.chunks_exact(CHUNK);
+    let rest = chunks.remainder().len();
+    for (index, chunk) in chunks.enumerate() {
+        let mut odd = 0u8;
+        for &b in chunk {
+            odd |= u8::from(b < 0x20 && b != b'\n' && b != b'\t') | u8::from(b >= 0x7f);
+        }
+        let start = index * CHUNK;
+        if odd != 0 && holds_unsafe_from(bytes, start, start + CHUNK) {
             return true;
         }
-        start = end;
     }
-    false
+    holds_unsafe_from(bytes, bytes.len() - rest, bytes.len())
 }
 
 /// [`holds_unsafe`] for the characters that start in `bytes[start..end]` (the bytes after
