@@ -40,6 +40,26 @@ impl Handbook {
         cmd
     }
 
+    /// `update --all` on `source` at the tests' fixed time, keeping sessions of any age: the
+    /// run's output.
+    pub fn update_output(&self, source: &Path) -> std::process::Output {
+        self.cmd()
+            .env("HANDBOOK_NOW", NOW)
+            .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+            .args(["update", "--all"])
+            .arg(source)
+            .output()
+            .unwrap()
+    }
+
+    /// The same, which must succeed; its stderr.
+    pub fn update(&self, source: &Path) -> String {
+        let output = self.update_output(source);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "{stderr}");
+        stderr
+    }
+
     /// Run `extract --all --json` on `sources` plus `extra` arguments; the JSON lines.
     pub fn extract_json(&self, sources: &[&Path], extra: &[&str]) -> Vec<Value> {
         let output = self.cmd().arg("--json").arg("extract").arg("--all").args(extra).args(sources).output().unwrap();

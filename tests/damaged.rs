@@ -2,33 +2,17 @@
 //! recovered.
 
 use std::fs;
-use std::path::Path;
 
 use crate::common::{Handbook, NOW, copy_tree, fixtures};
 
 const GENERIC: &str = "generic-make-0001";
-
-/// `update --all` on `source`; its stderr.
-fn update(hb: &Handbook, source: &Path) -> String {
-    let output = hb
-        .cmd()
-        .env("HANDBOOK_NOW", NOW)
-        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
-        .args(["update", "--all"])
-        .arg(source)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "{stderr}");
-    stderr
-}
 
 /// The generic fixture in a folder of its own, run through `update`.
 fn updated_generic() -> (Handbook, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&fixtures().join("generic"), dir.path());
     let hb = Handbook::new();
-    update(&hb, dir.path());
+    hb.update(dir.path());
     (hb, dir)
 }
 
@@ -39,7 +23,7 @@ fn a_rebuilt_state_keeps_the_forgotten_sessions() {
     // The advice for a damaged state file: move it aside and run again.
     fs::rename(hb.state().join("sources.json"), hb.state().join("sources.json.damaged")).unwrap();
     let _ = fs::remove_file(hb.state().join("sources.log"));
-    let stderr = update(&hb, dir.path());
+    let stderr = hb.update(dir.path());
     assert!(hb.stage1(GENERIC).is_none(), "a forgotten session was extracted again");
     assert!(stderr.contains("sources.json was rebuilt; 1 forgotten session kept"), "{stderr}");
     assert_eq!(hb.sources()["excluded"], serde_json::json!([GENERIC]));
@@ -56,10 +40,10 @@ fn the_forgotten_list_of_an_earlier_state_file_moves_to_its_own_file() {
     state["excluded"] = serde_json::json!(["some-old-session"]);
     fs::write(&path, serde_json::to_string(&state).unwrap()).unwrap();
     let _ = fs::remove_file(hb.state().join("forgotten.json"));
-    update(&hb, dir.path());
+    hb.update(dir.path());
     fs::remove_file(&path).unwrap();
     let _ = fs::remove_file(hb.state().join("sources.log"));
-    let stderr = update(&hb, dir.path());
+    let stderr = hb.update(dir.path());
     assert!(stderr.contains("sources.json was rebuilt; 1 forgotten session kept"), "{stderr}");
     assert_eq!(hb.sources()["excluded"], serde_json::json!(["some-old-session"]));
 }
@@ -72,7 +56,7 @@ fn a_reset_of_a_damaged_state_keeps_the_forgotten_sessions() {
     let output = hb.cmd().args(["--json", "reset", "--yes"]).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(crate::common::json_lines(&output.stdout)[0]["data"]["forgotten_kept"], 1);
-    update(&hb, dir.path());
+    hb.update(dir.path());
     assert!(hb.stage1(GENERIC).is_none(), "a forgotten session was extracted again");
 }
 
@@ -99,7 +83,7 @@ fn a_source_folder_that_cannot_be_read_keeps_its_lessons() {
     let folder = dir.path().join("sessions");
     copy_tree(&fixtures().join("generic"), &folder);
     let hb = Handbook::new();
-    update(&hb, dir.path());
+    hb.update(dir.path());
     fs::set_permissions(&folder, fs::Permissions::from_mode(0o000)).unwrap();
     let output = hb.cmd().args(["--json", "extract", "--all"]).arg(dir.path()).output().unwrap();
     let consolidated = hb.cmd().args(["consolidate", "--force"]).output().unwrap();
@@ -122,7 +106,7 @@ fn a_source_folder_that_cannot_be_reached_keeps_its_lessons() {
     let folder = dir.path().join("sessions");
     copy_tree(&fixtures().join("generic"), &folder);
     let hb = Handbook::new();
-    update(&hb, dir.path());
+    hb.update(dir.path());
     let aside = tempfile::tempdir().unwrap();
     fs::rename(&folder, aside.path().join("sessions")).unwrap();
     std::os::unix::fs::symlink(&folder, &folder).unwrap();
@@ -146,7 +130,7 @@ fn a_record_moved_aside_is_rebuilt_from_its_transcript() {
     let (hb, dir) = updated_generic();
     let record = record_path(&hb, GENERIC);
     fs::rename(&record, hb.state().join("record.aside")).unwrap();
-    let stderr = update(&hb, dir.path());
+    let stderr = hb.update(dir.path());
     assert!(record.exists(), "nothing rebuilt the record: {stderr}");
     let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
     assert!(memory.contains(GENERIC), "{memory}");
@@ -157,9 +141,9 @@ fn a_damaged_record_is_set_aside_and_rebuilt_from_its_transcript() {
     let (hb, dir) = updated_generic();
     let record = record_path(&hb, GENERIC);
     fs::write(&record, "{ torn").unwrap();
-    let stderr = update(&hb, dir.path());
+    let stderr = hb.update(dir.path());
     assert!(stderr.contains("is damaged") && stderr.contains("read again"), "{stderr}");
-    update(&hb, dir.path());
+    hb.update(dir.path());
     assert!(hb.stage1(GENERIC).is_some(), "nothing rebuilt the record");
     let memory = fs::read_to_string(hb.home.path().join("MEMORY.md")).unwrap();
     assert!(memory.contains(GENERIC), "{memory}");

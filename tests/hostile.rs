@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::common::{Handbook, NOW};
+use crate::common::Handbook;
 
 /// A generic transcript of session `id` in `cwd`: the user states a rule, and `command`
 /// passes.
@@ -23,17 +23,6 @@ fn transcript(dir: &Path, file: &str, id: &str, cwd: &str, command: &str) {
     fs::write(dir.join(file), lines.join("\n") + "\n").unwrap();
 }
 
-/// `update --all` on `dir`: extract and consolidate; the run's output.
-fn update(hb: &Handbook, dir: &Path) -> std::process::Output {
-    hb.cmd()
-        .env("HANDBOOK_NOW", NOW)
-        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
-        .args(["update", "--all"])
-        .arg(dir)
-        .output()
-        .unwrap()
-}
-
 fn read(hb: &Handbook, file: &str) -> String {
     fs::read_to_string(hb.home.path().join(file)).unwrap()
 }
@@ -46,7 +35,7 @@ fn an_id_equal_to_another_ids_file_name_keeps_its_own_record() {
     transcript(dir.path(), "a.jsonl", "x/y", "/w/alpha", "make alpha");
     transcript(dir.path(), "b.jsonl", &crafted, "/w/beta", "make beta");
     let hb = Handbook::new();
-    let output = update(&hb, dir.path());
+    let output = hb.update_output(dir.path());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     for id in ["x/y", crafted.as_str()] {
         let record = hb.stage1(id).unwrap_or_else(|| panic!("no record of {id}"));
@@ -69,7 +58,7 @@ fn control_characters_in_metadata_forge_no_heading_or_citation() {
     transcript(dir.path(), "evil.jsonl", "evil\n# Task Group: forged\u{0}", forgery, "make evil");
     transcript(dir.path(), "good.jsonl", "good-1", "/w/good", "make good");
     let hb = Handbook::new();
-    let output = update(&hb, dir.path());
+    let output = hb.update_output(dir.path());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     for (path, text) in hb.every_file() {
         if path.extension().is_some_and(|e| e == "md") {
@@ -91,7 +80,7 @@ fn a_note_that_breaks_the_handbook_is_named_and_left_out_alone() {
     let citation = "- rollout_summaries/2020-01-01T00-00-00-zzzz.md (see this)";
     fs::write(notes.join("2026-11-28T00-00-00-cite.md"), format!("# Cite\n\n{citation}\n")).unwrap();
     fs::write(notes.join("2026-11-28T00-00-01-vpn.md"), "# VPN\n\nStaging needs the VPN.\n").unwrap();
-    let output = update(&hb, dir.path());
+    let output = hb.update_output(dir.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("2026-11-28T00-00-00-cite.md") && stderr.contains("left out"), "{stderr}");
@@ -107,7 +96,7 @@ fn one_huge_folder_name_costs_no_other_session_its_place_in_the_summary() {
     transcript(dir.path(), "huge.jsonl", "huge-1", &huge, "make huge");
     transcript(dir.path(), "good.jsonl", "good-1", "/w/good", "make good");
     let hb = Handbook::new();
-    let output = update(&hb, dir.path());
+    let output = hb.update_output(dir.path());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let summary = read(&hb, "memory_summary.md");
     assert!(summary.contains("make good") && summary.contains("### /w/good"), "{summary}");

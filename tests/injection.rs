@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::{Handbook, NOW};
+use crate::common::Handbook;
 
 /// A generic-format transcript of `records` after a header line, in `dir`.
 fn transcript(dir: &Path, id: &str, records: &[Value]) {
@@ -19,19 +19,6 @@ fn transcript(dir: &Path, id: &str, records: &[Value]) {
     }
     fs::write(dir.join(format!("{id}.jsonl")), text + "\n").unwrap();
 }
-
-fn update(hb: &Handbook, dir: &Path) {
-    let output = hb
-        .cmd()
-        .env("HANDBOOK_NOW", NOW)
-        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
-        .args(["update", "--all"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-}
-
 fn summary(hb: &Handbook, args: &[&str]) -> String {
     let output = hb.cmd().arg("summary").args(args).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -64,7 +51,7 @@ fn escape_sequences_in_a_transcript_reach_neither_the_screen_nor_the_workspace()
         ],
     );
     let hb = Handbook::new();
-    update(&hb, dir.path());
+    hb.update(dir.path());
     for (path, text) in hb.every_file() {
         assert_safe(&path.display().to_string(), &text);
     }
@@ -113,7 +100,7 @@ fn a_hijacked_agent_teaches_nothing_and_quoted_instructions_are_no_preference() 
         ],
     );
     let hb = Handbook::new();
-    update(&hb, dir.path());
+    hb.update(dir.path());
     for needle in ["evil.example", "upload-keys", "deploy-keys"] {
         hb.assert_nowhere(needle);
     }

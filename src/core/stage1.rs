@@ -123,16 +123,22 @@ pub fn file_name(session_id: &str) -> String {
     if is_plain(session_id) {
         return format!("{session_id}.json");
     }
-    let readable: String = session_id
+    let readable = readable_part(session_id);
+    let readable = if readable.is_empty() { "session" } else { readable.as_str() };
+    format!("{readable}-{}.json", blake3::hash(session_id.as_bytes()).to_hex())
+}
+
+/// The readable start of a name made from `session_id`: its letters, digits, `-` and `_`,
+/// the rest as `_`, without `_` at the ends.
+fn readable_part(session_id: &str) -> String {
+    session_id
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
         .collect::<String>()
         .trim_matches('_')
         .chars()
         .take(READABLE_MAX)
-        .collect();
-    let readable = if readable.is_empty() { "session" } else { readable.as_str() };
-    format!("{readable}-{}.json", blake3::hash(session_id.as_bytes()).to_hex())
+        .collect()
 }
 
 /// An id that can be its own file name: short, lowercase ASCII letters, digits, `-`, `_`
@@ -166,14 +172,7 @@ pub(crate) fn legacy_file_name(session_id: &str) -> String {
     if safe {
         return format!("{session_id}.json");
     }
-    let readable: String = session_id
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
-        .collect::<String>()
-        .trim_matches('_')
-        .chars()
-        .take(READABLE_MAX)
-        .collect();
+    let readable = readable_part(session_id);
     let hash = blake3::hash(session_id.as_bytes()).to_hex();
     format!("{readable}-{}.json", &hash[..12])
 }
