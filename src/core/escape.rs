@@ -44,7 +44,7 @@ fn holds_unsafe(text: &str) -> bool {
     for (index, chunk) in chunks.enumerate() {
         let mut odd = 0u8;
         for &b in chunk {
-            odd |= u8::from(b < 0x20 && b != b'\n' && b != b'\t') | u8::from(b >= 0x7f);
+            odd |= (u8::from(b < 0x20) & u8::from(b != b'\n') & u8::from(b != b'\t')) | u8::from(b >= 0x7f);
         }
         let start = index * CHUNK;
         if odd != 0 && holds_unsafe_from(bytes, start, start + CHUNK) {
