@@ -11,7 +11,6 @@ use jiff::Timestamp;
 use crate::config::{ExtractSettings, Settings};
 use crate::core::extract::Extraction;
 use crate::core::pipeline::Finished;
-use crate::core::redact::redact_meta;
 use crate::core::session::Agent;
 use crate::core::stage1::Stage1;
 use crate::core::state::{
@@ -160,8 +159,8 @@ impl Run<'_> {
             }
             Ok(FileRead::NotATranscript { reason, hash }) => self.skip(key, *stat, &reason, &hash),
             Ok(FileRead::Session { agent, finished, hash }) => {
-                let mut finished = *finished;
-                redact_meta(&mut finished.meta);
+                // The pipeline redacted the metadata when it finished.
+                let finished = *finished;
                 let seen = self.seen(agent, &finished, hash, key);
                 self.session(key, *stat, seen, finished)
             }

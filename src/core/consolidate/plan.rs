@@ -307,11 +307,8 @@ pub(crate) fn objects_needed(manifest: &Manifest, pending: &Pending, changes: &[
         .iter()
         .filter(|c| c.path.starts_with(&format!("{ROLLOUT_SUMMARIES}/")))
         .filter_map(|c| manifest.files.get(&c.path).cloned());
-    written_by_handbook(manifest, pending)
-        .into_iter()
-        .chain(summaries)
-        .chain(manifest.files.get(MEMORY).cloned())
-        .collect()
+    // What handbook wrote holds the baseline's MEMORY.md, which a model consolidation reads.
+    written_by_handbook(manifest, pending).into_iter().chain(summaries).collect()
 }
 
 /// The new handbook, and the workspace as it will be once it is written.
