@@ -86,6 +86,13 @@ impl<S: Sink> SessionPipeline<S> {
     }
 
     pub(crate) fn finish(mut self) -> Finished<S> {
+        let filter = &mut self.filter;
+        let sink = &mut self.sink;
+        self.reader.drain(&mut |event| {
+            if let Some(event) = filter.apply(without_controls(event)) {
+                sink.push(&redact_event(event));
+            }
+        });
         let (mut meta, held_back) = self.reader.finish();
         meta_without_controls(&mut meta);
         // Metadata is stored, printed and named files after: its secrets go where it enters.
@@ -183,6 +190,43 @@ mod tests {
                 self.0.push('\n');
             }
         }
+    }
+
+    /// A reader that holds every user line back until the file ends, as the upsert and tree
+    /// formats do.
+    #[derive(Default)]
+    struct Holding(Vec<Event<'static>>);
+
+    impl Reader for Holding {
+        fn read_line<'a>(&mut self, line: u64, text: &'a str, _: &mut dyn FnMut(Event<'a>)) -> Result<(), ReadError> {
+            let event = Event { line, kind: EventKind::User(Cow::Borrowed(text)) };
+            self.0.push(event.into_owned());
+            Ok(())
+        }
+
+        fn drain(&mut self, emit: &mut dyn FnMut(Event<'_>)) {
+            self.0.drain(..).for_each(emit);
+        }
+
+        fn finish(&mut self) -> (SessionMeta, Vec<LineWarning>) {
+            (SessionMeta::default(), Vec::new())
+        }
+    }
+
+    #[test]
+    fn held_back_events_take_the_same_path_as_the_others() {
+        let mut pipeline = SessionPipeline {
+            reader: Box::new(Holding::default()),
+            filter: Filter::new(),
+            sink: Texts::default(),
+            warnings: Vec::new(),
+        };
+        pipeline.feed(1, "Use the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 \u{1b}[2Jnow").unwrap();
+        pipeline.feed(2, "Keep going.").unwrap();
+        assert_eq!(pipeline.sink.0, "", "nothing reaches the sink before the file ends");
+        let texts = pipeline.finish().sink.0;
+        assert!(texts.contains("Keep going."), "{texts:?}");
+        assert!(!texts.contains("abcdefghijklmnopqrstuvwxyz0123456789"), "held-back text is redacted: {texts:?}");
     }
 
     fn unsafe_chars(text: &str) -> Vec<char> {

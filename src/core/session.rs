@@ -87,6 +87,37 @@ pub(crate) struct Event<'a> {
     pub(crate) kind: EventKind<'a>,
 }
 
+impl Event<'_> {
+    /// The event with every text it carries owned, for a reader that holds events back
+    /// until the file ends ([`crate::core::formats::Reader::drain`]).
+    #[cfg_attr(not(test), expect(dead_code, reason = "the first holding reader is on its way"))]
+    pub(crate) fn into_owned(self) -> Event<'static> {
+        let owned = |text: Cow<'_, str>| Cow::Owned(text.into_owned());
+        let kind = match self.kind {
+            EventKind::User(text) => EventKind::User(owned(text)),
+            EventKind::Assistant(text) => EventKind::Assistant(text.into_owned()),
+            EventKind::Reasoning => EventKind::Reasoning,
+            EventKind::Instruction => EventKind::Instruction,
+            EventKind::ToolCall(call) => EventKind::ToolCall(ToolCall {
+                id: call.id.map(owned),
+                name: owned(call.name),
+                command: call.command.map(owned),
+                writes: call.writes,
+                reads: call.reads,
+                input: call.input.into_owned(),
+            }),
+            EventKind::ToolResult(result) => EventKind::ToolResult(ToolResult {
+                id: result.id.map(owned),
+                output: result.output.into_owned(),
+                exit_code: result.exit_code,
+                is_error: result.is_error,
+            }),
+            EventKind::Compaction(summary) => EventKind::Compaction(summary.map(owned)),
+        };
+        Event { line: self.line, kind }
+    }
+}
+
 /// What happened at one point of a session.
 ///
 /// Reasoning and instruction records carry no text at all: nothing downstream can leak what
@@ -165,6 +196,11 @@ impl<'a> Unredacted<'a> {
 
     pub(crate) fn len(&self) -> usize {
         self.0.len()
+    }
+
+    /// The same text, owned.
+    pub(crate) fn into_owned(self) -> Unredacted<'static> {
+        Unredacted(Cow::Owned(self.0.into_owned()))
     }
 }
 

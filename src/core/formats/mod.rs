@@ -45,6 +45,12 @@ pub(crate) trait Reader {
     /// An error means the line was skipped; the reader stays usable.
     fn read_line<'a>(&mut self, line: u64, text: &'a str, emit: &mut dyn FnMut(Event<'a>)) -> Result<(), ReadError>;
 
+    /// Send the events held back until the whole file was seen, once its last line has been
+    /// read. Formats whose later lines rewrite earlier ones (upserts and rewinds, a tree whose
+    /// active branch is known only at the end, a whole JSON document) hold their events until
+    /// then; append-only line formats emit as they read and hold nothing.
+    fn drain(&mut self, _emit: &mut dyn FnMut(Event<'_>)) {}
+
     /// The metadata gathered over all lines, and warnings that were held back to be reported
     /// once per file (unknown record types).
     fn finish(&mut self) -> (SessionMeta, Vec<LineWarning>);
