@@ -26,9 +26,34 @@ pub(crate) struct Discovery {
     pub(crate) missing: Vec<PathBuf>,
 }
 
-/// True for file names that can hold a transcript.
+/// True for file names that can hold a transcript found in a source folder: JSON lines
+/// (plain or zstd-compressed, as Codex archives them), Gemini CLI's older whole-file chat
+/// recordings (`session-*.json`), opencode's database (`opencode.db`, `opencode-<channel>.db`)
+/// and the session files of its older `storage/` tree. Other `.json` files (settings,
+/// sidecars, exports) are read only when named as a source themselves.
 pub(crate) fn is_transcript_name(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".jsonl"))
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let in_folder =
+        |folder: &str| path.parent().and_then(Path::parent).and_then(Path::file_name) == Some(folder.as_ref());
+    name.ends_with(".jsonl")
+        || name.ends_with(".jsonl.zst")
+        || (name.starts_with("session-") && name.ends_with(".json"))
+        || (name == "opencode.db" || (name.starts_with("opencode-") && name.ends_with(".db")))
+        || (name.starts_with("ses_") && name.ends_with(".json") && in_folder("session"))
+}
+
+/// Drop a compressed transcript whose plain twin (`x.jsonl` beside `x.jsonl.zst`) was found
+/// too: they are the same session, and the plain one is the one an agent still writes to.
+fn plain_wins(files: &mut Vec<PathBuf>) {
+    let plain: HashSet<PathBuf> = files.iter().filter(|f| !is_compressed(f)).cloned().collect();
+    files.retain(|f| !is_compressed(f) || !plain.contains(&f.with_extension("")));
+}
+
+/// True for a zstd-compressed transcript.
+pub(crate) fn is_compressed(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
 }
 
 /// Walk every root. A root that is a file is taken whatever its name.
@@ -69,6 +94,7 @@ pub(crate) fn discover(roots: &[SourceRoot]) -> Discovery {
     }
     found.files.sort();
     found.files.dedup();
+    plain_wins(&mut found.files);
     found
 }
 
@@ -171,6 +197,33 @@ mod tests {
         #[cfg(unix)]
         assert!(found.warnings.iter().any(|w| w.contains("symlink loop")), "{:?}", found.warnings);
         assert_eq!(found.missing, [root.join("nope")]);
+    }
+
+    #[test]
+    fn transcript_names_of_every_agent() {
+        let taken = |p: &str| is_transcript_name(Path::new(p));
+        assert!(taken("/h/.codex/sessions/2026/01/02/rollout-x.jsonl"));
+        assert!(taken("/h/.codex/archived_sessions/rollout-x.jsonl.zst"));
+        assert!(taken("/h/.gemini/tmp/app/chats/session-2026-03-01T10-00-1a2b3c4d.json"));
+        assert!(taken("/h/.local/share/opencode/opencode.db"));
+        assert!(taken("/h/.local/share/opencode/opencode-dev.db"));
+        assert!(taken("/h/.local/share/opencode/storage/session/global/ses_6aade4081ffe216ygZUgcUQdR1.json"));
+        assert!(!taken("/h/.local/share/opencode/storage/message/ses_1/msg_1.json"), "parts of a session, not one");
+        assert!(!taken("/h/.local/share/opencode/opencode.db-wal"));
+        assert!(!taken("/h/.gemini/projects.json"));
+        assert!(!taken("/h/.claude/projects/x/s1/subagents/agent-a.meta.json"));
+        assert!(!taken("/h/notes.txt"));
+    }
+
+    #[test]
+    fn a_plain_transcript_wins_over_its_compressed_twin() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for name in ["a.jsonl", "a.jsonl.zst", "b.jsonl.zst"] {
+            std::fs::write(root.join(name), "{}").unwrap();
+        }
+        let found = discover(&[SourceRoot { path: root.to_path_buf(), explicit: true }]);
+        assert_eq!(found.files, [root.join("a.jsonl"), root.join("b.jsonl.zst")]);
     }
 
     #[cfg(unix)]
