@@ -3,7 +3,6 @@
 //! everything and applies nothing.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use jiff::Timestamp;
@@ -15,13 +14,14 @@ use crate::core::session::Agent;
 use crate::core::stage1::Stage1;
 use crate::core::state::{
     self, Coverage, Failure, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceKey,
-    SourceState, Triage,
+    SourceState,
 };
-use crate::edge::discover::{discover_sources, key_of, stat_of};
+use crate::edge::discover::{discover_sources, key_of};
 use crate::edge::extraction::{Asked, Extracting, Sink};
 use crate::edge::git::Projects;
 use crate::edge::ledger::Ledger;
 use crate::edge::signal::{Interrupted, Signal, Stop};
+use crate::edge::survey::{Origin, Scope, ToRead, Unreadable, survey};
 use crate::edge::terminal::Terminal;
 use crate::edge::transcript::{FileRead, hash_file};
 use crate::edge::workspace::Workspace;
@@ -58,20 +58,16 @@ pub(crate) fn extract(
         stop,
         interrupted: None,
     };
-    let to_read = run.triage_all(&found.files)?;
-    run.read_all(to_read)?;
+    let scope = Scope { sessions: &opts.sessions, limit: opts.limit };
+    let surveyed = survey(&found.files, &mut run.ledger, &run.rules, &scope, &mut run.coverage)?;
+    for Unreadable { key, reason } in surveyed.unreadable {
+        run.fail(&key, None, None, &reason);
+    }
+    run.read_all(surveyed.to_read)?;
     if opts.sessions.is_empty() {
         run.coverage.vanished += run.ledger.vanish_under(&found.roots);
     }
     run.finish(settings.now)
-}
-
-/// A transcript to read, and whether only its modification time may have changed.
-struct ToRead {
-    path: PathBuf,
-    key: SourceKey,
-    stat: FileStat,
-    touched: bool,
 }
 
 struct Run<'a> {
@@ -92,38 +88,6 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// Decide for every discovered file whether it is read; the ones to read come back
-    /// newest first (so a limit keeps the sessions most worth having), cut to the limit.
-    fn triage_all(&mut self, files: &[PathBuf]) -> Result<Vec<ToRead>> {
-        let mut to_read = Vec::new();
-        for path in files {
-            let key = SourceKey::file(key_of(path));
-            let session_id = self.ledger.get(&key).and_then(|e| e.session_id.as_deref());
-            if !state::selected(&self.opts.sessions, &key.path, session_id) {
-                continue;
-            }
-            self.coverage.sessions += 1;
-            let stat = match stat_of(path) {
-                Ok(stat) => stat,
-                Err(e) => {
-                    self.fail(&key, None, None, &format!("{e:#}"));
-                    continue;
-                }
-            };
-            if self.ledger.follow_move(path, stat)? {
-                self.coverage.unchanged += 1;
-                continue;
-            }
-            let entry = self.ledger.get(&key);
-            match state::triage(entry, stat, &self.rules, self.ledger.store().presence()) {
-                Triage::Read { touched } => to_read.push(ToRead { path: path.clone(), key, stat, touched }),
-                Triage::Count(plan) => self.coverage.count(&key.to_string(), plan, self.ledger.get(&key)),
-            }
-        }
-        self.coverage.deferred = state::newest_first(&mut to_read, self.opts.limit, |f| (f.stat.mtime_ns, &f.key));
-        Ok(to_read)
-    }
-
     /// Read the files triage chose, newest first: when a model's token allowance runs out,
     /// what waits is the oldest. (The report is sorted by path, so the order does not show.)
     fn read_all(&mut self, to_read: Vec<ToRead>) -> Result<()> {
@@ -136,7 +100,7 @@ impl Run<'_> {
                 self.coverage.deferred += (to_read.len() - index) as u64;
                 break;
             }
-            bar.set_message(file.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+            bar.set_message(file.key.path.rsplit('/').next().unwrap_or_default());
             self.process(file)?;
             bar.inc(1);
         }
@@ -145,7 +109,7 @@ impl Run<'_> {
     }
 
     fn process(&mut self, file: &ToRead) -> Result<()> {
-        let ToRead { path, key, stat, touched } = file;
+        let ToRead { key, stat, touched, origin: Origin::File(path) } = file;
         // Touched but not changed: the content hash says so without a full read.
         if *touched && hash_file(path).ok() == self.ledger.get(key).and_then(|e| e.hash.clone()) {
             self.coverage.unchanged += 1;

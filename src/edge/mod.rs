@@ -13,6 +13,7 @@ pub(crate) mod model;
 pub(crate) mod parallel;
 pub(crate) mod search;
 pub(crate) mod signal;
+pub(crate) mod survey;
 pub(crate) mod templates;
 pub(crate) mod terminal;
 pub(crate) mod transcript;
