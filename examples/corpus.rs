@@ -7,7 +7,9 @@
 //! ```
 //!
 //! With FILES = 1 the whole size goes into one Claude session, to measure the memory a single
-//! huge transcript takes. Output is deterministic for a given seed.
+//! huge transcript takes. With `--mixed` after the seed, the sessions rotate through every
+//! JSON-lines format handbook reads: Codex, Claude Code, pi (a v3 tree) and Gemini CLI (an
+//! upsert log). Output is deterministic for a given seed.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -320,6 +322,129 @@ fn claude_session(dir: &Path, file: usize, budget: usize, rng: &mut Rng) -> usiz
     written
 }
 
+/// One tool step of a synthetic session: the command, its output, and whether it failed.
+struct Step {
+    command: &'static str,
+    output: String,
+    failed: bool,
+}
+
+fn step(rng: &mut Rng, budget: usize, written: usize) -> Step {
+    let (command, error) = COMMANDS[rng.below(COMMANDS.len() as u64) as usize];
+    let failed = rng.below(3) == 0;
+    let size = output_size(rng).min(budget.saturating_sub(written).max(500));
+    let mut output = log_output(rng, size);
+    if failed {
+        output.push_str(error);
+        output.push('\n');
+    }
+    Step { command, output, failed }
+}
+
+/// A pi session (format v3): a header, then entries linked by `id`/`parentId`.
+fn pi_session(dir: &Path, file: usize, budget: usize, rng: &mut Rng) -> usize {
+    let id = uuid(rng);
+    let cwd = format!("/work/project-{}", file % 40);
+    let path =
+        dir.join(format!("pi/agent/sessions/--work-project-{}--/2026-11-01T10-00-00-000Z_{id}.jsonl", file % 40));
+    fs::create_dir_all(path.parent().unwrap()).expect("create corpus folder");
+    let mut out = BufWriter::new(File::create(&path).expect("create corpus file"));
+    let mut written =
+        write_line(&mut out, &json!({"type": "session", "version": 3, "id": id, "timestamp": ts(file, 0), "cwd": cwd}));
+    let mut parent = Value::Null;
+    let mut n = 0;
+    let mut entry = |out: &mut BufWriter<File>, step: usize, message: Value| {
+        n += 1;
+        let this = format!("{n:08x}");
+        let line =
+            json!({"type": "message", "id": this, "parentId": parent, "timestamp": ts(file, step), "message": message});
+        parent = Value::String(this);
+        write_line(out, &line)
+    };
+    let mut at = 1;
+    while written < budget {
+        written +=
+            entry(&mut out, at, json!({"role": "user", "content": [{"type": "text", "text": rng.pick(PROMPTS)}]}));
+        for _ in 0..(2 + rng.below(6)) {
+            if written >= budget {
+                break;
+            }
+            at += 1;
+            let Step { command, output, failed } = step(rng, budget, written);
+            let call = format!("toolu_{at}");
+            written += entry(
+                &mut out,
+                at,
+                json!({"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": "Looking at the failure first. ".repeat(20)},
+                    {"type": "toolCall", "id": call, "name": "bash", "arguments": {"command": command}}],
+                    "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": "toolUse"}),
+            );
+            written += entry(
+                &mut out,
+                at,
+                json!({"role": "toolResult", "toolCallId": call, "toolName": "bash",
+                       "content": [{"type": "text", "text": output}], "isError": failed}),
+            );
+        }
+        written += entry(
+            &mut out,
+            at,
+            json!({"role": "assistant", "content": [{"type": "text", "text": "The change is in and the tests pass."}], "stopReason": "stop"}),
+        );
+        at += 1;
+    }
+    written
+}
+
+/// A Gemini CLI chat recording: a metadata line, then messages, each model message written
+/// twice as its tool call gains a result (the upserts the real log holds).
+fn gemini_session(dir: &Path, file: usize, budget: usize, rng: &mut Rng) -> usize {
+    let id = uuid(rng);
+    let path = dir.join(format!("gemini/tmp/project-{}/chats/session-2026-11-01T10-00-{}.jsonl", file % 40, &id[..8]));
+    fs::create_dir_all(path.parent().unwrap()).expect("create corpus folder");
+    let mut out = BufWriter::new(File::create(&path).expect("create corpus file"));
+    let cwd = format!("/work/project-{}", file % 40);
+    let mut written = write_line(
+        &mut out,
+        &json!({"sessionId": id, "projectHash": format!("{:016x}", file % 40), "startTime": ts(file, 0),
+                "lastUpdated": ts(file, 0), "kind": "main", "directories": [cwd]}),
+    );
+    let mut at = 0;
+    while written < budget {
+        at += 1;
+        written += write_line(
+            &mut out,
+            &json!({"id": format!("m{at}"), "timestamp": ts(file, at), "type": "user", "content": [{"text": rng.pick(PROMPTS)}]}),
+        );
+        for _ in 0..(2 + rng.below(6)) {
+            if written >= budget {
+                break;
+            }
+            at += 1;
+            let Step { command, output, failed } = step(rng, budget, written);
+            let call = json!({"id": format!("run_shell_command-{at}"), "name": "run_shell_command", "args": {"command": command}, "status": "executing", "timestamp": ts(file, at)});
+            let message = |call: Value| {
+                json!({"id": format!("m{at}"), "timestamp": ts(file, at), "type": "gemini", "content": "", "model": "gemini-2.5-pro",
+                       "thoughts": [{"subject": "Checking", "description": "Looking at the failure first.", "timestamp": ts(file, at)}],
+                       "toolCalls": [call]})
+            };
+            written += write_line(&mut out, &message(call.clone()));
+            let mut done = call;
+            done["status"] = json!(if failed { "error" } else { "success" });
+            done["result"] = json!([{"functionResponse": {"id": format!("run_shell_command-{at}"), "name": "run_shell_command",
+                                     "response": {"output": output}}}]);
+            written += write_line(&mut out, &message(done));
+        }
+        at += 1;
+        written += write_line(
+            &mut out,
+            &json!({"id": format!("m{at}"), "timestamp": ts(file, at), "type": "gemini", "content": "The change is in and the tests pass.", "model": "gemini-2.5-pro"}),
+        );
+    }
+    written
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
@@ -330,13 +455,16 @@ fn main() {
     let total: usize = args[2].parse().expect("TOTAL_BYTES is a number");
     let files: usize = args[3].parse().expect("FILES is a number");
     let mut rng = Rng(args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0x5eed_1234_abcd_ef01));
+    let mixed = args.get(5).is_some_and(|a| a == "--mixed");
     let per_file = total / files.max(1);
     let mut written = 0;
     for file in 0..files {
-        written += if file % 2 == 0 && files > 1 {
-            codex_session(dir, file, per_file, &mut rng)
-        } else {
-            claude_session(dir, file, per_file, &mut rng)
+        written += match (files > 1, mixed, file % 4) {
+            (false, _, _) => claude_session(dir, file, per_file, &mut rng),
+            (true, true, 2) => pi_session(dir, file, per_file, &mut rng),
+            (true, true, 3) => gemini_session(dir, file, per_file, &mut rng),
+            (true, _, n) if n % 2 == 0 => codex_session(dir, file, per_file, &mut rng),
+            (true, _, _) => claude_session(dir, file, per_file, &mut rng),
         };
     }
     println!("{written} bytes in {files} files under {}", dir.display());
