@@ -9,6 +9,8 @@ pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod common;
 pub(crate) mod generic;
+#[cfg(test)]
+mod properties;
 
 use std::collections::BTreeMap;
 use std::fmt;
