@@ -5,6 +5,7 @@
 mod bad_input;
 mod commands;
 mod common;
+mod compressed;
 mod config;
 mod consolidate;
 mod damaged;

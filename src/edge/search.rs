@@ -119,7 +119,7 @@ fn add_transcript(
 ) {
     // Problems with single lines were reported when the file was extracted; a file that
     // changed since may hold new ones, and results the handbook does not know yet.
-    if searched.bytes != entry.size {
+    if searched.size != entry.size {
         term.note(&format!("{path}: changed since it was extracted; run `handbook extract` to learn from it"));
     }
     corpus.add_transcript(searched.lines, searched.bytes);

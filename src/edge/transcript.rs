@@ -1,13 +1,17 @@
 //! Reading one transcript file through the core pipeline: detect its format, stream its
-//! lines (bounded memory, whatever the file size), hash it on the same pass, and turn every
-//! bad line into a warning that names the line.
+//! lines (bounded memory, whatever the file size, decompressing a `.jsonl.zst` as it goes),
+//! hash it on the same pass, and turn every bad line, and damaged compressed data, into a
+//! warning that names the line.
 
+use std::cell::OnceCell;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::Path;
+use std::rc::Rc;
 
 use anyhow::{Context, Result};
 
+use super::discover::is_compressed;
 use super::lines::{Line, LineSource, Lines, MAX_LINE_BYTES, MatchingLines};
 use crate::core::formats::{FileHint, Sniffed, format_by_location, sniff};
 use crate::core::pipeline::{Finished, SessionPipeline, Sink};
@@ -27,11 +31,14 @@ pub(crate) enum FileRead<S> {
     NotATranscript { reason: String, hash: String },
 }
 
-/// Content hash of a whole file.
+/// Content hash of a whole transcript: of the bytes its lines are made of, which for a
+/// `.jsonl.zst` are the decompressed ones (up to where damaged data stops the decoder). So it
+/// is the hash [`read_transcript`] computes as it reads, and a transcript keeps it whether it
+/// is stored plain or compressed, at whatever level and by whichever zstd.
 pub(crate) fn hash_file(path: &Path) -> Result<String> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let opened = open(path)?;
     let mut hasher = blake3::Hasher::new();
-    hasher.update_reader(file).with_context(|| format!("cannot read {}", path.display()))?;
+    hasher.update_reader(opened.bytes).with_context(|| format!("cannot read {}", path.display()))?;
     Ok(hasher.finalize().to_hex().to_string())
 }
 
@@ -42,20 +49,23 @@ pub(crate) fn read_transcript<S: Sink>(
     forced: Option<Agent>,
     make_sink: impl FnOnce() -> S,
 ) -> Result<FileRead<S>> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    read_from(BufReader::with_capacity(256 * 1024, file), &path.to_string_lossy(), forced, make_sink)
+    let Opened { bytes, damage, .. } = open(path)?;
+    let reader = BufReader::with_capacity(256 * 1024, bytes);
+    read_from(reader, &path.to_string_lossy(), &damage, forced, make_sink)
         .with_context(|| format!("cannot read {}", path.display()))
 }
 
-/// [`read_transcript`] over any reader; `name` is the file's path, for the format hints.
-pub(crate) fn read_from<R: Read, S: Sink>(
+/// [`read_transcript`] over any reader; `name` is the file's path, for the format hints, and
+/// `damage` says whether the reader stopped at damaged compressed data.
+fn read_from<R: Read, S: Sink>(
     reader: BufReader<R>,
     name: &str,
+    damage: &Damage,
     forced: Option<Agent>,
     make_sink: impl FnOnce() -> S,
-) -> std::io::Result<FileRead<S>> {
+) -> io::Result<FileRead<S>> {
     let mut lines = Lines::new(reader);
-    let read = read_lines(&mut lines, name, forced, make_sink)?;
+    let read = read_lines(&mut lines, name, damage, forced, make_sink)?;
     let hash = lines.finish_hash()?;
     Ok(match read {
         Ok((agent, finished)) => FileRead::Session { agent, finished: Box::new(finished), hash },
@@ -66,9 +76,12 @@ pub(crate) fn read_from<R: Read, S: Sink>(
 /// What a search read of one transcript gave.
 pub(crate) struct Searched<S> {
     pub(crate) read: SearchRead<S>,
-    /// Lines in the file, and its size: the collection statistics of a ranked search.
+    /// Lines in the file, and the bytes they are made of (decompressed, for a `.jsonl.zst`):
+    /// the collection statistics of a ranked search.
     pub(crate) lines: u64,
     pub(crate) bytes: u64,
+    /// The file's size on disk when it was opened, to compare with the size extraction saw.
+    pub(crate) size: u64,
 }
 
 /// How far a search read a transcript.
@@ -91,22 +104,24 @@ pub(crate) fn search_transcript<S: Sink>(
     prefilter: Option<&Prefilter>,
     make_sink: impl FnOnce() -> S,
 ) -> Result<Searched<S>> {
-    let open = || File::open(path).with_context(|| format!("cannot open {}", path.display()));
     if let Some(prefilter) = prefilter {
-        let mut scan = MatchingLines::new(open()?, Some(&prefilter.words), 0);
+        let Opened { bytes, size, .. } = open(path)?;
+        let mut scan = MatchingLines::new(bytes, Some(&prefilter.words), 0);
         if scan.next_line().with_context(|| format!("cannot read {}", path.display()))?.is_none() {
-            return Ok(Searched { read: SearchRead::NoMatch, lines: scan.lines_seen(), bytes: scan.bytes_read() });
+            let (lines, bytes) = (scan.lines_seen(), scan.bytes_read());
+            return Ok(Searched { read: SearchRead::NoMatch, lines, bytes, size });
         }
     }
     let head = if forced.is_some() { 1 } else { SNIFF_LINES };
-    let mut lines = MatchingLines::new(open()?, prefilter.map(|p| p.lines(forced)), head);
-    let read = match read_lines(&mut lines, &path.to_string_lossy(), forced, make_sink)
+    let Opened { bytes, damage, size } = open(path)?;
+    let mut lines = MatchingLines::new(bytes, prefilter.map(|p| p.lines(forced)), head);
+    let read = match read_lines(&mut lines, &path.to_string_lossy(), &damage, forced, make_sink)
         .with_context(|| format!("cannot read {}", path.display()))?
     {
         Ok((_, finished)) => SearchRead::Session(Box::new(finished)),
         Err(reason) => SearchRead::NotATranscript(reason),
     };
-    Ok(Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read() })
+    Ok(Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read(), size })
 }
 
 /// Detect the format from the first lines (unless `forced`), then feed every line to a
@@ -114,13 +129,13 @@ pub(crate) fn search_transcript<S: Sink>(
 fn read_lines<L: LineSource, S: Sink>(
     lines: &mut L,
     name: &str,
+    damage: &Damage,
     forced: Option<Agent>,
     make_sink: impl FnOnce() -> S,
-) -> std::io::Result<Result<(Agent, Finished<S>), String>> {
+) -> io::Result<Result<(Agent, Finished<S>), String>> {
     // Hold the first lines back until the format is known.
     let mut held: Vec<(u64, Line, Vec<u8>)> = Vec::new();
     let mut held_bytes = 0;
-    let mut saw_any = false;
     let agent = match forced {
         Some(agent) => Some(agent),
         None => {
@@ -130,7 +145,6 @@ fn read_lines<L: LineSource, S: Sink>(
                 let Some((n, line)) = lines.next_line()? else {
                     break;
                 };
-                saw_any = true;
                 held_bytes += lines.bytes().len();
                 held.push((n, line, lines.bytes().to_vec()));
             }
@@ -148,31 +162,75 @@ fn read_lines<L: LineSource, S: Sink>(
         }
     };
     let Some(agent) = agent else {
-        let reason = if !saw_any || held.iter().all(|(_, _, b)| is_blank(b)) {
-            "empty file".to_string()
-        } else if held.iter().any(|(_, _, b)| looks_binary(b)) {
-            "binary data, not a transcript".to_string()
-        } else {
-            "not a recognised transcript format (use --format to force one)".to_string()
-        };
-        return Ok(Err(reason));
+        return Ok(Err(not_a_transcript(&held, damage)));
     };
     let mut pipeline = SessionPipeline::new(agent, FileHint::from_path(name), make_sink());
+    let mut fed = Fed::default();
     for (n, line, bytes) in &held {
-        feed(&mut pipeline, *n, *line, bytes);
+        fed.feed(&mut pipeline, *n, *line, bytes, damage);
     }
     drop(held);
     while let Some((n, line)) = lines.next_line()? {
-        saw_any = true;
-        feed(&mut pipeline, n, line, lines.bytes());
+        fed.feed(&mut pipeline, n, line, lines.bytes(), damage);
     }
-    if !saw_any {
-        return Ok(Err("empty file".to_string()));
+    if fed.last.is_none() {
+        return Ok(Err(damage.get().map_or_else(|| "empty file".to_string(), Damaged::unreadable)));
     }
+    fed.report_damage(&mut pipeline, damage);
     Ok(Ok((agent, pipeline.finish())))
 }
 
-fn feed<S: Sink>(pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &[u8]) {
+/// Why a file whose format is not known is not read: `held` are its first lines.
+fn not_a_transcript(held: &[(u64, Line, Vec<u8>)], damage: &Damage) -> String {
+    if let Some(damaged) = damage.get() {
+        damaged.unreadable()
+    } else if held.iter().all(|(_, _, b)| is_blank(b)) {
+        "empty file".to_string()
+    } else if held.iter().any(|(_, _, b)| looks_binary(b)) {
+        "binary data, not a transcript".to_string()
+    } else {
+        "not a recognised transcript format (use --format to force one)".to_string()
+    }
+}
+
+/// How far the lines fed to a pipeline went, so damaged compressed data is reported once, at
+/// the line where it stopped the read.
+#[derive(Default)]
+struct Fed {
+    /// The last line fed, and whether it had a line ending.
+    last: Option<(u64, bool)>,
+    /// The damage was reported with the torn line it cut off.
+    damage_reported: bool,
+}
+
+impl Fed {
+    fn feed<S: Sink>(&mut self, pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &[u8], damage: &Damage) {
+        let terminated = !matches!(line, Line::Text { terminated: false });
+        self.last = Some((n, terminated));
+        self.damage_reported |= feed(pipeline, n, line, bytes, damage.get());
+    }
+
+    /// Warn about damaged compressed data unless the torn line it left said so already: at
+    /// the line it cut off, or the line after the last whole one.
+    fn report_damage<S: Sink>(&self, pipeline: &mut SessionPipeline<S>, damage: &Damage) {
+        let (Some(damaged), false) = (damage.get(), self.damage_reported) else {
+            return;
+        };
+        let (n, terminated) = self.last.unwrap_or((0, true));
+        let at = if terminated { n + 1 } else { n };
+        pipeline.warn(at, format!("{}; nothing after this can be read, what came before was", damaged.what()));
+    }
+}
+
+/// Feed one line to the pipeline, warning about it when it is skipped. True when the line is
+/// a torn last line left by `damaged` compressed data, and the warning said so.
+fn feed<S: Sink>(
+    pipeline: &mut SessionPipeline<S>,
+    n: u64,
+    line: Line,
+    bytes: &[u8],
+    damaged: Option<&Damaged>,
+) -> bool {
     match line {
         Line::TooLong { len } => pipeline.warn(
             n,
@@ -185,7 +243,7 @@ fn feed<S: Sink>(pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &
         Line::Text { terminated } => {
             if looks_binary(bytes) {
                 pipeline.warn(n, "binary data; skipped".to_string());
-                return;
+                return false;
             }
             // The fast path: almost every line is valid UTF-8.
             let text = match std::str::from_utf8(bytes) {
@@ -193,15 +251,167 @@ fn feed<S: Sink>(pipeline: &mut SessionPipeline<S>, n: u64, line: Line, bytes: &
                 Err(_) => String::from_utf8_lossy(bytes),
             };
             let lossy = matches!(text, std::borrow::Cow::Owned(_));
-            match pipeline.feed(n, &text) {
-                Ok(()) if lossy => pipeline.warn(n, "invalid UTF-8; undecodable bytes replaced".to_string()),
-                Ok(()) => {}
-                Err(error) if !terminated => {
+            match (pipeline.feed(n, &text), damaged) {
+                (Ok(()), _) if lossy => pipeline.warn(n, "invalid UTF-8; undecodable bytes replaced".to_string()),
+                (Ok(()), _) => {}
+                (Err(error), Some(damaged)) if !terminated => {
+                    let what = damaged.what();
+                    pipeline.warn(error.line(), format!("{what}, in the middle of this line: {error}; skipped"));
+                    return true;
+                }
+                (Err(error), None) if !terminated => {
                     pipeline.warn(error.line(), format!("torn last line (still being written?): {error}; skipped"))
                 }
-                Err(error) if lossy => pipeline.warn(error.line(), format!("invalid UTF-8 and {error}; skipped")),
-                Err(error) => pipeline.warn(error.line(), format!("{error}; skipped")),
+                (Err(error), _) if lossy => pipeline.warn(error.line(), format!("invalid UTF-8 and {error}; skipped")),
+                (Err(error), _) => pipeline.warn(error.line(), format!("{error}; skipped")),
             }
+        }
+    }
+    false
+}
+
+/// The largest window (back-reference distance) a compressed transcript may ask for, as a
+/// power of two: 128 MiB, zstd's own default limit, stated here because it bounds the memory
+/// one read can take. Codex's default level asks for a few MiB; a frame that wants more is
+/// reported as damaged rather than allowed to claim gigabytes.
+const MAX_WINDOW_LOG: u32 = 27;
+
+/// A transcript file opened for reading.
+struct Opened {
+    bytes: Bytes,
+    /// Set if the bytes stop early because the compressed data is damaged.
+    damage: Damage,
+    /// The file's size on disk.
+    size: u64,
+}
+
+/// Open the transcript at `path`; a `.jsonl.zst` is decompressed as it is read.
+fn open(path: &Path) -> Result<Opened> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let damage = Damage::default();
+    let bytes = match is_compressed(path) {
+        false => Bytes::Plain(file),
+        true => {
+            let watched = Watched { file, read: 0, failed: false };
+            let mut decoder = zstd::stream::read::Decoder::new(watched)
+                .with_context(|| format!("cannot start decompressing {}", path.display()))?;
+            decoder.window_log_max(MAX_WINDOW_LOG).with_context(|| format!("cannot decompress {}", path.display()))?;
+            Bytes::Zstd(Box::new(Zstd { decoder, decoded: 0, damage: damage.clone() }))
+        }
+    };
+    Ok(Opened { bytes, damage, size })
+}
+
+/// The bytes a transcript's lines are made of.
+enum Bytes {
+    Plain(File),
+    Zstd(Box<Zstd>),
+}
+
+impl Read for Bytes {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Bytes::Plain(file) => file.read(buf),
+            Bytes::Zstd(zstd) => zstd.read(buf),
+        }
+    }
+}
+
+/// A decompressing reader that ends where the compressed data is damaged (cut mid-frame, a
+/// corrupt block, not zstd at all), recording why, so the lines before it are still read; a
+/// failure to read the file itself stays an error, as it is for a plain file.
+struct Zstd {
+    decoder: zstd::stream::read::Decoder<'static, BufReader<Watched>>,
+    decoded: u64,
+    damage: Damage,
+}
+
+impl Read for Zstd {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.damage.get().is_some() {
+            return Ok(0);
+        }
+        loop {
+            match self.decoder.read(buf) {
+                Ok(n) => {
+                    self.decoded += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if self.decoder.get_ref().get_ref().failed => return Err(e),
+                // A file of no bytes at all is empty, not a frame cut short.
+                Err(_) if self.decoder.get_ref().get_ref().read == 0 => return Ok(0),
+                Err(e) => {
+                    let cut = e.kind() == io::ErrorKind::UnexpectedEof;
+                    let _ = self.damage.0.set(Damaged { error: e.to_string(), cut, decoded: self.decoded });
+                    return Ok(0);
+                }
+            }
+        }
+    }
+}
+
+/// The compressed file under the decoder, noting whether reading it failed (an I/O error,
+/// not damaged data) and how much of it was read.
+struct Watched {
+    file: File,
+    read: u64,
+    failed: bool,
+}
+
+impl Read for Watched {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let result = self.file.read(buf);
+        match &result {
+            Ok(n) => self.read += *n as u64,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => self.failed = true,
+        }
+        result
+    }
+}
+
+/// Where decompressing a transcript stopped at damaged data, once it did: set by the decoder
+/// and read by whoever reports on the file, which by then owns the decoder no more. A plain
+/// file's is never set. (One read runs on one thread, so an `Rc` is enough.)
+#[derive(Clone, Default)]
+struct Damage(Rc<OnceCell<Damaged>>);
+
+impl Damage {
+    fn get(&self) -> Option<&Damaged> {
+        self.0.get()
+    }
+}
+
+/// Why the compressed data could not be decoded further.
+#[derive(Debug)]
+struct Damaged {
+    /// zstd's own words.
+    error: String,
+    /// The data stops in the middle of a frame: the file was cut short.
+    cut: bool,
+    /// Decompressed bytes read before it.
+    decoded: u64,
+}
+
+impl Damaged {
+    /// What happened, as the start of a warning.
+    fn what(&self) -> String {
+        match self.cut {
+            true => "compressed data ends mid-frame (file cut short?)".to_string(),
+            false => format!("compressed data is damaged ({})", self.error),
+        }
+    }
+
+    /// Why a file that gave no line at all is not read.
+    fn unreadable(&self) -> String {
+        match (self.cut, self.decoded) {
+            (false, 0) => format!(
+                "not zstd-compressed data despite the .zst name ({}); rename it if it is plain text",
+                self.error
+            ),
+            _ => format!("{} before its first line; restore the file to read it", self.what()),
         }
     }
 }
@@ -218,4 +428,179 @@ fn looks_binary(bytes: &[u8]) -> bool {
     }
     let control = sample.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x1b)).count();
     !sample.is_empty() && control * 10 > sample.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::session::{Event, LineWarning};
+
+    /// Every event, as its debug form.
+    #[derive(Default)]
+    struct Events(Vec<String>);
+
+    impl Sink for Events {
+        fn push(&mut self, event: &Event<'_>) {
+            self.0.push(format!("{event:?}"));
+        }
+    }
+
+    const ROLLOUT: &str = concat!(
+        r#"{"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":"019b0000-0000-7000-8000-000000000001","cwd":"/w"}}"#,
+        "\n",
+        r#"{"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]}}"#,
+        "\n",
+        r#"{"timestamp":"2026-01-02T03:04:07.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"first answer"}]}}"#,
+        "\n",
+        r#"{"timestamp":"2026-01-02T03:04:08.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second question"}]}}"#,
+        "\n",
+    );
+
+    fn compress(data: &[u8]) -> Vec<u8> {
+        zstd::encode_all(data, 3).unwrap()
+    }
+
+    /// Write `bytes` as `name` in `dir`; its path.
+    fn file(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    struct Read {
+        events: Vec<String>,
+        warnings: Vec<LineWarning>,
+        hash: String,
+        id: Option<String>,
+    }
+
+    fn read(path: &Path) -> std::result::Result<Read, String> {
+        match read_transcript(path, None, Events::default).unwrap() {
+            FileRead::Session { finished, hash, .. } => {
+                let Finished { meta, sink, warnings, .. } = *finished;
+                Ok(Read { events: sink.0, warnings, hash, id: meta.id })
+            }
+            FileRead::NotATranscript { reason, .. } => Err(reason),
+        }
+    }
+
+    const NAME: &str = "rollout-2026-01-02T03-04-05-019b0000-0000-7000-8000-000000000001.jsonl";
+
+    #[test]
+    fn a_compressed_rollout_reads_as_its_plain_twin_with_the_same_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = file(&dir, NAME, ROLLOUT.as_bytes());
+        let zst = file(&dir, &format!("{NAME}.zst"), &compress(ROLLOUT.as_bytes()));
+        let (a, b) = (read(&plain).unwrap(), read(&zst).unwrap());
+        assert_eq!(a.events, b.events);
+        assert_eq!(b.events.len(), 3, "{:?}", b.events);
+        assert!(b.warnings.is_empty(), "{:?}", b.warnings);
+        assert_eq!(a.hash, b.hash, "the hash is over the lines, not their encoding");
+        assert_eq!(hash_file(&zst).unwrap(), b.hash);
+        assert_eq!(hash_file(&plain).unwrap(), blake3::hash(ROLLOUT.as_bytes()).to_hex().to_string());
+        assert_eq!(b.id.as_deref(), Some("019b0000-0000-7000-8000-000000000001"));
+    }
+
+    #[test]
+    fn concatenated_frames_read_as_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (head, tail) = ROLLOUT.split_at(ROLLOUT.find("\n{").unwrap() + 1);
+        let zst = file(&dir, &format!("{NAME}.zst"), &[compress(head.as_bytes()), compress(tail.as_bytes())].concat());
+        assert_eq!(read(&zst).unwrap().events.len(), 3);
+    }
+
+    #[test]
+    fn a_cut_file_keeps_the_lines_before_the_cut_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two frames, so the cut leaves the first one whole.
+        let first_lines = &ROLLOUT[..ROLLOUT.match_indices('\n').nth(1).unwrap().0 + 1];
+        let mut bytes = compress(first_lines.as_bytes());
+        let second = compress(&ROLLOUT.as_bytes()[first_lines.len()..]);
+        bytes.extend_from_slice(&second[..second.len() / 2]);
+        let zst = file(&dir, &format!("{NAME}.zst"), &bytes);
+        let cut = read(&zst).unwrap();
+        assert_eq!(cut.events.len(), 1, "the first frame's user turn: {:?}", cut.events);
+        assert_eq!(cut.warnings.len(), 1, "{:?}", cut.warnings);
+        let warning = &cut.warnings[0];
+        assert_eq!(warning.line, 3, "the line after the last whole one: {warning:?}");
+        assert!(warning.message.starts_with("compressed data ends mid-frame (file cut short?)"), "{warning:?}");
+        assert_eq!(hash_file(&zst).unwrap(), cut.hash, "an unchanged damaged file hashes as it read");
+    }
+
+    #[test]
+    fn a_cut_in_a_long_file_tears_one_line_and_keeps_the_blocks_before() {
+        // zstd decodes whole blocks of up to 128 KiB: a long file cut in its middle gives the
+        // lines of the blocks before the cut, the last of them torn.
+        let mut text = ROLLOUT.lines().next().unwrap().to_string() + "\n";
+        for i in 0..3000u32 {
+            text += &format!(
+                r#"{{"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"question {i} {}"}}]}}}}"#,
+                blake3::hash(&i.to_le_bytes()).to_hex()
+            );
+            text.push('\n');
+        }
+        let whole = compress(text.as_bytes());
+        let dir = tempfile::tempdir().unwrap();
+        let zst = file(&dir, &format!("{NAME}.zst"), &whole[..whole.len() / 2]);
+        let cut = read(&zst).unwrap();
+        assert!(cut.events.len() > 100 && cut.events.len() < 3000, "{} events", cut.events.len());
+        assert_eq!(cut.warnings.len(), 1, "{:?}", cut.warnings);
+        let warning = &cut.warnings[0];
+        assert_eq!(warning.line, cut.events.len() as u64 + 2, "the line after the last one read");
+        assert!(
+            warning.message.starts_with("compressed data ends mid-frame (file cut short?), in the middle of this line"),
+            "{warning:?}"
+        );
+        assert!(cut.events.iter().all(|e| !e.contains("question 2999 ")));
+        assert_eq!(hash_file(&zst).unwrap(), cut.hash);
+        // A cut inside the only block leaves nothing to read.
+        let short = compress(ROLLOUT.as_bytes());
+        let zst = file(&dir, &format!("{NAME}.zst"), &short[..short.len() / 2]);
+        let reason = read(&zst).err().unwrap();
+        assert_eq!(
+            reason,
+            "compressed data ends mid-frame (file cut short?) before its first line; restore the file to read it"
+        );
+    }
+
+    #[test]
+    fn corrupt_data_is_a_warning_naming_the_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let first_lines = &ROLLOUT[..ROLLOUT.find("\n{").unwrap() + 1];
+        let mut bytes = compress(first_lines.as_bytes());
+        let mut second = compress(&ROLLOUT.as_bytes()[first_lines.len()..]);
+        // Break the second frame's header: its magic number stays, its descriptor goes bad.
+        second[4] = 0xff;
+        second[5] = 0xff;
+        bytes.extend_from_slice(&second);
+        let zst = file(&dir, &format!("{NAME}.zst"), &bytes);
+        let damaged = read(&zst).unwrap();
+        assert_eq!(damaged.events.len(), 0, "the session meta is not an event: {:?}", damaged.events);
+        assert_eq!(damaged.id.as_deref(), Some("019b0000-0000-7000-8000-000000000001"));
+        assert_eq!(damaged.warnings.len(), 1, "{:?}", damaged.warnings);
+        assert_eq!(damaged.warnings[0].line, 2);
+        assert!(damaged.warnings[0].message.starts_with("compressed data is damaged ("), "{:?}", damaged.warnings);
+    }
+
+    #[test]
+    fn plain_text_named_zst_and_an_empty_zst_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = file(&dir, &format!("{NAME}.zst"), ROLLOUT.as_bytes());
+        let reason = read(&fake).err().unwrap();
+        assert!(reason.starts_with("not zstd-compressed data despite the .zst name ("), "{reason}");
+        let empty = file(&dir, "other.jsonl.zst", b"");
+        assert_eq!(read(&empty).err().unwrap(), "empty file");
+        assert_eq!(hash_file(&empty).unwrap(), blake3::hash(b"").to_hex().to_string());
+    }
+
+    #[test]
+    fn a_search_reads_inside_a_compressed_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let zst = file(&dir, &format!("{NAME}.zst"), &compress(ROLLOUT.as_bytes()));
+        let searched = search_transcript(&zst, None, None, Events::default).unwrap();
+        let SearchRead::Session(finished) = searched.read else { panic!("not read as a session") };
+        assert!(finished.sink.0.iter().any(|e| e.contains("second question")), "{:?}", finished.sink.0);
+        assert_eq!((searched.lines, searched.bytes), (4, ROLLOUT.len() as u64));
+        assert_eq!(searched.size, std::fs::metadata(&zst).unwrap().len());
+    }
 }

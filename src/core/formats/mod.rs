@@ -9,6 +9,8 @@ pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod common;
 pub(crate) mod generic;
+#[cfg(test)]
+mod properties;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -18,7 +20,7 @@ use crate::core::session::{Agent, Event, LineWarning, SessionMeta};
 /// What a reader knows about the file before it reads a line of it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FileHint {
-    /// File name without the `.jsonl` extension.
+    /// File name without the `.jsonl` (or `.jsonl.zst`) extension.
     pub(crate) stem: String,
     /// The file sits in a `subagents/` folder (Claude Code 2.1 layout).
     pub(crate) in_subagents_dir: bool,
@@ -31,7 +33,11 @@ impl FileHint {
     pub(crate) fn from_path(path: &str) -> FileHint {
         let normalised = path.replace('\\', "/");
         let name = normalised.rsplit('/').next().unwrap_or(&normalised);
-        let stem = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json")).unwrap_or(name).to_string();
+        let stem = [".jsonl.zst", ".jsonl", ".json"]
+            .iter()
+            .find_map(|extension| name.strip_suffix(extension))
+            .unwrap_or(name)
+            .to_string();
         let parent = normalised.rsplit('/').nth(1).unwrap_or("");
         let in_subagents_dir = parent == "subagents";
         let path_hash = blake3::hash(normalised.as_bytes()).to_hex()[..8].to_string();
@@ -160,7 +166,8 @@ pub(crate) fn reader_for(agent: Agent, hint: FileHint) -> Box<dyn Reader> {
 pub(crate) fn format_by_location(path: &str) -> Option<Agent> {
     let p = path.replace('\\', "/");
     let name = p.rsplit('/').next().unwrap_or(&p);
-    if p.contains("/.codex/") || (name.starts_with("rollout-") && name.ends_with(".jsonl")) {
+    let rollout = name.starts_with("rollout-") && (name.ends_with(".jsonl") || name.ends_with(".jsonl.zst"));
+    if p.contains("/.codex/") || rollout {
         Some(Agent::Codex)
     } else if p.contains("/.claude/projects/") {
         Some(Agent::Claude)
@@ -321,6 +328,8 @@ mod tests {
         assert_eq!(format_by_location("/home/u/.codex/sessions/2026/01/02/rollout-x.jsonl"), Some(Agent::Codex));
         assert_eq!(format_by_location("/home/u/.claude/projects/-home-u-app/abc.jsonl"), Some(Agent::Claude));
         assert_eq!(format_by_location("/tmp/export.jsonl"), None);
+        assert_eq!(format_by_location("/backup/rollout-2026-01-02T03-04-05-x.jsonl.zst"), Some(Agent::Codex));
+        assert_eq!(format_by_location("/backup/export.jsonl.zst"), None);
     }
 
     #[test]
@@ -329,5 +338,7 @@ mod tests {
         assert_eq!(hint.stem, "agent-a1");
         assert!(hint.in_subagents_dir);
         assert!(!FileHint::from_path("/fixtures/subagents/projects/x/s1.jsonl").in_subagents_dir);
+        assert_eq!(FileHint::from_path("/h/.codex/archived_sessions/rollout-a-b.jsonl.zst").stem, "rollout-a-b");
+        assert_eq!(FileHint::from_path("/h/.gemini/tmp/p/chats/session-1.json").stem, "session-1");
     }
 }
