@@ -16,6 +16,7 @@ mod hostile;
 mod injection;
 mod interrupt;
 mod links;
+mod pi;
 mod search;
 mod secrets;
 mod stub;
