@@ -134,12 +134,20 @@ impl std::error::Error for ReadError {
 /// the output of a process started earlier (Codex `write_stdin`, `Process running with
 /// session ID`), the background shell whose output another call reads (Claude Code
 /// `bash_id`). A search that reads only the lines that can match must read these too, or the
-/// filter would not know that a later output is an instruction file's contents.
+/// filter would not know that a later output is an instruction file's contents. A file of
+/// unknown format may be a pi tree, whose every entry (`"parentId"`) the reader needs to find
+/// the active branch.
 pub(crate) fn state_lines(agent: Option<Agent>) -> &'static [&'static str] {
     const CODEX: &[&str] = &["write_stdin", "Process running with session ID"];
     const CLAUDE: &[&str] = &["in background with ID", "bash_id", "shell_id"];
-    const ANY: &[&str] =
-        &["write_stdin", "Process running with session ID", "in background with ID", "bash_id", "shell_id"];
+    const ANY: &[&str] = &[
+        "write_stdin",
+        "Process running with session ID",
+        "in background with ID",
+        "bash_id",
+        "shell_id",
+        "\"parentId\"",
+    ];
     match agent {
         Some(Agent::Codex) => CODEX,
         Some(Agent::Claude) => CLAUDE,

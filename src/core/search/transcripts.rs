@@ -321,7 +321,10 @@ mod tests {
         assert!(pre.lines(Some(Agent::Claude)).is_match(br#"{"input":"cat AGENTS.md"}"#));
         assert!(pre.lines(Some(Agent::Codex)).is_match(br#"{"name":"write_stdin"}"#));
         assert!(!pre.lines(Some(Agent::Generic)).is_match(br#"{"name":"write_stdin"}"#));
-        assert!(pre.lines(Some(Agent::Pi)).is_match(br#"{"type":"label","id":"a","parentId":"b"}"#));
+        let pi_entry = br#"{"type":"label","id":"a","parentId":"b"}"#;
+        assert!(pre.lines(Some(Agent::Pi)).is_match(pi_entry));
+        assert!(pre.lines(None).is_match(pi_entry), "a file of unknown format may be a pi tree");
+        assert!(!pre.lines(Some(Agent::Claude)).is_match(pi_entry));
         let upper = prefilter(&query(&["CAFÉ"])).unwrap();
         assert!(upper.words.is_match(br#"{"text":"caf\u00e9"}"#));
         let phrase = prefilter(&query(&["git commit"])).unwrap();
