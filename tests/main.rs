@@ -17,6 +17,7 @@ mod hostile;
 mod injection;
 mod interrupt;
 mod links;
+mod pi;
 mod search;
 mod secrets;
 mod stub;

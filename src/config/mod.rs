@@ -624,10 +624,18 @@ pub(crate) fn default_sources(env: &Env) -> Vec<SourceRoot> {
     let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
     let codex = env.path("CODEX_HOME").or_else(|| under_home(".codex"));
     let claude = env.path("CLAUDE_CONFIG_DIR").or_else(|| under_home(".claude"));
+    // pi's own variables, which pi lets start with `~`; Oh My Pi reads PI_CODING_AGENT_DIR
+    // too, which then puts its sessions beside pi's.
+    let pi_var = |name: &str| env.path(name).map(|p| expand_tilde(&p, env));
+    let pi = pi_var("PI_CODING_AGENT_SESSION_DIR")
+        .or_else(|| pi_var("PI_CODING_AGENT_DIR").map(|dir| dir.join("sessions")))
+        .or_else(|| under_home(".pi/agent/sessions"));
     let candidates = [
         codex.as_ref().map(|c| c.join("sessions")),
         codex.as_ref().map(|c| c.join("archived_sessions")),
         claude.map(|c| c.join("projects")),
+        pi,
+        under_home(".omp/agent/sessions"),
     ];
     candidates.into_iter().flatten().map(|path| SourceRoot { path, explicit: false }).collect()
 }

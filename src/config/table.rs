@@ -163,7 +163,7 @@ pub(crate) static SOURCES: Setting<Vec<PathBuf>> = Setting {
     flag: Some("SOURCE..."),
     old: None,
     help: "Transcript files or folders to read",
-    default: "those of $CODEX_HOME/sessions, $CODEX_HOME/archived_sessions and $CLAUDE_CONFIG_DIR/projects that exist",
+    default: "those of $CODEX_HOME/sessions, $CODEX_HOME/archived_sessions, $CLAUDE_CONFIG_DIR/projects, $PI_CODING_AGENT_DIR/sessions and ~/.omp/agent/sessions that exist",
     check: any,
 };
 
@@ -494,6 +494,11 @@ pub(crate) static OTHER_VARIABLES: &[Variable] = &[
     Variable {
         name: "CLAUDE_CONFIG_DIR",
         help: "Claude Code's folder, whose projects are read by default (~/.claude)",
+    },
+    Variable { name: "PI_CODING_AGENT_DIR", help: "pi's folder, whose sessions are read by default (~/.pi/agent)" },
+    Variable {
+        name: "PI_CODING_AGENT_SESSION_DIR",
+        help: "pi's sessions folder, read by default instead of $PI_CODING_AGENT_DIR/sessions",
     },
     Variable { name: "XDG_DATA_HOME", help: "Holds the default workspace, handbook/ (~/.local/share)" },
     Variable {

@@ -53,7 +53,20 @@ fn home_falls_back_to_xdg_then_home() {
 fn default_sources_follow_the_agents_homes() {
     let env = Env::from_pairs([("HOME", "/h"), ("CODEX_HOME", "/c")]);
     let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
-    assert_eq!(paths, [PathBuf::from("/c/sessions"), "/c/archived_sessions".into(), "/h/.claude/projects".into()]);
+    let defaults = [
+        PathBuf::from("/c/sessions"),
+        "/c/archived_sessions".into(),
+        "/h/.claude/projects".into(),
+        "/h/.pi/agent/sessions".into(),
+        "/h/.omp/agent/sessions".into(),
+    ];
+    assert_eq!(paths, defaults);
+    let env = Env::from_pairs([("HOME", "/h"), ("PI_CODING_AGENT_DIR", "/p")]);
+    let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
+    assert_eq!(paths[3], PathBuf::from("/p/sessions"));
+    let env = Env::from_pairs([("HOME", "/h"), ("PI_CODING_AGENT_DIR", "/p"), ("PI_CODING_AGENT_SESSION_DIR", "/s")]);
+    let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
+    assert_eq!(paths[3], PathBuf::from("/s"), "the session folder wins over the agent folder");
 }
 
 #[test]

@@ -9,6 +9,7 @@ pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod common;
 pub(crate) mod generic;
+pub(crate) mod pi;
 #[cfg(test)]
 mod properties;
 
@@ -139,16 +140,25 @@ impl std::error::Error for ReadError {
 /// the output of a process started earlier (Codex `write_stdin`, `Process running with
 /// session ID`), the background shell whose output another call reads (Claude Code
 /// `bash_id`). A search that reads only the lines that can match must read these too, or the
-/// filter would not know that a later output is an instruction file's contents.
+/// filter would not know that a later output is an instruction file's contents. A file of
+/// unknown format may be a pi tree, whose every entry (`"parentId"`) the reader needs to find
+/// the active branch.
 pub(crate) fn state_lines(agent: Option<Agent>) -> &'static [&'static str] {
     const CODEX: &[&str] = &["write_stdin", "Process running with session ID"];
     const CLAUDE: &[&str] = &["in background with ID", "bash_id", "shell_id"];
-    const ANY: &[&str] =
-        &["write_stdin", "Process running with session ID", "in background with ID", "bash_id", "shell_id"];
+    const ANY: &[&str] = &[
+        "write_stdin",
+        "Process running with session ID",
+        "in background with ID",
+        "bash_id",
+        "shell_id",
+        "\"parentId\"",
+    ];
     match agent {
         Some(Agent::Codex) => CODEX,
         Some(Agent::Claude) => CLAUDE,
-        Some(Agent::Generic) => &[],
+        // The pi reader needs every line of a tree, which the prefilter passes anyway.
+        Some(Agent::Generic | Agent::Pi | Agent::OhMyPi) => &[],
         None => ANY,
     }
 }
@@ -159,6 +169,7 @@ pub(crate) fn reader_for(agent: Agent, hint: FileHint) -> Box<dyn Reader> {
         Agent::Codex => Box::new(codex::CodexReader::new(hint)),
         Agent::Claude => Box::new(claude::ClaudeReader::new(hint)),
         Agent::Generic => Box::new(generic::GenericReader::new(hint)),
+        Agent::Pi | Agent::OhMyPi => Box::new(pi::PiReader::new(hint)),
     }
 }
 
@@ -171,6 +182,10 @@ pub(crate) fn format_by_location(path: &str) -> Option<Agent> {
         Some(Agent::Codex)
     } else if p.contains("/.claude/projects/") {
         Some(Agent::Claude)
+    } else if p.contains("/.pi/agent/sessions/") {
+        Some(Agent::Pi)
+    } else if p.contains("/.omp/agent/sessions/") {
+        Some(Agent::OhMyPi)
     } else {
         None
     }
@@ -195,14 +210,30 @@ fn sniff_line(line: &str) -> Option<Sniffed> {
     let value: serde_json::Value = serde_json::from_str(line).ok()?;
     let obj = value.as_object()?;
     let kind = obj.get("type").and_then(|t| t.as_str());
-    // Gemini CLI chat recordings and pi sessions look like others at a glance.
+    // Gemini CLI chat recordings look like others at a glance.
     if obj.contains_key("projectHash") || obj.contains_key("$set") || obj.contains_key("$rewindTo") {
         return Some(Sniffed::Unsupported("Gemini CLI"));
     }
-    if kind == Some("session") && obj.contains_key("cwd") {
-        return Some(Sniffed::Unsupported("pi"));
+    sniff_pi(obj, kind).or_else(|| sniff_known(obj, kind)).map(Sniffed::Known)
+}
+
+/// pi's header, Oh My Pi's title slot (the first line of its files) or header (fields pi's
+/// lacks), or an entry of either.
+fn sniff_pi(obj: &serde_json::Map<String, serde_json::Value>, kind: Option<&str>) -> Option<Agent> {
+    const OMP_HEADER: [&str; 4] = ["title", "titleSource", "additionalDirectories", "previousSessionFiles"];
+    match kind? {
+        "title" if obj.contains_key("v") && obj.contains_key("pad") => Some(Agent::OhMyPi),
+        "session" if obj.contains_key("cwd") => {
+            Some(if OMP_HEADER.iter().any(|k| obj.contains_key(*k)) { Agent::OhMyPi } else { Agent::Pi })
+        }
+        "message" if obj.get("message").is_some_and(|m| m.get("role").is_some()) => Some(Agent::Pi),
+        "model_change" | "thinking_level_change" | "compaction" | "branch_summary" | "custom_message"
+            if obj.contains_key("parentId") =>
+        {
+            Some(Agent::Pi)
+        }
+        _ => None,
     }
-    sniff_known(obj, kind).map(Sniffed::Known)
 }
 
 fn sniff_known(obj: &serde_json::Map<String, serde_json::Value>, kind: Option<&str>) -> Option<Agent> {
@@ -288,7 +319,15 @@ mod tests {
         let gemini = r#"{"sessionId":"1a2b","projectHash":"5f0c","startTime":"2026-03-01T10:00:00.000Z"}"#;
         assert_eq!(sniff([gemini]), Some(Sniffed::Unsupported("Gemini CLI")));
         let pi = r#"{"type":"session","id":"ffae","timestamp":"2025-12-09T00:53:29.825Z","cwd":"/w"}"#;
-        assert_eq!(sniff([pi]), Some(Sniffed::Unsupported("pi")));
+        assert_eq!(sniff([pi]), known(Agent::Pi));
+        let entry =
+            r#"{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi"}}"#;
+        assert_eq!(sniff(["{\"type\":\"session\",", entry]), known(Agent::Pi));
+        let slot =
+            r#"{"type":"title","v":1,"title":"Fix the build","updatedAt":"2026-05-01T10:00:00.000Z","pad":"   "}"#;
+        assert_eq!(sniff([slot]), known(Agent::OhMyPi));
+        let omp = r#"{"type":"session","version":3,"id":"u","title":"x","timestamp":"t","cwd":"/w"}"#;
+        assert_eq!(sniff([omp]), known(Agent::OhMyPi));
     }
 
     #[test]
@@ -327,6 +366,9 @@ mod tests {
     fn location_names_the_agent() {
         assert_eq!(format_by_location("/home/u/.codex/sessions/2026/01/02/rollout-x.jsonl"), Some(Agent::Codex));
         assert_eq!(format_by_location("/home/u/.claude/projects/-home-u-app/abc.jsonl"), Some(Agent::Claude));
+        let pi = "/home/u/.pi/agent/sessions/--home-u-app--/2026-01-02T03-04-05-000Z_1a2b.jsonl";
+        assert_eq!(format_by_location(pi), Some(Agent::Pi));
+        assert_eq!(format_by_location("/home/u/.omp/agent/sessions/-app/x_1a2b.jsonl"), Some(Agent::OhMyPi));
         assert_eq!(format_by_location("/tmp/export.jsonl"), None);
         assert_eq!(format_by_location("/backup/rollout-2026-01-02T03-04-05-x.jsonl.zst"), Some(Agent::Codex));
         assert_eq!(format_by_location("/backup/export.jsonl.zst"), None);

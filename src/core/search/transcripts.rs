@@ -182,6 +182,9 @@ pub(crate) struct Prefilter {
     /// must see them to withhold what later lines hold, so a file with any match is read again
     /// with this.
     lines: [Regex; 4],
+    /// Every line, for the formats whose readers need them all (a pi session is a tree whose
+    /// active branch is known only at the end).
+    every: Regex,
 }
 
 impl Prefilter {
@@ -190,6 +193,7 @@ impl Prefilter {
             Some(Agent::Codex) => &self.lines[0],
             Some(Agent::Claude) => &self.lines[1],
             Some(Agent::Generic) => &self.lines[2],
+            Some(Agent::Pi | Agent::OhMyPi) => &self.every,
             None => &self.lines[3],
         }
     }
@@ -220,6 +224,7 @@ pub(crate) fn prefilter(query: &Query) -> Option<Prefilter> {
             lines_of(Some(Agent::Generic))?,
             lines_of(None)?,
         ],
+        every: build("")?,
     })
 }
 
@@ -316,6 +321,10 @@ mod tests {
         assert!(pre.lines(Some(Agent::Claude)).is_match(br#"{"input":"cat AGENTS.md"}"#));
         assert!(pre.lines(Some(Agent::Codex)).is_match(br#"{"name":"write_stdin"}"#));
         assert!(!pre.lines(Some(Agent::Generic)).is_match(br#"{"name":"write_stdin"}"#));
+        let pi_entry = br#"{"type":"label","id":"a","parentId":"b"}"#;
+        assert!(pre.lines(Some(Agent::Pi)).is_match(pi_entry));
+        assert!(pre.lines(None).is_match(pi_entry), "a file of unknown format may be a pi tree");
+        assert!(!pre.lines(Some(Agent::Claude)).is_match(pi_entry));
         let upper = prefilter(&query(&["CAFÉ"])).unwrap();
         assert!(upper.words.is_match(br#"{"text":"caf\u00e9"}"#));
         let phrase = prefilter(&query(&["git commit"])).unwrap();
