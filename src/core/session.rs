@@ -19,11 +19,13 @@ pub(crate) enum Agent {
     Claude,
     /// One `{"role","content","timestamp"}` object per line, for any other tool.
     Generic,
+    /// opencode sessions: its SQLite database, its older `storage/` tree, `opencode export`.
+    Opencode,
 }
 
 impl Agent {
     /// Every agent, in a stable order.
-    pub(crate) const ALL: [Agent; 3] = [Agent::Codex, Agent::Claude, Agent::Generic];
+    pub(crate) const ALL: [Agent; 4] = [Agent::Codex, Agent::Claude, Agent::Generic, Agent::Opencode];
 
     /// The lower-case name used in files, flags and output.
     pub(crate) fn name(self) -> &'static str {
@@ -31,6 +33,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Claude => "claude",
             Agent::Generic => "generic",
+            Agent::Opencode => "opencode",
         }
     }
 }
@@ -57,6 +60,10 @@ pub(crate) struct SessionMeta {
     pub(crate) is_subagent: bool,
     /// Number of records that carried the user's own words, before filtering.
     pub(crate) user_messages: u32,
+    /// Where the events of a line sit in the agent's own terms, by line, for a format whose
+    /// lines are not the transcript's own (opencode: `message msg_…, part prt_…`). Empty for
+    /// the others, whose lessons cite the line.
+    pub(crate) places: Vec<(u64, String)>,
 }
 
 impl SessionMeta {
@@ -68,6 +75,14 @@ impl SessionMeta {
         }
         if self.updated.is_none_or(|u| ts > u) {
             self.updated = Some(ts);
+        }
+    }
+
+    /// How a lesson cites `line`: its place when the reader knew one, else `line N`.
+    pub(crate) fn place(&self, line: u64) -> std::borrow::Cow<'_, str> {
+        match self.places.binary_search_by_key(&line, |(l, _)| *l) {
+            Ok(i) => std::borrow::Cow::Borrowed(&self.places[i].1),
+            Err(_) => std::borrow::Cow::Owned(format!("line {line}")),
         }
     }
 

@@ -9,6 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::lines::{Line, LineSource, Lines, MAX_LINE_BYTES, MatchingLines};
+use super::opencode;
 use crate::core::formats::{FileHint, Sniffed, format_by_location, sniff};
 use crate::core::pipeline::{Finished, SessionPipeline, Sink};
 use crate::core::search::transcripts::Prefilter;
@@ -27,8 +28,12 @@ pub(crate) enum FileRead<S> {
     NotATranscript { reason: String, hash: String },
 }
 
-/// Content hash of a whole file.
+/// Content hash of a whole file (of what a read of it reads: a session of opencode's older
+/// tree is its files together).
 pub(crate) fn hash_file(path: &Path) -> Result<String> {
+    if opencode::is_legacy_session(path) {
+        return opencode::legacy_hash(path);
+    }
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut hasher = blake3::Hasher::new();
     hasher.update_reader(file).with_context(|| format!("cannot read {}", path.display()))?;
@@ -42,6 +47,9 @@ pub(crate) fn read_transcript<S: Sink>(
     forced: Option<Agent>,
     make_sink: impl FnOnce() -> S,
 ) -> Result<FileRead<S>> {
+    if opencode::is_legacy_session(path) && forced.is_none_or(|f| f == Agent::Opencode) {
+        return opencode::read_legacy(path, make_sink);
+    }
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     read_from(BufReader::with_capacity(256 * 1024, file), &path.to_string_lossy(), forced, make_sink)
         .with_context(|| format!("cannot read {}", path.display()))
@@ -91,6 +99,11 @@ pub(crate) fn search_transcript<S: Sink>(
     prefilter: Option<&Prefilter>,
     make_sink: impl FnOnce() -> S,
 ) -> Result<Searched<S>> {
+    if opencode::is_legacy_session(path) && forced.is_none_or(|f| f == Agent::Opencode) {
+        return searched_whole(read_transcript(path, forced, make_sink)?);
+    }
+    // An export is one document: every line of it is read, or none.
+    let forced = forced.or_else(|| sniff_export(path));
     let open = || File::open(path).with_context(|| format!("cannot open {}", path.display()));
     if let Some(prefilter) = prefilter {
         let mut scan = MatchingLines::new(open()?, Some(&prefilter.words), 0);
@@ -107,6 +120,28 @@ pub(crate) fn search_transcript<S: Sink>(
         Err(reason) => SearchRead::NotATranscript(reason),
     };
     Ok(Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read() })
+}
+
+/// A search read of a session that is read whole, whatever can match.
+fn searched_whole<S>(read: FileRead<S>) -> Result<Searched<S>> {
+    let read = match read {
+        FileRead::Session { finished, .. } => SearchRead::Session(finished),
+        FileRead::NotATranscript { reason, .. } => SearchRead::NotATranscript(reason),
+    };
+    Ok(Searched { read, lines: 0, bytes: 0 })
+}
+
+/// opencode when the file at `path` is an `opencode export` document (a `.json` file whose
+/// first lines say so), so that a search reads all of it.
+fn sniff_export(path: &Path) -> Option<Agent> {
+    if path.extension().is_none_or(|e| e != "json") {
+        return None;
+    }
+    let mut head = Vec::new();
+    File::open(path).ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
+    let head = String::from_utf8_lossy(&head);
+    let lines = head.lines().filter(|l| !l.trim().is_empty()).take(SNIFF_LINES);
+    matches!(sniff(lines), Some(Sniffed::Known(Agent::Opencode))).then_some(Agent::Opencode)
 }
 
 /// Detect the format from the first lines (unless `forced`), then feed every line to a

@@ -182,6 +182,9 @@ pub(crate) struct Prefilter {
     /// must see them to withhold what later lines hold, so a file with any match is read again
     /// with this.
     lines: [Regex; 4],
+    /// Every line: opencode is read as whole documents and record streams, whose meaning no
+    /// single line carries.
+    every: Regex,
 }
 
 impl Prefilter {
@@ -190,6 +193,7 @@ impl Prefilter {
             Some(Agent::Codex) => &self.lines[0],
             Some(Agent::Claude) => &self.lines[1],
             Some(Agent::Generic) => &self.lines[2],
+            Some(Agent::Opencode) => &self.every,
             None => &self.lines[3],
         }
     }
@@ -220,6 +224,7 @@ pub(crate) fn prefilter(query: &Query) -> Option<Prefilter> {
             lines_of(Some(Agent::Generic))?,
             lines_of(None)?,
         ],
+        every: build("")?,
     })
 }
 
@@ -316,6 +321,7 @@ mod tests {
         assert!(pre.lines(Some(Agent::Claude)).is_match(br#"{"input":"cat AGENTS.md"}"#));
         assert!(pre.lines(Some(Agent::Codex)).is_match(br#"{"name":"write_stdin"}"#));
         assert!(!pre.lines(Some(Agent::Generic)).is_match(br#"{"name":"write_stdin"}"#));
+        assert!(pre.lines(Some(Agent::Opencode)).is_match(br#"    "type": "step-start","#), "a document is read whole");
         let upper = prefilter(&query(&["CAFÉ"])).unwrap();
         assert!(upper.words.is_match(br#"{"text":"caf\u00e9"}"#));
         let phrase = prefilter(&query(&["git commit"])).unwrap();
