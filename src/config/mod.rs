@@ -624,10 +624,19 @@ pub(crate) fn default_sources(env: &Env) -> Vec<SourceRoot> {
     let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
     let codex = env.path("CODEX_HOME").or_else(|| under_home(".codex"));
     let claude = env.path("CLAUDE_CONFIG_DIR").or_else(|| under_home(".claude"));
+    // opencode's `Global.Path.data`, and the database `OPENCODE_DB` names: a path, or a file
+    // name in that folder (`:memory:` keeps nothing to read).
+    let opencode = env.path("XDG_DATA_HOME").or_else(|| under_home(".local/share")).map(|d| d.join("opencode"));
+    let opencode_db = env.path("OPENCODE_DB").filter(|db| db.as_os_str() != ":memory:").and_then(|db| match db {
+        db if db.is_absolute() => Some(db),
+        db => opencode.as_ref().map(|data| data.join(db)),
+    });
     let candidates = [
         codex.as_ref().map(|c| c.join("sessions")),
         codex.as_ref().map(|c| c.join("archived_sessions")),
         claude.map(|c| c.join("projects")),
+        opencode,
+        opencode_db,
     ];
     candidates.into_iter().flatten().map(|path| SourceRoot { path, explicit: false }).collect()
 }

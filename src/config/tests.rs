@@ -53,7 +53,29 @@ fn home_falls_back_to_xdg_then_home() {
 fn default_sources_follow_the_agents_homes() {
     let env = Env::from_pairs([("HOME", "/h"), ("CODEX_HOME", "/c")]);
     let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
-    assert_eq!(paths, [PathBuf::from("/c/sessions"), "/c/archived_sessions".into(), "/h/.claude/projects".into()]);
+    assert_eq!(
+        paths,
+        [
+            PathBuf::from("/c/sessions"),
+            "/c/archived_sessions".into(),
+            "/h/.claude/projects".into(),
+            "/h/.local/share/opencode".into()
+        ]
+    );
+}
+
+#[test]
+fn default_sources_take_opencode_data_folder_and_database() {
+    let paths = |pairs: &[(&str, &str)]| -> Vec<PathBuf> {
+        let env = Env::from_pairs(pairs.iter().copied());
+        default_sources(&env).into_iter().map(|s| s.path).skip(3).collect()
+    };
+    assert_eq!(paths(&[("HOME", "/h"), ("XDG_DATA_HOME", "/x")]), [PathBuf::from("/x/opencode")]);
+    let named = paths(&[("HOME", "/h"), ("OPENCODE_DB", "work.db")]);
+    assert_eq!(named, [PathBuf::from("/h/.local/share/opencode"), "/h/.local/share/opencode/work.db".into()]);
+    let absolute = paths(&[("HOME", "/h"), ("OPENCODE_DB", "/db/oc.db")]);
+    assert_eq!(absolute, [PathBuf::from("/h/.local/share/opencode"), "/db/oc.db".into()]);
+    assert_eq!(paths(&[("HOME", "/h"), ("OPENCODE_DB", ":memory:")]), [PathBuf::from("/h/.local/share/opencode")]);
 }
 
 #[test]
