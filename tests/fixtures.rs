@@ -16,6 +16,10 @@ struct Expect {
     must_not_anywhere_from: Option<String>,
     #[serde(default)]
     args: Vec<String>,
+    /// Files of the case named as sources of their own, for what a folder walk does not
+    /// take (an `opencode export` document).
+    #[serde(default)]
+    sources: Vec<String>,
     session: Vec<SessionExpect>,
 }
 
@@ -36,13 +40,15 @@ struct SessionExpect {
     warnings: Vec<String>,
 }
 
-fn check_case(case: &Path) {
+pub fn check_case(case: &Path) {
     let name = case.file_name().unwrap().to_string_lossy();
     let expect: Expect = toml::from_str(&std::fs::read_to_string(case.join("expect.toml")).unwrap())
         .unwrap_or_else(|e| panic!("{name}/expect.toml: {e}"));
     let hb = Handbook::new();
     let args: Vec<&str> = expect.args.iter().map(String::as_str).collect();
-    let lines = hb.extract_json(&[case], &args);
+    let named: Vec<std::path::PathBuf> = expect.sources.iter().map(|file| case.join(file)).collect();
+    let sources: Vec<&Path> = std::iter::once(case).chain(named.iter().map(|p| p.as_path())).collect();
+    let lines = hb.extract_json(&sources, &args);
     let reports = sessions(&lines);
     for want in &expect.session {
         let matching: Vec<_> = reports.iter().filter(|r| r["path"].as_str().unwrap().contains(&want.file)).collect();

@@ -16,6 +16,8 @@ mod hostile;
 mod injection;
 mod interrupt;
 mod links;
+mod opencode;
+mod opencode_db;
 mod search;
 mod secrets;
 mod stub;
