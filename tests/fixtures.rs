@@ -16,6 +16,10 @@ struct Expect {
     must_not_anywhere_from: Option<String>,
     #[serde(default)]
     args: Vec<String>,
+    /// Files of the case named as sources of their own, for what a folder walk does not
+    /// take (an `opencode export` document).
+    #[serde(default)]
+    sources: Vec<String>,
     session: Vec<SessionExpect>,
 }
 
@@ -42,7 +46,9 @@ pub(crate) fn check_case(case: &Path) {
         .unwrap_or_else(|e| panic!("{name}/expect.toml: {e}"));
     let hb = Handbook::new();
     let args: Vec<&str> = expect.args.iter().map(String::as_str).collect();
-    let lines = hb.extract_json(&[case], &args);
+    let named: Vec<std::path::PathBuf> = expect.sources.iter().map(|file| case.join(file)).collect();
+    let sources: Vec<&Path> = std::iter::once(case).chain(named.iter().map(|p| p.as_path())).collect();
+    let lines = hb.extract_json(&sources, &args);
     let reports = sessions(&lines);
     for want in &expect.session {
         let matching: Vec<_> = reports.iter().filter(|r| r["path"].as_str().unwrap().contains(&want.file)).collect();

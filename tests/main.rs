@@ -17,6 +17,8 @@ mod hostile;
 mod injection;
 mod interrupt;
 mod links;
+mod opencode;
+mod opencode_db;
 mod pi;
 mod search;
 mod secrets;

@@ -630,12 +630,21 @@ pub(crate) fn default_sources(env: &Env) -> Vec<SourceRoot> {
     let pi = pi_var("PI_CODING_AGENT_SESSION_DIR")
         .or_else(|| pi_var("PI_CODING_AGENT_DIR").map(|dir| dir.join("sessions")))
         .or_else(|| under_home(".pi/agent/sessions"));
+    // opencode's `Global.Path.data`, and the database `OPENCODE_DB` names: a path, or a file
+    // name in that folder (`:memory:` keeps nothing to read).
+    let opencode = env.path("XDG_DATA_HOME").or_else(|| under_home(".local/share")).map(|d| d.join("opencode"));
+    let opencode_db = env.path("OPENCODE_DB").filter(|db| db.as_os_str() != ":memory:").and_then(|db| match db {
+        db if db.is_absolute() => Some(db),
+        db => opencode.as_ref().map(|data| data.join(db)),
+    });
     let candidates = [
         codex.as_ref().map(|c| c.join("sessions")),
         codex.as_ref().map(|c| c.join("archived_sessions")),
         claude.map(|c| c.join("projects")),
         pi,
         under_home(".omp/agent/sessions"),
+        opencode,
+        opencode_db,
     ];
     candidates.into_iter().flatten().map(|path| SourceRoot { path, explicit: false }).collect()
 }

@@ -163,7 +163,9 @@ pub(crate) static SOURCES: Setting<Vec<PathBuf>> = Setting {
     flag: Some("SOURCE..."),
     old: None,
     help: "Transcript files or folders to read",
-    default: "those of $CODEX_HOME/sessions, $CODEX_HOME/archived_sessions, $CLAUDE_CONFIG_DIR/projects, $PI_CODING_AGENT_DIR/sessions and ~/.omp/agent/sessions that exist",
+    default: "those of $CODEX_HOME/sessions, $CODEX_HOME/archived_sessions, $CLAUDE_CONFIG_DIR/projects, \
+              $PI_CODING_AGENT_DIR/sessions, ~/.omp/agent/sessions, opencode's data folder ($XDG_DATA_HOME/opencode) \
+              and $OPENCODE_DB that exist",
     check: any,
 };
 
@@ -500,7 +502,14 @@ pub(crate) static OTHER_VARIABLES: &[Variable] = &[
         name: "PI_CODING_AGENT_SESSION_DIR",
         help: "pi's sessions folder, read by default instead of $PI_CODING_AGENT_DIR/sessions",
     },
-    Variable { name: "XDG_DATA_HOME", help: "Holds the default workspace, handbook/ (~/.local/share)" },
+    Variable {
+        name: "OPENCODE_DB",
+        help: "opencode's database when it is not in its data folder, read by default (a path, or a name there)",
+    },
+    Variable {
+        name: "XDG_DATA_HOME",
+        help: "Holds the default workspace, handbook/, and opencode's data folder, opencode/ (~/.local/share)",
+    },
     Variable {
         name: "XDG_CONFIG_HOME",
         help: "Holds the default configuration file and prompt templates, handbook/ (~/.config)",

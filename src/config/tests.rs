@@ -59,6 +59,7 @@ fn default_sources_follow_the_agents_homes() {
         "/h/.claude/projects".into(),
         "/h/.pi/agent/sessions".into(),
         "/h/.omp/agent/sessions".into(),
+        "/h/.local/share/opencode".into(),
     ];
     assert_eq!(paths, defaults);
     let env = Env::from_pairs([("HOME", "/h"), ("PI_CODING_AGENT_DIR", "/p")]);
@@ -67,6 +68,20 @@ fn default_sources_follow_the_agents_homes() {
     let env = Env::from_pairs([("HOME", "/h"), ("PI_CODING_AGENT_DIR", "/p"), ("PI_CODING_AGENT_SESSION_DIR", "/s")]);
     let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
     assert_eq!(paths[3], PathBuf::from("/s"), "the session folder wins over the agent folder");
+}
+
+#[test]
+fn default_sources_take_opencode_data_folder_and_database() {
+    let paths = |pairs: &[(&str, &str)]| -> Vec<PathBuf> {
+        let env = Env::from_pairs(pairs.iter().copied());
+        default_sources(&env).into_iter().map(|s| s.path).skip(5).collect()
+    };
+    assert_eq!(paths(&[("HOME", "/h"), ("XDG_DATA_HOME", "/x")]), [PathBuf::from("/x/opencode")]);
+    let named = paths(&[("HOME", "/h"), ("OPENCODE_DB", "work.db")]);
+    assert_eq!(named, [PathBuf::from("/h/.local/share/opencode"), "/h/.local/share/opencode/work.db".into()]);
+    let absolute = paths(&[("HOME", "/h"), ("OPENCODE_DB", "/db/oc.db")]);
+    assert_eq!(absolute, [PathBuf::from("/h/.local/share/opencode"), "/db/oc.db".into()]);
+    assert_eq!(paths(&[("HOME", "/h"), ("OPENCODE_DB", ":memory:")]), [PathBuf::from("/h/.local/share/opencode")]);
 }
 
 #[test]

@@ -24,11 +24,14 @@ pub(crate) enum Agent {
     /// Oh My Pi sessions: pi's format, with additions.
     #[serde(rename = "omp")]
     OhMyPi,
+    /// opencode sessions: its SQLite database, its older `storage/` tree, `opencode export`.
+    Opencode,
 }
 
 impl Agent {
     /// Every agent, in a stable order.
-    pub(crate) const ALL: [Agent; 5] = [Agent::Codex, Agent::Claude, Agent::Generic, Agent::Pi, Agent::OhMyPi];
+    pub(crate) const ALL: [Agent; 6] =
+        [Agent::Codex, Agent::Claude, Agent::Generic, Agent::Pi, Agent::OhMyPi, Agent::Opencode];
 
     /// The lower-case name used in files, flags and output.
     pub(crate) fn name(self) -> &'static str {
@@ -38,6 +41,7 @@ impl Agent {
             Agent::Generic => "generic",
             Agent::Pi => "pi",
             Agent::OhMyPi => "omp",
+            Agent::Opencode => "opencode",
         }
     }
 }
@@ -64,6 +68,10 @@ pub(crate) struct SessionMeta {
     pub(crate) is_subagent: bool,
     /// Number of records that carried the user's own words, before filtering.
     pub(crate) user_messages: u32,
+    /// Where the events of a line sit in the agent's own terms, by line, for a format whose
+    /// lines are not the transcript's own (opencode: `message msg_…, part prt_…`). Empty for
+    /// the others, whose lessons cite the line.
+    pub(crate) places: Vec<(u64, String)>,
 }
 
 impl SessionMeta {
@@ -75,6 +83,14 @@ impl SessionMeta {
         }
         if self.updated.is_none_or(|u| ts > u) {
             self.updated = Some(ts);
+        }
+    }
+
+    /// How a lesson cites `line`: its place when the reader knew one, else `line N`.
+    pub(crate) fn place(&self, line: u64) -> std::borrow::Cow<'_, str> {
+        match self.places.binary_search_by_key(&line, |(l, _)| *l) {
+            Ok(i) => std::borrow::Cow::Borrowed(&self.places[i].1),
+            Err(_) => std::borrow::Cow::Owned(format!("line {line}")),
         }
     }
 

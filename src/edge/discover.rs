@@ -167,8 +167,20 @@ pub(crate) fn key_of(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// A file's size and modification time now.
+/// What is on disk of a transcript now, as one size and modification time. An opencode
+/// database counts with its `-wal`, a session of its older tree with its messages and parts.
 pub(crate) fn stat_of(path: &Path) -> Result<FileStat> {
+    if super::opencode::is_database(path) {
+        super::opencode::database_stat(path)
+    } else if super::opencode::is_legacy_session(path) {
+        super::opencode::legacy_stat(path)
+    } else {
+        plain_stat(path)
+    }
+}
+
+/// A file's size and modification time now.
+pub(crate) fn plain_stat(path: &Path) -> Result<FileStat> {
     let meta = std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read file metadata: {e}"))?;
     let mtime_ns = meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map_or(0, |t| t.as_nanosecond());
     Ok(FileStat { size: meta.len(), mtime_ns })

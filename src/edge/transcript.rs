@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 
 use super::discover::is_compressed;
 use super::lines::{Line, LineSource, Lines, MAX_LINE_BYTES, MatchingLines};
+use super::opencode;
 use crate::core::formats::{FileHint, Sniffed, format_by_location, sniff};
 use crate::core::pipeline::{Finished, SessionPipeline, Sink};
 use crate::core::search::transcripts::Prefilter;
@@ -32,10 +33,14 @@ pub(crate) enum FileRead<S> {
 }
 
 /// Content hash of a whole transcript: of the bytes its lines are made of, which for a
-/// `.jsonl.zst` are the decompressed ones (up to where damaged data stops the decoder). So it
-/// is the hash [`read_transcript`] computes as it reads, and a transcript keeps it whether it
-/// is stored plain or compressed, at whatever level and by whichever zstd.
+/// `.jsonl.zst` are the decompressed ones (up to where damaged data stops the decoder), and
+/// for a session of opencode's older tree are its files together. So it is the hash
+/// [`read_transcript`] computes as it reads, and a transcript keeps it whether it is stored
+/// plain or compressed, at whatever level and by whichever zstd.
 pub(crate) fn hash_file(path: &Path) -> Result<String> {
+    if opencode::is_legacy_session(path) {
+        return opencode::legacy_hash(path);
+    }
     let opened = open(path)?;
     let mut hasher = blake3::Hasher::new();
     hasher.update_reader(opened.bytes).with_context(|| format!("cannot read {}", path.display()))?;
@@ -49,6 +54,9 @@ pub(crate) fn read_transcript<S: Sink>(
     forced: Option<Agent>,
     make_sink: impl FnOnce() -> S,
 ) -> Result<FileRead<S>> {
+    if opencode::is_legacy_session(path) && forced.is_none_or(|f| f == Agent::Opencode) {
+        return opencode::read_legacy(path, make_sink);
+    }
     let Opened { bytes, damage, .. } = open(path)?;
     let reader = BufReader::with_capacity(256 * 1024, bytes);
     read_from(reader, &path.to_string_lossy(), &damage, forced, make_sink)
@@ -57,6 +65,17 @@ pub(crate) fn read_transcript<S: Sink>(
 
 /// [`read_transcript`] over any reader; `name` is the file's path, for the format hints, and
 /// `damage` says whether the reader stopped at damaged compressed data.
+/// Read a stream of transcript lines that is not a file of its own (a session assembled
+/// from a database or from many files), as [`read_transcript`] reads a file.
+pub(crate) fn read_stream<R: Read, S: Sink>(
+    reader: BufReader<R>,
+    name: &str,
+    forced: Option<Agent>,
+    make_sink: impl FnOnce() -> S,
+) -> io::Result<FileRead<S>> {
+    read_from(reader, name, &Damage::default(), forced, make_sink)
+}
+
 fn read_from<R: Read, S: Sink>(
     reader: BufReader<R>,
     name: &str,
@@ -104,6 +123,12 @@ pub(crate) fn search_transcript<S: Sink>(
     prefilter: Option<&Prefilter>,
     make_sink: impl FnOnce() -> S,
 ) -> Result<Searched<S>> {
+    if opencode::is_legacy_session(path) && forced.is_none_or(|f| f == Agent::Opencode) {
+        let size = opencode::legacy_stat(path).map_or(0, |stat| stat.size);
+        return searched_whole(read_transcript(path, forced, make_sink)?, size);
+    }
+    // An export is one document: every line of it is read, or none.
+    let forced = forced.or_else(|| sniff_export(path));
     if let Some(prefilter) = prefilter {
         let Opened { bytes, size, .. } = open(path)?;
         let mut scan = MatchingLines::new(bytes, Some(&prefilter.words), 0);
@@ -122,6 +147,29 @@ pub(crate) fn search_transcript<S: Sink>(
         Err(reason) => SearchRead::NotATranscript(reason),
     };
     Ok(Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read(), size })
+}
+
+/// A search read of a session that is read whole, whatever can match; `size` is what
+/// extraction recorded as its size.
+fn searched_whole<S>(read: FileRead<S>, size: u64) -> Result<Searched<S>> {
+    let read = match read {
+        FileRead::Session { finished, .. } => SearchRead::Session(finished),
+        FileRead::NotATranscript { reason, .. } => SearchRead::NotATranscript(reason),
+    };
+    Ok(Searched { read, lines: 0, bytes: 0, size })
+}
+
+/// opencode when the file at `path` is an `opencode export` document (a `.json` file whose
+/// first lines say so), so that a search reads all of it.
+fn sniff_export(path: &Path) -> Option<Agent> {
+    if path.extension().is_none_or(|e| e != "json") {
+        return None;
+    }
+    let mut head = Vec::new();
+    File::open(path).ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
+    let head = String::from_utf8_lossy(&head);
+    let lines = head.lines().filter(|l| !l.trim().is_empty()).take(SNIFF_LINES);
+    matches!(sniff(lines), Some(Sniffed::Known(Agent::Opencode))).then_some(Agent::Opencode)
 }
 
 /// Detect the format from the first lines (unless `forced`), then feed every line to a

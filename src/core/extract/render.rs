@@ -86,13 +86,18 @@ fn headline(facts: &Facts) -> String {
     line
 }
 
-fn fix_sentence(fix: &Fix) -> String {
-    fix_lesson(fix, true)
+fn fix_sentence(fix: &Fix, meta: &SessionMeta) -> String {
+    fix_lesson_at(fix, Some(meta))
 }
 
 /// A failure → fix pair as one sentence; `lines` adds the transcript lines.
 pub(crate) fn fix_lesson(fix: &Fix, lines: bool) -> String {
-    let at = |line: u64| if lines { format!(" (line {line})") } else { String::new() };
+    fix_lesson_at(fix, lines.then(SessionMeta::default).as_ref())
+}
+
+/// [`fix_lesson`], citing each step where `meta` places it (its line, or an agent's own ids).
+fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
+    let at = |line: u64| meta.map_or_else(String::new, |meta| format!(" ({})", meta.place(line)));
     let mut s = format!("{} failed", code(&fix.failure.command));
     if !fix.failure.error.is_empty() {
         let _ = write!(s, " with {}", code(&fix.failure.error));
@@ -117,9 +122,9 @@ pub(crate) fn fix_lesson(fix: &Fix, lines: bool) -> String {
     s
 }
 
-fn failure_sentence(failure: &Failure) -> String {
+fn failure_sentence(failure: &Failure, meta: &SessionMeta) -> String {
     let mut s = unresolved_lesson(failure);
-    let _ = write!(s, " (line {}) and was not resolved in this session", failure.line);
+    let _ = write!(s, " ({}) and was not resolved in this session", meta.place(failure.line));
     s
 }
 
@@ -167,12 +172,12 @@ fn rollout_summary(facts: &Facts, meta: &SessionMeta, context: &Context) -> Stri
     for (index, task) in facts.tasks.iter().enumerate() {
         let _ = writeln!(out, "\n## Task {}: {}\n", index + 1, one_line(&task.title));
         let _ = writeln!(out, "Outcome: {}", task.outcome.name());
-        task_sections(&mut out, task, false);
+        task_sections(&mut out, task, false, meta);
     }
     out
 }
 
-fn task_sections(out: &mut String, task: &TaskFacts, raw: bool) {
+fn task_sections(out: &mut String, task: &TaskFacts, raw: bool, meta: &SessionMeta) {
     let heading = |out: &mut String, title: &str| {
         if raw {
             let _ = writeln!(out, "{title}:");
@@ -188,12 +193,13 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool) {
                 let situation = clip_at_word(&one_line(&task.title), 60);
                 let _ = writeln!(
                     out,
-                    "- when asked to \"{situation}\", the user said: \"{quote}\" -> {} (line {})",
+                    "- when asked to \"{situation}\", the user said: \"{quote}\" -> {} ({})",
                     p.kind.implication(),
-                    p.line
+                    meta.place(p.line)
                 );
             } else {
-                let _ = writeln!(out, "- {}: \"{quote}\" -> {} (line {})", p.kind.name(), p.kind.implication(), p.line);
+                let (kind, implication, at) = (p.kind.name(), p.kind.implication(), meta.place(p.line));
+                let _ = writeln!(out, "- {kind}: \"{quote}\" -> {implication} ({at})");
             }
         }
     }
@@ -215,22 +221,23 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool) {
     if !task.fixes.is_empty() || !task.unresolved.is_empty() {
         heading(out, "Failures and how to do differently");
         for fix in &task.fixes {
-            let _ = writeln!(out, "- {}", fix_sentence(fix));
+            let _ = writeln!(out, "- {}", fix_sentence(fix, meta));
         }
         for failure in &task.unresolved {
-            let _ = writeln!(out, "- {}", failure_sentence(failure));
+            let _ = writeln!(out, "- {}", failure_sentence(failure, meta));
         }
     }
     if !task.verified.is_empty() || (raw && !task.files.is_empty()) {
         heading(out, "Reusable knowledge");
         for v in &task.verified {
-            let _ = writeln!(out, "- verified {} command: {} (line {})", v.kind.name(), code(&v.command), v.line);
+            let _ =
+                writeln!(out, "- verified {} command: {} ({})", v.kind.name(), code(&v.command), meta.place(v.line));
         }
         if raw && !task.files.is_empty() {
             let _ = writeln!(out, "- files touched: {}", list(&task.files, 12));
         }
     }
-    let references = references(task);
+    let references = references(task, meta);
     if !references.is_empty() {
         heading(out, "References");
         for (i, r) in references.iter().enumerate() {
@@ -244,18 +251,18 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool) {
 }
 
 /// Verbatim evidence: failed commands with their exact error, and the commands that passed.
-fn references(task: &TaskFacts) -> Vec<String> {
+fn references(task: &TaskFacts, meta: &SessionMeta) -> Vec<String> {
     let mut refs = Vec::new();
     let failures = task.fixes.iter().map(|f| &f.failure).chain(&task.unresolved);
     for f in failures {
         let exit = f.exit_code.map(|c| format!(" exit {c}")).unwrap_or_default();
         let error = if f.error.is_empty() { String::new() } else { format!(": {}", code(&f.error)) };
-        refs.push(format!("line {}: {}{exit}{error}", f.line, code(&f.command)));
+        refs.push(format!("{}: {}{exit}{error}", meta.place(f.line), code(&f.command)));
     }
     let passed =
         task.fixes.iter().map(|f| (f.line, &f.command)).chain(task.verified.iter().map(|v| (v.line, &v.command)));
     for (line, command) in passed {
-        let reference = format!("line {line}: {} passed", code(command));
+        let reference = format!("{}: {} passed", meta.place(line), code(command));
         if !refs.contains(&reference) {
             refs.push(reference);
         }
@@ -266,7 +273,7 @@ fn references(task: &TaskFacts) -> Vec<String> {
 fn raw_memory(facts: &Facts, meta: &SessionMeta, context: &Context) -> String {
     let first = &facts.tasks[0];
     let mut out = String::from("---\n");
-    let _ = writeln!(out, "description: {}", one_line(&description(facts)));
+    let _ = writeln!(out, "description: {}", one_line(&description(facts, meta)));
     let _ = writeln!(out, "task: {}", one_line(&first.title));
     let _ = writeln!(out, "task_group: {}", display_key(&context.project));
     let _ = writeln!(out, "task_outcome: {}", facts.outcome.name());
@@ -278,7 +285,7 @@ fn raw_memory(facts: &Facts, meta: &SessionMeta, context: &Context) -> String {
         let _ = writeln!(out, "task: {}", one_line(&task.title));
         let _ = writeln!(out, "task_group: {}", display_key(&context.project));
         let _ = writeln!(out, "task_outcome: {}", task.outcome.name());
-        task_sections(&mut out, task, true);
+        task_sections(&mut out, task, true, meta);
         if index + 1 < facts.tasks.len() {
             out.push('\n');
         }
@@ -287,16 +294,16 @@ fn raw_memory(facts: &Facts, meta: &SessionMeta, context: &Context) -> String {
 }
 
 /// One dense line: the first task, its outcome and the top takeaway.
-fn description(facts: &Facts) -> String {
+fn description(facts: &Facts, meta: &SessionMeta) -> String {
     let first = &facts.tasks[0];
     let all = || facts.tasks.iter();
     let takeaway = all()
         .flat_map(|t| &t.preferences)
         .min_by_key(|p| (p.kind, p.line))
         .map(|p| format!("the user said \"{}\"", p.text))
-        .or_else(|| all().flat_map(|t| &t.fixes).next().map(fix_sentence))
+        .or_else(|| all().flat_map(|t| &t.fixes).next().map(|f| fix_sentence(f, meta)))
         .or_else(|| all().flat_map(|t| &t.verified).next().map(|v| format!("{} works", code(&v.command))))
-        .or_else(|| all().flat_map(|t| &t.unresolved).next().map(failure_sentence))
+        .or_else(|| all().flat_map(|t| &t.unresolved).next().map(|f| failure_sentence(f, meta)))
         .unwrap_or_else(|| format!("touched {}", list(&first.files, 3)));
     format!("{} ({}); {}", first.title, first.outcome.name(), clip_at_word(&one_line(&takeaway), 240))
 }

@@ -9,6 +9,7 @@ pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod common;
 pub(crate) mod generic;
+pub(crate) mod opencode;
 pub(crate) mod pi;
 #[cfg(test)]
 mod properties;
@@ -157,8 +158,8 @@ pub(crate) fn state_lines(agent: Option<Agent>) -> &'static [&'static str] {
     match agent {
         Some(Agent::Codex) => CODEX,
         Some(Agent::Claude) => CLAUDE,
-        // The pi reader needs every line of a tree, which the prefilter passes anyway.
-        Some(Agent::Generic | Agent::Pi | Agent::OhMyPi) => &[],
+        // The pi and opencode readers need every line, which the prefilter passes anyway.
+        Some(Agent::Generic | Agent::Pi | Agent::OhMyPi | Agent::Opencode) => &[],
         None => ANY,
     }
 }
@@ -170,6 +171,7 @@ pub(crate) fn reader_for(agent: Agent, hint: FileHint) -> Box<dyn Reader> {
         Agent::Claude => Box::new(claude::ClaudeReader::new(hint)),
         Agent::Generic => Box::new(generic::GenericReader::new(hint)),
         Agent::Pi | Agent::OhMyPi => Box::new(pi::PiReader::new(hint)),
+        Agent::Opencode => Box::new(opencode::OpencodeReader::new(hint)),
     }
 }
 
@@ -186,9 +188,16 @@ pub(crate) fn format_by_location(path: &str) -> Option<Agent> {
         Some(Agent::Pi)
     } else if p.contains("/.omp/agent/sessions/") {
         Some(Agent::OhMyPi)
+    } else if p.contains("/opencode/storage/session/") || is_opencode_database(name) {
+        Some(Agent::Opencode)
     } else {
         None
     }
+}
+
+/// True for an opencode database's file name: `opencode.db`, `opencode-<channel>.db`.
+pub(crate) fn is_opencode_database(name: &str) -> bool {
+    name == "opencode.db" || (name.starts_with("opencode-") && name.ends_with(".db"))
 }
 
 /// What the first records of a file say it is.
@@ -203,7 +212,27 @@ pub(crate) enum Sniffed {
 /// Guess the format from the first records of a file. `lines` are the first few non-blank
 /// lines; the first one that says something decides.
 pub(crate) fn sniff<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<Sniffed> {
+    let lines: Vec<&str> = lines.into_iter().collect();
+    if is_opencode_export(&lines) {
+        return Some(Sniffed::Known(Agent::Opencode));
+    }
     lines.into_iter().find_map(sniff_line)
+}
+
+/// An `opencode export` document: one JSON object whose `info` is a session (`ses_…`),
+/// pretty-printed over many lines or on one.
+fn is_opencode_export(lines: &[&str]) -> bool {
+    let Some(first) = lines.first().map(|l| l.trim_start()) else { return false };
+    if first == "{" {
+        let key = |l: &&str| l.trim_start().starts_with("\"info\"") || l.trim_start().starts_with("\"messages\"");
+        let session = |l: &&str| l.trim_start().starts_with("\"id\": \"ses_");
+        return lines.get(1).is_some_and(key) && lines.iter().take(8).any(session);
+    }
+    first.starts_with('{')
+        && serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| {
+            let id = v.get("info").and_then(|i| i.get("id")).and_then(|i| i.as_str());
+            id.is_some_and(|id| id.starts_with("ses_")) && v.get("messages").is_some_and(|m| m.is_array())
+        })
 }
 
 fn sniff_line(line: &str) -> Option<Sniffed> {
@@ -328,6 +357,11 @@ mod tests {
         assert_eq!(sniff([slot]), known(Agent::OhMyPi));
         let omp = r#"{"type":"session","version":3,"id":"u","title":"x","timestamp":"t","cwd":"/w"}"#;
         assert_eq!(sniff([omp]), known(Agent::OhMyPi));
+        let export = ["{", "  \"info\": {", "    \"id\": \"ses_6aade4081ffe216ygZUgcUQdR1\",", "    \"slug\": \"x\","];
+        assert_eq!(sniff(export), known(Agent::Opencode));
+        let compact = r#"{"info":{"id":"ses_1"},"messages":[]}"#;
+        assert_eq!(sniff([compact]), known(Agent::Opencode));
+        assert_eq!(sniff(["{", "  \"name\": \"x\","]), None, "another pretty-printed document is not one");
     }
 
     #[test]
@@ -372,6 +406,9 @@ mod tests {
         assert_eq!(format_by_location("/tmp/export.jsonl"), None);
         assert_eq!(format_by_location("/backup/rollout-2026-01-02T03-04-05-x.jsonl.zst"), Some(Agent::Codex));
         assert_eq!(format_by_location("/backup/export.jsonl.zst"), None);
+        let legacy = "/h/.local/share/opencode/storage/session/global/ses_1.json";
+        assert_eq!(format_by_location(legacy), Some(Agent::Opencode));
+        assert_eq!(format_by_location("/h/.local/share/opencode/opencode-dev.db"), Some(Agent::Opencode));
     }
 
     #[test]

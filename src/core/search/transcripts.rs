@@ -183,7 +183,8 @@ pub(crate) struct Prefilter {
     /// with this.
     lines: [Regex; 4],
     /// Every line, for the formats whose readers need them all (a pi session is a tree whose
-    /// active branch is known only at the end).
+    /// active branch is known only at the end; opencode is read as whole documents and record
+    /// streams, whose meaning no single line carries).
     every: Regex,
 }
 
@@ -193,7 +194,7 @@ impl Prefilter {
             Some(Agent::Codex) => &self.lines[0],
             Some(Agent::Claude) => &self.lines[1],
             Some(Agent::Generic) => &self.lines[2],
-            Some(Agent::Pi | Agent::OhMyPi) => &self.every,
+            Some(Agent::Pi | Agent::OhMyPi | Agent::Opencode) => &self.every,
             None => &self.lines[3],
         }
     }
@@ -325,6 +326,7 @@ mod tests {
         assert!(pre.lines(Some(Agent::Pi)).is_match(pi_entry));
         assert!(pre.lines(None).is_match(pi_entry), "a file of unknown format may be a pi tree");
         assert!(!pre.lines(Some(Agent::Claude)).is_match(pi_entry));
+        assert!(pre.lines(Some(Agent::Opencode)).is_match(br#"    "type": "step-start","#), "a document is read whole");
         let upper = prefilter(&query(&["CAFÉ"])).unwrap();
         assert!(upper.words.is_match(br#"{"text":"caf\u00e9"}"#));
         let phrase = prefilter(&query(&["git commit"])).unwrap();
