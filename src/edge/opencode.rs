@@ -22,6 +22,13 @@ impl Snapshot {
     pub(crate) fn sessions(&self) -> anyhow::Result<Vec<Member>> {
         todo!()
     }
+    pub(crate) fn search<S: Sink>(
+        &self,
+        id: &str,
+        make_sink: impl FnOnce() -> S,
+    ) -> anyhow::Result<crate::edge::transcript::Searched<S>> {
+        todo!()
+    }
     pub(crate) fn read<S: Sink>(&self, id: &str, make_sink: impl FnOnce() -> S) -> anyhow::Result<FileRead<S>> {
         todo!()
     }
