@@ -13,7 +13,7 @@ use crate::core::pipeline::Finished;
 use crate::core::session::Agent;
 use crate::core::stage1::Stage1;
 use crate::core::state::{
-    self, Coverage, Failure, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceKey,
+    self, Coverage, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceKey,
     SourceState,
 };
 use crate::edge::discover::{discover_sources, key_of};
@@ -58,12 +58,17 @@ pub(crate) fn extract(
         stop,
         interrupted: None,
     };
-    let scope = Scope { sessions: &opts.sessions, limit: opts.limit };
+    let scratch = workspace.scratch(opts.dry_run);
+    let scope = Scope { sessions: &opts.sessions, limit: opts.limit, scratch: &scratch };
     let surveyed = survey(&found.files, &mut run.ledger, &run.rules, &scope, &mut run.coverage)?;
-    for Unreadable { key, reason } in surveyed.unreadable {
-        run.fail(&key, None, None, &reason);
+    for Unreadable { key, reason, recorded } in surveyed.unreadable {
+        match recorded {
+            true => run.fail(&key, None, None, &reason),
+            false => run.failed(&key, &reason),
+        }
     }
     run.read_all(surveyed.to_read)?;
+    drop(scratch);
     if opts.sessions.is_empty() {
         run.coverage.vanished += run.ledger.vanish_under(&found.roots);
     }
@@ -109,14 +114,16 @@ impl Run<'_> {
     }
 
     fn process(&mut self, file: &ToRead) -> Result<()> {
-        let ToRead { key, stat, touched, origin: Origin::File(path) } = file;
+        let ToRead { key, stat, touched, origin } = file;
         // Touched but not changed: the content hash says so without a full read.
-        if *touched && hash_file(path).ok() == self.ledger.get(key).and_then(|e| e.hash.clone()) {
+        if let (true, Origin::File(path)) = (touched, origin)
+            && hash_file(path).ok() == self.ledger.get(key).and_then(|e| e.hash.clone())
+        {
             self.coverage.unchanged += 1;
             self.ledger.touch(key, *stat);
             return Ok(());
         }
-        match self.extracting.read(path) {
+        match self.extracting.read(origin) {
             Err(e) => {
                 self.fail(key, Some(*stat), None, &format!("{:#}", e.root_cause()));
                 Ok(())
@@ -134,10 +141,14 @@ impl Run<'_> {
     /// Record a file that could not be read. Its earlier extraction, if any, stays.
     /// `read_hash` is the content hash of the read that failed, when the file was read.
     fn fail(&mut self, key: &SourceKey, stat: Option<FileStat>, read_hash: Option<&str>, reason: &str) {
-        self.coverage.failed += 1;
-        self.coverage.failures.push(Failure { path: key.to_string(), reason: reason.to_string(), gave_up: false });
-        self.reports.push(SessionReport::because(&key.to_string(), SourceState::Failed, reason));
+        self.failed(key, reason);
         self.ledger.fail(key, stat, read_hash, reason);
+    }
+
+    /// Count and report a failure.
+    fn failed(&mut self, key: &SourceKey, reason: &str) {
+        self.coverage.fail(&key.to_string(), reason);
+        self.reports.push(SessionReport::because(&key.to_string(), SourceState::Failed, reason));
     }
 
     fn skip(&mut self, key: &SourceKey, stat: FileStat, reason: &str, hash: &str) -> Result<()> {

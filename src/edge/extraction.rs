@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::model::{CallError, EXTRACT_TEMPLATES, Model};
+use super::survey::Origin;
 use super::transcript::{FileRead, read_transcript};
 use crate::config::EngineSettings;
 use crate::core::extract::{Context, Extraction, Extractor};
@@ -52,10 +53,14 @@ impl Extracting {
         Ok(Extracting { format, model })
     }
 
-    /// Read the transcript at `path` into the extractor (and the model's transcript).
-    pub(crate) fn read(&self, path: &Path) -> Result<FileRead<Sink>> {
+    /// Read the session at `origin` into the extractor (and the model's transcript).
+    pub(crate) fn read(&self, origin: &Origin) -> Result<FileRead<Sink>> {
         let budget = self.model.as_ref().map(Model::transcript_budget);
-        read_transcript(path, self.format, || (Extractor::new(), budget.map(ModelTranscript::new)))
+        let sink = || (Extractor::new(), budget.map(ModelTranscript::new));
+        match origin {
+            Origin::File(path) => read_transcript(path, self.format, sink),
+            Origin::Member { snapshot, id } => snapshot.read(id, sink),
+        }
     }
 
     /// The session's extraction: the built-in extractor's, and the model's answer on top.

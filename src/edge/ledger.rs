@@ -98,7 +98,8 @@ impl<'a> Ledger<'a> {
             return;
         }
         let prior = self.store.get(key);
-        let hash_now = match state::failure_needs_hash(prior, stat, read_hash) {
+        // A database session has no file of its own to hash: its size and time are its rows'.
+        let hash_now = match state::failure_needs_hash(prior, stat, read_hash) && key.member.is_none() {
             true => hash_file(Path::new(&key.path)).ok(),
             false => read_hash.map(str::to_string),
         };
@@ -140,6 +141,19 @@ impl<'a> Ledger<'a> {
         let presence = self.store.presence();
         let gone =
             state::vanished(self.store.sources(), |key| !presence.exists(key) && under_roots(Path::new(key), roots));
+        let count = gone.len() as u64;
+        for key in gone {
+            let cited = self.store.vanish(&key);
+            self.usage_changed.extend(cited);
+        }
+        count
+    }
+
+    /// Mark the recorded sessions of the database at `db` that it no longer holds (`listed`
+    /// are the ones it does); how many.
+    pub(crate) fn vanish_members(&mut self, db: &str, listed: &BTreeSet<&str>) -> u64 {
+        let known = self.store.index().sessions_of(db);
+        let gone = state::vanished_members(self.store.sources(), known, listed);
         let count = gone.len() as u64;
         for key in gone {
             let cited = self.store.vanish(&key);

@@ -13,14 +13,13 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, types::Value
 use serde_json::Value;
 
 use super::discover;
-use super::transcript::{FileRead, read_stream};
+use super::transcript::{FileRead, SearchRead, Searched, read_stream};
 use crate::core::formats::is_opencode_database;
 use crate::core::formats::opencode::{message_line, part_line, session_line};
 use crate::core::pipeline::Sink;
 use crate::core::session::Agent;
 use crate::core::state::FileStat;
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 /// Copies tried before a database that keeps changing is left for the next run.
 const TRIES: u32 = 5;
 
@@ -52,7 +51,6 @@ fn optional_stat(path: &Path) -> Result<Option<FileStat>> {
     }
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 /// One session of a database.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Member {
@@ -64,7 +62,6 @@ pub(crate) struct Member {
     pub(crate) stat: FileStat,
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 /// A private, consistent copy of a database and its `-wal`, opened there; removed on drop.
 pub(crate) struct Snapshot {
     conn: Connection,
@@ -73,7 +70,6 @@ pub(crate) struct Snapshot {
     _dir: tempfile::TempDir,
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 /// Why one try at a snapshot did not give one.
 enum Miss {
     /// opencode was writing: try again.
@@ -82,7 +78,6 @@ enum Miss {
     Fatal(anyhow::Error),
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 impl Snapshot {
     /// Copy `db` and its `-wal` into a new folder under `scratch` and open the copy. Retries
     /// briefly while opencode is mid-write, then fails saying the database was skipped.
@@ -187,17 +182,33 @@ impl Snapshot {
     /// Read session `id` through the core pipeline, as [`super::transcript::read_transcript`]
     /// reads a file: the content hash is over the record stream that was read.
     pub(crate) fn read<S: Sink>(&self, id: &str, make_sink: impl FnOnce() -> S) -> Result<FileRead<S>> {
+        Ok(self.read_counted(id, make_sink)?.0)
+    }
+
+    /// [`Snapshot::read`] for a search, with the lines and bytes read for its statistics.
+    pub(crate) fn search<S: Sink>(&self, id: &str, make_sink: impl FnOnce() -> S) -> Result<Searched<S>> {
+        let (read, lines, bytes) = self.read_counted(id, make_sink)?;
+        let read = match read {
+            FileRead::Session { finished, .. } => SearchRead::Session(finished),
+            FileRead::NotATranscript { reason, .. } => SearchRead::NotATranscript(reason),
+        };
+        // A session's size is its rows' fingerprint, which a search has no use for.
+        Ok(Searched { read, lines, bytes, size: 0 })
+    }
+
+    fn read_counted<S: Sink>(&self, id: &str, make_sink: impl FnOnce() -> S) -> Result<(FileRead<S>, u64, u64)> {
         let context = || format!("{}: cannot read session {id}", self.source.display());
         let info = self.session_info(id).with_context(context)?;
         let Some(info) = info else {
             bail!("{}: no session {id} in the database; it was deleted", self.source.display());
         };
         let messages = self.messages(id).with_context(context)?;
-        let feed =
+        let mut feed =
             LineFeed::new(DatabaseLines { conn: &self.conn, first: Some(info), messages, parts: VecDeque::new() });
         let name = self.source.to_string_lossy();
-        read_stream(BufReader::with_capacity(256 * 1024, feed), &name, Some(Agent::Opencode), make_sink)
-            .with_context(context)
+        let read = read_stream(BufReader::with_capacity(256 * 1024, &mut feed), &name, Some(Agent::Opencode), make_sink)
+            .with_context(context)?;
+        Ok((read, feed.lines, feed.bytes))
     }
 
     /// The session's row as the session info of an export.
@@ -234,7 +245,6 @@ impl Snapshot {
     }
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 /// A column's value as JSON.
 fn json_of(value: ValueRef<'_>) -> Value {
     match value {
@@ -245,7 +255,6 @@ fn json_of(value: ValueRef<'_>) -> Value {
     }
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 /// A `data` column as text, whether it was stored as text or as bytes.
 fn text_of(value: ValueRef<'_>) -> String {
     match value {
@@ -256,7 +265,6 @@ fn text_of(value: ValueRef<'_>) -> String {
     }
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 /// The lines of one session of a database: its info, then each message and its parts, the
 /// parts of one message at a time.
 struct DatabaseLines<'c> {
@@ -285,7 +293,6 @@ impl Iterator for DatabaseLines<'_> {
     }
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 fn parts_of(conn: &Connection, message: &str) -> rusqlite::Result<VecDeque<String>> {
     let mut statement = conn.prepare_cached("SELECT id, data FROM part WHERE message_id = ?1 ORDER BY id")?;
     let rows = statement.query_map([message], |row| {
@@ -295,7 +302,6 @@ fn parts_of(conn: &Connection, message: &str) -> rusqlite::Result<VecDeque<Strin
     rows.collect()
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 /// Open the private copy. It is written to only by SQLite itself, to rebuild the `-shm` of
 /// the copied `-wal`; queries are kept from writing.
 fn open_copy(copy: &Path) -> rusqlite::Result<Connection> {
@@ -306,7 +312,6 @@ fn open_copy(copy: &Path) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
-#[cfg_attr(not(test), allow(dead_code, reason = "read by the runs that walk a database session by session"))]
 fn copy_file(from: &Path, to: &Path) -> Result<()> {
     std::fs::copy(from, to).with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
     Ok(())
@@ -314,24 +319,29 @@ fn copy_file(from: &Path, to: &Path) -> Result<()> {
 
 /// Lines from an iterator as a byte stream, each ended by a newline.
 struct LineFeed<I> {
-    lines: I,
+    source: I,
     buffer: Vec<u8>,
     at: usize,
+    /// Lines and bytes handed out so far.
+    lines: u64,
+    bytes: u64,
 }
 
 impl<I: Iterator<Item = io::Result<String>>> LineFeed<I> {
-    fn new(lines: I) -> LineFeed<I> {
-        LineFeed { lines, buffer: Vec::new(), at: 0 }
+    fn new(source: I) -> LineFeed<I> {
+        LineFeed { source, buffer: Vec::new(), at: 0, lines: 0, bytes: 0 }
     }
 }
 
 impl<I: Iterator<Item = io::Result<String>>> Read for LineFeed<I> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         while self.at == self.buffer.len() {
-            let Some(line) = self.lines.next() else { return Ok(0) };
+            let Some(line) = self.source.next() else { return Ok(0) };
             self.buffer = line?.into_bytes();
             self.buffer.push(b'\n');
             self.at = 0;
+            self.lines += 1;
+            self.bytes += self.buffer.len() as u64;
         }
         let n = out.len().min(self.buffer.len() - self.at);
         out[..n].copy_from_slice(&self.buffer[self.at..self.at + n]);

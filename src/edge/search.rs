@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::git::Projects;
+use super::opencode::Snapshot;
 use super::parallel;
 use super::terminal::Terminal;
 use super::transcript::{SearchRead, Searched, search_transcript};
@@ -19,7 +20,7 @@ use crate::core::search::bounds::{Bounds, transcripts_in};
 use crate::core::search::corpus::{Corpus, TranscriptOf, file_split, transcript_docs};
 use crate::core::search::docs::{Doc, Kind, Split};
 use crate::core::search::transcripts::{TranscriptSink, prefilter};
-use crate::core::state::SourceEntry;
+use crate::core::state::{SourceEntry, SourceKey};
 
 /// Add the workspace files in scope to the corpus. A file that cannot be read is warned
 /// about and skipped; one removed since its folder was listed (a consolidation ran) is
@@ -82,21 +83,23 @@ pub(crate) fn read_transcripts(
     term: &Terminal,
 ) -> Result<()> {
     let sources = workspace.load_sources()?;
-    let entries = transcripts_in(&sources, bounds);
+    let (files, members): (Vec<_>, Vec<_>) =
+        transcripts_in(&sources, bounds).into_iter().partition(|(key, _)| key.member.is_none());
     let prefilter = prefilter(query);
-    let read = parallel::map(&entries, |(path, entry)| {
-        search_transcript(Path::new(path.as_str()), entry.format, prefilter.as_ref(), || TranscriptSink::new(query))
+    let read = parallel::map(&files, |(key, entry)| {
+        search_transcript(Path::new(&key.path), entry.format, prefilter.as_ref(), || TranscriptSink::new(query))
     });
     let mut projects = Projects::new();
     let mut gone = 0;
-    for ((path, entry), result) in entries.iter().zip(read) {
+    for ((key, entry), result) in files.iter().zip(read) {
         match result {
-            Ok(searched) => add_transcript(workspace, &mut projects, path, entry, searched, corpus, term),
+            Ok(searched) => add_transcript(workspace, &mut projects, key, entry, searched, corpus, term),
             // Deleted since the last extract, which will mark it vanished.
-            Err(_) if !Path::new(path.as_str()).exists() => gone += 1,
+            Err(_) if !Path::new(&key.path).exists() => gone += 1,
             Err(e) => term.warn(&format!("{e:#}; skipped")),
         }
     }
+    gone += read_members(workspace, &members, query, &mut projects, corpus, term)?;
     if gone > 0 {
         term.note(&format!(
             "{gone} {} deleted since the last extract; not searched",
@@ -106,12 +109,48 @@ pub(crate) fn read_transcripts(
     Ok(())
 }
 
+/// Search the sessions that live in databases: one private copy of each database, its
+/// sessions read one after the other. How many databases are gone.
+fn read_members(
+    workspace: &Workspace,
+    members: &[(&SourceKey, &SourceEntry)],
+    query: &Query,
+    projects: &mut Projects,
+    corpus: &mut Corpus,
+    term: &Terminal,
+) -> Result<u64> {
+    let scratch = workspace.scratch(true);
+    let mut gone = 0;
+    for chunk in members.chunk_by(|a, b| a.0.path == b.0.path) {
+        let db = Path::new(&chunk[0].0.path);
+        let snapshot = match scratch.path().and_then(|dir| Snapshot::take(db, dir)) {
+            Ok(snapshot) => snapshot,
+            Err(_) if !db.exists() => {
+                gone += 1;
+                continue;
+            }
+            Err(e) => {
+                term.warn(&format!("{e:#}; not searched"));
+                continue;
+            }
+        };
+        for (key, entry) in chunk {
+            let id = key.member.as_deref().unwrap_or_default();
+            match snapshot.search(id, || TranscriptSink::new(query)) {
+                Ok(searched) => add_transcript(workspace, projects, key, entry, searched, corpus, term),
+                Err(e) => term.warn(&format!("{key}: {e:#}; skipped")),
+            }
+        }
+    }
+    Ok(gone)
+}
+
 /// Count a searched transcript and keep its matching records, each carrying the session's
 /// id and project: from its stage-1 record when there is one, else from where it ran.
 fn add_transcript(
     workspace: &Workspace,
     projects: &mut Projects,
-    path: &str,
+    key: &SourceKey,
     entry: &SourceEntry,
     searched: Searched<TranscriptSink<'_>>,
     corpus: &mut Corpus,
@@ -119,7 +158,9 @@ fn add_transcript(
 ) {
     // Problems with single lines were reported when the file was extracted; a file that
     // changed since may hold new ones, and results the handbook does not know yet.
-    if searched.size != entry.size {
+    let path = key.to_string();
+    // A database session's size counts its rows, not bytes; its changes are found by extract.
+    if key.member.is_none() && searched.size != entry.size {
         term.note(&format!("{path}: changed since it was extracted; run `handbook extract` to learn from it"));
     }
     corpus.add_transcript(searched.lines, searched.bytes);
@@ -141,7 +182,7 @@ fn add_transcript(
         None => projects.key(finished.meta.git_remote.as_deref(), finished.meta.cwd.as_deref()),
     };
     let of = TranscriptOf { session_id, date: entry.updated_at, project };
-    corpus.docs.extend(transcript_docs(path, finished.sink.found, &of));
+    corpus.docs.extend(transcript_docs(&path, finished.sink.found, &of));
 }
 
 /// The absolute path of a document's file (a transcript's path already is).

@@ -2,12 +2,16 @@
 //! size and time, whether it moved) and triaged by `core::state`. The ones to read come back
 //! newest first, cut to the run's limit; the rest are counted.
 
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use anyhow::Result;
 
 use super::discover::{key_of, stat_of};
 use super::ledger::Ledger;
+use super::opencode::{self, Snapshot};
+use super::workspace::Scratch;
 use crate::core::state::{self, Coverage, FileStat, Rules, SourceKey, Triage};
 
 /// A session to read, and whether only its modification time may have changed.
@@ -22,12 +26,18 @@ pub(crate) struct ToRead {
 pub(crate) enum Origin {
     /// A transcript file of its own.
     File(PathBuf),
+    /// One session of a database, read from this run's private copy of it.
+    Member { snapshot: Rc<Snapshot>, id: String },
 }
 
 /// A session that could not even be looked at.
 pub(crate) struct Unreadable {
     pub(crate) key: SourceKey,
     pub(crate) reason: String,
+    /// Whether the failure is kept in the state (and counted toward giving up). A database
+    /// that could not be opened is not: its sessions keep their own states, and it is simply
+    /// looked at again next run.
+    pub(crate) recorded: bool,
 }
 
 /// What the survey found.
@@ -38,10 +48,11 @@ pub(crate) struct Surveyed {
 }
 
 /// Which sessions a run looks at: those `--session` names (all when empty), at most `limit`
-/// of them read.
+/// of them read; and where private copies of databases go while they are read.
 pub(crate) struct Scope<'a> {
     pub(crate) sessions: &'a [String],
     pub(crate) limit: Option<usize>,
+    pub(crate) scratch: &'a Scratch<'a>,
 }
 
 /// Look at every file found, counting in `coverage` what needs no reading.
@@ -54,6 +65,10 @@ pub(crate) fn survey(
 ) -> Result<Surveyed> {
     let mut found = Surveyed::default();
     for path in files {
+        if opencode::is_database(path) {
+            survey_database(path, ledger, rules, scope, coverage, &mut found);
+            continue;
+        }
         let key = SourceKey::file(key_of(path));
         let session_id = ledger.get(&key).and_then(|e| e.session_id.as_deref());
         if !state::selected(scope.sessions, &key.path, session_id) {
@@ -63,7 +78,7 @@ pub(crate) fn survey(
         let stat = match stat_of(path) {
             Ok(stat) => stat,
             Err(e) => {
-                found.unreadable.push(Unreadable { key, reason: format!("{e:#}") });
+                found.unreadable.push(Unreadable { key, reason: format!("{e:#}"), recorded: true });
                 continue;
             }
         };
@@ -78,12 +93,51 @@ pub(crate) fn survey(
     Ok(found)
 }
 
+/// Look at every session of a database: through a private copy, so the agent's own files
+/// are never written, and one session changed means one session read. Sessions it no longer
+/// holds are vanished. A database that cannot be copied or opened (the agent is writing to
+/// it, it is damaged) is one failure, and what was learned from it stays.
+fn survey_database(
+    path: &Path,
+    ledger: &mut Ledger<'_>,
+    rules: &Rules,
+    scope: &Scope<'_>,
+    coverage: &mut Coverage,
+    found: &mut Surveyed,
+) {
+    let db = key_of(path);
+    let opened = scope.scratch.path().and_then(|dir| Snapshot::take(path, dir)).and_then(|s| Ok((s.sessions()?, s)));
+    let (members, snapshot) = match opened {
+        Ok((members, snapshot)) => (members, Rc::new(snapshot)),
+        Err(e) => {
+            coverage.sessions += 1;
+            let reason = format!("{e:#}; skipped for this run");
+            found.unreadable.push(Unreadable { key: SourceKey::file(db), reason, recorded: false });
+            return;
+        }
+    };
+    if scope.sessions.is_empty() {
+        let listed: BTreeSet<&str> = members.iter().map(|m| m.id.as_str()).collect();
+        coverage.vanished += ledger.vanish_members(&db, &listed);
+    }
+    for member in members {
+        let key = SourceKey::member(db.clone(), member.id.clone());
+        if !state::selected(scope.sessions, &db, Some(&member.id)) {
+            continue;
+        }
+        coverage.sessions += 1;
+        let origin = Origin::Member { snapshot: Rc::clone(&snapshot), id: member.id };
+        triage(ToRead { key, stat: member.stat, touched: false, origin }, ledger, rules, coverage, found);
+    }
+}
+
 /// Read the session, or count it.
 fn triage(mut read: ToRead, ledger: &Ledger<'_>, rules: &Rules, coverage: &mut Coverage, found: &mut Surveyed) {
     let entry = ledger.get(&read.key);
     match state::triage(entry, read.stat, rules, ledger.store().presence()) {
         Triage::Read { touched } => {
-            read.touched = touched;
+            // A database session's size and time are its rows': no file to hash on its own.
+            read.touched = touched && matches!(read.origin, Origin::File(_));
             found.to_read.push(read);
         }
         Triage::Count(plan) => coverage.count(&read.key.to_string(), plan, entry),

@@ -9,6 +9,50 @@ use anyhow::{Context, Result, bail};
 
 use super::fsio::{Home, ensure_private_dir};
 use super::lock::{WorkspaceLock, acquire};
+
+/// How the folders of [`Scratch`] are named.
+const SCRATCH_PREFIX: &str = ".tmp-scratch-";
+
+/// A private folder for what a run copies to read it (a database and its log), made when
+/// first asked for and removed when dropped. It lives in the state folder, so nothing is
+/// written outside the home; a dry run on a home that does not exist yet writes nothing there
+/// and uses the system's temporary folder instead. A run that holds the lock first removes
+/// the ones a killed run left behind.
+pub(crate) struct Scratch<'a> {
+    workspace: &'a Workspace,
+    dry_run: bool,
+    dir: std::cell::OnceCell<tempfile::TempDir>,
+}
+
+impl Scratch<'_> {
+    /// The folder, made on the first call.
+    pub(crate) fn path(&self) -> Result<&Path> {
+        if let Some(dir) = self.dir.get() {
+            return Ok(dir.path());
+        }
+        let dir = self.make()?;
+        Ok(self.dir.get_or_init(|| dir).path())
+    }
+
+    fn make(&self) -> Result<tempfile::TempDir> {
+        let (workspace, state) = (self.workspace, self.workspace.state_dir());
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(SCRATCH_PREFIX);
+        if self.dry_run && !workspace.fs().exists(&state)? {
+            return builder.tempdir().context("cannot create a temporary folder");
+        }
+        if !self.dry_run {
+            workspace.create()?;
+        }
+        for stale in workspace.fs().list_dir(&state)? {
+            let name = stale.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if !self.dry_run && name.starts_with(SCRATCH_PREFIX) {
+                workspace.fs().remove_tree(&stale)?;
+            }
+        }
+        builder.tempdir_in(&state).with_context(|| format!("cannot create a folder in {}", state.display()))
+    }
+}
 use crate::core::consolidate::edits::Edits;
 use crate::core::layout::{DIFF_FILE, MEMORY, NOTES_DIR, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
@@ -88,6 +132,11 @@ impl Workspace {
         // The home itself may be a link: the user chose where it lives.
         ensure_private_dir(&self.home)?;
         self.fs().ensure_dir(&self.state_dir())
+    }
+
+    /// A private folder for what a run copies to read it (see [`Scratch`]).
+    pub(crate) fn scratch(&self, dry_run: bool) -> Scratch<'_> {
+        Scratch { workspace: self, dry_run, dir: std::cell::OnceCell::new() }
     }
 
     /// Take the workspace lock, waiting up to `wait` for another run.

@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use super::docs::Doc;
 use super::{Hit, in_period, same_project};
 use crate::core::stage1::Stage1;
-use crate::core::state::{SourceEntry, SourceState, Sources};
+use crate::core::state::{SourceEntry, SourceKey, SourceState, Sources};
 
 /// The period (`--since`, `--until`) and the project (`--project`, as its key) a search is
 /// bound to; each is open when `None`.
@@ -62,17 +62,14 @@ pub(crate) fn sessions_in<'r>(records: &'r [Stage1], bounds: &Bounds) -> Vec<&'r
 /// exclude since), skipping the ones whose last activity is outside the period before they
 /// are read. Their project is only known once read, so it is bound on the results. A file
 /// that holds many sessions is searched once, with its first session's entry.
-pub(crate) fn transcripts_in<'s>(sources: &'s Sources, bounds: &Bounds) -> Vec<(&'s String, &'s SourceEntry)> {
-    let mut found: Vec<(&String, &SourceEntry)> = sources
+pub(crate) fn transcripts_in<'s>(sources: &'s Sources, bounds: &Bounds) -> Vec<(&'s SourceKey, &'s SourceEntry)> {
+    sources
         .sources
         .iter()
         .filter(|(_, entry)| matches!(entry.state, SourceState::Extracted | SourceState::NoOp))
         .filter(|(_, entry)| entry.session_id.as_ref().is_none_or(|id| !sources.excluded.contains(id)))
         .filter(|(_, entry)| entry.updated_at.is_none() || bounds.in_period(entry.updated_at, None))
-        .map(|(key, entry)| (&key.path, entry))
-        .collect();
-    found.dedup_by(|a, b| a.0 == b.0);
-    found
+        .collect()
 }
 
 /// How many of `found` results to show under `limit` (`None` shows all).
@@ -176,7 +173,7 @@ mod tests {
             last_extract: None,
         };
         let paths = |bounds: &Bounds| -> Vec<&str> {
-            transcripts_in(&sources, bounds).iter().map(|(path, _)| path.as_str()).collect()
+            transcripts_in(&sources, bounds).iter().map(|(key, _)| key.path.as_str()).collect()
         };
         assert_eq!(paths(&Bounds::default()), ["/t/a", "/t/b", "/t/e"]);
         // An undated transcript is read whatever the period.

@@ -198,6 +198,12 @@ impl Coverage {
         format!("{prefix}: {}", self.line())
     }
 
+    /// Count a session that failed this run.
+    pub(crate) fn fail(&mut self, path: &str, reason: &str) {
+        self.failed += 1;
+        self.failures.push(Failure { path: path.to_string(), reason: reason.to_string(), gave_up: false });
+    }
+
     /// Failures of this run, not those given up on before.
     pub(crate) fn failed_now(&self) -> impl Iterator<Item = &Failure> {
         self.failures.iter().filter(|f| !f.gave_up)

@@ -3,7 +3,7 @@
 //! it and what its new state is. The edges gather (stat, hash, read), these decide, the
 //! command applies; a dry run decides and applies nothing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 
@@ -267,6 +267,14 @@ pub(crate) fn vanished(sources: &Sources, gone: impl Fn(&str) -> bool) -> Vec<So
         .filter(|(key, entry)| entry.state != SourceState::Vanished && gone(&key.path))
         .map(|(key, _)| key.clone())
         .collect()
+}
+
+/// Of the recorded sessions `known` of one database, those it no longer holds (`listed` are
+/// the ones it does) that are not marked vanished yet.
+pub(crate) fn vanished_members(sources: &Sources, known: Vec<SourceKey>, listed: &BTreeSet<&str>) -> Vec<SourceKey> {
+    let gone = |key: &SourceKey| key.member.as_deref().is_some_and(|id| !listed.contains(id));
+    let live = |key: &SourceKey| sources.sources.get(key).is_some_and(|e| e.state != SourceState::Vanished);
+    known.into_iter().filter(|key| gone(key) && live(key)).collect()
 }
 
 fn stat_entry(stat: FileStat, state: SourceState) -> SourceEntry {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::session::Agent;
 
-pub(crate) use coverage::{Coverage, Failure};
+pub(crate) use coverage::Coverage;
 pub(crate) use decide::*;
 pub(crate) use forgotten::{FORGOTTEN_VERSION, Forgotten, rebuilt_note};
 pub(crate) use index::Presence;
