@@ -91,9 +91,17 @@ impl Handbook {
             }
             let change = &line["change"];
             if let Some(set) = change.get("set") {
-                state["sources"][set["key"].as_str().unwrap()] = set["entry"].clone();
+                let key = set["key"].as_str().unwrap();
+                match set["member"].as_str() {
+                    Some(member) => state["members"][key][member] = set["entry"].clone(),
+                    None => state["sources"][key] = set["entry"].clone(),
+                }
             } else if let Some(remove) = change.get("remove") {
-                state["sources"].as_object_mut().unwrap().remove(remove["key"].as_str().unwrap());
+                let key = remove["key"].as_str().unwrap();
+                match remove["member"].as_str() {
+                    Some(member) => drop(state["members"][key].as_object_mut().unwrap().remove(member)),
+                    None => drop(state["sources"].as_object_mut().unwrap().remove(key)),
+                }
             } else if let Some(extracted) = change.get("extracted") {
                 state["last_extract"] = extracted["at"].clone();
             }

@@ -9,6 +9,7 @@ mod compressed;
 mod config;
 mod consolidate;
 mod damaged;
+mod databases;
 mod docs;
 mod engines;
 mod extract;

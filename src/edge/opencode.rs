@@ -206,8 +206,9 @@ impl Snapshot {
         let mut feed =
             LineFeed::new(DatabaseLines { conn: &self.conn, first: Some(info), messages, parts: VecDeque::new() });
         let name = self.source.to_string_lossy();
-        let read = read_stream(BufReader::with_capacity(256 * 1024, &mut feed), &name, Some(Agent::Opencode), make_sink)
-            .with_context(context)?;
+        let read =
+            read_stream(BufReader::with_capacity(256 * 1024, &mut feed), &name, Some(Agent::Opencode), make_sink)
+                .with_context(context)?;
         Ok((read, feed.lines, feed.bytes))
     }
 

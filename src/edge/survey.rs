@@ -111,7 +111,9 @@ fn survey_database(
         Ok((members, snapshot)) => (members, Rc::new(snapshot)),
         Err(e) => {
             coverage.sessions += 1;
-            let reason = format!("{e:#}; skipped for this run");
+            // The report names the database; the error does too, for when it stands alone.
+            let error = format!("{e:#}");
+            let reason = format!("{}; skipped for this run", error.strip_prefix(&format!("{db}: ")).unwrap_or(&error));
             found.unreadable.push(Unreadable { key: SourceKey::file(db), reason, recorded: false });
             return;
         }
