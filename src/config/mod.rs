@@ -624,10 +624,13 @@ pub(crate) fn default_sources(env: &Env) -> Vec<SourceRoot> {
     let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
     let codex = env.path("CODEX_HOME").or_else(|| under_home(".codex"));
     let claude = env.path("CLAUDE_CONFIG_DIR").or_else(|| under_home(".claude"));
+    // Gemini CLI puts its whole `.gemini` folder under GEMINI_CLI_HOME instead of the home.
+    let gemini = env.path("GEMINI_CLI_HOME").or_else(|| home.clone()).map(|h| h.join(".gemini"));
     let candidates = [
         codex.as_ref().map(|c| c.join("sessions")),
         codex.as_ref().map(|c| c.join("archived_sessions")),
         claude.map(|c| c.join("projects")),
+        gemini.map(|g| g.join("tmp")),
     ];
     candidates.into_iter().flatten().map(|path| SourceRoot { path, explicit: false }).collect()
 }

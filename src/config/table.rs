@@ -163,7 +163,7 @@ pub(crate) static SOURCES: Setting<Vec<PathBuf>> = Setting {
     flag: Some("SOURCE..."),
     old: None,
     help: "Transcript files or folders to read",
-    default: "those of $CODEX_HOME/sessions, $CODEX_HOME/archived_sessions and $CLAUDE_CONFIG_DIR/projects that exist",
+    default: "those of $CODEX_HOME/sessions, $CODEX_HOME/archived_sessions, $CLAUDE_CONFIG_DIR/projects and $GEMINI_CLI_HOME/.gemini/tmp that exist",
     check: any,
 };
 
@@ -494,6 +494,10 @@ pub(crate) static OTHER_VARIABLES: &[Variable] = &[
     Variable {
         name: "CLAUDE_CONFIG_DIR",
         help: "Claude Code's folder, whose projects are read by default (~/.claude)",
+    },
+    Variable {
+        name: "GEMINI_CLI_HOME",
+        help: "Holds Gemini CLI's .gemini folder, whose chat recordings in tmp/ are read by default (~)",
     },
     Variable { name: "XDG_DATA_HOME", help: "Holds the default workspace, handbook/ (~/.local/share)" },
     Variable {

@@ -53,7 +53,18 @@ fn home_falls_back_to_xdg_then_home() {
 fn default_sources_follow_the_agents_homes() {
     let env = Env::from_pairs([("HOME", "/h"), ("CODEX_HOME", "/c")]);
     let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
-    assert_eq!(paths, [PathBuf::from("/c/sessions"), "/c/archived_sessions".into(), "/h/.claude/projects".into()]);
+    assert_eq!(
+        paths,
+        [
+            PathBuf::from("/c/sessions"),
+            "/c/archived_sessions".into(),
+            "/h/.claude/projects".into(),
+            "/h/.gemini/tmp".into()
+        ]
+    );
+    let env = Env::from_pairs([("HOME", "/h"), ("GEMINI_CLI_HOME", "/g")]);
+    let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
+    assert_eq!(paths.last(), Some(&PathBuf::from("/g/.gemini/tmp")));
 }
 
 #[test]

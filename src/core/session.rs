@@ -19,11 +19,13 @@ pub(crate) enum Agent {
     Claude,
     /// One `{"role","content","timestamp"}` object per line, for any other tool.
     Generic,
+    /// Gemini CLI chat recordings.
+    Gemini,
 }
 
 impl Agent {
     /// Every agent, in a stable order.
-    pub(crate) const ALL: [Agent; 3] = [Agent::Codex, Agent::Claude, Agent::Generic];
+    pub(crate) const ALL: [Agent; 4] = [Agent::Codex, Agent::Claude, Agent::Generic, Agent::Gemini];
 
     /// The lower-case name used in files, flags and output.
     pub(crate) fn name(self) -> &'static str {
@@ -31,6 +33,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Claude => "claude",
             Agent::Generic => "generic",
+            Agent::Gemini => "gemini",
         }
     }
 }
@@ -90,7 +93,6 @@ pub(crate) struct Event<'a> {
 impl Event<'_> {
     /// The event with every text it carries owned, for a reader that holds events back
     /// until the file ends ([`crate::core::formats::Reader::drain`]).
-    #[cfg_attr(not(test), expect(dead_code, reason = "the first holding reader is on its way"))]
     pub(crate) fn into_owned(self) -> Event<'static> {
         let owned = |text: Cow<'_, str>| Cow::Owned(text.into_owned());
         let kind = match self.kind {

@@ -2,16 +2,18 @@
 //! lines (bounded memory, whatever the file size), hash it on the same pass, and turn every
 //! bad line into a warning that names the line.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
+use std::sync::{LazyLock, Mutex};
 
 use anyhow::{Context, Result};
 
 use super::lines::{Line, LineSource, Lines, MAX_LINE_BYTES, MatchingLines};
 use crate::core::formats::{FileHint, Sniffed, format_by_location, sniff};
 use crate::core::pipeline::{Finished, SessionPipeline, Sink};
-use crate::core::search::transcripts::Prefilter;
+use crate::core::search::transcripts::{Prefilter, reads_every_line};
 use crate::core::session::Agent;
 
 /// Non-blank lines looked at to detect a format.
@@ -84,12 +86,13 @@ pub(crate) enum SearchRead<S> {
 /// Read the transcript at `path` for a search. With a prefilter, a file none of whose lines
 /// can match is only scanned; one that has such lines is read again for its first lines
 /// (format and metadata; one when the format is known) and the lines `prefilter.lines`
-/// matches. Without one, every line is read.
+/// matches, or every line for a format whose later lines rewrite earlier ones. Without one,
+/// every line is read.
 pub(crate) fn search_transcript<S: Sink>(
     path: &Path,
     forced: Option<Agent>,
     prefilter: Option<&Prefilter>,
-    make_sink: impl FnOnce() -> S,
+    mut make_sink: impl FnMut() -> S,
 ) -> Result<Searched<S>> {
     let open = || File::open(path).with_context(|| format!("cannot open {}", path.display()));
     if let Some(prefilter) = prefilter {
@@ -98,15 +101,28 @@ pub(crate) fn search_transcript<S: Sink>(
             return Ok(Searched { read: SearchRead::NoMatch, lines: scan.lines_seen(), bytes: scan.bytes_read() });
         }
     }
-    let head = if forced.is_some() { 1 } else { SNIFF_LINES };
-    let mut lines = MatchingLines::new(open()?, prefilter.map(|p| p.lines(forced)), head);
-    let read = match read_lines(&mut lines, &path.to_string_lossy(), forced, make_sink)
-        .with_context(|| format!("cannot read {}", path.display()))?
-    {
-        Ok((_, finished)) => SearchRead::Session(Box::new(finished)),
-        Err(reason) => SearchRead::NotATranscript(reason),
+    let name = path.to_string_lossy();
+    let read = |agent: Option<Agent>, pattern, sink: S| -> Result<(Searched<S>, Option<Agent>)> {
+        let head = if agent.is_some() { 1 } else { SNIFF_LINES };
+        let mut lines = MatchingLines::new(open()?, pattern, head);
+        let (read, agent) = match read_lines(&mut lines, &name, agent, || sink)
+            .with_context(|| format!("cannot read {}", path.display()))?
+        {
+            Ok((agent, finished)) => (SearchRead::Session(Box::new(finished)), Some(agent)),
+            Err(reason) => (SearchRead::NotATranscript(reason), None),
+        };
+        Ok((Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read() }, agent))
     };
-    Ok(Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read() })
+    // Where the file lives may say it must be read whole before a line of it is read.
+    let hinted = forced.or_else(|| format_by_location(&name).filter(|a| reads_every_line(*a)));
+    let (searched, agent) = read(forced, prefilter.map(|p| p.lines(hinted)), make_sink())?;
+    match agent {
+        // Its first lines said so only once the others had been passed over: read it again.
+        Some(agent) if prefilter.is_some() && reads_every_line(agent) && !hinted.is_some_and(reads_every_line) => {
+            Ok(read(Some(agent), None, make_sink())?.0)
+        }
+        _ => Ok(searched),
+    }
 }
 
 /// Detect the format from the first lines (unless `forced`), then feed every line to a
@@ -157,7 +173,11 @@ fn read_lines<L: LineSource, S: Sink>(
         };
         return Ok(Err(reason));
     };
-    let mut pipeline = SessionPipeline::new(agent, FileHint::from_path(name), make_sink());
+    let (hint, note) = hint_for(name, agent);
+    let mut pipeline = SessionPipeline::new(agent, hint, make_sink());
+    if let Some(note) = note {
+        pipeline.warn(0, note);
+    }
     for (n, line, bytes) in &held {
         feed(&mut pipeline, *n, *line, bytes);
     }
@@ -218,4 +238,65 @@ fn looks_binary(bytes: &[u8]) -> bool {
     }
     let control = sample.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x1b)).count();
     !sample.is_empty() && control * 10 > sample.len()
+}
+
+/// What the reader of `agent` is told about the file at `name`, and a warning about where
+/// that came from, for the first session that needed it.
+fn hint_for(name: &str, agent: Agent) -> (FileHint, Option<String>) {
+    let mut hint = FileHint::from_path(name);
+    let mut note = None;
+    if agent == Agent::Gemini
+        && let Some((home, folder)) = gemini_project_folder(name)
+    {
+        let (projects, warning) = gemini_projects(&home);
+        note = warning;
+        hint.project = projects.get(&folder).cloned();
+    }
+    (hint, note)
+}
+
+/// `(<gemini home>, <project folder>)` of a recording under `<home>/tmp/<folder>/chats/`.
+fn gemini_project_folder(name: &str) -> Option<(std::path::PathBuf, String)> {
+    let path = Path::new(name);
+    let chats = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "chats"))?;
+    let folder = chats.parent()?;
+    let tmp = folder.parent().filter(|t| t.file_name().is_some_and(|n| n == "tmp"))?;
+    Some((tmp.parent()?.to_path_buf(), folder.file_name()?.to_string_lossy().into_owned()))
+}
+
+type Projects = std::sync::Arc<HashMap<String, String>>;
+
+/// Gemini CLI's map of project folders to project paths (`<home>/projects.json`, which maps
+/// paths to folder names), read once per run; the warning comes with the first read of it.
+fn gemini_projects(home: &Path) -> (Projects, Option<String>) {
+    static READ: LazyLock<Mutex<HashMap<std::path::PathBuf, Projects>>> = LazyLock::new(Default::default);
+    // A poisoned lock only means another thread panicked while reading; the map is still whole.
+    let mut read = READ.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(projects) = read.get(home) {
+        return (projects.clone(), None);
+    }
+    #[derive(serde::Deserialize)]
+    struct Registry {
+        projects: HashMap<String, String>,
+    }
+    let file = home.join("projects.json");
+    let (projects, warning) = match std::fs::read_to_string(&file) {
+        Ok(text) => match serde_json::from_str::<Registry>(&text) {
+            Ok(registry) => (registry.projects.into_iter().map(|(path, folder)| (folder, path)).collect(), None),
+            Err(e) => (
+                HashMap::new(),
+                Some(format!(
+                    "{} is malformed ({e}); sessions' projects unknown unless they name them",
+                    file.display()
+                )),
+            ),
+        },
+        Err(e) => (
+            HashMap::new(),
+            Some(format!("cannot read {} ({e}); sessions' projects unknown unless they name them", file.display())),
+        ),
+    };
+    let projects = Projects::new(projects);
+    read.insert(home.to_path_buf(), projects.clone());
+    (projects, warning)
 }

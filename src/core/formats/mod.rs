@@ -8,6 +8,7 @@
 pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod common;
+pub(crate) mod gemini;
 pub(crate) mod generic;
 
 use std::collections::BTreeMap;
@@ -24,6 +25,11 @@ pub(crate) struct FileHint {
     pub(crate) in_subagents_dir: bool,
     /// A short hash of the whole path, for formats whose file names are not unique.
     pub(crate) path_hash: String,
+    /// Name of the folder the file is in (a Gemini CLI sub-agent's parent session id).
+    pub(crate) folder: String,
+    /// The project directory the agent's own records map the file's folder to, when the
+    /// edge found one (Gemini CLI's `projects.json`).
+    pub(crate) project: Option<String>,
 }
 
 impl FileHint {
@@ -35,7 +41,7 @@ impl FileHint {
         let parent = normalised.rsplit('/').nth(1).unwrap_or("");
         let in_subagents_dir = parent == "subagents";
         let path_hash = blake3::hash(normalised.as_bytes()).to_hex()[..8].to_string();
-        FileHint { stem, in_subagents_dir, path_hash }
+        FileHint { stem, in_subagents_dir, path_hash, folder: parent.to_string(), project: None }
     }
 }
 
@@ -142,7 +148,8 @@ pub(crate) fn state_lines(agent: Option<Agent>) -> &'static [&'static str] {
     match agent {
         Some(Agent::Codex) => CODEX,
         Some(Agent::Claude) => CLAUDE,
-        Some(Agent::Generic) => &[],
+        // Gemini CLI recordings are read whole (the prefilter passes every line of them).
+        Some(Agent::Generic | Agent::Gemini) => &[],
         None => ANY,
     }
 }
@@ -153,6 +160,7 @@ pub(crate) fn reader_for(agent: Agent, hint: FileHint) -> Box<dyn Reader> {
         Agent::Codex => Box::new(codex::CodexReader::new(hint)),
         Agent::Claude => Box::new(claude::ClaudeReader::new(hint)),
         Agent::Generic => Box::new(generic::GenericReader::new(hint)),
+        Agent::Gemini => Box::new(gemini::GeminiReader::new(hint)),
     }
 }
 
@@ -164,6 +172,8 @@ pub(crate) fn format_by_location(path: &str) -> Option<Agent> {
         Some(Agent::Codex)
     } else if p.contains("/.claude/projects/") {
         Some(Agent::Claude)
+    } else if p.contains("/.gemini/tmp/") {
+        Some(Agent::Gemini)
     } else {
         None
     }
@@ -185,12 +195,17 @@ pub(crate) fn sniff<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<Snif
 }
 
 fn sniff_line(line: &str) -> Option<Sniffed> {
+    // An older whole-file Gemini CLI session is one pretty-printed document: no line of it
+    // is JSON on its own, but its metadata keys stand on lines of their own.
+    if line.trim_start().starts_with("\"projectHash\":") {
+        return Some(Sniffed::Known(Agent::Gemini));
+    }
     let value: serde_json::Value = serde_json::from_str(line).ok()?;
     let obj = value.as_object()?;
     let kind = obj.get("type").and_then(|t| t.as_str());
     // Gemini CLI chat recordings and pi sessions look like others at a glance.
     if obj.contains_key("projectHash") || obj.contains_key("$set") || obj.contains_key("$rewindTo") {
-        return Some(Sniffed::Unsupported("Gemini CLI"));
+        return Some(Sniffed::Known(Agent::Gemini));
     }
     if kind == Some("session") && obj.contains_key("cwd") {
         return Some(Sniffed::Unsupported("pi"));
@@ -279,7 +294,9 @@ mod tests {
         assert_eq!(sniff(["not json", "{\"a\":1}"]), None);
         assert_eq!(sniff(["\u{0}\u{1}binary", generic]), known(Agent::Generic));
         let gemini = r#"{"sessionId":"1a2b","projectHash":"5f0c","startTime":"2026-03-01T10:00:00.000Z"}"#;
-        assert_eq!(sniff([gemini]), Some(Sniffed::Unsupported("Gemini CLI")));
+        assert_eq!(sniff([gemini]), known(Agent::Gemini));
+        assert_eq!(sniff(["{", r#"  "sessionId": "1a2b","#, r#"  "projectHash": "5f0c","#]), known(Agent::Gemini));
+        assert_eq!(sniff([r#"{"$rewindTo":"m1"}"#]), known(Agent::Gemini));
         let pi = r#"{"type":"session","id":"ffae","timestamp":"2025-12-09T00:53:29.825Z","cwd":"/w"}"#;
         assert_eq!(sniff([pi]), Some(Sniffed::Unsupported("pi")));
     }
@@ -321,6 +338,8 @@ mod tests {
         assert_eq!(format_by_location("/home/u/.codex/sessions/2026/01/02/rollout-x.jsonl"), Some(Agent::Codex));
         assert_eq!(format_by_location("/home/u/.claude/projects/-home-u-app/abc.jsonl"), Some(Agent::Claude));
         assert_eq!(format_by_location("/tmp/export.jsonl"), None);
+        let gemini = "/home/u/.gemini/tmp/app/chats/session-2026-03-01T10-00-1a2b3c4d.jsonl";
+        assert_eq!(format_by_location(gemini), Some(Agent::Gemini));
     }
 
     #[test]

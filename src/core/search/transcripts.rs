@@ -182,6 +182,8 @@ pub(crate) struct Prefilter {
     /// must see them to withhold what later lines hold, so a file with any match is read again
     /// with this.
     lines: [Regex; 4],
+    /// Every line, for the formats whose later lines rewrite earlier ones.
+    every: Regex,
 }
 
 impl Prefilter {
@@ -190,9 +192,16 @@ impl Prefilter {
             Some(Agent::Codex) => &self.lines[0],
             Some(Agent::Claude) => &self.lines[1],
             Some(Agent::Generic) => &self.lines[2],
-            None => &self.lines[3],
+            Some(agent) if reads_every_line(agent) => &self.every,
+            _ => &self.lines[3],
         }
     }
+}
+
+/// True for the formats whose reader must see every line: a Gemini CLI recording's messages
+/// are rewritten, replaced and rewound by later lines that need not match the query.
+pub(crate) fn reads_every_line(agent: Agent) -> bool {
+    matches!(agent, Agent::Gemini)
 }
 
 /// The prefilter of a query; `None` when every line must be decoded (a regex query, which
@@ -220,6 +229,7 @@ pub(crate) fn prefilter(query: &Query) -> Option<Prefilter> {
             lines_of(Some(Agent::Generic))?,
             lines_of(None)?,
         ],
+        every: build("^")?,
     })
 }
 
@@ -316,6 +326,7 @@ mod tests {
         assert!(pre.lines(Some(Agent::Claude)).is_match(br#"{"input":"cat AGENTS.md"}"#));
         assert!(pre.lines(Some(Agent::Codex)).is_match(br#"{"name":"write_stdin"}"#));
         assert!(!pre.lines(Some(Agent::Generic)).is_match(br#"{"name":"write_stdin"}"#));
+        assert!(pre.lines(Some(Agent::Gemini)).is_match(br#"{"$rewindTo":"m1"}"#));
         let upper = prefilter(&query(&["CAFÉ"])).unwrap();
         assert!(upper.words.is_match(br#"{"text":"caf\u00e9"}"#));
         let phrase = prefilter(&query(&["git commit"])).unwrap();
