@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use super::lines::{Line, LineSource, Lines, MAX_LINE_BYTES, MatchingLines};
 use crate::core::formats::{FileHint, Sniffed, format_by_location, sniff};
 use crate::core::pipeline::{Finished, SessionPipeline, Sink};
-use crate::core::search::transcripts::{Prefilter, reads_every_line};
+use crate::core::search::transcripts::Prefilter;
 use crate::core::session::Agent;
 
 /// Non-blank lines looked at to detect a format.
@@ -86,13 +86,12 @@ pub(crate) enum SearchRead<S> {
 /// Read the transcript at `path` for a search. With a prefilter, a file none of whose lines
 /// can match is only scanned; one that has such lines is read again for its first lines
 /// (format and metadata; one when the format is known) and the lines `prefilter.lines`
-/// matches, or every line for a format whose later lines rewrite earlier ones. Without one,
-/// every line is read.
+/// matches. Without one, every line is read.
 pub(crate) fn search_transcript<S: Sink>(
     path: &Path,
     forced: Option<Agent>,
     prefilter: Option<&Prefilter>,
-    mut make_sink: impl FnMut() -> S,
+    make_sink: impl FnOnce() -> S,
 ) -> Result<Searched<S>> {
     let open = || File::open(path).with_context(|| format!("cannot open {}", path.display()));
     if let Some(prefilter) = prefilter {
@@ -101,28 +100,15 @@ pub(crate) fn search_transcript<S: Sink>(
             return Ok(Searched { read: SearchRead::NoMatch, lines: scan.lines_seen(), bytes: scan.bytes_read() });
         }
     }
-    let name = path.to_string_lossy();
-    let read = |agent: Option<Agent>, pattern, sink: S| -> Result<(Searched<S>, Option<Agent>)> {
-        let head = if agent.is_some() { 1 } else { SNIFF_LINES };
-        let mut lines = MatchingLines::new(open()?, pattern, head);
-        let (read, agent) = match read_lines(&mut lines, &name, agent, || sink)
-            .with_context(|| format!("cannot read {}", path.display()))?
-        {
-            Ok((agent, finished)) => (SearchRead::Session(Box::new(finished)), Some(agent)),
-            Err(reason) => (SearchRead::NotATranscript(reason), None),
-        };
-        Ok((Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read() }, agent))
+    let head = if forced.is_some() { 1 } else { SNIFF_LINES };
+    let mut lines = MatchingLines::new(open()?, prefilter.map(|p| p.lines(forced)), head);
+    let read = match read_lines(&mut lines, &path.to_string_lossy(), forced, make_sink)
+        .with_context(|| format!("cannot read {}", path.display()))?
+    {
+        Ok((_, finished)) => SearchRead::Session(Box::new(finished)),
+        Err(reason) => SearchRead::NotATranscript(reason),
     };
-    // Where the file lives may say it must be read whole before a line of it is read.
-    let hinted = forced.or_else(|| format_by_location(&name).filter(|a| reads_every_line(*a)));
-    let (searched, agent) = read(forced, prefilter.map(|p| p.lines(hinted)), make_sink())?;
-    match agent {
-        // Its first lines said so only once the others had been passed over: read it again.
-        Some(agent) if prefilter.is_some() && reads_every_line(agent) && !hinted.is_some_and(reads_every_line) => {
-            Ok(read(Some(agent), None, make_sink())?.0)
-        }
-        _ => Ok(searched),
-    }
+    Ok(Searched { read, lines: lines.lines_seen(), bytes: lines.bytes_read() })
 }
 
 /// Detect the format from the first lines (unless `forced`), then feed every line to a

@@ -21,7 +21,6 @@ use serde_json::value::RawValue;
 use super::common;
 use super::{FileHint, ReadError, Reader, UnknownTypes};
 use crate::core::session::{Event, EventKind, LineWarning, SessionMeta, ToolCall, ToolResult, Unredacted};
-use crate::core::words;
 
 /// Part kinds it knows, including those that carry nothing to learn from (media, code runs).
 const PART_KINDS: &[&str] = &[
@@ -238,8 +237,8 @@ pub(crate) struct GeminiReader {
     index: HashMap<String, usize>,
     unknown_types: UnknownTypes,
     unknown_parts: UnknownTypes,
-    /// Records with none of the fields a record has: first line, count.
-    shapeless: Option<(u64, u64)>,
+    /// Records with none of the fields a record has, by their first key.
+    unknown_records: UnknownTypes,
     warnings: Vec<LineWarning>,
 }
 
@@ -255,13 +254,13 @@ impl GeminiReader {
             index: HashMap::new(),
             unknown_types: UnknownTypes::default(),
             unknown_parts: UnknownTypes::default(),
-            shapeless: None,
+            unknown_records: UnknownTypes::default(),
             warnings: Vec::new(),
         }
     }
 
-    /// Apply one record, read from `line`, to the replay.
-    fn apply(&mut self, line: u64, record: Record<'_>) {
+    /// Apply one record, read from `line` (whose text is `text`), to the replay.
+    fn apply(&mut self, line: u64, text: &str, record: Record<'_>) {
         if let Some(target) = record.rewind_to.as_deref() {
             self.rewind(target);
         } else if record.id.is_some() {
@@ -271,9 +270,10 @@ impl GeminiReader {
         } else if record.session_id.is_some() || record.project_hash.is_some() {
             self.metadata(line, record);
         } else {
-            let (first, count) = self.shapeless.get_or_insert((line, 0));
-            *first = (*first).min(line);
-            *count += 1;
+            // Rare enough to parse again for the name of what it is.
+            let keys = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text).ok();
+            let first = keys.and_then(|k| k.keys().next().cloned()).unwrap_or_else(|| "{}".to_string());
+            self.unknown_records.saw(&first, line);
         }
     }
 
@@ -478,7 +478,10 @@ impl GeminiReader {
         let text = std::mem::take(&mut doc.text);
         let first_line = doc.first_line;
         match serde_json::from_str::<Record>(&text) {
-            Ok(record) => self.metadata(first_line, record),
+            Ok(record) => {
+                self.metadata(first_line, record);
+                self.cite_document_lines(&text, first_line);
+            }
             Err(error) => {
                 let at = first_line + (error.line() as u64).saturating_sub(1);
                 let message = match error.classify() {
@@ -490,6 +493,42 @@ impl GeminiReader {
             }
         }
     }
+}
+
+impl GeminiReader {
+    /// Point each event of a whole-file document at the line that holds its text, between
+    /// its message's `"id"` (which Gemini CLI writes first) and the brace that closes the
+    /// message: in a pretty-printed document every string stands on a line of its own, and
+    /// that is the line a reader of the file looks for.
+    fn cite_document_lines(&mut self, text: &str, first_line: u64) {
+        let lines: Vec<&str> = text.lines().collect();
+        for event in self.messages.iter_mut().flat_map(|held| held.events.iter_mut()) {
+            let Some(needle) = needle_of(&event.kind) else { continue };
+            let from = usize::try_from(event.line.saturating_sub(first_line)).unwrap_or(usize::MAX);
+            let Some(rest) = lines.get(from..) else { continue };
+            let indent = |line: &str| line.len() - line.trim_start().len();
+            let depth = rest.first().map_or(0, |l| indent(l));
+            let message = rest.iter().take_while(|l| !(l.trim_start().starts_with('}') && indent(l) < depth));
+            if let Some(offset) = message.into_iter().position(|l| l.contains(&needle)) {
+                event.line += offset as u64;
+            }
+        }
+    }
+}
+
+/// The start of an event's text as it is written inside a JSON string, to find its line.
+fn needle_of(kind: &EventKind<'_>) -> Option<String> {
+    let text = match kind {
+        EventKind::User(text) | EventKind::Compaction(Some(text)) => text.as_ref(),
+        EventKind::Assistant(text) => text.for_scanning(),
+        EventKind::ToolCall(call) => call.command.as_deref().or(call.writes.first().map(String::as_str))?,
+        EventKind::ToolResult(result) => result.output.for_scanning(),
+        _ => return None,
+    };
+    let head: String = text.trim().lines().next()?.chars().take(48).collect();
+    let quoted = serde_json::to_string(head.trim()).ok()?;
+    let inner = quoted.get(1..quoted.len() - 1)?;
+    (!inner.is_empty()).then(|| inner.to_string())
 }
 
 /// The user's text as an event: the harness's own context blocks are instructions, a
@@ -574,30 +613,40 @@ fn unwrapped(output: &str) -> &str {
         .map_or(output, str::trim)
 }
 
-/// Lines `run_shell_command` writes after a command's output.
-const SHELL_TRAILERS: [&str; 4] = ["Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: "];
+/// Lines `run_shell_command` writes before and after a command's output (older versions
+/// write every one of them, with `(none)` for what did not happen).
+const SHELL_HEADERS: [&str; 2] = ["Command: ", "Directory: "];
+const SHELL_TRAILERS: [&str; 5] =
+    ["Error: (none)", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: "];
 
 /// A `run_shell_command` result as the command's own output and its exit status. The tool
-/// writes `Output: …`, then `Error: …`, `Exit Code: N` (only when it is not zero) and process
-/// details, so a completed command that states no code exited with 0.
+/// writes `Output: …`, then `Error: …`, `Exit Code: N` (only when it is not zero, in current
+/// versions) and process details, so a completed command that states no code exited with 0.
 fn shell_result(output: &str, status: &str) -> (String, Option<i64>) {
-    let Some(body) = output.trim_start().strip_prefix("Output:") else {
+    let mut lines: Vec<&str> = output.trim().lines().collect();
+    let headers = lines.iter().take_while(|l| SHELL_HEADERS.iter().any(|h| l.starts_with(h))).count();
+    let Some(first) = lines.get(headers).and_then(|l| l.strip_prefix("Output:")) else {
         return (output.to_string(), common::exit_code_from_text(output));
     };
-    let mut lines: Vec<&str> = body.lines().collect();
+    lines[headers] = first.strip_prefix(' ').unwrap_or(first);
+    let mut lines = lines.split_off(headers);
     let mut code = None;
+    let mut stated = false;
     while let Some(last) = lines.last() {
         let Some(trailer) = SHELL_TRAILERS.iter().find(|t| last.starts_with(*t)) else { break };
         if *trailer == "Exit Code: " {
-            code = last[trailer.len()..].trim().parse::<i64>().ok().or(code);
+            stated = true;
+            code = last[trailer.len()..].trim().parse::<i64>().ok();
         }
         lines.pop();
     }
     let failed_to_run = lines.iter().any(|l| l.starts_with("Error: "));
     let text = lines.join("\n");
-    let text = text.trim();
-    let text = if text == "(empty)" { "" } else { text };
-    let code = code.or_else(|| (status == "success" && !failed_to_run).then_some(0));
+    let text = match text.trim() {
+        "(empty)" => "",
+        text => text,
+    };
+    let code = if stated { code } else { (status == "success" && !failed_to_run).then_some(0) };
     (text.to_string(), code)
 }
 
@@ -623,7 +672,7 @@ impl Reader for GeminiReader {
             return Ok(());
         }
         let record: Record<'_> = serde_json::from_str(text).map_err(|e| ReadError::record(line, e))?;
-        self.apply(line, record);
+        self.apply(line, text, record);
         Ok(())
     }
 
@@ -654,17 +703,7 @@ impl Reader for GeminiReader {
             meta.id = Some(self.hint.stem.clone()).filter(|s| !s.is_empty());
         }
         let mut warnings = std::mem::take(&mut self.warnings);
-        if let Some((line, count)) = self.shapeless.take() {
-            let more = if count > 1 {
-                format!(" ({} like it)", words::count((count - 1) as usize, "more line"))
-            } else {
-                String::new()
-            };
-            warnings.push(LineWarning {
-                line,
-                message: format!("record with no `id`, `$set` or `$rewindTo` skipped{more}"),
-            });
-        }
+        warnings.extend(std::mem::take(&mut self.unknown_records).into_warnings("record"));
         warnings.extend(std::mem::take(&mut self.unknown_types).into_warnings("message type"));
         warnings.extend(std::mem::take(&mut self.unknown_parts).into_warnings("part kind"));
         warnings.sort_by_key(|w| w.line);
@@ -885,26 +924,40 @@ mod tests {
 
     #[test]
     fn a_whole_file_session_is_read_when_it_ends() {
-        let document = serde_json::to_string_pretty(&serde_json::json!({
-            "sessionId": "0c0c0c0c-0000-4000-8000-000000000009",
-            "projectHash": "ab12",
-            "startTime": "2025-09-01T08:00:00.000Z",
-            "lastUpdated": "2025-09-01T08:05:00.000Z",
-            "summary": "Fix the build",
-            "messages": [
-                {"id": "u1", "timestamp": "2025-09-01T08:00:01.000Z", "type": "user", "content": "Fix the build"},
-                {"id": "g1", "timestamp": "2025-09-01T08:00:09.000Z", "type": "gemini", "content": "Done.", "model": "gemini-2.5-flash"}
-            ]
-        }))
-        .unwrap();
+        // As Gemini CLI writes it: `JSON.stringify(record, null, 2)`, each message's id first.
+        let document = r#"{
+  "sessionId": "0c0c0c0c-0000-4000-8000-000000000009",
+  "projectHash": "ab12",
+  "startTime": "2025-09-01T08:00:00.000Z",
+  "lastUpdated": "2025-09-01T08:05:00.000Z",
+  "messages": [
+    {
+      "id": "u1",
+      "timestamp": "2025-09-01T08:00:01.000Z",
+      "type": "user",
+      "content": "Fix the build"
+    },
+    {
+      "id": "g1",
+      "timestamp": "2025-09-01T08:00:09.000Z",
+      "type": "gemini",
+      "content": "Done.",
+      "model": "gemini-2.5-flash"
+    }
+  ],
+  "summary": "Fix the build, then say so"
+}"#;
         let lines: Vec<&str> = document.lines().collect();
         let (meta, events, errors) = read(&lines);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(texts(&events), ["user: Fix the build", "gemini: Done."]);
         let line_of = |needle: &str| lines.iter().position(|l| l.contains(needle)).unwrap() as u64 + 1;
-        assert_eq!(events[0].line, line_of(r#""id": "u1""#));
-        assert_eq!(events[1].line, line_of(r#""id": "g1""#));
-        assert_eq!((meta.title.as_deref(), meta.model.as_deref()), (Some("Fix the build"), Some("gemini-2.5-flash")));
+        assert_eq!(events[0].line, line_of(r#""content": "Fix the build""#), "the line that holds the text");
+        assert_eq!(events[1].line, line_of(r#""content": "Done.""#));
+        assert_eq!(
+            (meta.title.as_deref(), meta.model.as_deref()),
+            (Some("Fix the build, then say so"), Some("gemini-2.5-flash"))
+        );
 
         let (_, events, errors) = read(&lines[..lines.len() - 3]);
         assert!(events.is_empty());
@@ -930,7 +983,7 @@ mod tests {
                 "7: record of an unexpected shape: invalid type: integer `42`, expected text, a part, or a list of parts (column 37)",
                 "2: unknown part kind `hologram` skipped",
                 "3: unknown message type `narration` skipped (1 more line like it)",
-                "5: record with no `id`, `$set` or `$rewindTo` skipped",
+                "5: unknown record `$future` skipped",
             ]
         );
     }
@@ -966,6 +1019,10 @@ mod tests {
             shell_result("Command was cancelled by user.", "cancelled"),
             ("Command was cancelled by user.".into(), None)
         );
+        let old = "Command: go build\nDirectory: (root)\nOutput: main.go:7: undefined: cfg\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 9";
+        assert_eq!(shell_result(old, "success"), ("main.go:7: undefined: cfg".into(), Some(1)));
+        let killed = "Output: partial\nExit Code: (none)\nSignal: 9";
+        assert_eq!(shell_result(killed, "success"), ("partial".into(), None));
         assert_eq!(unwrapped("<untrusted_context>\nhi\n</untrusted_context>"), "hi");
     }
 }

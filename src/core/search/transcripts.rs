@@ -200,7 +200,7 @@ impl Prefilter {
 
 /// True for the formats whose reader must see every line: a Gemini CLI recording's messages
 /// are rewritten, replaced and rewound by later lines that need not match the query.
-pub(crate) fn reads_every_line(agent: Agent) -> bool {
+fn reads_every_line(agent: Agent) -> bool {
     matches!(agent, Agent::Gemini)
 }
 
