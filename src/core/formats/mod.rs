@@ -210,6 +210,10 @@ fn sniff_line(line: &str) -> Option<Sniffed> {
     if kind == Some("session") && obj.contains_key("cwd") {
         return Some(Sniffed::Unsupported("pi"));
     }
+    // Antigravity CLI's step log (`brain/<id>/.system_generated/logs/transcript_full.jsonl`).
+    if obj.contains_key("step_index") && obj.contains_key("source") && kind.is_some() {
+        return Some(Sniffed::Unsupported("Antigravity CLI"));
+    }
     sniff_known(obj, kind).map(Sniffed::Known)
 }
 
@@ -299,6 +303,8 @@ mod tests {
         assert_eq!(sniff([r#"{"$rewindTo":"m1"}"#]), known(Agent::Gemini));
         let pi = r#"{"type":"session","id":"ffae","timestamp":"2025-12-09T00:53:29.825Z","cwd":"/w"}"#;
         assert_eq!(sniff([pi]), Some(Sniffed::Unsupported("pi")));
+        let agy = r#"{"step_index":0,"source":"USER_EXPLICIT","type":"USER_INPUT","status":"DONE","content":"hi"}"#;
+        assert_eq!(sniff([agy]), Some(Sniffed::Unsupported("Antigravity CLI")));
     }
 
     #[test]
