@@ -36,7 +36,7 @@ struct SessionExpect {
     warnings: Vec<String>,
 }
 
-fn check_case(case: &Path) {
+pub(crate) fn check_case(case: &Path) {
     let name = case.file_name().unwrap().to_string_lossy();
     let expect: Expect = toml::from_str(&std::fs::read_to_string(case.join("expect.toml")).unwrap())
         .unwrap_or_else(|e| panic!("{name}/expect.toml: {e}"));
