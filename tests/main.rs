@@ -14,6 +14,7 @@ mod docs;
 mod engines;
 mod extract;
 mod fixtures;
+mod gemini;
 mod hostile;
 mod injection;
 mod interrupt;

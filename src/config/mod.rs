@@ -637,12 +637,15 @@ pub(crate) fn default_sources(env: &Env) -> Vec<SourceRoot> {
         db if db.is_absolute() => Some(db),
         db => opencode.as_ref().map(|data| data.join(db)),
     });
+    // Gemini CLI puts its whole `.gemini` folder under GEMINI_CLI_HOME instead of the home.
+    let gemini = env.path("GEMINI_CLI_HOME").or_else(|| home.clone()).map(|h| h.join(".gemini"));
     let candidates = [
         codex.as_ref().map(|c| c.join("sessions")),
         codex.as_ref().map(|c| c.join("archived_sessions")),
         claude.map(|c| c.join("projects")),
         pi,
         under_home(".omp/agent/sessions"),
+        gemini.map(|g| g.join("tmp")),
         opencode,
         opencode_db,
     ];

@@ -164,8 +164,8 @@ pub(crate) static SOURCES: Setting<Vec<PathBuf>> = Setting {
     old: None,
     help: "Transcript files or folders to read",
     default: "those of $CODEX_HOME/sessions, $CODEX_HOME/archived_sessions, $CLAUDE_CONFIG_DIR/projects, \
-              $PI_CODING_AGENT_DIR/sessions, ~/.omp/agent/sessions, opencode's data folder ($XDG_DATA_HOME/opencode) \
-              and $OPENCODE_DB that exist",
+              $PI_CODING_AGENT_DIR/sessions, ~/.omp/agent/sessions, $GEMINI_CLI_HOME/.gemini/tmp, \
+              opencode's data folder ($XDG_DATA_HOME/opencode) and $OPENCODE_DB that exist",
     check: any,
 };
 
@@ -496,6 +496,10 @@ pub(crate) static OTHER_VARIABLES: &[Variable] = &[
     Variable {
         name: "CLAUDE_CONFIG_DIR",
         help: "Claude Code's folder, whose projects are read by default (~/.claude)",
+    },
+    Variable {
+        name: "GEMINI_CLI_HOME",
+        help: "Holds Gemini CLI's .gemini folder, whose chat recordings in tmp/ are read by default (~)",
     },
     Variable { name: "PI_CODING_AGENT_DIR", help: "pi's folder, whose sessions are read by default (~/.pi/agent)" },
     Variable {

@@ -59,6 +59,7 @@ fn default_sources_follow_the_agents_homes() {
         "/h/.claude/projects".into(),
         "/h/.pi/agent/sessions".into(),
         "/h/.omp/agent/sessions".into(),
+        "/h/.gemini/tmp".into(),
         "/h/.local/share/opencode".into(),
     ];
     assert_eq!(paths, defaults);
@@ -74,7 +75,7 @@ fn default_sources_follow_the_agents_homes() {
 fn default_sources_take_opencode_data_folder_and_database() {
     let paths = |pairs: &[(&str, &str)]| -> Vec<PathBuf> {
         let env = Env::from_pairs(pairs.iter().copied());
-        default_sources(&env).into_iter().map(|s| s.path).skip(5).collect()
+        default_sources(&env).into_iter().map(|s| s.path).skip(6).collect()
     };
     assert_eq!(paths(&[("HOME", "/h"), ("XDG_DATA_HOME", "/x")]), [PathBuf::from("/x/opencode")]);
     let named = paths(&[("HOME", "/h"), ("OPENCODE_DB", "work.db")]);
@@ -82,6 +83,13 @@ fn default_sources_take_opencode_data_folder_and_database() {
     let absolute = paths(&[("HOME", "/h"), ("OPENCODE_DB", "/db/oc.db")]);
     assert_eq!(absolute, [PathBuf::from("/h/.local/share/opencode"), "/db/oc.db".into()]);
     assert_eq!(paths(&[("HOME", "/h"), ("OPENCODE_DB", ":memory:")]), [PathBuf::from("/h/.local/share/opencode")]);
+}
+
+#[test]
+fn default_sources_follow_gemini_cli_home() {
+    let env = Env::from_pairs([("HOME", "/h"), ("GEMINI_CLI_HOME", "/g")]);
+    let paths: Vec<PathBuf> = default_sources(&env).into_iter().map(|s| s.path).collect();
+    assert_eq!(paths[5], PathBuf::from("/g/.gemini/tmp"));
 }
 
 #[test]

@@ -26,12 +26,14 @@ pub(crate) enum Agent {
     OhMyPi,
     /// opencode sessions: its SQLite database, its older `storage/` tree, `opencode export`.
     Opencode,
+    /// Gemini CLI chat recordings.
+    Gemini,
 }
 
 impl Agent {
     /// Every agent, in a stable order.
-    pub(crate) const ALL: [Agent; 6] =
-        [Agent::Codex, Agent::Claude, Agent::Generic, Agent::Pi, Agent::OhMyPi, Agent::Opencode];
+    pub(crate) const ALL: [Agent; 7] =
+        [Agent::Codex, Agent::Claude, Agent::Generic, Agent::Pi, Agent::OhMyPi, Agent::Opencode, Agent::Gemini];
 
     /// The lower-case name used in files, flags and output.
     pub(crate) fn name(self) -> &'static str {
@@ -42,6 +44,7 @@ impl Agent {
             Agent::Pi => "pi",
             Agent::OhMyPi => "omp",
             Agent::Opencode => "opencode",
+            Agent::Gemini => "gemini",
         }
     }
 }

@@ -4,10 +4,12 @@
 //! warning that names the line.
 
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::{LazyLock, Mutex};
 
 use anyhow::{Context, Result};
 
@@ -212,7 +214,11 @@ fn read_lines<L: LineSource, S: Sink>(
     let Some(agent) = agent else {
         return Ok(Err(not_a_transcript(&held, damage)));
     };
-    let mut pipeline = SessionPipeline::new(agent, FileHint::from_path(name), make_sink());
+    let (hint, note) = hint_for(name, agent);
+    let mut pipeline = SessionPipeline::new(agent, hint, make_sink());
+    if let Some(note) = note {
+        pipeline.warn(0, note);
+    }
     let mut fed = Fed::default();
     for (n, line, bytes) in &held {
         fed.feed(&mut pipeline, *n, *line, bytes, damage);
@@ -476,6 +482,67 @@ fn looks_binary(bytes: &[u8]) -> bool {
     }
     let control = sample.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x1b)).count();
     !sample.is_empty() && control * 10 > sample.len()
+}
+
+/// What the reader of `agent` is told about the file at `name`, and a warning about where
+/// that came from, for the first session that needed it.
+fn hint_for(name: &str, agent: Agent) -> (FileHint, Option<String>) {
+    let mut hint = FileHint::from_path(name);
+    let mut note = None;
+    if agent == Agent::Gemini
+        && let Some((home, folder)) = gemini_project_folder(name)
+    {
+        let (projects, warning) = gemini_projects(&home);
+        note = warning;
+        hint.project = projects.get(&folder).cloned();
+    }
+    (hint, note)
+}
+
+/// `(<gemini home>, <project folder>)` of a recording under `<home>/tmp/<folder>/chats/`.
+fn gemini_project_folder(name: &str) -> Option<(std::path::PathBuf, String)> {
+    let path = Path::new(name);
+    let chats = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "chats"))?;
+    let folder = chats.parent()?;
+    let tmp = folder.parent().filter(|t| t.file_name().is_some_and(|n| n == "tmp"))?;
+    Some((tmp.parent()?.to_path_buf(), folder.file_name()?.to_string_lossy().into_owned()))
+}
+
+type Projects = std::sync::Arc<HashMap<String, String>>;
+
+/// Gemini CLI's map of project folders to project paths (`<home>/projects.json`, which maps
+/// paths to folder names), read once per run; the warning comes with the first read of it.
+fn gemini_projects(home: &Path) -> (Projects, Option<String>) {
+    static READ: LazyLock<Mutex<HashMap<std::path::PathBuf, Projects>>> = LazyLock::new(Default::default);
+    // A poisoned lock only means another thread panicked while reading; the map is still whole.
+    let mut read = READ.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(projects) = read.get(home) {
+        return (projects.clone(), None);
+    }
+    #[derive(serde::Deserialize)]
+    struct Registry {
+        projects: HashMap<String, String>,
+    }
+    let file = home.join("projects.json");
+    let (projects, warning) = match std::fs::read_to_string(&file) {
+        Ok(text) => match serde_json::from_str::<Registry>(&text) {
+            Ok(registry) => (registry.projects.into_iter().map(|(path, folder)| (folder, path)).collect(), None),
+            Err(e) => (
+                HashMap::new(),
+                Some(format!(
+                    "{} is malformed ({e}); sessions' projects unknown unless they name them",
+                    file.display()
+                )),
+            ),
+        },
+        Err(e) => (
+            HashMap::new(),
+            Some(format!("cannot read {} ({e}); sessions' projects unknown unless they name them", file.display())),
+        ),
+    };
+    let projects = Projects::new(projects);
+    read.insert(home.to_path_buf(), projects.clone());
+    (projects, warning)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod common;
+pub(crate) mod gemini;
 pub(crate) mod generic;
 pub(crate) mod opencode;
 pub(crate) mod pi;
@@ -28,6 +29,11 @@ pub(crate) struct FileHint {
     pub(crate) in_subagents_dir: bool,
     /// A short hash of the whole path, for formats whose file names are not unique.
     pub(crate) path_hash: String,
+    /// Name of the folder the file is in (a Gemini CLI sub-agent's parent session id).
+    pub(crate) folder: String,
+    /// The project directory the agent's own records map the file's folder to, when the
+    /// edge found one (Gemini CLI's `projects.json`).
+    pub(crate) project: Option<String>,
 }
 
 impl FileHint {
@@ -43,7 +49,7 @@ impl FileHint {
         let parent = normalised.rsplit('/').nth(1).unwrap_or("");
         let in_subagents_dir = parent == "subagents";
         let path_hash = blake3::hash(normalised.as_bytes()).to_hex()[..8].to_string();
-        FileHint { stem, in_subagents_dir, path_hash }
+        FileHint { stem, in_subagents_dir, path_hash, folder: parent.to_string(), project: None }
     }
 }
 
@@ -158,8 +164,8 @@ pub(crate) fn state_lines(agent: Option<Agent>) -> &'static [&'static str] {
     match agent {
         Some(Agent::Codex) => CODEX,
         Some(Agent::Claude) => CLAUDE,
-        // The pi and opencode readers need every line, which the prefilter passes anyway.
-        Some(Agent::Generic | Agent::Pi | Agent::OhMyPi | Agent::Opencode) => &[],
+        // These readers need every line, which the prefilter passes anyway.
+        Some(Agent::Generic | Agent::Pi | Agent::OhMyPi | Agent::Opencode | Agent::Gemini) => &[],
         None => ANY,
     }
 }
@@ -172,6 +178,7 @@ pub(crate) fn reader_for(agent: Agent, hint: FileHint) -> Box<dyn Reader> {
         Agent::Generic => Box::new(generic::GenericReader::new(hint)),
         Agent::Pi | Agent::OhMyPi => Box::new(pi::PiReader::new(hint)),
         Agent::Opencode => Box::new(opencode::OpencodeReader::new(hint)),
+        Agent::Gemini => Box::new(gemini::GeminiReader::new(hint)),
     }
 }
 
@@ -190,6 +197,8 @@ pub(crate) fn format_by_location(path: &str) -> Option<Agent> {
         Some(Agent::OhMyPi)
     } else if p.contains("/opencode/storage/session/") || is_opencode_database(name) {
         Some(Agent::Opencode)
+    } else if p.contains("/.gemini/tmp/") {
+        Some(Agent::Gemini)
     } else {
         None
     }
@@ -236,12 +245,21 @@ fn is_opencode_export(lines: &[&str]) -> bool {
 }
 
 fn sniff_line(line: &str) -> Option<Sniffed> {
+    // An older whole-file Gemini CLI session is one pretty-printed document: no line of it
+    // is JSON on its own, but its metadata keys stand on lines of their own.
+    if line.trim_start().starts_with("\"projectHash\":") {
+        return Some(Sniffed::Known(Agent::Gemini));
+    }
     let value: serde_json::Value = serde_json::from_str(line).ok()?;
     let obj = value.as_object()?;
     let kind = obj.get("type").and_then(|t| t.as_str());
     // Gemini CLI chat recordings look like others at a glance.
     if obj.contains_key("projectHash") || obj.contains_key("$set") || obj.contains_key("$rewindTo") {
-        return Some(Sniffed::Unsupported("Gemini CLI"));
+        return Some(Sniffed::Known(Agent::Gemini));
+    }
+    // Antigravity CLI's step log (`brain/<id>/.system_generated/logs/transcript_full.jsonl`).
+    if obj.contains_key("step_index") && obj.contains_key("source") && kind.is_some() {
+        return Some(Sniffed::Unsupported("Antigravity CLI"));
     }
     sniff_pi(obj, kind).or_else(|| sniff_known(obj, kind)).map(Sniffed::Known)
 }
@@ -346,7 +364,9 @@ mod tests {
         assert_eq!(sniff(["not json", "{\"a\":1}"]), None);
         assert_eq!(sniff(["\u{0}\u{1}binary", generic]), known(Agent::Generic));
         let gemini = r#"{"sessionId":"1a2b","projectHash":"5f0c","startTime":"2026-03-01T10:00:00.000Z"}"#;
-        assert_eq!(sniff([gemini]), Some(Sniffed::Unsupported("Gemini CLI")));
+        assert_eq!(sniff([gemini]), known(Agent::Gemini));
+        assert_eq!(sniff(["{", r#"  "sessionId": "1a2b","#, r#"  "projectHash": "5f0c","#]), known(Agent::Gemini));
+        assert_eq!(sniff([r#"{"$rewindTo":"m1"}"#]), known(Agent::Gemini));
         let pi = r#"{"type":"session","id":"ffae","timestamp":"2025-12-09T00:53:29.825Z","cwd":"/w"}"#;
         assert_eq!(sniff([pi]), known(Agent::Pi));
         let entry =
@@ -362,6 +382,8 @@ mod tests {
         let compact = r#"{"info":{"id":"ses_1"},"messages":[]}"#;
         assert_eq!(sniff([compact]), known(Agent::Opencode));
         assert_eq!(sniff(["{", "  \"name\": \"x\","]), None, "another pretty-printed document is not one");
+        let agy = r#"{"step_index":0,"source":"USER_EXPLICIT","type":"USER_INPUT","status":"DONE","content":"hi"}"#;
+        assert_eq!(sniff([agy]), Some(Sniffed::Unsupported("Antigravity CLI")));
     }
 
     #[test]
@@ -409,6 +431,8 @@ mod tests {
         let legacy = "/h/.local/share/opencode/storage/session/global/ses_1.json";
         assert_eq!(format_by_location(legacy), Some(Agent::Opencode));
         assert_eq!(format_by_location("/h/.local/share/opencode/opencode-dev.db"), Some(Agent::Opencode));
+        let gemini = "/home/u/.gemini/tmp/app/chats/session-2026-03-01T10-00-1a2b3c4d.jsonl";
+        assert_eq!(format_by_location(gemini), Some(Agent::Gemini));
     }
 
     #[test]

@@ -182,9 +182,7 @@ pub(crate) struct Prefilter {
     /// must see them to withhold what later lines hold, so a file with any match is read again
     /// with this.
     lines: [Regex; 4],
-    /// Every line, for the formats whose readers need them all (a pi session is a tree whose
-    /// active branch is known only at the end; opencode is read as whole documents and record
-    /// streams, whose meaning no single line carries).
+    /// Every line, for the formats whose readers need them all ([`reads_every_line`]).
     every: Regex,
 }
 
@@ -194,10 +192,18 @@ impl Prefilter {
             Some(Agent::Codex) => &self.lines[0],
             Some(Agent::Claude) => &self.lines[1],
             Some(Agent::Generic) => &self.lines[2],
-            Some(Agent::Pi | Agent::OhMyPi | Agent::Opencode) => &self.every,
-            None => &self.lines[3],
+            Some(agent) if reads_every_line(agent) => &self.every,
+            _ => &self.lines[3],
         }
     }
+}
+
+/// True for the formats whose reader must see every line: a pi session is a tree whose active
+/// branch is known only at its last entry; opencode is read as whole documents and record
+/// streams, whose meaning no single line carries; a Gemini CLI recording's messages are
+/// rewritten, replaced and rewound by later lines that need not match the query.
+fn reads_every_line(agent: Agent) -> bool {
+    matches!(agent, Agent::Pi | Agent::OhMyPi | Agent::Opencode | Agent::Gemini)
 }
 
 /// The prefilter of a query; `None` when every line must be decoded (a regex query, which
@@ -225,7 +231,7 @@ pub(crate) fn prefilter(query: &Query) -> Option<Prefilter> {
             lines_of(Some(Agent::Generic))?,
             lines_of(None)?,
         ],
-        every: build("")?,
+        every: build("^")?,
     })
 }
 
@@ -327,6 +333,7 @@ mod tests {
         assert!(pre.lines(None).is_match(pi_entry), "a file of unknown format may be a pi tree");
         assert!(!pre.lines(Some(Agent::Claude)).is_match(pi_entry));
         assert!(pre.lines(Some(Agent::Opencode)).is_match(br#"    "type": "step-start","#), "a document is read whole");
+        assert!(pre.lines(Some(Agent::Gemini)).is_match(br#"{"$rewindTo":"m1"}"#));
         let upper = prefilter(&query(&["CAFÉ"])).unwrap();
         assert!(upper.words.is_match(br#"{"text":"caf\u00e9"}"#));
         let phrase = prefilter(&query(&["git commit"])).unwrap();
