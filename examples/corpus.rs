@@ -7,15 +7,19 @@
 //! ```
 //!
 //! With FILES = 1 the whole size goes into one Claude session, to measure the memory a single
-//! huge transcript takes. With `--mixed` after the seed, the sessions rotate through every
-//! JSON-lines format handbook reads: Codex, Claude Code, pi (a v3 tree) and Gemini CLI (an
-//! upsert log). Output is deterministic for a given seed.
+//! huge transcript takes. With `--mixed` after the seed, the sessions rotate through the
+//! agents handbook reads: Codex, Claude Code, pi (a v3 tree), Gemini CLI (an upsert log) and
+//! opencode (sessions of one SQLite database, `opencode/opencode.db`); with `--opencode`, every
+//! session goes into that database. Output is deterministic for a given seed.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use serde_json::{Value, json};
+
+#[path = "../tests/opencode_db.rs"]
+mod opencode_db;
 
 /// A small deterministic generator (xorshift64*), so the corpus is the same on every machine.
 struct Rng(u64);
@@ -445,6 +449,46 @@ fn gemini_session(dir: &Path, file: usize, budget: usize, rng: &mut Rng) -> usiz
     written
 }
 
+/// One opencode session in `db`: per turn a user message with the prompt, and an assistant
+/// message with reasoning, a bash call with its output and exit status, and an answer.
+fn opencode_session(db: &mut opencode_db::OpencodeDb, file: usize, budget: usize, rng: &mut Rng) -> usize {
+    use opencode_db::{Session, assistant, bash, text, user};
+    let id = format!("ses_{:026}", file);
+    let mut session = Session::new(&id, "Fix the build");
+    session.directory = format!("/work/project-{}", file % 40);
+    let (mut written, mut turn) = (0, 0);
+    while written < budget {
+        turn += 1;
+        let (ask, answer) = (format!("msg_{file:012}_{turn:05}a"), format!("msg_{file:012}_{turn:05}b"));
+        let prompt = text(rng.pick(PROMPTS));
+        written += prompt.to_string().len();
+        let mut parts = vec![(
+            format!("prt_{file:012}_{turn:05}_000"),
+            json!({"type": "reasoning", "text": "Looking at the failure first. ".repeat(20)}),
+        )];
+        for n in 1..(3 + rng.below(6)) {
+            let Step { command, output, failed } = step(rng, budget, written);
+            let call = bash(&format!("call_{turn}_{n}"), command, &output, if failed { 1 } else { 0 });
+            written += call.to_string().len();
+            parts.push((format!("prt_{file:012}_{turn:05}_{n:03}"), call));
+        }
+        parts.push((format!("prt_{file:012}_{turn:05}_999"), text("The change is in and the tests pass.")));
+        let parts: Vec<(&str, Value)> = parts.iter().map(|(id, v)| (id.as_str(), v.clone())).collect();
+        session = session.message(&ask, user(), &[(&format!("prt_{file:012}_{turn:05}_p"), prompt)]);
+        session = session.message(&answer, assistant(&ask), &parts);
+    }
+    db.write(&[session]);
+    written
+}
+
+/// The corpus's opencode database, created empty.
+fn open_database(dir: &Path) -> opencode_db::OpencodeDb {
+    fs::create_dir_all(dir.join("opencode")).expect("create corpus folder");
+    let db = opencode_db::OpencodeDb::create(&dir.join("opencode/opencode.db"));
+    db.conn.pragma_update(None, "synchronous", "OFF").expect("set up the database");
+    db
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
@@ -455,17 +499,26 @@ fn main() {
     let total: usize = args[2].parse().expect("TOTAL_BYTES is a number");
     let files: usize = args[3].parse().expect("FILES is a number");
     let mut rng = Rng(args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0x5eed_1234_abcd_ef01));
-    let mixed = args.get(5).is_some_and(|a| a == "--mixed");
+    let mode = args.get(5).map(String::as_str).unwrap_or("");
     let per_file = total / files.max(1);
+    let mut database: Option<opencode_db::OpencodeDb> = None;
     let mut written = 0;
     for file in 0..files {
-        written += match (files > 1, mixed, file % 4) {
+        written += match (files > 1, mode, file % 5) {
             (false, _, _) => claude_session(dir, file, per_file, &mut rng),
-            (true, true, 2) => pi_session(dir, file, per_file, &mut rng),
-            (true, true, 3) => gemini_session(dir, file, per_file, &mut rng),
-            (true, _, n) if n % 2 == 0 => codex_session(dir, file, per_file, &mut rng),
+            (true, "--opencode", _) | (true, "--mixed", 4) => {
+                opencode_session(database.get_or_insert_with(|| open_database(dir)), file, per_file, &mut rng)
+            }
+            (true, "--mixed", 2) => pi_session(dir, file, per_file, &mut rng),
+            (true, "--mixed", 3) => gemini_session(dir, file, per_file, &mut rng),
+            (true, "--mixed", 0) => codex_session(dir, file, per_file, &mut rng),
+            (true, "--mixed", _) => claude_session(dir, file, per_file, &mut rng),
+            (true, _, _) if file % 2 == 0 => codex_session(dir, file, per_file, &mut rng),
             (true, _, _) => claude_session(dir, file, per_file, &mut rng),
         };
     }
-    println!("{written} bytes in {files} files under {}", dir.display());
+    if let Some(db) = database.as_mut() {
+        db.checkpoint();
+    }
+    println!("{written} bytes in {files} sessions under {}", dir.display());
 }

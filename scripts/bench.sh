@@ -6,7 +6,11 @@
 #   4. consolidate over 10,000 stage-1 records;
 #   5. `summary` against `cat` of the same file, whole processes, many times each;
 #   6. `search` over a workspace of 10,000 rollout summaries against `rg -i` over the same folder;
-#   7. `search --in transcripts` over the corpus against `rg -i` over the same files.
+#   7. `search --in transcripts` over the corpus against `rg -i` over the same files;
+#   8. first extract of a mixed corpus of every agent's format (Codex, Claude Code, pi, Gemini
+#      CLI, and opencode sessions in one SQLite database) against a bare parse of the same JSON;
+#   9. an opencode database of 5,000 sessions: first extract, a re-run with nothing changed,
+#      and a re-run after one session gained a message, which must read that session alone.
 # Results go to stdout and to target/bench/results.md.
 #
 #   scripts/bench.sh                 # 1 GB corpus
@@ -25,6 +29,10 @@ if ! /usr/bin/time -f %M true 2>/dev/null; then
     echo "bench: GNU time is needed for peak memory (apt-get install time)" >&2
     exit 2
 fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "bench: python3 (with its sqlite3 module) changes one session of a database" >&2
+    exit 2
+fi
 if ! command -v rg >/dev/null 2>&1; then
     echo "bench: ripgrep is the baseline for search (apt-get install ripgrep)" >&2
     exit 2
@@ -35,10 +43,15 @@ BIN=target/release/handbook
 CORPUS=$OUT/corpus-$BYTES-$FILES
 SMALL=$OUT/corpus-small-$SMALL_FILES
 SINGLE=$OUT/corpus-single-$SINGLE_BYTES
+MIXED_BYTES=${BENCH_MIXED_BYTES:-300000000}
+MIXED=$OUT/corpus-mixed-$MIXED_BYTES
+OPENCODE=$OUT/corpus-opencode-5000
 
 [ -d "$CORPUS" ] || target/release/examples/corpus "$CORPUS" "$BYTES" "$FILES" >/dev/null
 [ -d "$SMALL" ] || target/release/examples/corpus "$SMALL" $((SMALL_FILES * 20000)) "$SMALL_FILES" 7 >/dev/null
 [ -d "$SINGLE" ] || target/release/examples/corpus "$SINGLE" "$SINGLE_BYTES" 1 11 >/dev/null
+[ -d "$MIXED" ] || target/release/examples/corpus "$MIXED" "$MIXED_BYTES" 1000 13 --mixed >/dev/null
+[ -d "$OPENCODE" ] || target/release/examples/corpus "$OPENCODE" 5000000 5000 17 --opencode >/dev/null
 
 # Seconds and peak KB of a command, from GNU time.
 measure() {
@@ -144,6 +157,50 @@ read -r single_s single_kb < <(measure "$BIN" --home "$home" --quiet extract --a
 rm -rf "$home"
 single_bytes=$(find "$SINGLE" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
 
+# 8. The mixed corpus, alternating baseline and handbook three times; best of each.
+warm "$MIXED"
+find "$MIXED" -name '*.db*' -exec cat {} + >/dev/null
+mixed_base=999999
+mixed_hb=999999
+mixed_kb=0
+for _ in 1 2 3; do
+    read -r base_s _ < <(measure target/release/examples/parse_baseline "$MIXED")
+    home=$(mktemp -d)
+    read -r hb_s kb < <(measure "$BIN" --home "$home" --quiet extract --all "$MIXED")
+    rm -rf "$home"
+    mixed_base=$(awk -v a="$mixed_base" -v b="$base_s" 'BEGIN {print (b < a) ? b : a}')
+    mixed_hb=$(awk -v a="$mixed_hb" -v b="$hb_s" 'BEGIN {print (b < a) ? b : a}')
+    mixed_kb=$(( kb > mixed_kb ? kb : mixed_kb ))
+done
+mixed_ratio=$(awk -v b="$mixed_base" -v h="$mixed_hb" 'BEGIN {printf "%.2f", b / h}')
+mixed_bytes=$(target/release/examples/parse_baseline "$MIXED" | sed 's/.*"bytes":\([0-9]*\).*/\1/')
+mixed_sessions=$(find "$MIXED" -name '*.jsonl' | wc -l)
+mixed_db=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from session').fetchone()[0])" "$MIXED/opencode/opencode.db")
+
+# 9. The opencode database: first extract, three timed re-runs with nothing changed, then one
+# session gains a message and the next run must read it alone.
+db=$OPENCODE/opencode/opencode.db
+home=$(mktemp -d)
+read -r oc_first oc_kb < <(measure "$BIN" --home "$home" --quiet extract --all "$OPENCODE")
+oc_rerun=999999
+for _ in 1 2 3; do
+    read -r s _ < <(measure "$BIN" --home "$home" --quiet extract --all "$OPENCODE")
+    oc_rerun=$(awk -v a="$oc_rerun" -v b="$s" 'BEGIN {print (b < a) ? b : a}')
+done
+python3 - "$db" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+session = db.execute("select id from session order by id limit 1 offset 2500").fetchone()[0]
+message = db.execute("select id from message where session_id = ? order by id desc limit 1", (session,)).fetchone()[0]
+part = {"type": "text", "text": "Remember that the bench database lives on port 5433."}
+db.execute("insert into part values ('prt_zz_bench', ?, ?, 1896000000000, 1896000000000, ?)", (message, session, json.dumps(part)))
+db.commit()
+PY
+read -r oc_changed _ < <(measure sh -c "'$BIN' --home '$home' --json extract --all '$OPENCODE' > '$OUT/changed.json'")
+oc_read=$(grep -c '"type":"session"' "$OUT/changed.json" || true)
+oc_extracted=$(grep '"type":"totals"' "$OUT/changed.json" | sed 's/.*"extracted":\([0-9]*\).*/\1/')
+rm -rf "$home"
+
 # `pass A OP B`: yes when the number A stands in relation OP (<, <=, >=) to the number B.
 pass() {
     awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
@@ -166,6 +223,12 @@ report=$(cat <<EOF
 | search --in transcripts, $((corpus_bytes / 1000000)) MB, a prompt word on $rare_lines lines (rg -i: ${rare_r} s) | ${rare_t} s (${rare_ratio}x rg) | <= 3x rg | $(pass "$rare_ratio" "<=" 3) |
 | search --in transcripts, a build-log word on $some_lines lines (rg -i: ${some_r} s) | ${some_t} s (${some_ratio}x rg) | <= 3x rg | $(pass "$some_ratio" "<=" 3) |
 | search --in transcripts, a log word on $most_lines lines, nearly every byte (rg -i: ${most_r} s) | ${most_t} s (${most_ratio}x rg) | | |
+| mixed corpus, $((mixed_bytes / 1000000)) MB of JSON: $mixed_sessions Codex, Claude Code, pi and Gemini CLI files, $mixed_db opencode sessions in one database (parse: ${mixed_base} s) | ${mixed_hb} s | | |
+| mixed corpus, extract speed / parse speed | ${mixed_ratio} | >= 0.33 | $(pass "$mixed_ratio" ">=" 0.33) |
+| peak memory, mixed corpus | $((mixed_kb / 1024)) MB | < 200 MB | $(pass "$mixed_kb" "<" 204800) |
+| opencode database of 5000 sessions, first extract | ${oc_first} s ($((oc_kb / 1024)) MB peak) | < 200 MB | $(pass "$oc_kb" "<" 204800) |
+| the same, re-run, nothing changed | ${oc_rerun} s | < 0.5 s | $(pass "$oc_rerun" "<" 0.5) |
+| the same, one session gained a message: sessions read | $oc_read read, $oc_extracted extracted (${oc_changed} s) | 1 | $([ "$oc_read" = 1 ] && echo yes || echo NO) |
 EOF
 )
 echo "$report" | tee "$OUT/results.md"

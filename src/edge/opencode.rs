@@ -214,7 +214,7 @@ impl Snapshot {
 
     /// The session's row as the session info of an export.
     fn session_info(&self, id: &str) -> rusqlite::Result<Option<String>> {
-        let mut statement = self.conn.prepare("SELECT * FROM session WHERE id = ?1")?;
+        let mut statement = self.conn.prepare_cached("SELECT * FROM session WHERE id = ?1")?;
         let names: Vec<String> = statement.column_names().map(str::to_string).collect();
         statement
             .query_row([id], |row| {
@@ -240,7 +240,7 @@ impl Snapshot {
     /// The session's messages in opencode's order, as stream lines.
     fn messages(&self, id: &str) -> rusqlite::Result<VecDeque<(String, String)>> {
         let mut statement =
-            self.conn.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")?;
+            self.conn.prepare_cached("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")?;
         let rows = statement.query_map([id], |row| Ok((row.get::<_, String>(0)?, text_of(row.get_ref(1)?))))?;
         rows.collect()
     }

@@ -535,6 +535,9 @@ fn gemini_projects(home: &Path) -> (Projects, Option<String>) {
                 )),
             ),
         },
+        // Gemini CLI writes the file only since it named project folders by slug; before, the
+        // folder is a hash and there is nothing to map it with.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (HashMap::new(), None),
         Err(e) => (
             HashMap::new(),
             Some(format!("cannot read {} ({e}); sessions' projects unknown unless they name them", file.display())),
@@ -600,6 +603,18 @@ mod tests {
     }
 
     const NAME: &str = "rollout-2026-01-02T03-04-05-019b0000-0000-7000-8000-000000000001.jsonl";
+
+    #[test]
+    fn a_gemini_home_without_a_project_map_is_no_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let (projects, warning) = gemini_projects(dir.path());
+        assert!(projects.is_empty());
+        assert_eq!(warning, None, "older Gemini CLI versions write no projects.json");
+        let other = tempfile::tempdir().unwrap();
+        std::fs::create_dir(other.path().join("projects.json")).unwrap();
+        let (_, warning) = gemini_projects(other.path());
+        assert!(warning.is_some_and(|w| w.starts_with("cannot read ")), "one that cannot be read is worth saying");
+    }
 
     #[test]
     fn a_compressed_rollout_reads_as_its_plain_twin_with_the_same_hash() {
