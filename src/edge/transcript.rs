@@ -510,6 +510,19 @@ fn gemini_project_folder(name: &str) -> Option<(std::path::PathBuf, String)> {
 
 type Projects = std::sync::Arc<HashMap<String, String>>;
 
+/// Each project's folders: the slug `projects.json` names, and the SHA-256 of its path, which
+/// is what Gemini CLI named the folder before it used slugs.
+fn folders_of(projects: HashMap<String, String>) -> HashMap<String, String> {
+    use sha2::Digest;
+    let mut folders = HashMap::new();
+    for (path, slug) in projects {
+        let hash: String = sha2::Sha256::digest(path.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        folders.insert(hash, path.clone());
+        folders.insert(slug, path);
+    }
+    folders
+}
+
 /// Gemini CLI's map of project folders to project paths (`<home>/projects.json`, which maps
 /// paths to folder names), read once per run; the warning comes with the first read of it.
 fn gemini_projects(home: &Path) -> (Projects, Option<String>) {
@@ -526,7 +539,7 @@ fn gemini_projects(home: &Path) -> (Projects, Option<String>) {
     let file = home.join("projects.json");
     let (projects, warning) = match std::fs::read_to_string(&file) {
         Ok(text) => match serde_json::from_str::<Registry>(&text) {
-            Ok(registry) => (registry.projects.into_iter().map(|(path, folder)| (folder, path)).collect(), None),
+            Ok(registry) => (folders_of(registry.projects), None),
             Err(e) => (
                 HashMap::new(),
                 Some(format!(
@@ -603,6 +616,17 @@ mod tests {
     }
 
     const NAME: &str = "rollout-2026-01-02T03-04-05-019b0000-0000-7000-8000-000000000001.jsonl";
+
+    #[test]
+    fn gemini_folders_named_by_slug_or_by_hash_map_to_their_project() {
+        let projects = HashMap::from([("/home/dev/cli".to_string(), "cli".to_string())]);
+        let folders = folders_of(projects);
+        assert_eq!(folders.get("cli").map(String::as_str), Some("/home/dev/cli"));
+        // `printf %s /home/dev/cli | sha256sum`
+        let hash = "befd2bd557306b568691483b3ebded5f0189233610bc62a37aa18d7fb34fa8e3";
+        assert_eq!(folders.get(hash).map(String::as_str), Some("/home/dev/cli"));
+        assert_eq!(folders.len(), 2);
+    }
 
     #[test]
     fn a_gemini_home_without_a_project_map_is_no_warning() {
