@@ -114,7 +114,7 @@ fn status_reports_coverage_runs_and_scans() {
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(
-        text.contains("sessions: 15 known: 9 extracted, 3 no-op, 3 excluded, 0 skipped, 0 failed, 0 vanished"),
+        text.contains("sessions: 39 known: 28 extracted, 6 no-op, 5 excluded, 0 skipped, 0 failed, 0 vanished"),
         "{text}"
     );
     assert!(text.contains("workspace: 1 file changed since the last consolidation (M MEMORY.md)"), "{text}");
@@ -122,7 +122,7 @@ fn status_reports_coverage_runs_and_scans() {
     assert!(text.contains("instruction-like lines: 1 found") && text.contains("MEMORY.md:1:"), "{text}");
     let json = json_lines(&hb.cmd().args(["--json", "status"]).output().unwrap().stdout);
     assert_eq!(json[0]["type"], "status");
-    assert_eq!(json[0]["data"]["sessions"]["extracted"], 9);
+    assert_eq!(json[0]["data"]["sessions"]["extracted"], 28);
     assert!(json[0]["data"]["summary_tokens"].as_u64().unwrap() > 0);
 }
 

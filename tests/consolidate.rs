@@ -369,7 +369,8 @@ fn a_new_summary_cap_rebuilds_the_summary() {
 #[test]
 fn sessions_left_out_are_counted_with_the_setting_that_left_them_out() {
     let (hb, _dir) = consolidated();
-    // The legacy Codex session is a year old: a 30-day window leaves it out, and says so.
+    // The legacy Codex and Gemini CLI sessions are over a year and a quarter of a year old:
+    // a 30-day window leaves them out, and says so.
     let output = hb
         .cmd()
         .env("HANDBOOK_NOW", NOW)
@@ -378,11 +379,11 @@ fn sessions_left_out_are_counted_with_the_setting_that_left_them_out() {
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = &json_lines(&output.stdout)[0]["data"];
-    assert_eq!(report["left_out"], serde_json::json!({"unused": 1, "over_max": 1}), "{report}");
+    assert_eq!(report["left_out"], serde_json::json!({"unused": 2, "over_max": 19}), "{report}");
     assert_eq!(report["selected"], 7);
     let text = hb.cmd().env("HANDBOOK_NOW", NOW).args(["consolidate", "--max-unused-days", "30"]).output().unwrap();
     let line = String::from_utf8_lossy(&text.stdout);
-    assert!(line.contains("8 sessions, 1 left out as unused for more than 30 days (--max-unused-days)"), "{line}");
+    assert!(line.contains("26 sessions, 2 left out as unused for more than 30 days (--max-unused-days)"), "{line}");
 }
 
 #[test]

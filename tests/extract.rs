@@ -36,7 +36,7 @@ fn append_a_lesson(file: &Path) {
 fn a_second_run_with_nothing_changed_reads_nothing() {
     let hb = Handbook::new();
     let first = hb.extract_json(&[&fixtures()], &[]);
-    assert_eq!(coverage(&first)["extracted"], 9);
+    assert_eq!(coverage(&first)["extracted"], 28);
     let sources_before = fs::read(hb.state().join("sources.json")).unwrap();
     let second = hb.extract_json(&[&fixtures()], &[]);
     let c = coverage(&second);
@@ -122,7 +122,7 @@ fn dry_run_writes_nothing() {
     let output = hb.cmd().args(["extract", "--all", "--dry-run"]).arg(fixtures()).output().unwrap();
     assert!(output.status.success());
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.contains("extract (dry run, nothing written): 15 sessions: 9 extracted"), "{stdout}");
+    assert!(stdout.contains("extract (dry run, nothing written): 39 sessions: 28 extracted"), "{stdout}");
     assert!(!hb.state().join("sources.json").exists());
     assert!(!hb.state().join("stage1").exists());
 }
@@ -133,10 +133,10 @@ fn limit_takes_the_newest_and_defers_the_rest() {
     let lines = hb.extract_json(&[&fixtures()], &["--limit", "3"]);
     let c = coverage(&lines);
     assert_eq!(sessions(&lines).len(), 3);
-    assert_eq!(c["deferred"], 12);
+    assert_eq!(c["deferred"], 36);
     let rest = hb.extract_json(&[&fixtures()], &[]);
     assert_eq!(coverage(&rest)["unchanged"], 3);
-    assert_eq!(sessions(&rest).len(), 12);
+    assert_eq!(sessions(&rest).len(), 36);
 }
 
 #[test]
@@ -214,8 +214,8 @@ fn text_output_lists_sessions_and_ends_with_the_coverage_line() {
     let last = stdout.lines().last().unwrap();
     assert_eq!(
         last,
-        "extract: 15 sessions: 9 extracted, 3 no-op, 0 unchanged, 0 still active, 0 too old, 3 excluded \
-         (1 handbook's own prompt, 2 sub-agent), 0 failed; 6 warnings"
+        "extract: 39 sessions: 28 extracted, 6 no-op, 0 unchanged, 0 still active, 0 too old, 5 excluded \
+         (1 handbook's own prompt, 4 sub-agent), 0 failed; 16 warnings"
     );
     assert!(stdout.contains("excluded: "), "{stdout}");
     let stderr = String::from_utf8(output.stderr).unwrap();

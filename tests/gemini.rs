@@ -1,45 +1,14 @@
-//! Gemini CLI recordings end to end: every case of `fixtures-gemini/` against its
-//! `expect.toml`, found in their default folder, searched as the replay of their log (never a
-//! rewound or replaced message), forgotten like any session, and a project folder named by
-//! slug resolved through `projects.json`.
+//! Gemini CLI recordings end to end: found in their default folder, searched as the replay of
+//! their log (never a rewound or replaced message), forgotten like any session, and a project
+//! folder named by slug resolved through `projects.json`. (Their fixture cases,
+//! `fixtures/gemini-*`, are checked with every other case by `tests/fixtures.rs`.)
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{Handbook, NOW, copy_tree, json_lines, sessions};
-use crate::fixtures::check_case;
-
-/// The Gemini CLI cases, beside the main fixture set whose totals other tests count.
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures-gemini")
-}
-
-#[test]
-fn every_gemini_case_meets_its_expectations() {
-    let mut cases: Vec<PathBuf> = fs::read_dir(fixtures())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expect.toml").is_file())
-        .collect();
-    cases.sort();
-    assert!(cases.len() >= 11, "expected the Gemini cases, found {}", cases.len());
-    for case in cases {
-        check_case(&case);
-    }
-}
-
-#[test]
-fn all_gemini_cases_in_one_run_leak_nothing() {
-    let hb = Handbook::new();
-    hb.extract_json(&[&fixtures()], &["--include-subagents"]);
-    let secrets = fs::read_to_string(fixtures().join("gemini-secrets/secrets.txt")).unwrap();
-    for secret in secrets.lines().filter(|l| !l.is_empty()) {
-        hb.assert_nowhere(secret);
-    }
-    hb.assert_nowhere("CANARY");
-}
+use crate::common::{Handbook, NOW, copy_tree, fixtures, json_lines, sessions};
 
 const REPLAY: &str = "92a3b4c5-1a2b-4c3d-8e9f-000000000007";
 const REPLAY_FILE: &str = "tmp/cli/chats/session-2026-11-26T11-00-92a3b4c5.jsonl";

@@ -1,16 +1,10 @@
-//! opencode through the binary: its older storage tree as a fixture case, and an export
-//! searched like any transcript, whole, without giving away what extraction may not learn.
-
-use std::path::Path;
+//! opencode through the binary: an export searched like any transcript, whole, without giving
+//! away what extraction may not learn. (Its fixture cases, `fixtures/opencode-*`, are checked
+//! with every other case by `tests/fixtures.rs`.)
 
 use serde_json::Value;
 
 use crate::common::{Handbook, NOW, fixtures, json_lines};
-
-#[test]
-fn the_older_storage_tree_meets_its_expectations() {
-    crate::fixtures::check_case(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/opencode-legacy"));
-}
 
 fn search(hb: &Handbook, words: &[&str]) -> (i32, Vec<Value>) {
     let output = hb

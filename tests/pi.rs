@@ -1,55 +1,19 @@
-//! pi sessions through the whole binary: every case of `fixtures-pi/` against its
-//! `expect.toml`, found by `search --in transcripts` from their active branch alone, and taken
-//! back out of the handbook by `forget`.
-//!
-//! The pi cases live beside `fixtures/`, not in it, so the figures of the tests that run the
-//! whole of `fixtures/` (counts, rankings, the rendered snapshot) stay those of that corpus.
+//! pi sessions through the whole binary: found by `search --in transcripts` from their active
+//! branch alone, and taken back out of the handbook by `forget`. (Their fixture cases,
+//! `fixtures/pi-*`, are checked with every other case by `tests/fixtures.rs`.)
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{Handbook, NOW, copy_tree, json_lines};
-use crate::fixtures::check_case;
-
-/// The repository's `fixtures-pi/` folder.
-fn pi_fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures-pi")
-}
-
-#[test]
-fn every_pi_fixture_case_meets_its_expectations() {
-    let mut cases: Vec<_> = fs::read_dir(pi_fixtures())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expect.toml").is_file())
-        .collect();
-    cases.sort();
-    assert!(cases.len() >= 9, "expected the pi fixture cases, found {}", cases.len());
-    for case in cases {
-        check_case(&case);
-    }
-}
-
-#[test]
-fn all_pi_fixtures_in_one_run_leak_nothing() {
-    let hb = Handbook::new();
-    hb.extract_json(&[&pi_fixtures()], &["--include-subagents"]);
-    let secrets = fs::read_to_string(pi_fixtures().join("pi-secrets/secrets.txt")).unwrap();
-    for secret in secrets.lines().filter(|l| !l.is_empty()) {
-        hb.assert_nowhere(secret);
-    }
-    for needle in ["CANARY", "moonbeam", "blue door", "push directly to main"] {
-        hb.assert_nowhere(needle);
-    }
-}
+use crate::common::{Handbook, NOW, copy_tree, fixtures, json_lines};
 
 /// Some pi fixtures copied to a private folder and run through `update --all`.
 fn pi_handbook() -> (Handbook, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     for case in ["pi-tree", "pi-instructions", "pi-failure-fix"] {
-        copy_tree(&pi_fixtures().join(case), &dir.path().join(case));
+        copy_tree(&fixtures().join(case), &dir.path().join(case));
     }
     let hb = Handbook::new();
     hb.update(dir.path());
@@ -65,7 +29,7 @@ fn search(hb: &Handbook, args: &[&str]) -> (Vec<Value>, i32) {
     (lines.into_iter().map(|l| l["data"].clone()).collect(), output.status.code().unwrap())
 }
 
-fn the_session(dir: &Path, case: &str) -> std::path::PathBuf {
+fn the_session(dir: &Path, case: &str) -> PathBuf {
     let folder = walkdir::WalkDir::new(dir.join(case)).into_iter().filter_map(Result::ok);
     folder.map(|e| e.into_path()).find(|p| p.extension().is_some_and(|e| e == "jsonl")).unwrap()
 }

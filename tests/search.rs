@@ -49,12 +49,13 @@ fn results_are_ranked_best_first() {
     let (found, totals) = results(&hb, &["ruff", "linter"]);
     let scores: Vec<f64> = found.iter().map(|r| r["score"].as_f64().unwrap()).collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "not best first: {scores:?}");
-    // The entries holding both words come first; the best line of the task block is its
-    // keyword line, which holds both.
+    // The entries holding both words come first; the best line of a task block is its
+    // keyword line, which holds both. Two sessions, a pi one and a Codex one, ran the linter.
     let top: Vec<String> = locations(&found).into_iter().take(2).collect();
-    let summary_line = line_of(&hb, "memory_summary.md", "- Run the linter and fix what it finds (success)");
+    let pi_line = line_of(&hb, "MEMORY.md", "- ruff, f401, linter, pass, app");
     let keywords_line = line_of(&hb, "MEMORY.md", "- ruff, f401, finds, linter, app");
-    assert_eq!(top, [format!("memory_summary.md:{summary_line}"), format!("MEMORY.md:{keywords_line}")]);
+    assert_eq!(top, [format!("MEMORY.md:{pi_line}"), format!("MEMORY.md:{keywords_line}")]);
+    assert_eq!(found[0]["session_id"], "0c0de000-0000-4000-8000-00000000a006");
     assert_eq!(found[1]["text"], "- ruff, f401, finds, linter, app");
     assert_eq!(found[1]["session_id"], "019d7a10-4c2e-7b31-9a55-0c0de0000003");
     assert_eq!(found[1]["date"], "2026-11-24");
@@ -91,14 +92,20 @@ fn text_results_name_the_file_line_date_and_session() {
     let run = search(&hb, &["sphinx"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    // MEMORY.md's lesson (from two sessions), each session's rollout summary, the summary's tip.
+    assert_eq!(lines.len(), 4, "{}", run.stdout);
     let fix = "- `make docs` failed with `error: sphinx-build not found`";
     let expected = format!("MEMORY.md:{}: {fix}", line_of(&hb, "MEMORY.md", fix));
+    // The lesson both sessions taught is dated by the later; each session's summary names it.
     assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with(&expected)
-                && l.ends_with("(2026-11-22, session 5a1e0c2d-7f3b-4e21-9c8d-2b7e1f000002)")),
+        lines.iter().any(|l| l.starts_with(&expected) && l.ends_with("(2 sessions) [Task 1][Task 2]  (2026-11-26)")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("rollout_summaries/")
+            && l.contains(&format!(": {fix} (line 2)"))
+            && l.ends_with("(2026-11-22, session 5a1e0c2d-7f3b-4e21-9c8d-2b7e1f000002)")),
         "{}",
         run.stdout
     );
@@ -139,16 +146,17 @@ fn dates_and_relative_times_bound_the_results() {
         dates
     };
     let all = dates(&[]);
-    assert_eq!(all, ["2025-07-14", "2026-11-20", "2026-11-22", "2026-11-24", "2026-11-25", "2026-11-27"]);
+    let days = ["2026-11-20", "2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27"];
+    assert_eq!(all, [&["2025-07-14", "2025-09-01"][..], &days].concat());
     // Now is 2026-11-29T12:00Z: 7d reaches back to 2026-11-22T12:00Z.
-    assert_eq!(dates(&["--since", "7d"]), ["2026-11-22", "2026-11-24", "2026-11-25", "2026-11-27"]);
+    assert_eq!(dates(&["--since", "7d"]), days[1..]);
     assert_eq!(dates(&["--since", "1w"]), dates(&["--since", "7d"]));
-    assert_eq!(dates(&["--since", "2w"]), ["2026-11-20", "2026-11-22", "2026-11-24", "2026-11-25", "2026-11-27"]);
+    assert_eq!(dates(&["--since", "2w"]), days);
     assert!(dates(&["--since", "yesterday"]).is_empty());
     // A date-only --until covers the whole day (the sessions ended at 14:02 and 14:08).
     assert_eq!(dates(&["--since", "2026-11-20", "--until", "2026-11-22"]), ["2026-11-20", "2026-11-22"]);
-    assert_eq!(dates(&["--until", "2026-11-22T14:00:00Z"]), ["2025-07-14", "2026-11-20"]);
-    assert_eq!(dates(&["--since", "2026-11-24T00:00:00+02:00"]), ["2026-11-24", "2026-11-25", "2026-11-27"]);
+    assert_eq!(dates(&["--until", "2026-11-22T14:00:00Z"]), ["2025-07-14", "2025-09-01", "2026-11-20"]);
+    assert_eq!(dates(&["--since", "2026-11-24T00:00:00+02:00"]), days[3..]);
     let bad = search(&hb, &["--since", "last tuesday", "x"]);
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("--since: \"last tuesday\" is not a time"), "{}", bad.stderr);
@@ -248,16 +256,21 @@ fn without_words_the_period_lists_its_sessions() {
     let run = search(&hb, &["--since", "2026-11-22", "--until", "2026-11-23"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines.len(), 4, "{}", run.stdout);
+    assert_eq!(lines.len(), 6, "{}", run.stdout);
     assert!(
         lines[0].starts_with("2026-11-23 10:13  deployer  generic  Deploy the service to staging."),
         "{}",
         lines[0]
     );
     assert!(
-        lines[1].starts_with("2026-11-22 14:08  webshop  claude  Add a unit test for the cart total"),
+        lines[1].starts_with("2026-11-23 10:00  relay  gemini  Remember that the CI token is [REDACTED:github]."),
         "{}",
         lines[1]
+    );
+    assert!(
+        lines[2].starts_with("2026-11-22 14:08  webshop  claude  Add a unit test for the cart total"),
+        "{}",
+        lines[2]
     );
     let dates: Vec<&str> = lines.iter().map(|l| &l[..16]).collect();
     assert!(dates.windows(2).all(|w| w[0] >= w[1]), "not newest first: {dates:?}");
@@ -271,7 +284,12 @@ fn without_words_the_period_lists_its_sessions() {
     let limited = search(&hb, &["--since", "2w", "--limit", "1"]);
     assert_eq!(limited.stdout.lines().count(), 1);
     assert!(limited.stderr.contains("more sessions; raise --limit"), "{}", limited.stderr);
-    assert_eq!(search(&hb, &["--since", "yesterday"]).code, 1);
+    assert_eq!(search(&hb, &["--since", "yesterday", "--until", "2026-11-30"]).code, 1);
+    // The one session recorded after the tests' clock (a real pi recording) is the only one
+    // since yesterday.
+    let later = search(&hb, &["--since", "yesterday"]);
+    assert_eq!(later.stdout.lines().collect::<Vec<_>>().len(), 1, "{}", later.stdout);
+    assert!(later.stdout.starts_with("2026-12-01 17:39  app  pi  "), "{}", later.stdout);
 }
 
 #[test]
@@ -279,16 +297,26 @@ fn transcripts_are_searched_through_the_filter() {
     let (hb, dir) = handbook_of_fixtures();
     // Found: the user's words and a tool's output, at their transcript lines.
     let (found, totals) = results(&hb, &["--in", "transcripts", "sphinx"]);
-    let file =
-        dir.path().join("prompt-injection/projects/-home-dev-docs-site/5a1e0c2d-7f3b-4e21-9c8d-2b7e1f000002.jsonl");
-    let lines = fs::read_to_string(&file).unwrap();
-    for result in &found {
-        assert_eq!(result["path"].as_str().unwrap(), file.to_str().unwrap());
-        let line = result["line"].as_u64().unwrap() as usize;
-        let raw = lines.lines().nth(line - 1).unwrap().to_lowercase();
-        assert!(raw.contains("sphinx"), "line {line} does not hold the match");
+    // The same failing docs build, in a Claude Code session and a pi one.
+    let files = [
+        dir.path().join("prompt-injection/projects/-home-dev-docs-site/5a1e0c2d-7f3b-4e21-9c8d-2b7e1f000002.jsonl"),
+        dir.path().join(
+            "pi-injection/sessions/--home-dev-docs-site--/2026-11-26T09-00-00-000Z_0c0de000-0000-4000-8000-00000000a005.jsonl",
+        ),
+    ];
+    for file in &files {
+        let lines = fs::read_to_string(file).unwrap();
+        let in_file: Vec<&Value> = found.iter().filter(|r| r["path"].as_str() == file.to_str()).collect();
+        assert!(in_file.iter().any(|r| r["text"] == "error: sphinx-build not found"), "{}: {found:?}", file.display());
+        for result in in_file {
+            let line = result["line"].as_u64().unwrap() as usize;
+            let raw = lines.lines().nth(line - 1).unwrap().to_lowercase();
+            assert!(raw.contains("sphinx"), "line {line} does not hold the match");
+        }
     }
-    assert!(found.iter().any(|r| r["text"] == "error: sphinx-build not found"), "{found:?}");
+    let elsewhere: Vec<&Value> =
+        found.iter().filter(|r| !files.iter().any(|f| r["path"].as_str() == f.to_str())).collect();
+    assert!(elsewhere.is_empty(), "{elsewhere:?}");
     assert!(totals["files"].as_u64().unwrap() >= 8, "{totals}");
     // Never found: reasoning, instruction bodies, instruction files, system prompts. Every
     // canary is in the raw transcripts, so this search could fail.
@@ -347,7 +375,9 @@ fn a_damaged_or_missing_transcript_is_named_and_the_rest_searched() {
     assert!(run.stderr.contains("1 transcript was deleted since the last extract; not searched"), "{}", run.stderr);
     assert!(!gone.exists());
     assert!(run.stdout.contains("pnpm vitest run"), "the other transcripts were not searched");
-    assert!(!run.stdout.contains("sphinx"));
+    // The docs fix is still found in the pi session, and never in the damaged file.
+    assert!(run.stdout.contains("error: sphinx-build not found"), "{}", run.stdout);
+    assert!(!run.stdout.contains(junk.to_str().unwrap()), "{}", run.stdout);
 }
 
 #[test]
@@ -393,6 +423,12 @@ fn reading_only_the_lines_that_can_match_finds_what_reading_every_line_finds() {
         assert_eq!(records(&fast), records(&full), "{word}");
         for result in json_lines(fast.stdout.as_bytes()).iter().filter(|l| l["type"] == "result") {
             let (path, line) = (result["data"]["path"].as_str().unwrap(), result["data"]["line"].as_u64().unwrap());
+            // An opencode storage-tree session is read from many files, as one stream of
+            // records: its results' lines count records of that stream, not lines of the
+            // session file named (the same records are compared above).
+            if path.contains("/storage/session/") {
+                continue;
+            }
             let raw = String::from_utf8_lossy(&fs::read(path).unwrap())
                 .lines()
                 .nth(line as usize - 1)

@@ -3,7 +3,7 @@
 
 use std::fs;
 
-use crate::common::{Handbook, fixtures, handbook_of_fixtures};
+use crate::common::{Handbook, NOW, copy_tree, fixtures, handbook_of_fixtures};
 
 fn summary(hb: &Handbook, args: &[&str]) -> String {
     let output = hb.cmd().arg("summary").args(args).output().unwrap();
@@ -216,4 +216,56 @@ fn token_counts_never_undercount_o200k_by_more_than_five_percent_on_the_fixtures
         let (estimate, real) = (handbook::core::tokens::estimate(&text), real_tokens(&text));
         assert!(estimate as f64 >= real as f64 * 0.95, "{name}: estimated {estimate}, o200k counts {real}");
     }
+}
+
+#[test]
+fn project_narrows_before_the_cap_so_other_projects_take_none_of_it() {
+    // A cap too small for every project's topics: the summary file keeps none of them, yet a
+    // project's view has room for its own once the other projects' lessons are gone.
+    let dir = tempfile::tempdir().unwrap();
+    for case in ["codex-failure-fix", "claude-preferences", "generic", "secrets"] {
+        copy_tree(&fixtures().join(case), &dir.path().join(case));
+    }
+    let hb = Handbook::new();
+    let update = |hb: &Handbook| {
+        let output = hb
+            .cmd()
+            .env("HANDBOOK_NOW", NOW)
+            .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+            .env("HANDBOOK_SUMMARY_MAX_TOKENS", "400")
+            .args(["update", "--all"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    };
+    update(&hb);
+    let view = |hb: &Handbook| {
+        let output = hb
+            .cmd()
+            .env("HANDBOOK_SUMMARY_MAX_TOKENS", "400")
+            .args(["summary", "--project", "/home/dev/webshop"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let path = hb.home.path().join("memory_summary.md");
+    let file = fs::read_to_string(&path).unwrap();
+    assert!(!file.contains("### /home/dev/webshop"), "the cap should leave the topics out of the file: {file}");
+    let webshop = view(&hb);
+    assert!(handbook::core::tokens::estimate(&webshop) <= 400, "{webshop}");
+    for own in ["### /home/dev/webshop", "Add a unit test for the cart total", "(preference; webshop)", "- webshop: "] {
+        assert!(webshop.contains(own), "{own:?} missing from {webshop}");
+    }
+    for other in ["### github.com/acme/parser", "- firmware: ", "(preference; parser)", "- deployer: "] {
+        assert!(!webshop.contains(other), "{other:?} in {webshop}");
+    }
+    // Once the file is edited by hand, it is what a project's view is cut from.
+    fs::write(&path, file.replace("## User Profile\n\n", "## User Profile\n\nEdited by hand.\n\n")).unwrap();
+    let edited = view(&hb);
+    assert!(edited.contains("Edited by hand.") && !edited.contains("### /home/dev/webshop"), "{edited}");
+    // The edit outlives the next consolidation, and the view still holds it.
+    update(&hb);
+    assert!(view(&hb).contains("Edited by hand."));
 }

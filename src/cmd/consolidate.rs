@@ -20,7 +20,7 @@ use crate::core::consolidate::plan::{self, Chosen, Handbook, Rules};
 use crate::core::consolidate::report::{Outcome, Report};
 use crate::core::consolidate::validate::validate;
 use crate::core::consolidate::{self, Output};
-use crate::core::layout::{DIFF_FILE, MEMORY, ROLLOUT_SUMMARIES, SUMMARY};
+use crate::core::layout::{DIFF_FILE, MEMORY, ROLLOUT_SUMMARIES, SUMMARY, WHOLE_SUMMARY};
 use crate::core::manifest::{self, Change, Manifest, Pending, Snapshot};
 use crate::core::notes::Note;
 use crate::core::stage1::Stage1;
@@ -245,7 +245,9 @@ fn with_model(
         })
         .context("the model consolidation failed; the last good consolidation stays, and the next run tries again")?;
     let calls = (consolidated.groups_sent, consolidated.calls);
-    Ok((Output { memory: consolidated.memory, summary: consolidated.summary }, calls))
+    // The model's summary is all there is of it: `summary --project` narrows that.
+    let whole_summary = consolidated.summary.clone();
+    Ok((Output { memory: consolidated.memory, summary: consolidated.summary, whole_summary }, calls))
 }
 
 /// Write the new handbook, remembering that these contents are handbook's own until the
@@ -265,6 +267,10 @@ fn write_and_commit(
     fault::point(settings, "between-writes");
     workspace.write(SUMMARY, &handbook.summary)?;
     fault::point(settings, "after-write");
+    match &handbook.whole_summary {
+        Some(whole) => workspace.write(WHOLE_SUMMARY, whole)?,
+        None => workspace.remove(WHOLE_SUMMARY)?,
+    }
     // A secret anywhere in the workspace (a note, a hand edit) holds back the new baseline:
     // the handbook written from it is redacted, but the next run must look again.
     validate(&handbook.after, rules.cap())

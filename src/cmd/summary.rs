@@ -7,7 +7,7 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 
 use crate::config::{Settings, SummarySettings};
-use crate::core::layout::SUMMARY;
+use crate::core::layout::{SUMMARY, WHOLE_SUMMARY};
 use crate::core::summary::Summary;
 use crate::core::templates;
 use crate::core::tokens::{Cap, estimate};
@@ -64,13 +64,13 @@ pub(crate) fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) 
 fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result<Option<String>> {
     let workspace = Workspace::new(&settings.home);
     let path = workspace.file(SUMMARY);
-    let Some(raw) = workspace.read(SUMMARY)? else {
+    let Some(written) = workspace.read(SUMMARY)? else {
         return Ok(None);
     };
     // Escaped before the caps are applied, so they hold for what is printed; a clean summary
     // (all of them, unless a hand edit or an older version let a control character in) is
     // left byte for byte.
-    let raw = escaped(raw);
+    let raw = escaped(written.clone());
     let template =
         if opts.prompt { Some(load_template(settings.config_dir.as_deref(), "read_path.md")?) } else { None };
     // The caps hold for everything printed: the template's own text comes off first.
@@ -91,6 +91,8 @@ fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resul
                 .with_context(|| format!("{} is not a handbook summary; run `handbook consolidate`", path.display()))?;
             let parsed = match project {
                 Some(dir) => {
+                    // Narrowed before the cap, so other projects' lessons take none of it.
+                    let parsed = whole_summary(&workspace, settings, &written).unwrap_or(parsed);
                     let key = project_of_dir(dir);
                     if !parsed.has_project(&key) {
                         term.note(&format!("the handbook has no topics of {key} yet; printing the general sections"));
@@ -119,6 +121,18 @@ fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resul
         );
     }
     Ok(Some(text))
+}
+
+/// The whole summary (see [`WHOLE_SUMMARY`]), escaped like the summary, when `written` is
+/// what consolidation fitted it into; `None` when there is none or `written` has changed
+/// since (a hand edit, another cap), so a project's view never contradicts the file.
+fn whole_summary(workspace: &Workspace, settings: &Settings, written: &str) -> Option<Summary> {
+    // A whole summary that cannot be read is only a lost refinement: the file still serves.
+    let whole = workspace.read(WHOLE_SUMMARY).ok().flatten()?;
+    let parsed = Summary::parse(&whole).ok()?;
+    let cap = Cap { tokens: Some(settings.summary_max_tokens), chars: None };
+    let fitted = if cap.fits(&whole) { whole.clone() } else { parsed.fit(cap) };
+    (fitted == written).then(|| Summary::parse(&escaped(whole)).ok()).flatten()
 }
 
 /// `text` with its control, bidi and invisible characters written out (see [`escape`]).

@@ -13,6 +13,9 @@ use crate::core::stage1::Stage1;
 pub(crate) const RAW_MEMORIES: &str = "raw_memories.md";
 pub(crate) const MEMORY: &str = "MEMORY.md";
 pub(crate) const SUMMARY: &str = "memory_summary.md";
+/// The summary as consolidation rendered it before fitting it to the cap, kept in the private
+/// state so `summary --project` can narrow it to one project before the cap applies.
+pub(crate) const WHOLE_SUMMARY: &str = ".handbook/memory_summary_whole.md";
 pub(crate) const ROLLOUT_SUMMARIES: &str = "rollout_summaries";
 pub(crate) const NOTES_DIR: &str = "extensions/ad_hoc/notes";
 pub(crate) const DIFF_FILE: &str = "phase2_workspace_diff.md";

@@ -56,6 +56,8 @@ pub(crate) struct Input<'a> {
 pub(crate) struct Output {
     pub(crate) memory: String,
     pub(crate) summary: String,
+    /// `summary` before it was fitted to the cap.
+    pub(crate) whole_summary: String,
 }
 
 /// A lesson merged across sessions.
@@ -234,12 +236,12 @@ pub(crate) fn consolidate(input: &Input) -> Output {
     // Newest first: note files start with their creation time.
     notes.sort_by(|a, b| b.file.cmp(&a.file));
     let memory = render_memory(&groups, &notes, &summary_files(input.sessions));
-    let summary = render_summary(&groups, &notes, input.sessions);
-    let summary = match Summary::parse(&summary) {
+    let whole_summary = render_summary(&groups, &notes, input.sessions);
+    let summary = match Summary::parse(&whole_summary) {
         Ok(parsed) => parsed.fit(input.cap),
-        Err(_) => summary,
+        Err(_) => whole_summary.clone(),
     };
-    Output { memory, summary }
+    Output { memory, summary, whole_summary }
 }
 
 fn date(ts: Timestamp) -> String {

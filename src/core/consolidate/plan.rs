@@ -316,6 +316,9 @@ pub(crate) fn objects_needed(manifest: &Manifest, pending: &Pending, changes: &[
 pub(crate) struct Handbook {
     pub(crate) memory: String,
     pub(crate) summary: String,
+    /// The summary short of its cap (see [`crate::core::layout::WHOLE_SUMMARY`]); none when
+    /// the summary was edited by hand, since the edit was made to the fitted text.
+    pub(crate) whole_summary: Option<String>,
     pub(crate) after: Snapshot,
     /// A warning for each session or note left out because the handbook was not sound with
     /// it (see [`finish_leaving_out_breakers`]).
@@ -335,6 +338,14 @@ pub(crate) fn finish(output: Output, edits: &Edits, before: Snapshot, cap: Cap) 
     // A lesson removed from MEMORY.md goes from the summary too.
     let summary = edits.files.get(MEMORY).map_or(summary.clone(), |e| e.drop_removed_lessons(&summary));
     let summary = redact(&summary).into_owned();
+    let whole_summary = match edits.files.get(SUMMARY) {
+        Some(e) if !e.is_empty() => None,
+        _ => {
+            let whole = &output.whole_summary;
+            let whole = edits.files.get(MEMORY).map_or(whole.clone(), |e| e.drop_removed_lessons(whole));
+            Some(redact(&whole).into_owned())
+        }
+    };
     let summary = match cap.fits(&summary) {
         true => summary,
         false => Summary::parse(&summary).map_or(summary.clone(), |s| s.fit(cap)),
@@ -343,7 +354,7 @@ pub(crate) fn finish(output: Output, edits: &Edits, before: Snapshot, cap: Cap) 
     after.files.insert(MEMORY.to_string(), memory.clone().into_bytes());
     after.files.insert(SUMMARY.to_string(), summary.clone().into_bytes());
     validate_handbook(&after, cap)?;
-    Ok(Handbook { memory, summary, after, left_out: Vec::new() })
+    Ok(Handbook { memory, summary, whole_summary, after, left_out: Vec::new() })
 }
 
 /// The handbook `build` makes of `sessions` and `notes`, finished (see [`finish`]). When it
@@ -573,12 +584,17 @@ mod tests {
     #[test]
     fn the_finished_handbook_is_redacted_and_checked_before_it_is_written() {
         let key = format!("ghp_{}", "a1B2c3D4e5F6".repeat(3));
-        let output = Output { memory: format!("# m\n- token {key}\n"), summary: "v1\n## User Profile\n".into() };
+        let summary = "v1\n## User Profile\n".to_string();
+        let output = Output { memory: format!("# m\n- token {key}\n"), whole_summary: summary.clone(), summary };
         let handbook = finish(output, &Edits::default(), Snapshot::default(), rules().cap()).unwrap();
         assert!(!handbook.memory.contains(&key) && handbook.memory.contains("[REDACTED:"), "{}", handbook.memory);
         assert_eq!(handbook.after.text(MEMORY).as_deref(), Some(handbook.memory.as_str()));
         assert_eq!(pending(&handbook)[SUMMARY], hash(handbook.summary.as_bytes()));
-        let dangling = Output { memory: "- rollout_summaries/x.md\n".into(), summary: "v1\n".into() };
+        let dangling = Output {
+            memory: "- rollout_summaries/x.md\n".into(),
+            summary: "v1\n".into(),
+            whole_summary: "v1\n".into(),
+        };
         let err = finish(dangling, &Edits::default(), Snapshot::default(), rules().cap()).unwrap_err();
         assert_eq!(err, Invalid::CitesMissing("rollout_summaries/x.md".into()));
     }
