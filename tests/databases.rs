@@ -197,7 +197,10 @@ fn a_database_that_cannot_be_opened_fails_for_this_run_only() {
     assert_eq!(report["outcome"], "failed", "{report}");
     assert!(report["path"].as_str().unwrap().ends_with("opencode.db"), "{report}");
     let reason = report["reason"].as_str().unwrap();
-    assert!(reason.starts_with("cannot open as an SQLite database") && reason.ends_with("skipped for this run"), "{reason}");
+    assert!(
+        reason.starts_with("cannot open as an SQLite database") && reason.ends_with("skipped for this run"),
+        "{reason}"
+    );
     std::fs::remove_file(&path).unwrap();
     let mut db = OpencodeDb::create(&path);
     db.write(&[fixing("ses_fix")]);
