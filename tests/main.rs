@@ -16,6 +16,7 @@ mod extract;
 mod fixtures;
 mod gemini;
 mod hostile;
+mod hostile_readers;
 mod injection;
 mod interrupt;
 mod links;

@@ -78,6 +78,11 @@ pub(crate) fn discover(roots: &[SourceRoot]) -> Discovery {
             }
         };
         found.roots.push(path.clone());
+        if !meta.is_file() && !meta.is_dir() {
+            // A FIFO or a device: opening it could wait forever, reading it never end.
+            found.warnings.push(format!("{}: not a file or a folder; skipped", path.display()));
+            continue;
+        }
         if meta.is_file() {
             found.files.push(path);
             continue;

@@ -314,8 +314,20 @@ fn open_copy(copy: &Path) -> rusqlite::Result<Connection> {
 }
 
 fn copy_file(from: &Path, to: &Path) -> Result<()> {
-    std::fs::copy(from, to).with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
+    let context = || format!("cannot copy {} to {}", from.display(), to.display());
+    let mut source = open_regular(from).with_context(context)?;
+    let mut copy = std::fs::File::create(to).with_context(context)?;
+    io::copy(&mut source, &mut copy).with_context(context)?;
     Ok(())
+}
+
+/// Open a file to read only when it is a regular one: opening a FIFO waits for a writer that
+/// may never come, and a device (`/dev/zero`, `/dev/urandom`) never ends.
+pub(super) fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file; only regular files are read"));
+    }
+    std::fs::File::open(path)
 }
 
 /// Lines from an iterator as a byte stream, each ended by a newline.

@@ -113,7 +113,13 @@ fn survey_database(
             coverage.sessions += 1;
             // The report names the database; the error does too, for when it stands alone.
             let error = format!("{e:#}");
-            let reason = format!("{}; skipped for this run", error.strip_prefix(&format!("{db}: ")).unwrap_or(&error));
+            let error = error.strip_prefix(&format!("{db}: ")).unwrap_or(&error);
+            // Some reasons already say so; the report says it once.
+            let reason = match error.strip_suffix("; skipped") {
+                _ if error.contains("skipped for this run") => error.to_string(),
+                Some(cause) => format!("{cause}; skipped for this run"),
+                None => format!("{error}; skipped for this run"),
+            };
             found.unreadable.push(Unreadable { key: SourceKey::file(db), reason, recorded: false });
             return;
         }

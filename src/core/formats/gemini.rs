@@ -503,6 +503,12 @@ impl GeminiReader {
     fn cite_document_lines(&mut self, text: &str, first_line: u64) {
         let lines: Vec<&str> = text.lines().collect();
         for event in self.messages.iter_mut().flat_map(|held| held.events.iter_mut()) {
+            // A message whose `"id"` was not found on a line of its own (a document not laid
+            // out by Gemini CLI) cites the document's first line: searching from there for
+            // every event would read the whole document once per event.
+            if event.line == first_line {
+                continue;
+            }
             let Some(needle) = needle_of(&event.kind) else { continue };
             let from = usize::try_from(event.line.saturating_sub(first_line)).unwrap_or(usize::MAX);
             let Some(rest) = lines.get(from..) else { continue };

@@ -44,7 +44,19 @@ impl fmt::Display for SourceKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.member {
             None => f.write_str(&self.path),
-            Some(id) => write!(f, "{} (session {id})", self.path),
+            Some(id) => {
+                // An id is the agent's (or whoever wrote the database): a newline in it would
+                // start a new line of the report, a tab or a control character hide what it is.
+                let mut shown = String::with_capacity(id.len());
+                for c in id.chars() {
+                    if c.is_control() || crate::core::escape::is_unsafe(c) {
+                        shown.extend(c.escape_unicode());
+                    } else {
+                        shown.push(c);
+                    }
+                }
+                write!(f, "{} (session {shown})", self.path)
+            }
         }
     }
 }
@@ -141,5 +153,13 @@ mod tests {
         let sources: Sources = serde_json::from_str(old).unwrap();
         assert_eq!(sources.sources.keys().collect::<Vec<_>>(), [&SourceKey::file("/a.jsonl")]);
         assert_eq!(SourceKey::member("/o.db", "ses_1").to_string(), "/o.db (session ses_1)");
+    }
+
+    #[test]
+    fn a_session_id_is_shown_on_one_line_with_its_controls_written_out() {
+        assert_eq!(
+            SourceKey::member("/o.db", "ses\nfailed: x\t\u{1b}").to_string(),
+            "/o.db (session ses\\u{a}failed: x\\u{9}\\u{1b})"
+        );
     }
 }

@@ -74,7 +74,10 @@ fn json_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn read_json(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut text = String::new();
+    super::open_regular(path)
+        .and_then(|mut file| io::Read::read_to_string(&mut file, &mut text))
+        .with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
 }
 
