@@ -215,7 +215,7 @@ fn text_output_lists_sessions_and_ends_with_the_coverage_line() {
     assert_eq!(
         last,
         "extract: 39 sessions: 28 extracted, 6 no-op, 0 unchanged, 0 still active, 0 too old, 5 excluded \
-         (1 handbook's own prompt, 4 sub-agent), 0 failed; 16 warnings"
+         (1 handbook's own prompt, 4 sub-agent), 0 failed; 15 warnings"
     );
     assert!(stdout.contains("excluded: "), "{stdout}");
     let stderr = String::from_utf8(output.stderr).unwrap();

@@ -83,7 +83,7 @@ fn a_fifo_as_the_log_of_a_database_is_skipped_without_waiting() {
 #[test]
 fn a_fifo_in_an_opencode_storage_tree_is_skipped_without_waiting() {
     let dir = tempfile::tempdir().unwrap();
-    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/opencode-legacy");
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/opencode-legacy");
     copy_tree(&tests, dir.path());
     let messages = dir.path().join("storage/message/ses_5b1c0e2d7ffeTrivial0000001");
     mkfifo(&messages.join("msg_zz0000000000Fifo00000001.json"));
