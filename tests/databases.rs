@@ -225,3 +225,35 @@ fn the_sessions_of_a_database_are_searched() {
     let hit = &found[0]["data"];
     assert!(hit["path"].as_str().unwrap().contains("opencode.db (session ses_fix)"), "{hit}");
 }
+
+#[test]
+fn a_home_holding_every_agent_is_read_without_naming_a_source() {
+    let hb = Handbook::new();
+    let user = hb.user.path();
+    let fixtures = crate::common::fixtures();
+    let plant = |from: &str, to: &str| crate::common::copy_tree(&fixtures.join(from), &user.join(to));
+    plant("codex-failure-fix/sessions", ".codex/sessions");
+    plant("claude-preferences/projects", ".claude/projects");
+    plant("pi-failure-fix/sessions", ".pi/agent/sessions");
+    plant("pi-tree/sessions", ".omp/agent/sessions");
+    plant("gemini-failure-fix/tmp", ".gemini/tmp");
+    std::fs::copy(fixtures.join("gemini-failure-fix/projects.json"), user.join(".gemini/projects.json")).unwrap();
+    std::fs::create_dir_all(user.join(".local/share/opencode")).unwrap();
+    let mut db = OpencodeDb::create(&user.join(".local/share/opencode/opencode.db"));
+    db.write(&[fixing("ses_fix"), greeting("ses_child").child_of("ses_fix"), greeting("ses_greet")]);
+
+    let output = hb
+        .cmd()
+        .env("HANDBOOK_NOW", NOW)
+        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+        .args(["--json", "update", "--all"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let lines = json_lines(&output.stdout);
+    assert_eq!(coverage(&lines)["sessions"], 8, "five files and a database of three: {lines:?}");
+    let mut agents: Vec<&str> =
+        sessions(&lines).iter().filter(|r| r["outcome"] == "extracted").map(|r| r["agent"].as_str().unwrap()).collect();
+    agents.sort();
+    assert_eq!(agents, ["claude", "codex", "gemini", "omp", "opencode", "pi"], "{lines:?}");
+}

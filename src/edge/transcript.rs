@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use super::discover::is_compressed;
 use super::lines::{Line, LineSource, Lines, MAX_LINE_BYTES, MatchingLines};
 use super::opencode;
-use crate::core::formats::{FileHint, Sniffed, format_by_location, sniff};
+use crate::core::formats::{FileHint, Sniffed, format_by_location, refined, sniff};
 use crate::core::pipeline::{Finished, SessionPipeline, Sink};
 use crate::core::search::transcripts::Prefilter;
 use crate::core::session::Agent;
@@ -203,7 +203,7 @@ fn read_lines<L: LineSource, S: Sink>(
                 .filter(|(_, l, _)| matches!(l, Line::Text { .. }))
                 .filter_map(|(_, _, b)| std::str::from_utf8(b).ok());
             match sniff(texts) {
-                Some(Sniffed::Known(agent)) => Some(agent),
+                Some(Sniffed::Known(agent)) => Some(refined(agent, format_by_location(name))),
                 Some(Sniffed::Unsupported(what)) => {
                     return Ok(Err(format!("{what} transcripts are not supported yet")));
                 }

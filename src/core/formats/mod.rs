@@ -209,6 +209,16 @@ pub(crate) fn is_opencode_database(name: &str) -> bool {
     name == "opencode.db" || (name.starts_with("opencode-") && name.ends_with(".db"))
 }
 
+/// The agent of a file whose records say `sniffed`, lying where `located` says: the records
+/// decide the format, and the folder tells apart agents that share one (pi's format under
+/// Oh My Pi's folder is Oh My Pi's session).
+pub(crate) fn refined(sniffed: Agent, located: Option<Agent>) -> Agent {
+    match (sniffed, located) {
+        (Agent::Pi, Some(Agent::OhMyPi)) => Agent::OhMyPi,
+        (sniffed, _) => sniffed,
+    }
+}
+
 /// What the first records of a file say it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sniffed {
@@ -416,6 +426,13 @@ mod tests {
         let missing = ReadError::MissingField { line: 2, field: "role" };
         assert_eq!((missing.line(), missing.to_string()), (2, "record has no `role`".to_string()));
         assert!(std::error::Error::source(&missing).is_none());
+    }
+
+    #[test]
+    fn the_folder_tells_apart_agents_that_share_a_format() {
+        assert_eq!(refined(Agent::Pi, Some(Agent::OhMyPi)), Agent::OhMyPi);
+        assert_eq!(refined(Agent::Pi, None), Agent::Pi);
+        assert_eq!(refined(Agent::Generic, Some(Agent::Codex)), Agent::Generic, "the records say what a file is");
     }
 
     #[test]
