@@ -224,6 +224,16 @@ fn the_sessions_of_a_database_are_searched() {
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let hit = &found[0]["data"];
     assert!(hit["path"].as_str().unwrap().contains("opencode.db (session ses_fix)"), "{hit}");
+    assert_eq!(hit["place"], "message msg_ses_fix_2, part prt_ses_fix_5", "the part that holds it: {hit}");
+    assert!(hit.get("line").is_none(), "a database has no lines: {hit}");
+    let text = hb
+        .cmd()
+        .env("HANDBOOK_NOW", NOW)
+        .args(["search", "--in", "transcripts", "--since", "2000-01-01", "semicolon"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&text.stdout);
+    assert!(shown.contains("opencode.db (session ses_fix) (message msg_ses_fix_2, part prt_ses_fix_5): "), "{shown}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::git::Projects;
-use super::opencode::Snapshot;
+use super::opencode::{Snapshot, is_legacy_session};
 use super::parallel;
 use super::terminal::Terminal;
 use super::transcript::{SearchRead, Searched, search_transcript};
@@ -182,7 +182,11 @@ fn add_transcript(
         None => projects.key(finished.meta.git_remote.as_deref(), finished.meta.cwd.as_deref()),
     };
     let of = TranscriptOf { session_id, date: entry.updated_at, project };
-    corpus.docs.extend(transcript_docs(&path, finished.sink.found, &of));
+    // A session read as a stream of records has no file lines to cite: its places do.
+    let streamed = key.member.is_some() || is_legacy_session(Path::new(&key.path));
+    let meta = &finished.meta;
+    let place = |line: u64| streamed.then(|| meta.place(line).into_owned());
+    corpus.docs.extend(transcript_docs(&path, finished.sink.found, &of, place));
 }
 
 /// The absolute path of a document's file (a transcript's path already is).

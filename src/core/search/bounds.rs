@@ -100,6 +100,7 @@ mod tests {
             date: date.map(at),
             date_end: None,
             project: project.map(str::to_string),
+            place: None,
         }
     }
 

@@ -66,9 +66,16 @@ pub(crate) struct TranscriptOf {
     pub(crate) project: String,
 }
 
-/// One document per matching record of the transcript at `path`, each reporting its line.
-pub(crate) fn transcript_docs(path: &str, found: Vec<Found>, of: &TranscriptOf) -> impl Iterator<Item = Doc> {
+/// One document per matching record of the transcript at `path`, each reporting its line,
+/// and its place in the session when `place` knows one.
+pub(crate) fn transcript_docs<'a>(
+    path: &'a str,
+    found: Vec<Found>,
+    of: &'a TranscriptOf,
+    place: impl Fn(u64) -> Option<String> + 'a,
+) -> impl Iterator<Item = Doc> + 'a {
     found.into_iter().map(move |found| Doc {
+        place: place(found.line),
         path: path.to_string(),
         first_line: found.line as usize,
         text: found.text,
@@ -124,10 +131,13 @@ mod tests {
             project: "/w/shop".to_string(),
         };
         let found = vec![Found { line: 4, text: "a".into() }, Found { line: 9, text: "b\nc".into() }];
-        let docs: Vec<Doc> = transcript_docs("/t/x.jsonl", found, &of).collect();
+        let place = |line: u64| (line == 9).then(|| "message msg_1, part prt_2".to_string());
+        let docs: Vec<Doc> = transcript_docs("/t/x.jsonl", found, &of, place).collect();
         let shape: Vec<(usize, &str, bool, Option<&str>)> =
             docs.iter().map(|d| (d.first_line, d.text.as_str(), d.fixed_line, d.project.as_deref())).collect();
         assert_eq!(shape, [(4, "a", true, Some("/w/shop")), (9, "b\nc", true, Some("/w/shop"))]);
+        let places: Vec<Option<&str>> = docs.iter().map(|d| d.place.as_deref()).collect();
+        assert_eq!(places, [None, Some("message msg_1, part prt_2")]);
         assert!(docs.iter().all(|d| d.kind == Kind::Transcript && d.session_id.as_deref() == Some("s-9")));
         assert_eq!(docs[1].date, of.date);
     }

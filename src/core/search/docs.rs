@@ -54,6 +54,10 @@ pub(crate) struct Doc {
     pub(crate) date_end: Option<Timestamp>,
     /// The project key, or for summary entries that only name it, the project's short name.
     pub(crate) project: Option<String>,
+    /// Where in its session the text stands, for a session read as a stream of records rather
+    /// than the lines of one file (a database's, opencode's older tree): there `first_line`
+    /// counts records, which no file shows.
+    pub(crate) place: Option<String>,
 }
 
 impl Doc {
@@ -68,6 +72,7 @@ impl Doc {
             date: None,
             date_end: None,
             project: None,
+            place: None,
         }
     }
 }

@@ -27,16 +27,21 @@ pub(crate) fn hit_line(hit: &Hit, doc: &Doc, query: &Query, colour: bool) -> Str
         [doc.date.map(day), doc.session_id.as_ref().map(|id| format!("session {id}"))].into_iter().flatten().collect();
     let about = if about.is_empty() { String::new() } else { format!("  ({})", about.join(", ")) };
     let text = escape(&hit.text);
+    // A place in a session stands where a line of a file would.
+    let at = match &doc.place {
+        Some(place) => format!(" ({place})"),
+        None => format!(":{}", hit.line),
+    };
     if colour {
         format!(
-            "{PATH_ON}{}{OFF}:{LINE_ON}{}{OFF}: {}{DIM_ON}{}{OFF}",
+            "{PATH_ON}{}{OFF}{LINE_ON}{}{OFF}: {}{DIM_ON}{}{OFF}",
             escape(&doc.path),
-            hit.line,
+            escape(&at),
             highlight(&text, query, MATCH_ON, OFF),
             escape(&about)
         )
     } else {
-        format!("{}:{}: {}{}", escape(&doc.path), hit.line, text, escape(&about))
+        format!("{}{}: {}{}", escape(&doc.path), escape(&at), text, escape(&about))
     }
 }
 
@@ -46,7 +51,12 @@ pub(crate) struct HitJson<'a> {
     path: &'a str,
     /// The file's absolute path.
     file: String,
-    line: usize,
+    /// The line of the file; none for a session read as a stream of records, which has a
+    /// `place` instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    place: Option<&'a str>,
     kind: &'static str,
     score: f64,
     text: &'a str,
@@ -65,7 +75,8 @@ impl<'a> HitJson<'a> {
         HitJson {
             path: &doc.path,
             file,
-            line: hit.line,
+            line: doc.place.is_none().then_some(hit.line),
+            place: doc.place.as_deref(),
             kind: doc.kind.name(),
             score: (hit.score * 1e4).round() / 1e4,
             text: &hit.text,
@@ -190,6 +201,7 @@ mod tests {
             date: date.map(|d| d.parse().unwrap()),
             date_end: None,
             project: None,
+            place: None,
         }
     }
 

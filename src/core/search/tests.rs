@@ -16,6 +16,7 @@ fn doc(path: &str, text: &str) -> Doc {
         date: None,
         date_end: None,
         project: None,
+        place: None,
     }
 }
 
