@@ -188,12 +188,15 @@ for _ in 1 2 3; do
     oc_rerun=$(awk -v a="$oc_rerun" -v b="$s" 'BEGIN {print (b < a) ? b : a}')
 done
 python3 - "$db" <<'PY'
-import json, sqlite3, sys
+import json, sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1])
+now = time.time_ns()
 session = db.execute("select id from session order by id limit 1 offset 2500").fetchone()[0]
 message = db.execute("select id from message where session_id = ? order by id desc limit 1", (session,)).fetchone()[0]
 part = {"type": "text", "text": "Remember that the bench database lives on port 5433."}
-db.execute("insert into part values ('prt_zz_bench', ?, ?, 1896000000000, 1896000000000, ?)", (message, session, json.dumps(part)))
+# A new part each run, so the bench can run again on the same corpus.
+db.execute("insert into part values (?, ?, ?, ?, ?, ?)",
+           (f"prt_zz_bench_{now}", message, session, now // 1000000, now // 1000000, json.dumps(part)))
 db.commit()
 PY
 read -r oc_changed _ < <(measure sh -c "'$BIN' --home '$home' --json extract --all '$OPENCODE' > '$OUT/changed.json'")
