@@ -27,3 +27,4 @@ mod search;
 mod secrets;
 mod stub;
 mod summary;
+mod threads;

@@ -26,6 +26,10 @@ use crate::edge::terminal::Terminal;
 use crate::edge::transcript::{FileRead, hash_file};
 use crate::edge::workspace::Workspace;
 
+/// Sessions read ahead at a time, on every core: enough to keep two busy, few enough that
+/// what they hold (each one's extractor, a model's transcript) stays small.
+const READ_AHEAD: usize = 8;
+
 /// Run `extract` on its own: take the lock (a dry run writes nothing, so needs none), then
 /// extract.
 pub(crate) fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
@@ -97,6 +101,9 @@ impl Run<'_> {
     /// what waits is the oldest. (The report is sorted by path, so the order does not show.)
     fn read_all(&mut self, to_read: Vec<ToRead>) -> Result<()> {
         let bar = self.term.progress(to_read.len() as u64, "extract");
+        // Files are read a batch at a time on every core; what was read is settled here, one
+        // session after the other in this order, so the results do not depend on the threads.
+        let mut ahead = Vec::new().into_iter();
         for (index, file) in to_read.iter().enumerate() {
             self.interrupted = self.stop.requested();
             let out_of_tokens = self.extracting.out_of_tokens(self.opts.max_input_tokens_per_run);
@@ -105,15 +112,20 @@ impl Run<'_> {
                 self.coverage.deferred += (to_read.len() - index) as u64;
                 break;
             }
+            if index % READ_AHEAD == 0 {
+                ahead =
+                    self.extracting.read_ahead(&to_read[index..(index + READ_AHEAD).min(to_read.len())]).into_iter();
+            }
             bar.set_message(file.key.path.rsplit('/').next().unwrap_or_default());
-            self.process(file)?;
+            self.process(file, ahead.next().flatten())?;
             bar.inc(1);
         }
         bar.finish_and_clear();
         Ok(())
     }
 
-    fn process(&mut self, file: &ToRead) -> Result<()> {
+    /// Settle one session; `read` is what reading it ahead gave, if it was.
+    fn process(&mut self, file: &ToRead, read: Option<Result<FileRead<Sink>>>) -> Result<()> {
         let ToRead { key, stat, touched, origin } = file;
         // Touched but not changed: the content hash says so without a full read.
         if let (true, Origin::File(path)) = (touched, origin)
@@ -123,7 +135,7 @@ impl Run<'_> {
             self.ledger.touch(key, *stat);
             return Ok(());
         }
-        match self.extracting.read(origin) {
+        match read.unwrap_or_else(|| self.extracting.read(origin)) {
             Err(e) => {
                 self.fail(key, Some(*stat), None, &format!("{:#}", e.root_cause()));
                 Ok(())

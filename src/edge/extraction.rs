@@ -7,7 +7,9 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::model::{CallError, EXTRACT_TEMPLATES, Model};
-use super::survey::Origin;
+use super::opencode::Shared;
+use super::parallel;
+use super::survey::{Origin, ToRead};
 use super::transcript::{FileRead, read_transcript};
 use crate::config::EngineSettings;
 use crate::core::extract::{Context, Extraction, Extractor};
@@ -51,6 +53,32 @@ impl Extracting {
             false => None,
         };
         Ok(Extracting { format, model })
+    }
+
+    /// Read ahead, on every core, the sessions of `files` that need a full read (a database's
+    /// each through a connection of its own to the run's copy); files only touched, which a
+    /// hash may spare, come back as `None`.
+    pub(crate) fn read_ahead(&self, files: &[ToRead]) -> Vec<Option<Result<FileRead<Sink>>>> {
+        enum Ahead<'a> {
+            File(&'a Path),
+            Member(Shared, &'a str),
+            Not,
+        }
+        let ahead: Vec<Ahead> = files
+            .iter()
+            .map(|file| match (&file.origin, file.touched) {
+                (Origin::File(path), false) => Ahead::File(path),
+                (Origin::Member { snapshot, id }, _) => Ahead::Member(snapshot.shared(), id),
+                (Origin::File(_), true) => Ahead::Not,
+            })
+            .collect();
+        let (format, budget) = (self.format, self.model.as_ref().map(Model::transcript_budget));
+        let sink = || (Extractor::new(), budget.map(ModelTranscript::new));
+        parallel::map(&ahead, |ahead| match ahead {
+            Ahead::File(path) => Some(read_transcript(path, format, sink)),
+            Ahead::Member(shared, id) => Some(shared.open().and_then(|snapshot| snapshot.read(id, sink))),
+            Ahead::Not => None,
+        })
     }
 
     /// Read the session at `origin` into the extractor (and the model's transcript).

@@ -6,7 +6,11 @@
 use std::collections::VecDeque;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
+
+/// The name of the private copy in its folder.
+const COPY: &str = "opencode.db";
 
 use anyhow::{Context, Result, anyhow, bail};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, types::ValueRef};
@@ -66,8 +70,26 @@ pub(crate) struct Member {
 pub(crate) struct Snapshot {
     conn: Connection,
     source: PathBuf,
-    // Dropped after the connection, which may still write its `-shm` there.
-    _dir: tempfile::TempDir,
+    // Dropped after the connection, which may still write its `-shm` there; shared with the
+    // connections other threads open on the same copy.
+    dir: Arc<tempfile::TempDir>,
+}
+
+/// What another thread needs to read the same private copy: it opens a connection of its
+/// own (a connection serves one thread at a time), and the copy lives while one is open.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    source: PathBuf,
+    dir: Arc<tempfile::TempDir>,
+}
+
+impl Shared {
+    /// A snapshot of its own on the same copy.
+    pub(crate) fn open(&self) -> Result<Snapshot> {
+        let conn = open_copy(&self.dir.path().join(COPY))
+            .with_context(|| format!("{}: cannot open its copy again", self.source.display()))?;
+        Ok(Snapshot { conn, source: self.source.clone(), dir: Arc::clone(&self.dir) })
+    }
 }
 
 /// Why one try at a snapshot did not give one.
@@ -117,7 +139,7 @@ impl Snapshot {
             .tempdir_in(scratch)
             .with_context(|| format!("cannot create a folder in {}", scratch.display()))
             .map_err(fatal)?;
-        let copy = dir.path().join("opencode.db");
+        let copy = dir.path().join(COPY);
         copy_file(db, &copy).map_err(fatal)?;
         if before.1.is_some() {
             copy_file(&wal, &wal_of(&copy)).map_err(fatal)?;
@@ -131,7 +153,7 @@ impl Snapshot {
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Miss::Busy(e.to_string()),
             _ => Miss::Fatal(anyhow!("{}: cannot open as an SQLite database: {e}", db.display())),
         })?;
-        let snapshot = Snapshot { conn, source: db.to_path_buf(), _dir: dir };
+        let snapshot = Snapshot { conn, source: db.to_path_buf(), dir: Arc::new(dir) };
         snapshot.check_tables().map_err(fatal)?;
         Ok(snapshot)
     }
@@ -151,6 +173,11 @@ impl Snapshot {
             }
         }
         Ok(())
+    }
+
+    /// What another thread needs to read this copy too.
+    pub(crate) fn shared(&self) -> Shared {
+        Shared { source: self.source.clone(), dir: Arc::clone(&self.dir) }
     }
 
     /// Every session in it, oldest first: id, parent, title, and a fingerprint of its rows.

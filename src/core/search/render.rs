@@ -28,20 +28,20 @@ pub(crate) fn hit_line(hit: &Hit, doc: &Doc, query: &Query, colour: bool) -> Str
     let about = if about.is_empty() { String::new() } else { format!("  ({})", about.join(", ")) };
     let text = escape(&hit.text);
     // A place in a session stands where a line of a file would.
-    let at = match &doc.place {
-        Some(place) => format!(" ({place})"),
-        None => format!(":{}", hit.line),
+    let (sep, at) = match &doc.place {
+        Some(place) => (" ", format!("({place})")),
+        None => (":", hit.line.to_string()),
     };
     if colour {
         format!(
-            "{PATH_ON}{}{OFF}{LINE_ON}{}{OFF}: {}{DIM_ON}{}{OFF}",
+            "{PATH_ON}{}{OFF}{sep}{LINE_ON}{}{OFF}: {}{DIM_ON}{}{OFF}",
             escape(&doc.path),
             escape(&at),
             highlight(&text, query, MATCH_ON, OFF),
             escape(&about)
         )
     } else {
-        format!("{}{}: {}{}", escape(&doc.path), escape(&at), text, escape(&about))
+        format!("{}{sep}{}: {}{}", escape(&doc.path), escape(&at), text, escape(&about))
     }
 }
 
