@@ -223,7 +223,9 @@ fn the_sessions_of_a_database_are_searched() {
     let found: Vec<Value> = json_lines(&output.stdout).into_iter().filter(|l| l["type"] == "result").collect();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let hit = &found[0]["data"];
-    assert!(hit["path"].as_str().unwrap().contains("opencode.db (session ses_fix)"), "{hit}");
+    assert!(hit["path"].as_str().unwrap().ends_with("/opencode.db"), "{hit}");
+    assert_eq!(hit["file"], hit["path"], "the database is the file: {hit}");
+    assert_eq!(hit["session_id"], "ses_fix");
     assert_eq!(hit["place"], "message msg_ses_fix_2, part prt_ses_fix_5", "the part that holds it: {hit}");
     assert!(hit.get("line").is_none(), "a database has no lines: {hit}");
     let text = hb
@@ -233,7 +235,8 @@ fn the_sessions_of_a_database_are_searched() {
         .output()
         .unwrap();
     let shown = String::from_utf8_lossy(&text.stdout);
-    assert!(shown.contains("opencode.db (session ses_fix) (message msg_ses_fix_2, part prt_ses_fix_5): "), "{shown}");
+    assert!(shown.contains("opencode.db (message msg_ses_fix_2, part prt_ses_fix_5): "), "{shown}");
+    assert!(shown.contains("session ses_fix)"), "{shown}");
 }
 
 #[test]

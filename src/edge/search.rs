@@ -186,7 +186,8 @@ fn add_transcript(
     let streamed = key.member.is_some() || is_legacy_session(Path::new(&key.path));
     let meta = &finished.meta;
     let place = |line: u64| streamed.then(|| meta.place(line).into_owned());
-    corpus.docs.extend(transcript_docs(&path, finished.sink.found, &of, place));
+    // A result names the file (a database's session is named by its id, beside it).
+    corpus.docs.extend(transcript_docs(&key.path, finished.sink.found, &of, place));
 }
 
 /// The absolute path of a document's file (a transcript's path already is).
