@@ -171,7 +171,7 @@ fn a_session_in_the_database_and_in_an_export_is_one_session() {
         "info": {"id": "ses_fix", "slug": "brave-otter", "projectID": "global", "directory": "/w/app",
                  "title": "Fix the build", "version": "1.18.33", "time": {"created": 1_796_000_000_000_i64, "updated": 1_796_000_000_900_i64}},
         "messages": [{"info": {"id": "msg_ses_fix_1", "sessionID": "ses_fix", "role": "user", "time": {"created": 1_796_000_000_000_i64}},
-                      "parts": [{"id": "prt_ses_fix_1", "sessionID": "ses_fix", "messageID": "msg_ses_fix_1", "type": "text", "text": "The build is red; fix it."}]}]
+                      "parts": [{"id": "prt_ses_fix_1", "sessionID": "ses_fix", "messageID": "msg_ses_fix_1", "type": "text", "text": "The build is red; fix it. Remember that the build needs GNU make 4.4."}]}]
     });
     let export_path = dir.path().join("fix-export.json");
     std::fs::write(&export_path, serde_json::to_string_pretty(&export).unwrap()).unwrap();
@@ -182,6 +182,15 @@ fn a_session_in_the_database_and_in_an_export_is_one_session() {
     let report = sessions(&lines)[0];
     assert_eq!(report["outcome"], "excluded", "{report}");
     assert!(report["reason"].as_str().unwrap().starts_with("duplicate of"), "{report}");
+
+    // The session leaves the database; its export is then the copy that holds it.
+    _db.conn.execute("DELETE FROM session WHERE id = 'ses_fix'", []).unwrap();
+    let lines = extract(&hb, &path, &[]);
+    assert_eq!(coverage(&lines)["vanished"], 1, "{lines:?}");
+    let lines = extract(&hb, &export_path, &[]);
+    let report = sessions(&lines)[0];
+    assert_eq!(report["outcome"], "extracted", "the export is read again: {lines:?}");
+    assert!(hb.stage1("ses_fix").is_some());
 }
 
 #[test]
@@ -269,4 +278,34 @@ fn a_home_holding_every_agent_is_read_without_naming_a_source() {
         sessions(&lines).iter().filter(|r| r["outcome"] == "extracted").map(|r| r["agent"].as_str().unwrap()).collect();
     agents.sort();
     assert_eq!(agents, ["claude", "codex", "gemini", "omp", "opencode", "pi"], "{lines:?}");
+}
+
+#[test]
+fn a_database_that_cannot_be_opened_is_no_part_of_a_run_for_other_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("opencode.db"), b"not a database\n").unwrap();
+    let rollout =
+        "codex-failure-fix/sessions/2026/11/20/rollout-2026-11-20T09-00-00-019d7a10-4c2e-7b31-9a55-0c0de0000001.jsonl";
+    std::fs::copy(crate::common::fixtures().join(rollout), dir.path().join("rollout.jsonl")).unwrap();
+    let hb = Handbook::new();
+    let lines = extract(&hb, dir.path(), &["--session", "rollout"]);
+    assert_eq!(coverage(&lines)["sessions"], 1, "{lines:?}");
+    assert_eq!(coverage(&lines)["failed"], 0, "{lines:?}");
+}
+
+#[test]
+fn a_session_deleted_from_its_database_is_counted_gone_by_search() {
+    let (_dir, path, db) = database();
+    let hb = Handbook::new();
+    extract(&hb, &path, &[]);
+    db.conn.execute("DELETE FROM session WHERE id = 'ses_fix'", []).unwrap();
+    let output = hb
+        .cmd()
+        .env("HANDBOOK_NOW", NOW)
+        .args(["search", "--in", "transcripts", "--since", "2000-01-01", "semicolon"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert!(stderr.contains("1 transcript was deleted since the last extract"), "{stderr}");
 }

@@ -137,7 +137,12 @@ impl Run<'_> {
         }
         match read.unwrap_or_else(|| self.extracting.read(origin)) {
             Err(e) => {
-                self.fail(key, Some(*stat), None, &format!("{:#}", e.root_cause()));
+                // A database session's error says it was its private copy that failed.
+                let reason = match origin {
+                    Origin::File(_) => e.root_cause().to_string(),
+                    Origin::Member { .. } => format!("{e:#}").replacen(&format!("{}: ", key.path), "", 1),
+                };
+                self.fail(key, Some(*stat), None, &reason);
                 Ok(())
             }
             Ok(FileRead::NotATranscript { reason, hash }) => self.skip(key, *stat, &reason, &hash),

@@ -55,7 +55,8 @@ impl<'a> Ledger<'a> {
         for note in &journal.notes {
             term.warn(note);
         }
-        let presence = presence(&sources, present).records_missing(records_missing(workspace, &sources));
+        let presence =
+            presence(&sources, present).records_missing(records_missing(workspace, &sources)).members_gone(&sources);
         let store = Store::new(sources, presence);
         Ok(Ledger { workspace, term, store, journal, dry_run, usage_changed: BTreeSet::new() })
     }

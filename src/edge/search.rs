@@ -2,7 +2,7 @@
 //! has read, in parallel and as raw bytes first; and the projects of rollout summaries, from
 //! their stage-1 records.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::Result;
@@ -134,8 +134,20 @@ fn read_members(
                 continue;
             }
         };
+        let held: HashSet<String> = match snapshot.sessions() {
+            Ok(members) => members.into_iter().map(|m| m.id).collect(),
+            Err(e) => {
+                term.warn(&format!("{e:#}; not searched"));
+                continue;
+            }
+        };
         for (key, entry) in chunk {
             let id = key.member.as_deref().unwrap_or_default();
+            // Deleted from the database since the last extract, which will mark it vanished.
+            if !held.contains(id) {
+                gone += 1;
+                continue;
+            }
             match snapshot.search(id, || TranscriptSink::new(query)) {
                 Ok(searched) => add_transcript(workspace, projects, key, entry, searched, corpus, term),
                 Err(e) => term.warn(&format!("{key}: {e:#}; skipped")),

@@ -109,6 +109,8 @@ fn survey_database(
     let opened = scope.scratch.path().and_then(|dir| Snapshot::take(path, dir)).and_then(|s| Ok((s.sessions()?, s)));
     let (members, snapshot) = match opened {
         Ok((members, snapshot)) => (members, Rc::new(snapshot)),
+        // A database none of whose sessions could be the ones asked for is not counted.
+        Err(_) if !state::selected(scope.sessions, &db, None) => return,
         Err(e) => {
             coverage.sessions += 1;
             // The report names the database; the error does too, for when it stands alone.

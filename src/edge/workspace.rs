@@ -36,8 +36,11 @@ impl Scratch<'_> {
 
     fn make(&self) -> Result<tempfile::TempDir> {
         let (workspace, state) = (self.workspace, self.workspace.state_dir());
+        // The folder names its process, so a run can tell a live run's copy from one a
+        // killed run left behind.
+        let prefix = format!("{SCRATCH_PREFIX}{}-", std::process::id());
         let mut builder = tempfile::Builder::new();
-        builder.prefix(SCRATCH_PREFIX);
+        builder.prefix(&prefix);
         if self.dry_run && !workspace.fs().exists(&state)? {
             return builder.tempdir().context("cannot create a temporary folder");
         }
@@ -46,13 +49,28 @@ impl Scratch<'_> {
         }
         for stale in workspace.fs().list_dir(&state)? {
             let name = stale.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if !self.dry_run && name.starts_with(SCRATCH_PREFIX) {
+            if !self.dry_run && name.starts_with(SCRATCH_PREFIX) && left_behind(&stale, &name) {
                 workspace.fs().remove_tree(&stale)?;
             }
         }
         builder.tempdir_in(&state).with_context(|| format!("cannot create a folder in {}", state.display()))
     }
 }
+/// True for a scratch folder no live run uses: its process is gone, or (where processes
+/// cannot be looked up) it is older than any run. A dry run or a search, which take no lock,
+/// may be using one while a run that holds the lock starts.
+fn left_behind(folder: &Path, name: &str) -> bool {
+    let pid =
+        name.strip_prefix(SCRATCH_PREFIX).and_then(|rest| rest.split('-').next()).and_then(|p| p.parse::<u32>().ok());
+    let proc = Path::new("/proc");
+    match pid {
+        Some(pid) if proc.is_dir() => !proc.join(pid.to_string()).exists(),
+        _ => std::fs::metadata(folder)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(6 * 3600))),
+    }
+}
+
 use crate::core::consolidate::edits::Edits;
 use crate::core::layout::{DIFF_FILE, MEMORY, NOTES_DIR, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
@@ -682,6 +700,23 @@ fn collision(path: &Path, wanted: &str, held: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn only_a_scratch_folder_whose_run_is_gone_is_left_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = format!("{SCRATCH_PREFIX}{}-abc", std::process::id());
+        // Process ids stop well below this on Linux (pid_max is at most 2^22).
+        let dead = format!("{SCRATCH_PREFIX}4294967-abc");
+        for name in [&live, &dead] {
+            std::fs::create_dir(dir.path().join(name)).unwrap();
+        }
+        assert!(!left_behind(&dir.path().join(&live), &live), "a running search's copy stays");
+        assert!(left_behind(&dir.path().join(&dead), &dead), "a killed run's copy goes");
+        let unnamed = format!("{SCRATCH_PREFIX}x1y2");
+        std::fs::create_dir(dir.path().join(&unnamed)).unwrap();
+        assert!(!left_behind(&dir.path().join(&unnamed), &unnamed), "a fresh one of no known run stays a while");
+    }
     use crate::edge::fsio::{read_json, write_json};
 
     #[cfg(unix)]

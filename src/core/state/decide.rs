@@ -88,7 +88,8 @@ pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Prese
     let outdated = settled(entry) && entry.extractor != EXTRACTOR_VERSION;
     let wanted_now =
         entry.state == SourceState::Excluded && entry.reason == Some(Reason::SubAgent) && rules.include_subagents;
-    let orphaned = matches!(&entry.reason, Some(Reason::DuplicateOf(owner)) if !presence.exists(owner));
+    let orphaned = matches!(&entry.reason, Some(Reason::DuplicateOf(owner))
+        if !presence.holds(owner, entry.session_id.as_deref()));
     // A format forced now that differs from the one read, or forced then and not now.
     let reformatted = match rules.format {
         Some(format) => entry.format != Some(format),

@@ -15,11 +15,26 @@ pub(crate) struct Presence {
     gone: HashSet<String>,
     /// Session ids whose record is not there to be read.
     records_missing: HashSet<String>,
+    /// Sessions gone from a file that holds many (a database), by path and id: the file is
+    /// still there, the session is not.
+    members_gone: HashSet<(String, String)>,
 }
 
 impl Presence {
     pub(crate) fn new(gone: HashSet<String>) -> Presence {
-        Presence { gone, records_missing: HashSet::new() }
+        Presence { gone, ..Presence::default() }
+    }
+
+    /// The same, knowing which sessions of many-session files are gone (see [`members_gone`]).
+    pub(crate) fn members_gone(self, sources: &Sources) -> Presence {
+        Presence { members_gone: members_gone(sources), ..self }
+    }
+
+    /// False when session `session_id` was found gone from the file at `path` that held it,
+    /// or the file itself is gone.
+    pub(crate) fn holds(&self, path: &str, session_id: Option<&str>) -> bool {
+        let gone = session_id.is_some_and(|id| self.members_gone.contains(&(path.to_string(), id.to_string())));
+        self.exists(path) && !gone
     }
 
     /// The same, with these sessions' records found missing.
@@ -36,6 +51,16 @@ impl Presence {
     pub(crate) fn has_record(&self, session_id: &str) -> bool {
         !self.records_missing.contains(session_id)
     }
+}
+
+/// The sessions of many-session files that are marked vanished while their file is not.
+fn members_gone(sources: &Sources) -> HashSet<(String, String)> {
+    sources
+        .sources
+        .iter()
+        .filter(|(key, entry)| entry.state == SourceState::Vanished && key.member.is_some())
+        .filter_map(|(key, _)| Some((key.path.clone(), key.member.clone()?)))
+        .collect()
 }
 
 /// The store's indexes, built once per run and kept up to date as entries settle.
