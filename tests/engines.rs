@@ -852,3 +852,16 @@ fn end_to_end_against_a_real_model() {
     eprintln!("summary:\n{summary}");
     assert!(summary.starts_with("v1\n"));
 }
+
+#[test]
+fn a_consolidation_with_nothing_selected_asks_the_model_nothing() {
+    let (dir, _) = case("trivial");
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path()], &[]);
+    let stub = consolidation_stub(false);
+    let output = consolidate_openai(&hb, &stub.url);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(stub.requests().len(), 0, "a model given nothing can only invent");
+    let summary = fs::read_to_string(hb.home.path().join("memory_summary.md")).unwrap();
+    assert!(!summary.contains("A developer the model describes."), "{summary}");
+}

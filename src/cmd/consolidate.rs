@@ -205,7 +205,8 @@ fn rebuild(
     let mut model = None;
     let build = |sessions: &[Stage1], notes: &[Note]| -> Result<Output> {
         let output = consolidate::consolidate(&consolidate::Input { sessions, notes, cap: rules.cap() });
-        let Some(engine) = engine.as_mut() else { return Ok(output) };
+        // A model given no session can only invent: what there is (notes) is written as is.
+        let Some(engine) = engine.as_mut().filter(|_| !sessions.is_empty()) else { return Ok(output) };
         let (output, calls) = with_model(engine, rules, manifest, &before, changes, objects, sessions, &output)?;
         model = Some(calls);
         Ok(output)
