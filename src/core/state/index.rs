@@ -78,7 +78,8 @@ impl Index {
         let mut index = Index::default();
         for (key, entry) in &sources.sources {
             index.insert(key, None, entry);
-            if entry.hash.is_some() && !presence.exists(&key.path) {
+            // A database's session has its rows' size and time, not a file's: no file moves as it.
+            if entry.hash.is_some() && key.member.is_none() && !presence.exists(&key.path) {
                 // On equal stats the last path wins, as a map built in path order keeps it.
                 index.moved.insert((entry.size, entry.mtime_ns), key.path.clone());
             }
@@ -196,6 +197,12 @@ mod tests {
         let stat = FileStat { size: 10, mtime_ns: 5 };
         assert_eq!(index.take_moved(stat).as_deref(), Some("/gone"));
         assert_eq!(index.take_moved(stat), None);
+
+        let mut sources = Sources::default();
+        sources.sources.insert(SourceKey::member("/gone.db", "ses_1"), extracted("ses_1"));
+        let presence = Presence::new(HashSet::from(["/gone.db".to_string()]));
+        let mut index = Index::build(&sources, &presence);
+        assert_eq!(index.take_moved(stat), None, "a database's session has no file's size and time");
     }
 
     #[test]
