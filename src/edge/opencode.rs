@@ -268,7 +268,8 @@ impl Snapshot {
     fn messages(&self, id: &str) -> rusqlite::Result<VecDeque<(String, String)>> {
         let mut statement =
             self.conn.prepare_cached("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")?;
-        let rows = statement.query_map([id], |row| Ok((row.get::<_, String>(0)?, text_of(row.get_ref(1)?))))?;
+        let rows =
+            statement.query_map([id], |row| Ok((row.get::<_, String>(0)?, text_of(row.get_ref(1)?).into_owned())))?;
         rows.collect()
     }
 }
@@ -284,12 +285,14 @@ fn json_of(value: ValueRef<'_>) -> Value {
 }
 
 /// A `data` column as text, whether it was stored as text or as bytes.
-fn text_of(value: ValueRef<'_>) -> String {
+fn text_of(value: ValueRef<'_>) -> std::borrow::Cow<'_, str> {
     match value {
-        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
-        ValueRef::Null => "null".to_string(),
-        ValueRef::Integer(n) => n.to_string(),
-        ValueRef::Real(x) => x.to_string(),
+        // Borrowed as it is stored (valid UTF-8, the common case): a part's data can be
+        // megabytes of tool output, copied once more into its stream line.
+        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t),
+        ValueRef::Null => "null".into(),
+        ValueRef::Integer(n) => n.to_string().into(),
+        ValueRef::Real(x) => x.to_string().into(),
     }
 }
 

@@ -63,7 +63,7 @@ fn record_line(kind: &str, ids: &[(&str, &str)], data: &str) -> String {
     let head = Value::Object(head).to_string();
     let splice = |data: &str| format!("{},\"data\":{data}}}", &head[..head.len() - 1]);
     match serde_json::from_str::<&serde_json::value::RawValue>(data) {
-        Ok(_) if !data.contains(['\n', '\r']) => splice(data),
+        Ok(_) if memchr::memchr2(b'\n', b'\r', data.as_bytes()).is_none() => splice(data),
         Ok(_) => match serde_json::from_str::<Value>(data) {
             Ok(value) => splice(&value.to_string()),
             Err(e) => skipped_line(&format!("{kind} {}", ids[0].1), &common::describe(&e)),
