@@ -23,6 +23,7 @@ mod links;
 mod opencode;
 mod opencode_db;
 mod pi;
+mod quality;
 mod search;
 mod secrets;
 mod stub;

@@ -1,0 +1,426 @@
+//! The quality scorer: runs the real binary on one labelled part of `fixtures/quality/` and
+//! measures what it kept against the labels (recall of expected lessons in stage-1 and in
+//! `MEMORY.md`, precision of the summary's lines, the no-op rate of trivial sessions, and
+//! secrets or canaries anywhere). `fixtures/quality/README.md` says how a lesson counts as
+//! found; the integration test and `scripts/quality` both use this file.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Deserialize;
+
+/// The time every scored run treats as now, so the figures do not depend on the day.
+pub const NOW: &str = "2026-12-01T12:00:00Z";
+
+/// The figures a part must reach (the held-back part's are the issue's targets).
+pub struct Targets {
+    pub recall: f64,
+    pub precision: f64,
+}
+
+pub const TARGETS: Targets = Targets { recall: 0.9, precision: 0.9 };
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Labels {
+    session: Vec<SessionLabel>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionLabel {
+    path: String,
+    #[serde(default)]
+    trivial: bool,
+    #[serde(default)]
+    named: bool,
+    #[allow(dead_code)]
+    project: Option<String>,
+    #[serde(default)]
+    secrets: Vec<String>,
+    #[allow(dead_code)]
+    what: Option<String>,
+    #[serde(default)]
+    lesson: Vec<Lesson>,
+    #[serde(default)]
+    acceptable: Vec<Pattern>,
+    #[serde(default)]
+    wrong: Vec<Pattern>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct Lesson {
+    id: String,
+    kind: String,
+    #[allow(dead_code)]
+    what: Option<String>,
+    tokens: Vec<String>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct Pattern {
+    tokens: Vec<String>,
+}
+
+/// How one line of the summary was judged.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Verdict {
+    Expected,
+    Acceptable,
+    Duplicate,
+    Wrong,
+    Noise,
+}
+
+/// What one part scored.
+pub struct Report {
+    pub part: String,
+    pub sessions: usize,
+    pub lessons: usize,
+    /// Lesson sightings (a lesson in each session that states it) found in stage-1.
+    pub stage1_found: usize,
+    pub stage1_total: usize,
+    /// Distinct lessons found in `MEMORY.md`.
+    pub memory_found: usize,
+    /// Distinct lessons found in the summary.
+    pub summary_found: usize,
+    pub lines: Vec<(Verdict, String)>,
+    pub trivial: usize,
+    pub trivial_no_op: usize,
+    /// Wrong lines in `MEMORY.md` (the summary's are among `lines`).
+    pub memory_wrong: Vec<String>,
+    /// Secrets or canaries found in the workspace, as `file: what`.
+    pub leaks: Vec<String>,
+    /// Lessons missed, as `id (kind): where`.
+    pub missed: Vec<String>,
+}
+
+impl Report {
+    pub fn stage1_recall(&self) -> f64 {
+        ratio(self.stage1_found, self.stage1_total)
+    }
+
+    pub fn memory_recall(&self) -> f64 {
+        ratio(self.memory_found, self.lessons)
+    }
+
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.lines.iter().filter(|(v, _)| *v == verdict).count()
+    }
+
+    /// Summary lines expected or acceptable (duplicates excluded), of all its lines.
+    pub fn precision(&self) -> f64 {
+        ratio(self.count(Verdict::Expected) + self.count(Verdict::Acceptable), self.lines.len())
+    }
+
+    pub fn no_op_rate(&self) -> f64 {
+        ratio(self.trivial_no_op, self.trivial)
+    }
+
+    /// Every figure below its target, in words; empty when the part meets them all.
+    pub fn shortfalls(&self, targets: &Targets) -> Vec<String> {
+        let mut short = Vec::new();
+        let mut below = |name: &str, value: f64, target: f64| {
+            if value < target {
+                short.push(format!("{}: {name} {:.1}% < {:.0}%", self.part, value * 100.0, target * 100.0));
+            }
+        };
+        below("stage-1 recall", self.stage1_recall(), targets.recall);
+        below("handbook recall", self.memory_recall(), targets.recall);
+        below("summary precision", self.precision(), targets.precision);
+        below("no-op rate", self.no_op_rate(), 1.0);
+        for (verdict, name) in [(Verdict::Wrong, "wrong"), (Verdict::Duplicate, "duplicate")] {
+            let n = self.count(verdict);
+            if n > 0 {
+                short.push(format!("{}: {n} {name} summary line(s)", self.part));
+            }
+        }
+        if !self.leaks.is_empty() {
+            short.push(format!("{}: secrets or canaries in the workspace: {}", self.part, self.leaks.join("; ")));
+        }
+        short
+    }
+
+    /// The figures as a short table; with `details`, every missed lesson and every summary
+    /// line that is not expected or acceptable.
+    pub fn render(&self, details: bool) -> String {
+        let pct = |v: f64| format!("{:.1}%", v * 100.0);
+        let mut out = format!(
+            "{}: {} sessions, {} expected lessons\n  recall: stage-1 {} ({}/{}), MEMORY.md {} ({}/{}), summary {}/{}\n  \
+             summary lines: {} ({} expected, {} acceptable, {} duplicate, {} wrong, {} noise): precision {}\n  \
+             no-op: {}/{} trivial sessions ({}); wrong lines in MEMORY.md: {}; leaks: {}\n",
+            self.part,
+            self.sessions,
+            self.lessons,
+            pct(self.stage1_recall()),
+            self.stage1_found,
+            self.stage1_total,
+            pct(self.memory_recall()),
+            self.memory_found,
+            self.lessons,
+            self.summary_found,
+            self.lessons,
+            self.lines.len(),
+            self.count(Verdict::Expected),
+            self.count(Verdict::Acceptable),
+            self.count(Verdict::Duplicate),
+            self.count(Verdict::Wrong),
+            self.count(Verdict::Noise),
+            pct(self.precision()),
+            self.trivial_no_op,
+            self.trivial,
+            pct(self.no_op_rate()),
+            self.memory_wrong.len(),
+            self.leaks.len(),
+        );
+        if details {
+            out.extend(self.missed.iter().map(|m| format!("  missed: {m}\n")));
+            for (verdict, line) in &self.lines {
+                if !matches!(verdict, Verdict::Expected | Verdict::Acceptable) {
+                    out.push_str(&format!("  {verdict:?}: {line}\n"));
+                }
+            }
+            out.extend(self.memory_wrong.iter().map(|m| format!("  wrong in MEMORY.md: {m}\n")));
+        }
+        out
+    }
+
+    /// The figures as one JSON object.
+    #[cfg_attr(test, allow(dead_code, reason = "the example prints it; the test judges the figures"))]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "part": self.part,
+            "sessions": self.sessions,
+            "lessons": self.lessons,
+            "stage1_recall": self.stage1_recall(),
+            "memory_recall": self.memory_recall(),
+            "summary_lessons": self.summary_found,
+            "summary_lines": self.lines.len(),
+            "expected": self.count(Verdict::Expected),
+            "acceptable": self.count(Verdict::Acceptable),
+            "duplicate": self.count(Verdict::Duplicate),
+            "wrong": self.count(Verdict::Wrong),
+            "noise": self.count(Verdict::Noise),
+            "precision": self.precision(),
+            "trivial": self.trivial,
+            "trivial_no_op": self.trivial_no_op,
+            "memory_wrong": self.memory_wrong.len(),
+            "leaks": self.leaks,
+        })
+    }
+}
+
+fn ratio(part: usize, whole: usize) -> f64 {
+    if whole == 0 { 1.0 } else { part as f64 / whole as f64 }
+}
+
+/// Scores `fixtures/quality/<part>` with the binary at `binary`.
+pub fn score(binary: &Path, quality: &Path, part: &str) -> Result<Report, String> {
+    let dir = quality.join(part);
+    let labels_file = dir.join("labels.toml");
+    let text = std::fs::read_to_string(&labels_file).map_err(|e| format!("{}: {e}", labels_file.display()))?;
+    let labels: Labels = toml::from_str(&text).map_err(|e| format!("{}: {e}", labels_file.display()))?;
+    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let copy = scratch.path().join("sessions");
+    lay_out(&dir, &copy)?;
+    let home = scratch.path().join("home");
+    let outcomes = run(binary, &home, scratch.path(), &copy, &labels)?;
+    Ok(judge(part, &labels, &copy, &home, &outcomes))
+}
+
+/// Copies the part's tree, dropping the `.txt` that keeps its transcripts out of folder walks.
+fn lay_out(from: &Path, to: &Path) -> Result<(), String> {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let relative = entry.path().strip_prefix(from).map_err(|e| e.to_string())?;
+        let name = relative.to_string_lossy();
+        let target = to.join(name.strip_suffix(".txt").unwrap_or(&name));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
+        } else if name != "labels.toml" && name != "README.md" {
+            std::fs::copy(entry.path(), &target).map_err(|e| format!("{}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs extract and consolidate in a clean environment; each session's outcome by path.
+fn run(
+    binary: &Path,
+    home: &Path,
+    user: &Path,
+    copy: &Path,
+    labels: &Labels,
+) -> Result<BTreeMap<PathBuf, String>, String> {
+    let base = || {
+        let mut cmd = Command::new(binary);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", user)
+            .env("XDG_CONFIG_HOME", user.join(".config"))
+            .env("XDG_DATA_HOME", user.join(".local/share"))
+            .env("HANDBOOK_NOW", NOW)
+            .arg("--home")
+            .arg(home);
+        cmd
+    };
+    let named = labels.session.iter().filter(|s| s.named).map(|s| copy.join(&s.path));
+    let output =
+        base().args(["extract", "--all", "--json"]).arg(copy).args(named).output().map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!("extract failed: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    let mut outcomes = BTreeMap::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let value: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("extract --json: {e}: {line}"))?;
+        if value["type"] == "session" {
+            let data = &value["data"];
+            outcomes.insert(
+                PathBuf::from(data["path"].as_str().unwrap_or_default()),
+                data["outcome"].as_str().unwrap_or_default().to_string(),
+            );
+        }
+    }
+    let output = base().args(["consolidate", "--max-unused-days", "3650"]).output().map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!("consolidate failed: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok(outcomes)
+}
+
+/// Every token on the one line, case-insensitive, with markdown backticks removed; a token
+/// `a|b` is found when either is.
+fn holds(line: &str, tokens: &[String]) -> bool {
+    let line = line.replace('`', "").to_lowercase();
+    !tokens.is_empty() && tokens.iter().all(|t| t.to_lowercase().split('|').any(|alt| line.contains(alt)))
+}
+
+fn any_line(text: &str, tokens: &[String]) -> bool {
+    text.lines().any(|line| holds(line, tokens))
+}
+
+/// The stage-1 records of the workspace, by the session path each names.
+fn stage1_records(home: &Path) -> BTreeMap<PathBuf, String> {
+    let mut records = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(home.join("rollout_summaries")) else { return records };
+    for entry in entries.filter_map(Result::ok) {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        if let Some(path) = text.lines().find_map(|l| l.strip_prefix("rollout_path: ")) {
+            records.insert(PathBuf::from(path), text.clone());
+        }
+    }
+    records
+}
+
+fn judge(part: &str, labels: &Labels, copy: &Path, home: &Path, outcomes: &BTreeMap<PathBuf, String>) -> Report {
+    let records = stage1_records(home);
+    let memory = std::fs::read_to_string(home.join("MEMORY.md")).unwrap_or_default();
+    let summary = std::fs::read_to_string(home.join("memory_summary.md")).unwrap_or_default();
+    let mut lessons: BTreeMap<&str, &Lesson> = BTreeMap::new();
+    let (mut stage1_found, mut stage1_total, mut missed) = (0, 0, Vec::new());
+    let (mut trivial, mut trivial_no_op) = (0, 0);
+    for session in &labels.session {
+        let path = copy.join(&session.path);
+        let record = records.get(&path).map(String::as_str).unwrap_or("");
+        if session.trivial {
+            trivial += 1;
+            trivial_no_op += usize::from(outcomes.get(&path).is_some_and(|o| o == "no-op"));
+        }
+        for lesson in &session.lesson {
+            lessons.insert(&lesson.id, lesson);
+            stage1_total += 1;
+            if any_line(record, &lesson.tokens) {
+                stage1_found += 1;
+            } else {
+                missed.push(format!("{} ({}): not in the stage-1 record of {}", lesson.id, lesson.kind, session.path));
+            }
+        }
+    }
+    let memory_found = lessons.values().filter(|l| any_line(&memory, &l.tokens)).count();
+    missed.extend(
+        lessons
+            .values()
+            .filter(|l| !any_line(&memory, &l.tokens))
+            .map(|l| format!("{} ({}): not in MEMORY.md", l.id, l.kind)),
+    );
+    let summary_found = lessons.values().filter(|l| any_line(&summary, &l.tokens)).count();
+    let wrong: Vec<&Pattern> = labels.session.iter().flat_map(|s| &s.wrong).collect();
+    let secrets: Vec<&String> = labels.session.iter().flat_map(|s| &s.secrets).collect();
+    let memory_wrong =
+        memory.lines().filter(|l| wrong.iter().any(|w| holds(l, &w.tokens))).map(str::to_string).collect();
+    Report {
+        part: part.to_string(),
+        sessions: labels.session.len(),
+        lessons: lessons.len(),
+        stage1_found,
+        stage1_total,
+        memory_found,
+        summary_found,
+        lines: summary_verdicts(&summary, labels, &wrong, &secrets),
+        trivial,
+        trivial_no_op,
+        memory_wrong,
+        leaks: leaks(home, &secrets),
+        missed,
+    }
+}
+
+/// Judges every list item of the summary, in order.
+fn summary_verdicts(summary: &str, labels: &Labels, wrong: &[&Pattern], secrets: &[&String]) -> Vec<(Verdict, String)> {
+    let lessons: Vec<&Lesson> = labels.session.iter().flat_map(|s| &s.lesson).collect();
+    let acceptable: Vec<&Pattern> = labels.session.iter().flat_map(|s| &s.acceptable).collect();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut verdicts = Vec::new();
+    for line in summary.lines().filter(|l| l.trim_start().starts_with("- ")) {
+        let verdict = if line.contains("CANARY")
+            || secrets.iter().any(|s| line.contains(s.as_str()))
+            || wrong.iter().any(|w| holds(line, &w.tokens))
+        {
+            Verdict::Wrong
+        } else {
+            let held: BTreeSet<String> =
+                lessons.iter().filter(|l| holds(line, &l.tokens)).map(|l| l.id.clone()).collect();
+            let accepted: BTreeSet<String> = acceptable
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| holds(line, &a.tokens))
+                .map(|(i, _)| format!("acceptable #{i}"))
+                .collect();
+            let new = held.iter().chain(&accepted).any(|id| !seen.contains(id));
+            let verdict = match (held.is_empty(), accepted.is_empty(), new) {
+                (true, true, _) => Verdict::Noise,
+                (_, _, false) => Verdict::Duplicate,
+                (false, _, true) => Verdict::Expected,
+                (true, false, true) => Verdict::Acceptable,
+            };
+            seen.extend(held.into_iter().chain(accepted));
+            verdict
+        };
+        verdicts.push((verdict, line.to_string()));
+    }
+    verdicts
+}
+
+/// Secrets and `CANARY` text in any file of the workspace.
+fn leaks(home: &Path, secrets: &[&String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in walkdir::WalkDir::new(home).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()) {
+        let bytes = std::fs::read(entry.path()).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        let name = entry.path().strip_prefix(home).unwrap_or(entry.path()).display().to_string();
+        if text.contains("CANARY") {
+            found.push(format!("{name}: CANARY"));
+        }
+        found.extend(
+            secrets
+                .iter()
+                .filter(|s| text.contains(s.as_str()))
+                .map(|s| format!("{name}: a secret starting {:?}", &s[..s.len().min(6)])),
+        );
+    }
+    found
+}
