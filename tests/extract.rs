@@ -184,7 +184,7 @@ fn sub_agents_are_extracted_only_on_request() {
     let lines = hb.extract_json(&[&case], &["--include-subagents"]);
     assert_eq!(coverage(&lines)["extracted"], 3);
     let record = hb.stage1("agent-a7c91e").expect("the sub-agent's own record");
-    assert_eq!(record["facts"]["tasks"][0]["verified"][0]["command"], "cargo check");
+    assert_eq!(record["facts"]["tasks"][0]["verified"][0]["command"], "cargo check --all-targets");
     // The parent agent's words to its sub-agent are not the user's preferences.
     assert!(!record["raw_memory"].as_str().unwrap().contains("Always use ripgrep"));
 }

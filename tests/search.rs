@@ -262,11 +262,7 @@ fn without_words_the_period_lists_its_sessions() {
         "{}",
         lines[0]
     );
-    assert!(
-        lines[1].starts_with("2026-11-23 10:00  relay  gemini  Remember that the CI token is [REDACTED:github]."),
-        "{}",
-        lines[1]
-    );
+    assert!(lines[1].starts_with("2026-11-23 10:00  relay  gemini  Ship the relay to staging."), "{}", lines[1]);
     assert!(
         lines[2].starts_with("2026-11-22 14:08  webshop  claude  Add a unit test for the cart total"),
         "{}",

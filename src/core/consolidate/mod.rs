@@ -12,6 +12,7 @@
 //! `core::model::consolidate`.
 
 pub(crate) mod edits;
+pub(crate) mod merge;
 pub(crate) mod plan;
 pub(crate) mod report;
 pub(crate) mod validate;
@@ -21,8 +22,10 @@ use std::fmt::Write;
 
 use jiff::Timestamp;
 
+use crate::core::extract::Outcome;
 use crate::core::extract::clip_at_word;
-use crate::core::extract::render::{code, fix_lesson, meta, one_line, unresolved_lesson};
+use crate::core::extract::durability::fact_of;
+use crate::core::extract::render::{ACCOUNT_LABEL, code, fix_lesson, meta, one_line, unresolved_lesson};
 use crate::core::extract::signals::SignalKind;
 use crate::core::layout::{ROLLOUT_SUMMARIES, summary_files, timestamp};
 use crate::core::notes::Note;
@@ -136,6 +139,31 @@ struct Group<'a> {
     last: Timestamp,
 }
 
+/// Preferences that say the same thing in other words, merged into the one said first (or
+/// by more sessions): its text stays, and the others' support joins it.
+fn merge_near_duplicates(lessons: BTreeMap<String, Lesson>) -> BTreeMap<String, Lesson> {
+    let mut ordered: Vec<(String, Lesson)> = lessons.into_iter().collect();
+    ordered.sort_by(|(_, a), (_, b)| b.sessions.len().cmp(&a.sessions.len()).then_with(|| a.body.cmp(&b.body)));
+    let mut kept: Vec<(String, Lesson, BTreeSet<String>)> = Vec::new();
+    for (key, lesson) in ordered {
+        let words = merge::content_words(&lesson.body);
+        match kept.iter_mut().find(|(_, _, seen)| merge::same_rule(seen, &words)) {
+            Some((_, into, _)) => {
+                into.sessions.extend(lesson.sessions);
+                into.tasks.extend(lesson.tasks);
+                into.usage += lesson.usage;
+                into.last = into.last.max(lesson.last);
+                if lesson.weight < into.weight {
+                    into.weight = lesson.weight;
+                    into.label = lesson.label;
+                }
+            }
+            None => kept.push((key, lesson, words)),
+        }
+    }
+    kept.into_iter().map(|(key, lesson, _)| (key, lesson)).collect()
+}
+
 /// Text reduced to its words, for merging near-identical sentences.
 fn merge_key(text: &str) -> String {
     text.split(|c: char| !c.is_alphanumeric())
@@ -175,9 +203,15 @@ fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>) -> Group<'a> {
         for task in &session.facts.tasks {
             task_number += 1;
             for p in &task.preferences {
-                let body = format!("\"{}\"", one_line(&p.text));
+                // The fact itself, without "Please remember that …": the same rule said with
+                // another opener is the same lesson.
+                let fact = fact_of(&p.text);
+                if merge::mostly_redacted(&fact) {
+                    continue;
+                }
+                let body = one_line(&fact);
                 let lesson = preferences
-                    .entry(merge_key(&p.text))
+                    .entry(merge_key(&fact))
                     .or_insert_with(|| Lesson::new(body, signal_weight(p.kind), session.updated_at));
                 if signal_weight(p.kind) <= lesson.weight {
                     lesson.weight = signal_weight(p.kind);
@@ -192,16 +226,29 @@ fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>) -> Group<'a> {
                     .or_insert_with(|| Lesson::new(body, 0, session.updated_at))
                     .support(session, task_number);
             }
-            for fix in &task.fixes {
+            // The task's own red-to-green work is no landmine of the project.
+            for fix in task.fixes.iter().filter(|f| !f.work) {
                 let key = format!("{}\u{0}{}", fix.failure.command, fix.failure.error);
                 fixes
                     .entry(key)
                     .or_insert_with(|| Lesson::new(fix_lesson(fix, false), 0, session.updated_at))
                     .support(session, task_number);
             }
+            for o in &task.observations {
+                let body = format!("{ACCOUNT_LABEL}: {}", one_line(&o.text));
+                knowledge
+                    .entry(merge_key(&o.text))
+                    .or_insert_with(|| Lesson::new(body, 2, session.updated_at))
+                    .support(session, task_number);
+            }
             for failure in &task.unresolved {
                 let key = format!("{}\u{0}{}", failure.command, failure.error);
-                let body = format!("{} and was not resolved", unresolved_lesson(failure));
+                // A task that ended well found its way past the failure, though the session
+                // shows no command that fixed it.
+                let body = match task.outcome {
+                    Outcome::Success => unresolved_lesson(failure),
+                    _ => format!("{} and was not resolved", unresolved_lesson(failure)),
+                };
                 open.entry(key)
                     .or_insert_with(|| Lesson::new(body, 1, session.updated_at))
                     .support(session, task_number);
@@ -216,7 +263,7 @@ fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>) -> Group<'a> {
     Group {
         key,
         sessions,
-        preferences: rank(preferences),
+        preferences: rank(merge_near_duplicates(preferences)),
         knowledge: rank(knowledge),
         failures: rank(fixes),
         usage,

@@ -63,6 +63,9 @@ fn sessions() -> Vec<Stage1> {
         line: 9,
         edited: vec!["src/lib.rs".into()],
         ran: Vec::new(),
+        chain: Vec::new(),
+        before: Vec::new(),
+        work: false,
     });
     let mut b = task("Add a lexer test.");
     b.verified.push(verified("cargo test"));

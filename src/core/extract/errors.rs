@@ -26,8 +26,11 @@ const MAX_CANDIDATES: usize = 512;
 static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
     patterns::regex(concat!(
         r"(?i:error|fail|panic|fatal|not found|no such file|denied|exception|traceback|refused|",
-        r"segmentation fault|undefined reference|address already in use|cannot find|abort)",
-        r"|\b[A-Z]{1,3}[0-9]{3,5}\b",
+        r"segmentation fault|undefined reference|address already in use|cannot find|abort|",
+        r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
+        r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
+        r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied)",
+        r"|\b[A-Z]{1,3}[0-9]{3,5}\b|(?m:^[\w./-]+:\d+:)",
     ))
 });
 
@@ -103,8 +106,63 @@ fn is_status_header(line: &str) -> bool {
             .any(|h| line.starts_with(h))
 }
 
-/// How telling an error line is; 0 for lines that do not look like errors.
+/// Words and codes that name an error outright.
+static ERROR_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    patterns::regex(
+        r"(?i:error|fail|panic|fatal|not found|no such file|denied|exception|refused|abort)|\b[A-Z]{1,3}[0-9]{3,5}\b",
+    )
+});
+
+/// Words that state a limit or an expectation the input broke (`line too long (104 > 100)`,
+/// `expected 3 fields`): a tool that says no without the word "error".
+static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
+    patterns::regex(concat!(
+        r"(?i)\b(?:too long|too many|too large|too big|exceeds?|exceeded|expected|must be|limit|invalid|missing|",
+        r"unknown|unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
+        r"cannot|unable|violat\w*|forbidden|refused|rejected|conflicts?|incompatible|unsatisfied)\b",
+    ))
+});
+
+/// How telling an error line is; 0 for lines that do not look like errors, or that only
+/// quote the input a diagnostic points at (`  3 | import os`, `    ^^^^`).
 fn score(line: &str) -> u8 {
+    if is_quoted_context(line) {
+        return 0;
+    }
+    let located = has_location(line) || has_program_location(line);
+    let limit = LIMIT.is_match(line);
+    // A located line that names no error and breaks no limit (`a.rs:12: note: …`) only says
+    // where the tool looked.
+    if located && !limit && !ERROR_WORD.is_match(line) {
+        return 1;
+    }
+    let base = base_score(line);
+    // The tool's own `prog: file:line: message` or `file:line: message` line, saying what
+    // limit the input broke, is the line to quote whatever words the rest of the output has.
+    if located && limit { base.max(5) } else { base }
+}
+
+/// A line that quotes the offending input under a diagnostic: a gutter of line numbers or
+/// bars, or only carets and tildes.
+fn is_quoted_context(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    let gutter = trimmed.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+    (gutter.len() < trimmed.len() && gutter.starts_with(['|', '│']))
+        || trimmed.starts_with(['|', '│'])
+        || (!trimmed.is_empty() && trimmed.chars().all(|c| matches!(c, '^' | '~' | '-' | ' ' | '+')))
+}
+
+/// `lint.sh: docs/x.md:12: line too long`: a program naming itself, then where.
+fn has_program_location(line: &str) -> bool {
+    match line.split_once(": ") {
+        Some((program, rest)) => {
+            !program.is_empty() && !program.contains(' ') && program.len() <= 40 && has_location(rest.trim_start())
+        }
+        None => false,
+    }
+}
+
+fn base_score(line: &str) -> u8 {
     let lower = line.to_ascii_lowercase();
     let specific = [
         "error[e",
@@ -210,6 +268,16 @@ mod tests {
         assert_eq!(error_line(ruff).as_deref(), Some("src/app.py:3:8: F401 [*] `os` imported but unused"));
         let vitest = "src/a.rs:12:1: note: checked in 3ms\n FAIL  src/orders.test.ts > paginates";
         assert_eq!(error_line(vitest).as_deref(), Some("FAIL  src/orders.test.ts > paginates"));
+    }
+
+    #[test]
+    fn a_tools_own_limit_line_beats_the_input_it_quotes() {
+        let lint = "checking docs/x.md\n12: A long line of documentation that quotes an error message verbatim here\nlint.sh: docs/x.md:12: line too long (104 > 100)\n1 file checked";
+        assert_eq!(error_line(lint).as_deref(), Some("lint.sh: docs/x.md:12: line too long (104 > 100)"));
+        let rustc = "error[E0308]: mismatched types\n --> src/main.rs:4:5\n  |\n4 |     error_count + 1\n  |     ^^^^^^^^^^^ expected `u32`";
+        assert_eq!(error_line(rustc).as_deref(), Some("error[E0308]: mismatched types"));
+        let yaml = "config.yml:3: expected a mapping, got a list\n  - name: web";
+        assert_eq!(error_line(yaml).as_deref(), Some("config.yml:3: expected a mapping, got a list"));
     }
 
     #[test]

@@ -6,10 +6,14 @@
 //! exit status, failure → fix pairs, errors left unresolved and files touched. Every fact keeps
 //! the transcript line it came from.
 
+pub(crate) mod account;
+pub(crate) mod durability;
 pub(crate) mod errors;
+pub(crate) mod progress;
 pub(crate) mod render;
 pub(crate) mod shell;
 pub(crate) mod signals;
+pub(crate) mod soft;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -23,7 +27,7 @@ use signals::{Feedback, SignalKind};
 
 /// Bumped when extraction changes what it keeps: files settled by an older extractor are
 /// read again.
-pub(crate) const EXTRACTOR_VERSION: u32 = 3;
+pub(crate) const EXTRACTOR_VERSION: u32 = 4;
 
 /// Tasks kept per session; later requests join the last one.
 const MAX_TASKS: usize = 12;
@@ -39,6 +43,8 @@ const MAX_KEYWORDS: usize = 10;
 const MAX_TITLE: usize = 120;
 /// Distinct sessions a session's replies can cite that are counted.
 const MAX_CITED: usize = 256;
+/// Later failures of one job remembered, each with its own error.
+const MAX_CHAIN: usize = 3;
 /// Commands remembered as run between a failure and its fix.
 const MAX_STEPS_BETWEEN: usize = 4;
 /// Longest command kept, in bytes.
@@ -122,6 +128,33 @@ pub(crate) struct Fix {
     /// Other commands that succeeded in between (an install, a config change).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) ran: Vec<String>,
+    /// Later failures of the same job with another error: how far each attempt got.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) chain: Vec<Failure>,
+    /// Values the shell had for the settings the fix added (`PGHOST=localhost`), where the
+    /// session printed them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) before: Vec<String>,
+    /// The task's own red-to-green work (a failing test made to pass by editing the code
+    /// under work): kept in the record of the session, never a lesson of the project.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) work: bool,
+}
+
+impl Fix {
+    /// What the command that succeeded added to the one that failed, when it is the same
+    /// command with settings or arguments added or swapped.
+    pub(crate) fn needs(&self) -> Option<progress::Needs> {
+        progress::needs(&self.failure.command, &self.command)
+    }
+}
+
+/// A sentence of the agent's closing account that explains a cause or an anomaly of
+/// something the session ran or touched: the lowest-trust evidence there is, labelled so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Observation {
+    pub(crate) text: String,
+    pub(crate) line: u64,
 }
 
 /// What one task of a session taught.
@@ -140,6 +173,8 @@ pub(crate) struct TaskFacts {
     pub(crate) unresolved: Vec<Failure>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) files: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) observations: Vec<Observation>,
     pub(crate) commands: u32,
     pub(crate) failed_commands: u32,
 }
@@ -156,18 +191,26 @@ impl TaskFacts {
             fixes: Vec::new(),
             unresolved: Vec::new(),
             files: Vec::new(),
+            observations: Vec::new(),
             commands: 0,
             failed_commands: 0,
         }
     }
 
-    /// True when the task holds anything a future session could use.
+    /// True when the task holds anything a future session could use. Files touched alone
+    /// are not a lesson, nor is the task's own red-to-green work, nor one default command
+    /// (`cargo test`, `npm test`) that passed in a task where nothing failed.
     pub(crate) fn has_lessons(&self) -> bool {
-        !(self.preferences.is_empty()
-            && self.verified.is_empty()
-            && self.fixes.is_empty()
-            && self.unresolved.is_empty()
-            && self.files.is_empty())
+        let telling_commands = match self.verified.as_slice() {
+            [] => false,
+            [only] => self.failed_commands > 0 || !shell::is_default_command(&only.command),
+            _ => true,
+        };
+        !self.preferences.is_empty()
+            || telling_commands
+            || self.fixes.iter().any(|f| !f.work)
+            || !self.unresolved.is_empty()
+            || !self.observations.is_empty()
     }
 }
 
@@ -211,6 +254,8 @@ pub(crate) struct Context {
 struct PendingCall {
     /// Run by a hijacked agent (see [`Extractor::is_untrusted`]): never a lesson.
     untrusted: bool,
+    /// The variable the command prints (`echo $PGHOST`), if that is all it does.
+    prints: Option<String>,
     command: String,
     kind: CommandKind,
     family: String,
@@ -219,6 +264,7 @@ struct PendingCall {
 
 struct OpenFailure {
     failure: Failure,
+    chain: Vec<Failure>,
     kind: CommandKind,
     task: usize,
     attempts: u32,
@@ -248,6 +294,16 @@ pub(crate) struct Extractor {
     cited: BTreeMap<String, u32>,
     /// Instruction-like passages of tool output, whitespace collapsed.
     instructions: Vec<String>,
+    /// The agent has replied or acted: a "no, …" after this corrects something.
+    agent_acted: bool,
+    /// Values the session printed for variables (`echo $PGHOST` → `localhost`).
+    printed: BTreeMap<String, String>,
+    /// Files a text reader exited 0 on without reading (binary or empty output).
+    unread: soft::Unread,
+    /// The agent's last reply, where its closing account is.
+    last_reply: Option<(String, u64)>,
+    /// Commands and paths the session ran or touched, which a closing account may name.
+    named: account::Named,
 }
 
 impl Extractor {
@@ -259,9 +315,14 @@ impl Extractor {
     pub(crate) fn push(&mut self, event: &Event<'_>) {
         match &event.kind {
             EventKind::User(text) => self.user(text, event.line),
-            EventKind::ToolCall(call) => self.tool_call(call, event.line),
+            EventKind::ToolCall(call) => {
+                self.agent_acted = true;
+                self.tool_call(call, event.line);
+            }
             EventKind::ToolResult(result) => self.tool_result(result),
             EventKind::Assistant(text) => {
+                self.agent_acted = true;
+                self.last_reply = Some((account::clip(text.for_scanning()), event.line));
                 for id in crate::core::citations::cited_sessions(text.for_scanning()) {
                     if self.cited.len() < MAX_CITED || self.cited.contains_key(&id) {
                         *self.cited.entry(id).or_default() += 1;
@@ -303,8 +364,8 @@ impl Extractor {
         if signals::is_trivial(text) {
             return;
         }
-        let signals = signals::preference_signals(text);
-        let continues_task = !self.tasks.is_empty() && signals::is_correction(text);
+        let signals = signals::preference_signals(text, self.agent_acted);
+        let continues_task = !self.tasks.is_empty() && (signals::is_correction(text) || signals::states_only(text));
         if !continues_task {
             self.start_task(text, line);
         }
@@ -330,6 +391,9 @@ impl Extractor {
                     }
                 }
             }
+            for file in &call.writes {
+                self.named.path(file);
+            }
             if let Some((_, task)) = self.current() {
                 for file in &call.writes {
                     if !task.files.contains(file) && task.files.len() < MAX_FILES {
@@ -342,8 +406,10 @@ impl Extractor {
             return;
         };
         let classified = classify(command);
+        self.named.command(command, &classified);
         let pending = PendingCall {
             untrusted: self.is_untrusted(command),
+            prints: progress::printed_variable(command),
             command: clip_command(command),
             kind: classified.kind,
             family: if classified.family.is_empty() { command.trim().to_string() } else { classified.family },
@@ -379,9 +445,24 @@ impl Extractor {
         }
         if failed {
             self.failed(call, result);
-        } else {
-            self.succeeded(call);
+            return;
         }
+        let output = result.output.for_scanning();
+        if let Some(variable) = &call.prints
+            && let Some(value) = output.lines().map(str::trim).find(|l| !l.is_empty())
+        {
+            self.printed.insert(variable.clone(), clip_at_word(value, 80));
+        }
+        if call.kind == CommandKind::Explore && self.unread.note(&call.command, output, call.line) {
+            return;
+        }
+        if let Some(fix) = self.unread.read_by(&call.command, output, call.line)
+            && let Some((_, task)) = self.current()
+            && task.fixes.len() < MAX_FACTS
+        {
+            task.fixes.push(fix);
+        }
+        self.succeeded(call);
     }
 
     fn count_command(&mut self, failed: bool) {
@@ -402,15 +483,29 @@ impl Extractor {
         if call.kind == CommandKind::Explore {
             return;
         }
-        if let Some(open) = self.open.get_mut(&call.family) {
-            open.attempts += 1;
-            return;
-        }
         let error =
             errors::error_line(result.output.for_scanning()).map(|e| redact(&e).into_owned()).unwrap_or_default();
         let failure = Failure { command: call.command, error, exit_code: result.exit_code, line: call.line };
+        if let Some(open) = self.open.get_mut(&call.family) {
+            open.attempts += 1;
+            // An attempt that got past the first error and met another is a step of the
+            // chain a future session need not walk again.
+            let last = open.chain.last().unwrap_or(&open.failure);
+            if failure.error != last.error && failure.command != last.command && open.chain.len() < MAX_CHAIN {
+                open.chain.push(failure);
+            }
+            return;
+        }
         let task = self.tasks.len().saturating_sub(1);
-        let open = OpenFailure { failure, kind: call.kind, task, attempts: 1, edited: Vec::new(), ran: Vec::new() };
+        let open = OpenFailure {
+            failure,
+            chain: Vec::new(),
+            kind: call.kind,
+            task,
+            attempts: 1,
+            edited: Vec::new(),
+            ran: Vec::new(),
+        };
         self.open.insert(call.family, open);
     }
 
@@ -425,24 +520,41 @@ impl Extractor {
                 }
             }
         }
-        let Some((_, task)) = self.current() else {
-            return;
-        };
+        let printed = &self.printed;
+        let Some(index) = self.tasks.len().checked_sub(1) else { return };
+        let Some(task) = self.tasks[index].facts.as_mut() else { return };
         for open in fixed {
-            if task.fixes.len() < MAX_FACTS {
-                task.fixes.push(Fix {
-                    failure: open.failure,
-                    attempts: open.attempts,
-                    command: call.command.clone(),
-                    line: call.line,
-                    edited: open.edited,
-                    ran: open.ran,
-                });
+            // `make bulid` → `make build` teaches nothing.
+            if task.fixes.len() >= MAX_FACTS || progress::is_typo_pair(&open.failure.command, &call.command) {
+                continue;
             }
+            let work = progress::is_own_work(
+                &open.failure.command,
+                &open.failure.error,
+                &call.command,
+                &open.edited,
+                &open.ran,
+            );
+            let mut fix = Fix {
+                failure: open.failure,
+                attempts: open.attempts,
+                command: call.command.clone(),
+                line: call.line,
+                edited: open.edited,
+                ran: open.ran,
+                chain: open.chain,
+                before: Vec::new(),
+                work,
+            };
+            fix.before = before_values(&fix, printed);
+            task.fixes.push(fix);
         }
-        let known = task.verified.iter().any(|v| v.command == call.command);
+        // Of a chain (`node bin/x.js --dry-run && npm test`), the job's own segment is what
+        // is verified.
+        let command = shell::main_segment(&call.command).unwrap_or(call.command);
+        let known = task.verified.iter().any(|v| v.command == command);
         if call.kind.is_verification() && !known && task.verified.len() < MAX_FACTS {
-            task.verified.push(Verified { command: call.command, kind: call.kind, line: call.line });
+            task.verified.push(Verified { command, kind: call.kind, line: call.line });
         }
     }
 
@@ -504,7 +616,11 @@ impl Extractor {
         let families: Vec<String> = self
             .open
             .iter()
-            .filter(|(family, open)| **family == call.family || same_job(open.kind))
+            .filter(|(family, open)| {
+                **family == call.family
+                    || same_job(open.kind)
+                    || progress::is_typo_pair(&open.failure.command, &call.command)
+            })
             .map(|(family, _)| family.clone())
             .collect();
         let mut fixed: Vec<OpenFailure> = families.iter().filter_map(|f| self.open.remove(f)).collect();
@@ -525,6 +641,12 @@ impl Extractor {
                 && facts.unresolved.len() < MAX_FACTS
             {
                 facts.unresolved.push(open.failure);
+            }
+        }
+        if let Some((reply, line)) = self.last_reply.take() {
+            let found = account::observations(&reply, line, &self.named);
+            if let Some(facts) = self.tasks.iter_mut().rev().find_map(|t| t.facts.as_mut()) {
+                facts.observations = found;
             }
         }
         let cwd = meta.cwd.as_deref();
@@ -560,6 +682,17 @@ impl Extractor {
         };
         Extraction::Memory(Box::new(render::memory(facts, meta, context)))
     }
+}
+
+/// The values the shell had, as the session printed them, of the settings a fix added.
+fn before_values(fix: &Fix, printed: &BTreeMap<String, String>) -> Vec<String> {
+    let Some(needs) = fix.needs() else { return Vec::new() };
+    needs
+        .added
+        .iter()
+        .filter_map(|word| word.split_once('='))
+        .filter_map(|(name, _)| printed.get(name).map(|value| format!("{name}={value}")))
+        .collect()
 }
 
 /// The first and the last `max` bytes of `text`, cut at characters; the tail is empty when

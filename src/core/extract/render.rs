@@ -79,12 +79,16 @@ fn headline(facts: &Facts) -> String {
     if facts.tasks.len() > 1 {
         let _ = write!(line, "; {} more task{}", facts.tasks.len() - 1, if facts.tasks.len() == 2 { "" } else { "s" });
     }
-    let fixes: usize = facts.tasks.iter().map(|t| t.fixes.len()).sum();
+    let fixes: usize = facts.tasks.iter().map(|t| t.fixes.iter().filter(|f| !f.work).count()).sum();
     if fixes > 0 {
         let _ = write!(line, "; {fixes} failure{} fixed", if fixes == 1 { "" } else { "s" });
     }
     line
 }
+
+/// How a fact from the agent's own closing account is labelled wherever it is shown: the
+/// agent's word, not something the session proved.
+pub(crate) const ACCOUNT_LABEL: &str = "the agent's closing account says (unverified)";
 
 fn fix_sentence(fix: &Fix, meta: &SessionMeta) -> String {
     fix_lesson_at(fix, Some(meta))
@@ -106,6 +110,13 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
         let _ = write!(s, " ({} times)", fix.attempts);
     }
     s.push_str(&at(fix.failure.line));
+    for step in &fix.chain {
+        let _ = write!(s, "; {} got past it", code(&step.command));
+        if !step.error.is_empty() {
+            let _ = write!(s, " but failed with {}", code(&step.error));
+        }
+        s.push_str(&at(step.line));
+    }
     let mut steps = Vec::new();
     if !fix.edited.is_empty() {
         steps.push(format!("editing {}", list(&fix.edited, 5)));
@@ -114,6 +125,19 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
         steps.push(format!("running {}", list(&fix.ran, 3)));
     }
     let retried = fix.command == fix.failure.command;
+    if steps.is_empty()
+        && let Some(needs) = fix.needs()
+    {
+        let _ = write!(s, " -> {} needs {}", code(&fix.failure.command), list(&needs.added, 3));
+        if !needs.replaced.is_empty() {
+            let _ = write!(s, " instead of {}", list(&needs.replaced, 3));
+        }
+        if !fix.before.is_empty() {
+            let _ = write!(s, " (the shell had {})", list(&fix.before, 3));
+        }
+        let _ = write!(s, ": {} succeeded instead{}", code(&fix.command), at(fix.line));
+        return s;
+    }
     let _ = match (steps.is_empty(), retried) {
         (true, true) => write!(s, " -> the same command passed on a plain retry{}; it may be flaky", at(fix.line)),
         (true, false) => write!(s, " -> {} succeeded instead{}", code(&fix.command), at(fix.line)),
@@ -203,7 +227,8 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool, meta: &SessionMe
             }
         }
     }
-    if !raw && (task.commands > 0 || !task.files.is_empty()) {
+    let work: Vec<&Fix> = task.fixes.iter().filter(|f| f.work).collect();
+    if !raw && (task.commands > 0 || !task.files.is_empty() || !work.is_empty()) {
         heading(out, "Key steps");
         if task.commands > 0 {
             let _ = writeln!(
@@ -217,21 +242,29 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool, meta: &SessionMe
         if !task.files.is_empty() {
             let _ = writeln!(out, "- edited {}", list(&task.files, 8));
         }
+        // The task's own red-to-green work: what happened, not a landmine of the project.
+        for fix in &work {
+            let _ = writeln!(out, "- worked through: {}", fix_sentence(fix, meta));
+        }
     }
-    if !task.fixes.is_empty() || !task.unresolved.is_empty() {
+    let landmines: Vec<&Fix> = task.fixes.iter().filter(|f| !f.work).collect();
+    if !landmines.is_empty() || !task.unresolved.is_empty() {
         heading(out, "Failures and how to do differently");
-        for fix in &task.fixes {
+        for fix in landmines {
             let _ = writeln!(out, "- {}", fix_sentence(fix, meta));
         }
         for failure in &task.unresolved {
             let _ = writeln!(out, "- {}", failure_sentence(failure, meta));
         }
     }
-    if !task.verified.is_empty() || (raw && !task.files.is_empty()) {
+    if !task.verified.is_empty() || !task.observations.is_empty() || (raw && !task.files.is_empty()) {
         heading(out, "Reusable knowledge");
         for v in &task.verified {
             let _ =
                 writeln!(out, "- verified {} command: {} ({})", v.kind.name(), code(&v.command), meta.place(v.line));
+        }
+        for o in &task.observations {
+            let _ = writeln!(out, "- {}: {} ({})", ACCOUNT_LABEL, o.text, meta.place(o.line));
         }
         if raw && !task.files.is_empty() {
             let _ = writeln!(out, "- files touched: {}", list(&task.files, 12));
@@ -301,7 +334,7 @@ fn description(facts: &Facts, meta: &SessionMeta) -> String {
         .flat_map(|t| &t.preferences)
         .min_by_key(|p| (p.kind, p.line))
         .map(|p| format!("the user said \"{}\"", p.text))
-        .or_else(|| all().flat_map(|t| &t.fixes).next().map(|f| fix_sentence(f, meta)))
+        .or_else(|| all().flat_map(|t| &t.fixes).find(|f| !f.work).map(|f| fix_sentence(f, meta)))
         .or_else(|| all().flat_map(|t| &t.verified).next().map(|v| format!("{} works", code(&v.command))))
         .or_else(|| all().flat_map(|t| &t.unresolved).next().map(|f| failure_sentence(f, meta)))
         .unwrap_or_else(|| format!("touched {}", list(&first.files, 3)));

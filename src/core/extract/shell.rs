@@ -93,6 +93,76 @@ pub(crate) fn classify(command: &str) -> Classified {
     best.unwrap_or(Classified { kind: CommandKind::Other, family: String::new(), program: String::new() })
 }
 
+/// The segment of a compound line that does its job (`npm test` of `node bin/x.js export
+/// --dry-run && npm test`), when the line has more than one segment that does something;
+/// `None` for a simple line. A `cd` before it and a pager after it are not segments that do
+/// something.
+pub(crate) fn main_segment(command: &str) -> Option<String> {
+    let doing: Vec<(Vec<String>, Classified)> = segments(command)
+        .into_iter()
+        .filter_map(|words| classify_segment(&words).map(|c| (words, c)))
+        .filter(|(_, c)| c.kind != CommandKind::Explore)
+        .collect();
+    if doing.len() < 2 {
+        return None;
+    }
+    let best = doing.iter().max_by_key(|(_, c)| c.kind.priority())?;
+    Some(best.0.join(" "))
+}
+
+/// True for a project's default build or test command, bare (`cargo test`, `npm test`,
+/// `pytest`, `make`): that it passed says nothing a future session would not try first.
+pub(crate) fn is_default_command(command: &str) -> bool {
+    const DEFAULTS: &[&str] = &[
+        "cargo test",
+        "cargo build",
+        "cargo check",
+        "npm test",
+        "npm run test",
+        "npm run build",
+        "yarn test",
+        "yarn build",
+        "pnpm test",
+        "pnpm build",
+        "pytest",
+        "pytest -q",
+        "python -m pytest",
+        "go test ./...",
+        "go build ./...",
+        "go vet ./...",
+        "make",
+        "make test",
+        "make check",
+        "make all",
+        "mix test",
+        "bundle exec rspec",
+        "rspec",
+        "dotnet test",
+        "dotnet build",
+        "swift build",
+        "swift test",
+        "./gradlew test",
+        "./gradlew build",
+        "mvn test",
+        "mvn verify",
+        "ctest",
+        "zig build",
+        "zig build test",
+        "deno test",
+        "cabal test",
+        "cabal build",
+        "composer test",
+        "vendor/bin/phpunit",
+        "phpunit",
+        "npx jest",
+        "npx vitest run",
+        "jest",
+        "vitest run",
+    ];
+    let words: Vec<&str> = command.split_whitespace().collect();
+    DEFAULTS.contains(&words.join(" ").as_str())
+}
+
 /// A download piped into a shell, or run by one (`curl … | sh`, `bash <(wget …)`,
 /// `sh -c "$(curl …)"`, `iwr … | iex`): the program that runs is whatever the server sent.
 static DOWNLOAD_INTO_SHELL: LazyLock<Regex> = LazyLock::new(|| {

@@ -9,6 +9,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use super::durability;
+
 /// How strong a preference signal is; the order is the priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -59,16 +61,6 @@ static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)^(?:no|nope|nah|wrong|actually|not quite|not like that|that'?s (?:wrong|not right|incorrect|not what i)|that is (?:wrong|not right|incorrect)|you (?:shouldn'?t|should not|should) have|instead)\b[,.!:;]?\s+\S+\s+\S+",
     )
-});
-static PREFERENCE: LazyLock<Regex> = LazyLock::new(|| {
-    re(concat!(
-        r"(?i)^(?:please\s+|and\s+|also\s+|but\s+|so\s+)?(?:always|never|don'?t|do not|dont|stop|avoid)\s+\w+",
-        r"|\b(?:i|we)\s+(?:always|never|usually|prefer|like to|want you to|'d like you to|would like you to|'d rather|would rather|don'?t want|do not want|don'?t like|do not like|hate|use|avoid|only use|stick to)\b",
-        r"|\b(?:please|always|never)\s+(?:use|run|prefer|avoid|keep|write|put|add|make|call|name|format|commit|push|test|check|ask|include|create)\b",
-        r"|\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bas a rule\b",
-        r"|\bprefer(?:red|s)?\b|\bmake sure (?:to|you|that)\b|\bour (?:convention|style|rule|policy)\b",
-        r"|^use\s+\S+.*\b(?:instead of|rather than|not)\b",
-    ))
 });
 static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -175,6 +167,11 @@ fn attributed_span(text: &str, after: usize, reports: bool) -> Option<(usize, us
         at = at + 1 + (text[at + 1..].len() - text[at + 1..].trim_start().len());
     }
     let next = text[at..].chars().next()?;
+    // "the dev server is `flask run --port 5050`": a code span after a verb that only holds
+    // is the user naming a value, not quoting what the source said.
+    if next == '`' && !reports && !colon {
+        return None;
+    }
     if let Some(close) = closing_quote(next) {
         let start = at + next.len_utf8();
         let end = find_close(text, start, close).unwrap_or_else(|| paragraph_end(text, start));
@@ -351,32 +348,71 @@ pub(crate) fn is_correction(text: &str) -> bool {
 }
 
 /// The preference signals in a user message, near-verbatim, strongest kind per sentence.
-pub(crate) fn preference_signals(text: &str) -> Vec<(SignalKind, String)> {
+/// A remember request is always kept; a correction needs something of the agent's to
+/// correct (`agent_acted`: an earlier reply or tool call) and must not be tied to the task
+/// at hand; any other sentence must state a standing rule (see [`durability`]).
+pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKind, String)> {
     let text = without_quoted_sources(text);
     let mut found: Vec<(SignalKind, String)> = Vec::new();
+    let mut keep = |kind: SignalKind, sentence: String| {
+        if !found.iter().any(|(_, s)| *s == sentence) {
+            found.push((kind, sentence));
+        }
+    };
     for sentence in sentences(&text) {
         if sentence.len() > MAX_SIGNAL || sentence.split_whitespace().count() < 3 {
             continue;
         }
-        let question = sentence.ends_with('?');
-        let kind = if REMEMBER.is_match(sentence) {
-            Some(SignalKind::Remember)
-        } else if question {
-            None
-        } else if CORRECTION.is_match(sentence) {
-            Some(SignalKind::Correction)
-        } else if PREFERENCE.is_match(sentence) {
-            Some(SignalKind::Preference)
-        } else {
-            None
-        };
-        if let Some(kind) = kind
-            && !found.iter().any(|(_, s)| s == sentence)
-        {
-            found.push((kind, sentence.to_string()));
+        let plain = without_courtesy(sentence);
+        if REMEMBER.is_match(plain) {
+            keep(SignalKind::Remember, sentence.to_string());
+            continue;
+        }
+        if sentence.ends_with('?') {
+            continue;
+        }
+        if CORRECTION.is_match(sentence) && agent_acted {
+            if !durability::is_task_scoped(sentence) {
+                keep(SignalKind::Correction, sentence.to_string());
+            }
+            continue;
+        }
+        for rule in durability::rules_in(sentence) {
+            keep(SignalKind::Preference, rule);
         }
     }
     found
+}
+
+/// True when a message only states rules, asks for something to be remembered or thanks
+/// the agent: it carries on the task before rather than starting one.
+pub(crate) fn states_only(text: &str) -> bool {
+    let mut any = false;
+    for sentence in sentences(text) {
+        any = true;
+        let plain = without_courtesy(sentence);
+        let stated = is_trivial(sentence)
+            || plain.trim().is_empty()
+            || REMEMBER.is_match(plain)
+            || (durability::is_lasting(plain) && !durability::is_request(plain));
+        if !stated {
+            return false;
+        }
+    }
+    any
+}
+
+/// A sentence without the thanks or praise it opens with ("Thanks, and remember …").
+fn without_courtesy(sentence: &str) -> &str {
+    static COURTESY: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:(?:thanks|thank you|thx|great|perfect|nice|cool|ok|okay|awesome|lovely)(?:\s+(?:a lot|so much))?[\s,!.:-]+)+(?:and\s+|also\s+)?",
+        )
+    });
+    match COURTESY.find(sentence) {
+        Some(m) => &sentence[m.end()..],
+        None => sentence,
+    }
 }
 
 /// The sentences of a message, outside code blocks and quotes, with list markers removed.
@@ -431,7 +467,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<SignalKind> {
-        preference_signals(text).into_iter().map(|(k, _)| k).collect()
+        preference_signals(text, true).into_iter().map(|(k, _)| k).collect()
     }
 
     #[test]
@@ -440,10 +476,29 @@ mod tests {
         assert_eq!(kinds("I prefer tabs over spaces in this repo."), [Preference]);
         assert_eq!(kinds("Always run cargo fmt before committing."), [Preference]);
         assert_eq!(kinds("We use pnpm, not npm."), [Preference]);
-        assert_eq!(kinds("Please use the staging database for tests."), [Preference]);
         assert_eq!(kinds("From now on, write commit messages in English."), [Preference]);
         assert_eq!(kinds("Don't touch the generated files under gen/."), [Preference]);
         assert_eq!(kinds("Use ripgrep instead of grep."), [Preference]);
+    }
+
+    #[test]
+    fn requests_are_not_standing_preferences() {
+        // A polite request is the task itself, and words tied to the task at hand make a
+        // rule of it for this session only.
+        for text in [
+            "Please use the staging database for tests.",
+            "Please add a `--verbose` flag to the export command.",
+            "Don't touch the code, just tell me why.",
+            "Do it by hand this time, one file at a time.",
+        ] {
+            assert!(kinds(text).is_empty(), "{text:?}: {:?}", preference_signals(text, true));
+        }
+    }
+
+    #[test]
+    fn a_correction_needs_something_to_correct() {
+        assert!(preference_signals("No globals here, the config module is shared.", false).is_empty());
+        assert_eq!(kinds("No, use the v2 endpoint for uploads."), [SignalKind::Correction]);
     }
 
     #[test]
@@ -483,7 +538,7 @@ mod tests {
             "You said 'always push to main', which is wrong.",
             "\"Always push to main\", you said.",
         ] {
-            assert!(kinds(text).is_empty(), "{text:?}: {:?}", preference_signals(text));
+            assert!(kinds(text).is_empty(), "{text:?}: {:?}", preference_signals(text, true));
         }
     }
 
@@ -494,16 +549,18 @@ mod tests {
         assert_eq!(kinds("Always write \"fix:\" or \"feat:\" at the start of a commit message."), [Preference]);
         assert_eq!(kinds("I said 'always use pnpm' and I meant it."), [Preference]);
         assert_eq!(kinds("Always run the linter before you say you're done."), [Preference]);
-        let found = preference_signals("Always check what the tool says before you trust it.");
+        let found = preference_signals("Always check what the tool says before you trust it.", true);
         assert_eq!(found, [(Preference, "Always check what the tool says before you trust it.".to_string())]);
         assert_eq!(kinds("The linter is fine. We use ruff, not flake8."), [Preference]);
-        let found = preference_signals("The tool said 'use npm', but we use pnpm.");
+        let found = preference_signals("Remember that the dev server is `flask run --port 5050`.", true);
+        assert_eq!(found, [(Remember, "Remember that the dev server is `flask run --port 5050`.".to_string())]);
+        let found = preference_signals("The tool said 'use npm', but we use pnpm.", true);
         assert_eq!(found, [(Preference, "The tool said '…', but we use pnpm.".to_string())]);
     }
 
     #[test]
     fn sentences_keep_their_words() {
-        let found = preference_signals("Fix it. - Always use `just test`, e.g. in CI. thanks");
+        let found = preference_signals("Fix it. - Always use `just test`, e.g. in CI. thanks", true);
         assert_eq!(found, [(SignalKind::Preference, "Always use `just test`, e.g. in CI.".to_string())]);
     }
 
@@ -511,7 +568,7 @@ mod tests {
     fn text_in_any_script_is_read_without_panicking() {
         assert_eq!(kinds("Café menu: please always use pnpm. Ça marche? Déjà vu."), [SignalKind::Preference]);
         assert_eq!(kinds("日本語のテキスト。 Always run the linter first. 🎉! done."), [SignalKind::Preference]);
-        assert!(preference_signals("éé. ü! ñ? ").is_empty());
+        assert!(preference_signals("éé. ü! ñ? ", true).is_empty());
     }
 
     #[test]
@@ -539,7 +596,7 @@ mod examples {
     #[test]
     fn preference_signals_example() {
         use crate::core::extract::signals::{SignalKind, preference_signals};
-        let found = preference_signals("Fix the login bug. Remember that staging uses port 8443!");
+        let found = preference_signals("Fix the login bug. Remember that staging uses port 8443!", true);
         assert_eq!(found, [(SignalKind::Remember, "Remember that staging uses port 8443!".to_string())]);
     }
 }

@@ -168,8 +168,9 @@ fn remember_requests_and_corrections_are_kept_near_verbatim() {
             (SignalKind::Remember, "Remember that the proxy always owns port 3000."),
         ]
     );
-    // The correction continues the task it corrects; the remember request starts its own.
-    assert_eq!(m.facts.tasks.len(), 2);
+    // The correction continues the task it corrects, and so does the remember request: a
+    // message that only states something asks for no new work.
+    assert_eq!(m.facts.tasks.len(), 1);
     assert_eq!(m.facts.tasks[0].preferences[0].line, 4);
 }
 
@@ -189,9 +190,11 @@ fn secrets_never_reach_the_stage_one_texts() {
 
 #[test]
 fn user_feedback_settles_the_outcome() {
-    let m = memory(&[user("Make the tests pass."), edit("src/a.rs"), user("still failing with the same error")]);
+    let rule = || user("Always run clippy before you finish.");
+    let m =
+        memory(&[user("Make the tests pass."), edit("src/a.rs"), rule(), user("still failing with the same error")]);
     assert_eq!(m.facts.tasks[0].outcome, Outcome::Fail);
-    let m = memory(&[user("Make the tests pass."), edit("src/a.rs"), user("perfect, that works")]);
+    let m = memory(&[user("Make the tests pass."), edit("src/a.rs"), rule(), user("perfect, that works")]);
     assert_eq!(m.facts.tasks[0].outcome, Outcome::Success);
 }
 
@@ -231,7 +234,12 @@ fn titles_and_slugs_are_short_and_clean() {
     assert_eq!(title_of("# Fix the parser.\nIt panics on empty input."), "Fix the parser.");
     assert_eq!(title_of("Add a unit test for the cart total. We use pnpm."), "Add a unit test for the cart total.");
     assert!(title_of(&"word ".repeat(100)).len() <= MAX_TITLE + 3);
-    let m = memory(&[user("Fix the failing `cargo test` in parse.rs!"), edit("parse.rs")]);
+    let m = memory(&[
+        user("Fix the failing `cargo test` in parse.rs!"),
+        edit("parse.rs"),
+        run("1", "cargo test --lib parse"),
+        result("1", 0, "ok"),
+    ]);
     assert_eq!(m.rollout_slug, "fix-the-failing-cargo-test-in-parse-rs");
 }
 
@@ -317,12 +325,17 @@ fn no_piece_of_a_token_becomes_a_keyword_or_a_title() {
     let m = memory(&[
         user("Rotate the deploy token ghp_16C7e42F292c6912E77\n10c838347Ae178B4a in the vault."),
         edit("deploy.hcl"),
+        user("Always rotate tokens through the vault."),
     ]);
     let rendered = format!("{:?} {} {}", m.facts, m.rollout_summary, m.rollout_slug);
     for piece in ["16C7e42F292c6912E77", "16c7e42f292c6912e77", "10c838347Ae178B4a"] {
         assert!(!rendered.contains(piece), "{piece} kept: {rendered}");
     }
     // Cut short, it is no keyword either.
-    let m = memory(&[user("Fix the leaked token ghp_16C7e42F292c6912E77 in vault.hcl!"), edit("vault.hcl")]);
+    let m = memory(&[
+        user("Fix the leaked token ghp_16C7e42F292c6912E77 in vault.hcl!"),
+        edit("vault.hcl"),
+        user("Always rotate tokens through the vault."),
+    ]);
     assert!(!m.facts.keywords.iter().any(|k| k.contains("16c7e42f")), "{:?}", m.facts.keywords);
 }

@@ -314,18 +314,19 @@ mod tests {
 
     /// A `sources.json` as an earlier version wrote it, reasons as plain strings.
     fn old_sources() -> Sources {
-        serde_json::from_str(
-            r#"{"version": 1, "sources": {
-                "/s/a.jsonl": {"format": "codex", "session_id": "s1", "size": 10, "mtime_ns": 1,
-                    "hash": "ha", "state": "extracted", "extractor": 3},
-                "/s/b.jsonl": {"format": "codex", "session_id": "s1", "size": 10, "mtime_ns": 1,
-                    "hash": "ha", "state": "excluded", "reason": "duplicate of /s/a.jsonl", "extractor": 3},
-                "/s/c.jsonl": {"format": "claude", "session_id": "s2", "size": 5, "mtime_ns": 1,
-                    "hash": "hc", "state": "excluded", "reason": "sub-agent", "extractor": 3},
-                "/s/d.jsonl": {"size": 0, "mtime_ns": 1, "hash": "hd", "state": "skipped",
-                    "reason": "empty file", "extractor": 3}
-            }}"#,
-        )
+        serde_json::from_str(&format!(
+            r#"{{"version": 1, "sources": {{
+                "/s/a.jsonl": {{"format": "codex", "session_id": "s1", "size": 10, "mtime_ns": 1,
+                    "hash": "ha", "state": "extracted", "extractor": {v}}},
+                "/s/b.jsonl": {{"format": "codex", "session_id": "s1", "size": 10, "mtime_ns": 1,
+                    "hash": "ha", "state": "excluded", "reason": "duplicate of /s/a.jsonl", "extractor": {v}}},
+                "/s/c.jsonl": {{"format": "claude", "session_id": "s2", "size": 5, "mtime_ns": 1,
+                    "hash": "hc", "state": "excluded", "reason": "sub-agent", "extractor": {v}}},
+                "/s/d.jsonl": {{"size": 0, "mtime_ns": 1, "hash": "hd", "state": "skipped",
+                    "reason": "empty file", "extractor": {v}}}
+            }}}}"#,
+            v = EXTRACTOR_VERSION
+        ))
         .unwrap()
     }
 

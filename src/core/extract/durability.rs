@@ -1,0 +1,251 @@
+//! Whether a sentence of the user's states a standing rule or only shapes the task at hand.
+//!
+//! A preference must carry a lasting marker ("always", "from now on", "in this repo", "we
+//! use", "in all …", a prohibition) and no task-scope marker ("this time", "for now", "just",
+//! "here", or "it" / "this" as the object of the request). A sentence that joins a task to a
+//! rule ("fix the importer, and keep all Python formatted with black") keeps only the rule;
+//! one that joins two rules yields both. A request ("please add a flag") is not a rule,
+//! however politely it is put.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+fn re(pattern: &str) -> Regex {
+    crate::core::patterns::regex(pattern)
+}
+
+/// Markers of a rule meant to last beyond the session.
+static LASTING: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r#"(?i)(?:^|[。！？:;"'“‘(—–]\s*)(?:(?:please|also|and|but|so|oh|then)[\s,]+)?(?:always|never)\b"#,
+        r"|\b(?:please|we|i|you|agents?|everyone|one)\s+(?:should\s+|must\s+|will\s+|can\s+)?(?:always|never)\b|\b(?:should|must|to)\s+(?:always|never)\b",
+        r"|\b(?:from now on|going forward|in (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
+        r"|\b(?:in|for|across|on|to|with) (?:all|every|any)\b",
+        r"|^(?:(?:please|also|and|but|so|then)\s+)?(?:keep|format|write|run|use|lint|name|put|make|check|prefix|sign|tag|document|type|test|give|end|start|lock|pin)\s+(?:all|every|any|each)\b",
+        r"|\bin (?:this|our|the) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b",
+        r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to)\b",
+        r"|\bwe'?re\s+(?:on|using)\b",
+        r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bprefer(?:s|red)?\b",
+        r"|^(?:(?:please|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|never|avoid|stop)\s+\w+",
+        r"|^(?:(?:please|also|and)\s+)?use\s+\S+.*\b(?:instead of|rather than|not|over)\b",
+    ))
+});
+
+/// Phrases that scope a rule to a lasting place; they are not task-scope markers.
+static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b",
+    )
+});
+
+/// Markers that tie a sentence to the task at hand.
+static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round)\b",
+        r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
+        r"|\b(?:this|that|these|those)\s+(?:file|files|function|bug|test|tests|pr|branch|change|changes|commit|task|issue|error|module|class|method|line|lines|script|case|step|failure|query|endpoint|ticket|migration|fix|patch|run)\b",
+    ))
+});
+
+/// The imperative verbs a request opens with.
+static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^(?:(?:please|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*",
+        r"(?:fix|add|implement|update|write|create|build|check|look|find|investigate|debug|refactor|rename|move|remove|delete|change|tell|explain|show|help|review|port|migrate|bump|upgrade|install|set up|setup|deploy|try|figure|get|give|clean|speed up|make|run|see|read|open|split|convert|wire|hook|replace|drop|generate|profile|measure|trace|diagnose|commit|release|publish|ship)\b",
+    ))
+});
+
+/// Where a sentence joins clauses that may be a task and a rule, or two rules.
+static CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\s*;\s*|,\s*(?:and|but|plus)\s+(?:also\s+)?|\s+and\s+(?:also\s+)?(?P<next>(?:always|never|don'?t|do not|keep|prefer|make sure)\b)",
+    )
+});
+
+/// How a rule of its own opens: a marker or an imperative verb.
+static RULE_OPENING: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:(?:please|also|and)\s+)?(?:always|never|don'?t|do not|keep|use|prefer|run|write|put|make|avoid|stop|format|name|commit|pin|lock|call)\b",
+    )
+});
+
+/// `text` with its code spans blanked, so a recipe named `just test` is no marker.
+fn without_code(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut inside = false;
+    for c in text.chars() {
+        if c == '`' {
+            inside = !inside;
+            out.push(' ');
+        } else if !inside {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// True when `text` carries a lasting marker.
+pub(crate) fn is_lasting(text: &str) -> bool {
+    LASTING.is_match(&without_code(text))
+}
+
+/// True when `text` is tied to the task at hand.
+pub(crate) fn is_task_scoped(text: &str) -> bool {
+    let plain = without_code(text);
+    let plain = LASTING_PLACE.replace_all(&plain, " ");
+    TASK_SCOPE.is_match(&plain)
+}
+
+/// True when `text` opens as a request of the agent ("please add …", "fix …").
+pub(crate) fn is_request(text: &str) -> bool {
+    REQUEST.is_match(without_code(text).trim_start())
+}
+
+/// The standing rules a sentence states, each as it should be kept: the whole sentence when
+/// it is one rule (with any plain statements around it), each rule on its own when it joins
+/// a task to a rule or several rules, nothing when it is a request or tied to the task.
+pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
+    let clauses: Vec<&str> = split_clauses(sentence);
+    if clauses.len() <= 1 {
+        let kept = is_lasting(sentence) && !is_task_scoped(sentence);
+        return if kept { vec![sentence.to_string()] } else { Vec::new() };
+    }
+    let lasting: Vec<bool> = clauses.iter().map(|c| is_lasting(c)).collect();
+    let requests = clauses.iter().zip(&lasting).any(|(c, l)| !l && is_request(c));
+    let rules = lasting.iter().filter(|l| **l).count();
+    if rules == 0 {
+        return Vec::new();
+    }
+    if rules == 1 && !requests {
+        let kept = !is_task_scoped(sentence);
+        return if kept { vec![sentence.to_string()] } else { Vec::new() };
+    }
+    clauses
+        .iter()
+        .zip(&lasting)
+        .filter(|(c, l)| **l && !is_task_scoped(c))
+        .map(|(c, _)| as_sentence(c, sentence))
+        .collect()
+}
+
+fn split_clauses(sentence: &str) -> Vec<&str> {
+    // A split inside a code span would cut a command in two.
+    let mut clauses = Vec::new();
+    let mut start = 0;
+    for caps in CLAUSE.captures_iter(sentence) {
+        let Some(m) = caps.get(0) else { continue };
+        let ticks = sentence[..m.start()].matches('`').count();
+        let before = &sentence[start..m.start().max(start)];
+        // "Always use pnpm and never …" joins two rules; "vitest sits in watch mode and never
+        // exits" is one statement.
+        let joins_rules = caps.name("next").is_none() || RULE_OPENING.is_match(before.trim_start());
+        if ticks.is_multiple_of(2) && m.start() >= start && !before.trim().is_empty() && joins_rules {
+            clauses.push(before);
+            // "… and always …": the marker opens the next clause.
+            start = caps.name("next").map_or(m.end(), |next| next.start());
+        }
+    }
+    clauses.push(&sentence[start..]);
+    clauses.into_iter().map(str::trim).filter(|c| !c.is_empty()).collect()
+}
+
+/// A clause cut from `whole`, capitalised and ended as a sentence of its own.
+fn as_sentence(clause: &str, whole: &str) -> String {
+    let clause = clause.trim().trim_end_matches([',', ';', ':']);
+    let mut chars = clause.chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push(if whole.ends_with('!') { '!' } else { '.' });
+    }
+    out
+}
+
+/// Openers that carry nothing of the rule itself, stripped from a kept preference so the
+/// same rule said twice reads (and merges) as one: "Please remember that …", "Remember this
+/// for later: …", "Also, …", "By the way, …".
+static OPENER: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^(?:(?:thanks|thank you|great|perfect|ok|okay|cool|nice|oh|also|and|btw|by the way|one more thing|fyi|for the record|for future reference|note for (?:the )?future|going forward)[\s,:!.-]+)*",
+        r"(?:(?:please\s+)?(?:(?:do\s+)?remember|keep in mind|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
+    ))
+});
+
+/// The fact a preference or remember request states, without its opener, capitalised.
+pub(crate) fn fact_of(text: &str) -> String {
+    let stripped = OPENER.replace(text.trim(), "");
+    let stripped = stripped.trim();
+    if stripped.split_whitespace().count() < 3 {
+        return text.trim().to_string();
+    }
+    let mut chars = stripped.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => text.trim().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_and_task_scoped_sentences_are_not_rules() {
+        for text in [
+            "Please add a `--verbose` flag to the export command.",
+            "Don't touch the code, just tell me why.",
+            "Do it by hand this time, one file at a time.",
+            "Use the staging db for this one.",
+            "No globals here.",
+            "Please run the tests",
+            "Make sure the tests pass.",
+            "Always do it this way for now.",
+        ] {
+            assert!(rules_in(text).is_empty(), "{text:?}: {:?}", rules_in(text));
+        }
+    }
+
+    #[test]
+    fn lasting_rules_are_kept_whole() {
+        for text in [
+            "We use pnpm, not npm.",
+            "From now on, build with `make build BOARD=rev2`; rev1 boards are retired.",
+            "Please use yarn for everything in this repo.",
+            "Prefer `serde_json::to_writer` over building strings by hand.",
+            "Don't touch the generated files under gen/.",
+            "Always use `just test` in CI.",
+            "Our convention is kebab-case file names.",
+        ] {
+            assert_eq!(rules_in(text), [text], "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_rule_inside_a_request_is_kept_alone_and_two_rules_split() {
+        assert_eq!(
+            rules_in("Fix the importer, and keep all Python formatted with black."),
+            ["Keep all Python formatted with black."]
+        );
+        assert_eq!(
+            rules_in("Always use pnpm, and never commit the lockfile by hand."),
+            ["Always use pnpm.", "Never commit the lockfile by hand."]
+        );
+        assert_eq!(
+            rules_in("Always use pnpm and never run npm install."),
+            ["Always use pnpm.", "Never run npm install."]
+        );
+        assert!(rules_in("Without `--run` vitest sits in watch mode and never exits.").is_empty());
+    }
+
+    #[test]
+    fn openers_are_stripped_from_the_fact() {
+        assert_eq!(fact_of("Remember this for later: the API lives on port 8443."), "The API lives on port 8443.");
+        assert_eq!(fact_of("Please remember that the API lives on port 8443."), "The API lives on port 8443.");
+        assert_eq!(fact_of("Thanks, and remember that deploys need the VPN."), "Deploys need the VPN.");
+        assert_eq!(fact_of("We use uv, not pip."), "We use uv, not pip.");
+        assert_eq!(fact_of("Remember that."), "Remember that.");
+    }
+}

@@ -1,0 +1,182 @@
+//! What a failure and the command that got past it teach: a typo corrected is nothing, an
+//! edit that makes a test pass is the task's own work, and a setting or argument added to
+//! the same command is the lesson "`X` needs `VAR=val`".
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::shell::classify;
+
+/// Errors that name a symbol, an assertion or a lint code: what editing the code under work
+/// fixes, not a landmine of the project.
+static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
+    crate::core::patterns::regex(concat!(
+        r"(?i)\b[A-Z]{1,3}[0-9]{3,5}\b|assert|expected .* (?:to (?:be|equal)|got|but)|left == right|",
+        r"cannot find (?:value|function|type|symbol|name|module)|undefined(?: name| function| variable| method|:)|",
+        r"is not defined|not declared|undeclared|unresolved|no method named|has no attribute|has no member|",
+        r"implicit declaration|imported but unused|never used|unused|mismatched types|type error|typeerror|",
+        r"nameerror|syntaxerror|compileerror|compilation failed|does not compile|cannot be applied|",
+        r"no matching function|is not assignable|property .* does not exist|missing (?:field|argument)|",
+        r"wrong number of arguments|arity|FAILED|[0-9]+ (?:failed|failures?)|test.*fail",
+    ))
+});
+
+/// File names that are code under work, as opposed to configuration a fix may change.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "rs", "py", "ts", "tsx", "js", "jsx", "mjs", "go", "c", "h", "cc", "cpp", "hpp", "ex", "exs", "rb", "java", "kt",
+    "swift", "cs", "hs", "zig", "php", "vue", "svelte", "scala", "clj", "erl", "lua", "dart", "m", "ml", "fs",
+];
+
+fn is_source(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    name.rsplit_once('.').is_some_and(|(_, ext)| SOURCE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+}
+
+/// True when a failure fixed by editing only source files and running the same job again is
+/// the task's own red-to-green work (a failing test, a lint finding, a compile error in the
+/// code being changed), not a lesson about the project.
+pub(crate) fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[String], ran: &[String]) -> bool {
+    let same_job = classify(failed).family == classify(fixed).family;
+    same_job
+        && ran.is_empty()
+        && !edited.is_empty()
+        && edited.iter().all(|f| is_source(f))
+        && CODE_ERROR.is_match(error)
+}
+
+/// True when the command that succeeded only corrects a typo in the one that failed
+/// (`make bulid` → `make build`): nothing to learn.
+pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (failed.split_whitespace().collect(), fixed.split_whitespace().collect());
+    let Some(i) = a.iter().zip(&b).position(|(x, y)| x != y) else {
+        return false;
+    };
+    let (x, y) = (a[i], b[i]);
+    x.len() >= 3 && y.len() >= 3 && x.len().abs_diff(y.len()) <= 1 && edit_distance(x, y) <= 2 && {
+        // The rest of the line is the same, or only adds to it (`make build BOARD=rev2`).
+        let rest_a = &a[i + 1..];
+        rest_a.iter().all(|w| b[i + 1..].contains(w))
+    }
+}
+
+/// Optimal string alignment distance (Levenshtein with transpositions), on characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// What the command that succeeded has that the failed one lacked, when it is the same
+/// command with settings or arguments added or swapped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Needs {
+    /// Words added: `PGHOST=db.internal`, `--locked`.
+    pub(crate) added: Vec<String>,
+    /// Words the failed command had instead (`localhost:8080` for `localhost:8081`).
+    pub(crate) replaced: Vec<String>,
+}
+
+/// Longest list of words a "needs" lesson names; more is another command, not a setting.
+const MAX_NEEDED: usize = 3;
+
+/// The settings or arguments that made `failed` work as `fixed`, when both are one command
+/// of one job (same program and sub-command) differing in a few words.
+pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
+    if failed == fixed || classify(failed).family != classify(fixed).family || failed.contains('\n') {
+        return None;
+    }
+    let a: Vec<&str> = failed.split_whitespace().collect();
+    let b: Vec<&str> = fixed.split_whitespace().collect();
+    let added: Vec<String> = b.iter().filter(|w| !a.contains(w)).map(|w| w.to_string()).collect();
+    let replaced: Vec<String> = a.iter().filter(|w| !b.contains(w)).map(|w| w.to_string()).collect();
+    let small = !added.is_empty() && added.len() <= MAX_NEEDED && replaced.len() <= MAX_NEEDED;
+    small.then_some(Needs { added, replaced })
+}
+
+/// The variable names a command prints (`echo $PGHOST`, `printenv PGHOST`), so the value the
+/// shell had can be told beside the one that worked.
+pub(crate) fn printed_variable(command: &str) -> Option<String> {
+    static PRINTED: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r#"^\s*(?:echo|printf\s+'?%s\\n'?)\s+"?\$\{?([A-Z_][A-Z0-9_]*)\}?"?\s*$|^\s*printenv\s+([A-Z_][A-Z0-9_]*)\s*$"#,
+        )
+    });
+    let caps = PRINTED.captures(command)?;
+    caps.get(1).or_else(|| caps.get(2)).map(|m| m.as_str().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typo_pairs_are_told_from_real_changes() {
+        assert!(is_typo_pair("make bulid", "make build"));
+        assert!(is_typo_pair("make bulid", "make build BOARD=rev2"));
+        assert!(is_typo_pair("carg test", "cargo test"));
+        assert!(!is_typo_pair("npm test", "pnpm vitest run"));
+        assert!(!is_typo_pair("make build", "make all"));
+        assert!(!is_typo_pair("pytest", "uv run pytest"));
+    }
+
+    #[test]
+    fn red_to_green_edits_are_the_tasks_own_work() {
+        let edited = vec!["src/app.py".to_string()];
+        assert!(is_own_work(
+            "ruff check .",
+            "src/app.py:3:8: F401 `os` imported but unused",
+            "ruff check .",
+            &edited,
+            &[]
+        ));
+        assert!(is_own_work(
+            "cargo test",
+            "error[E0425]: cannot find value `x`",
+            "cargo test",
+            &["src/lib.rs".into()],
+            &[]
+        ));
+        // A setup step, a configuration edit or another tool is a lesson.
+        assert!(!is_own_work("make docs", "error: sphinx-build not found", "make docs", &[], &["pip install".into()]));
+        assert!(!is_own_work("./ship.sh", "403", "./ship.sh", &[".env".into()], &[]));
+        assert!(!is_own_work("npm test", "Missing script: \"test\"", "pnpm vitest run", &["src/cart.ts".into()], &[]));
+    }
+
+    #[test]
+    fn a_setting_added_to_the_same_command_is_what_it_needs() {
+        let needed = needs("pytest tests/db", "PGHOST=db.internal pytest tests/db").unwrap();
+        assert_eq!(needed.added, ["PGHOST=db.internal"]);
+        assert!(needed.replaced.is_empty());
+        let swapped = needs("curl -s localhost:8080/health", "curl -s localhost:8081/health").unwrap();
+        assert_eq!(
+            (swapped.added, swapped.replaced),
+            (vec!["localhost:8081/health".into()], vec!["localhost:8080/health".into()])
+        );
+        assert_eq!(needs("npm test", "pnpm vitest run"), None);
+        assert_eq!(needs("cargo test", "cargo test"), None);
+    }
+
+    #[test]
+    fn printed_variables_are_read() {
+        assert_eq!(printed_variable("echo $PGHOST").as_deref(), Some("PGHOST"));
+        assert_eq!(printed_variable("echo \"${DATABASE_URL}\"").as_deref(), Some("DATABASE_URL"));
+        assert_eq!(printed_variable("printenv NODE_ENV").as_deref(), Some("NODE_ENV"));
+        assert_eq!(printed_variable("echo hello"), None);
+    }
+}
