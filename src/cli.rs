@@ -325,6 +325,9 @@ pub(crate) struct ExtractArgs {
     #[arg(long, help = table::INCLUDE_SUBAGENTS.flag_help())]
     pub(crate) include_subagents: bool,
 
+    #[arg(long, help = table::EXCLUDE_EXTERNAL_CONTEXT.flag_help())]
+    pub(crate) exclude_external: bool,
+
     #[arg(long, value_name = "SECONDS", value_parser = table::LOCK_WAIT.parser(), help = table::LOCK_WAIT.flag_help())]
     pub(crate) wait: Option<f64>,
 

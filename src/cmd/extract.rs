@@ -183,7 +183,7 @@ impl Run<'_> {
         }
         self.coverage.warnings += finished.warnings.len() as u64;
         let cited = finished.sink.0.citations(finished.meta.id.as_deref());
-        SessionSeen::new(agent, &key.path, hash, &finished.meta, finished.warnings.len(), finished.own_prompt, cited)
+        SessionSeen::new(agent, &key.path, hash, finished, cited)
     }
 
     /// Settle a session read from `key`: excluded, or extracted (by the built-in extractor,

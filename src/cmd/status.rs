@@ -30,6 +30,8 @@ struct Status {
     /// State files that could not be read, with why.
     damaged: Vec<String>,
     sessions: BTreeMap<&'static str, u64>,
+    /// Excluded sessions by why (`sub-agent`, `external context`, ...).
+    excluded: BTreeMap<String, u64>,
     failures: Vec<Failure>,
     last_extract: Option<Timestamp>,
     last_consolidate: Option<Timestamp>,
@@ -75,6 +77,7 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
         exists: workspace.exists(),
         damaged: Vec::new(),
         sessions: BTreeMap::new(),
+        excluded: BTreeMap::new(),
         failures: Vec::new(),
         last_extract: None,
         last_consolidate: None,
@@ -124,6 +127,10 @@ fn count_sessions(status: &mut Status, sources: &Sources) {
     for state in states {
         status.sessions.insert(state.name(), sources.sources.values().filter(|e| e.state == state).count() as u64);
     }
+    for entry in sources.sources.values().filter(|e| e.state == SourceState::Excluded) {
+        let why = entry.reason.as_ref().map_or("unknown", |r| r.label());
+        *status.excluded.entry(why.to_string()).or_default() += 1;
+    }
     for (path, entry) in sources.sources.iter().filter(|(_, e)| e.state == SourceState::Failed) {
         let reason = entry.last_error.clone().unwrap_or_default();
         status.failures.push(Failure { path: path.to_string(), reason, tries: entry.tries });
@@ -165,6 +172,10 @@ fn render(status: &Status) -> Vec<String> {
         .map(|state| format!("{} {state}", status.sessions.get(state).copied().unwrap_or(0)))
         .collect();
     out.push(format!("sessions: {known} known: {}", counts.join(", ")));
+    if !status.excluded.is_empty() {
+        let why: Vec<String> = status.excluded.iter().map(|(reason, n)| format!("{n} {reason}")).collect();
+        out.push(format!("  excluded: {}", why.join(", ")));
+    }
     for f in &status.failures {
         out.push(format!("  failed: {}: {} ({})", f.path, f.reason, count(f.tries as usize, "try")));
     }

@@ -263,6 +263,7 @@ pub(crate) struct ExtractSettings {
     pub(crate) sessions: Vec<String>,
     pub(crate) dry_run: bool,
     pub(crate) include_subagents: bool,
+    pub(crate) exclude_external: bool,
     pub(crate) lock_wait: Duration,
 }
 
@@ -272,7 +273,8 @@ impl ExtractSettings {
         // Naming sessions means wanting them read, whatever their age.
         let all = self.all || !self.sessions.is_empty();
         let windows = crate::core::state::Windows { now, min_idle: self.min_idle, max_age: self.max_age, all };
-        crate::core::state::Rules { windows, include_subagents: self.include_subagents, format: self.format }
+        let (include_subagents, exclude_external) = (self.include_subagents, self.exclude_external);
+        crate::core::state::Rules { windows, include_subagents, exclude_external, format: self.format }
     }
 }
 
@@ -458,6 +460,7 @@ fn extract_settings(args: ExtractArgs, r: &mut Resolver, needs: Needs) -> Result
     let max_input_tokens_per_run =
         r.get_opt(&[&table::MAX_INPUT_TOKENS_PER_RUN], args.max_input_tokens_per_run, None)?;
     let include_subagents = r.get(&[&table::INCLUDE_SUBAGENTS], args.include_subagents.then_some(true), false)?;
+    let exclude_external = r.get(&[&table::EXCLUDE_EXTERNAL_CONTEXT], args.exclude_external.then_some(true), false)?;
     let lock_wait = lock_wait(r, args.wait)?;
     Ok(ExtractSettings {
         engine,
@@ -471,6 +474,7 @@ fn extract_settings(args: ExtractArgs, r: &mut Resolver, needs: Needs) -> Result
         sessions: args.session,
         dry_run: args.dry_run,
         include_subagents,
+        exclude_external,
         lock_wait,
     })
 }

@@ -217,6 +217,17 @@ pub(crate) static INCLUDE_SUBAGENTS: Setting<bool> = Setting {
     check: any,
 };
 
+pub(crate) static EXCLUDE_EXTERNAL_CONTEXT: Setting<bool> = Setting {
+    name: "exclude_external_context",
+    key: true,
+    env: Some("HANDBOOK_EXCLUDE_EXTERNAL_CONTEXT"),
+    flag: Some("--exclude-external"),
+    old: None,
+    help: "Leave out sessions that used web search, web fetch or MCP tools (their output is never learned from either way)",
+    default: "false",
+    check: any,
+};
+
 pub(crate) static MAX_INPUT_TOKENS_PER_RUN: Setting<u64> = Setting {
     name: "max_input_tokens_per_run",
     key: true,
@@ -454,6 +465,7 @@ pub static ALL: &[&dyn Declared] = &[
     &MAX_AGE,
     &MAX_SESSIONS_PER_RUN,
     &INCLUDE_SUBAGENTS,
+    &EXCLUDE_EXTERNAL_CONTEXT,
     &MAX_INPUT_TOKENS_PER_RUN,
     &LOCK_WAIT,
     &MAX_RAW_MEMORIES,
@@ -541,6 +553,7 @@ mod tests {
             (MIN_IDLE.default, DEFAULT_MIN_IDLE.show()),
             (MAX_AGE.default, DEFAULT_MAX_AGE.show()),
             (INCLUDE_SUBAGENTS.default, false.show()),
+            (EXCLUDE_EXTERNAL_CONTEXT.default, false.show()),
             (LOCK_WAIT.default, DEFAULT_LOCK_WAIT_SECONDS.show()),
             (MAX_RAW_MEMORIES.default, DEFAULT_MAX_RAW_MEMORIES.show()),
             (MAX_UNUSED_DAYS.default, DEFAULT_MAX_UNUSED_DAYS.show()),

@@ -5,6 +5,11 @@
 //! slash-command wrappers), and the contents of instruction files an agent read or wrote.
 //! The filter also notices handbook's own prompt marker, so sessions that handbook's model
 //! calls produced are never extracted back.
+//!
+//! Two kinds of text are held back for where they came from: handbook's own words read back
+//! are withheld (see [`crate::core::echo`]), and web or MCP tools' output is marked as from
+//! outside, searchable but never kept (see [`crate::core::external`]). The filter notes
+//! whether a session used such a tool, so it can be excluded whole when the user asks.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -12,9 +17,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::core::echo::{ECHO_WITHHELD, command_echoes, is_handbook_text, is_handbook_tool, is_workspace_file};
+use crate::core::external::is_external_tool;
 use crate::core::patterns;
 
-use crate::core::session::{Event, EventKind, Unredacted};
+use crate::core::session::{Event, EventKind, ToolCall, ToolResult, Unredacted};
 
 /// Carried by every prompt handbook sends to a model. A transcript whose user turn holds it
 /// was made by handbook itself and is not extracted.
@@ -129,7 +136,12 @@ pub(crate) struct Filter {
     /// Background shells started by such calls: whatever reads their output later
     /// (`BashOutput {bash_id}`) reads the same contents.
     withheld_shells: HashSet<String>,
+    /// Calls whose results are handbook's own words.
+    echo_calls: HashSet<String>,
+    /// Calls whose results come from the web or an MCP server.
+    external_calls: HashSet<String>,
     own_prompt: bool,
+    external: bool,
 }
 
 impl Filter {
@@ -140,6 +152,12 @@ impl Filter {
     /// True once a user turn carried handbook's own prompt marker.
     pub(crate) fn saw_own_prompt(&self) -> bool {
         self.own_prompt
+    }
+
+    /// True once the session called a web or MCP tool (counted at the call, so a call that
+    /// failed or was cut off counts too).
+    pub(crate) fn saw_external(&self) -> bool {
+        self.external
     }
 
     /// The event as engines may see it, or `None` when nothing of it may be learned from.
@@ -156,51 +174,87 @@ impl Filter {
                     Cow::Borrowed(_) => text,
                     Cow::Owned(stripped) => Cow::Owned(stripped),
                 };
+                let kept = match crate::core::echo::strip_pasted(&kept) {
+                    Cow::Borrowed(_) => kept,
+                    Cow::Owned(stripped) => Cow::Owned(stripped),
+                };
                 if kept.trim().is_empty() {
                     return None;
                 }
                 EventKind::User(kept)
             }
-            EventKind::ToolCall(mut call) => {
-                let input = call.input.for_scanning();
-                let touches_instructions = call.writes.iter().chain(&call.reads).any(|p| names_instruction_file(p))
-                    || call.command.as_deref().is_some_and(names_instruction_file)
-                    || (call.writes.is_empty() && call.command.is_none() && names_instruction_file(input))
-                    || self.withheld_shells.iter().any(|shell| input.contains(&format!("\"{shell}\"")));
-                if touches_instructions {
-                    // Edits carry the file's new text in their input; reads return it.
-                    call.input = Unredacted::new(WITHHELD);
-                    if let Some(id) = &call.id {
-                        self.withheld_calls.insert(id.to_string());
-                    }
-                }
-                EventKind::ToolCall(call)
-            }
-            EventKind::ToolResult(mut result) => {
-                if result.id.as_deref().is_some_and(|id| self.withheld_calls.remove(id)) {
-                    if let Some(shell) = BACKGROUND_ID.captures(result.output.for_scanning()).and_then(|c| c.get(1)) {
-                        self.withheld_shells.insert(shell.as_str().to_string());
-                    }
-                    result.output = Unredacted::new(WITHHELD);
-                } else if let Cow::Owned(stripped) = strip_reminders(result.output.for_scanning()) {
-                    result.output = Unredacted::new(stripped);
-                }
-                EventKind::ToolResult(result)
-            }
+            EventKind::Assistant(text) => match crate::core::echo::strip_pasted(text.for_scanning()) {
+                Cow::Borrowed(_) => EventKind::Assistant(text),
+                Cow::Owned(stripped) => EventKind::Assistant(Unredacted::new(stripped)),
+            },
+            EventKind::ToolCall(call) => EventKind::ToolCall(self.tool_call(call)),
+            EventKind::ToolResult(result) => EventKind::ToolResult(self.tool_result(result)),
             EventKind::Compaction(Some(summary)) => {
-                let kept = strip_injected(&summary).into_owned();
+                let kept = strip_injected(&summary);
+                let kept = crate::core::echo::strip_pasted(&kept).into_owned();
                 EventKind::Compaction((!kept.trim().is_empty()).then_some(Cow::Owned(kept)))
             }
             other => other,
         };
         Some(Event { line, kind })
     }
+
+    /// A call, its input withheld when it writes an instruction file or handbook's own
+    /// files; noted when its result is to be withheld.
+    fn tool_call<'a>(&mut self, mut call: ToolCall<'a>) -> ToolCall<'a> {
+        let input = call.input.for_scanning();
+        let touches_instructions = call.writes.iter().chain(&call.reads).any(|p| names_instruction_file(p))
+            || call.command.as_deref().is_some_and(names_instruction_file)
+            || (call.writes.is_empty() && call.command.is_none() && names_instruction_file(input))
+            || self.withheld_shells.iter().any(|shell| input.contains(&format!("\"{shell}\"")));
+        if touches_instructions {
+            // Edits carry the file's new text in their input; reads return it.
+            call.input = Unredacted::new(WITHHELD);
+            if let Some(id) = &call.id {
+                self.withheld_calls.insert(id.to_string());
+            }
+        }
+        let echoes = is_handbook_tool(&call.name)
+            || call.reads.iter().chain(&call.writes).any(|p| is_workspace_file(p))
+            || call.command.as_deref().is_some_and(command_echoes)
+            || (call.command.is_none() && command_echoes(call.input.for_scanning()));
+        if echoes && !call.writes.is_empty() {
+            call.input = Unredacted::new(ECHO_WITHHELD);
+        }
+        let external = is_external_tool(&call.name);
+        self.external |= external;
+        if let Some(id) = &call.id {
+            if echoes {
+                self.echo_calls.insert(id.to_string());
+            } else if external {
+                self.external_calls.insert(id.to_string());
+            }
+        }
+        call
+    }
+
+    /// A result, withheld when its call said so or its text is handbook's own.
+    fn tool_result<'a>(&mut self, mut result: ToolResult<'a>) -> ToolResult<'a> {
+        let id = result.id.as_deref();
+        if id.is_some_and(|id| self.withheld_calls.remove(id)) {
+            if let Some(shell) = BACKGROUND_ID.captures(result.output.for_scanning()).and_then(|c| c.get(1)) {
+                self.withheld_shells.insert(shell.as_str().to_string());
+            }
+            result.output = Unredacted::new(WITHHELD);
+        } else if id.is_some_and(|id| self.echo_calls.remove(id)) || is_handbook_text(result.output.for_scanning()) {
+            result.output = Unredacted::new(ECHO_WITHHELD);
+        } else if id.is_some_and(|id| self.external_calls.remove(id)) {
+            result.output = result.output.marked_outside();
+        } else if let Cow::Owned(stripped) = strip_reminders(result.output.for_scanning()) {
+            result.output = Unredacted::new(stripped);
+        }
+        result
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::session::{ToolCall, ToolResult};
 
     fn user(text: &str) -> Event<'_> {
         Event { line: 1, kind: EventKind::User(Cow::Borrowed(text)) }
@@ -322,5 +376,87 @@ mod tests {
         filter.apply(Event { line: 3, kind: EventKind::ToolCall(cat) });
         assert!(filter.withheld_calls.contains("t2"));
         assert!(!names_instruction_file("cat README.md"));
+    }
+
+    /// The result the filter lets through for `call` answered by `output`.
+    fn answered(filter: &mut Filter, call: ToolCall<'static>, output: &'static str) -> ToolResult<'static> {
+        let id = call.id.clone();
+        filter.apply(Event { line: 1, kind: EventKind::ToolCall(call) });
+        let result = ToolResult { id, output: Unredacted::new(output), ..ToolResult::default() };
+        match filter.apply(Event { line: 2, kind: EventKind::ToolResult(result) }) {
+            Some(Event { kind: EventKind::ToolResult(result), .. }) => result,
+            other => panic!("result dropped: {other:?}"),
+        }
+    }
+
+    fn bash(id: &'static str, command: &'static str) -> ToolCall<'static> {
+        ToolCall {
+            id: Some(Cow::Borrowed(id)),
+            name: Cow::Borrowed("Bash"),
+            command: Some(Cow::Borrowed(command)),
+            ..ToolCall::default()
+        }
+    }
+
+    const SUMMARY: &str = "v1\n\n## User preferences\n\n- \"We use pnpm, not npm.\" (preference; webshop)\n";
+
+    #[test]
+    fn handbook_s_own_words_read_back_are_withheld() {
+        let mut filter = Filter::new();
+        let printed = answered(&mut filter, bash("t1", "handbook summary"), "anything at all");
+        assert_eq!(printed.output.for_scanning(), ECHO_WITHHELD);
+        let pasted = answered(&mut filter, bash("t2", "cat /tmp/notes.txt"), SUMMARY);
+        assert_eq!(pasted.output.for_scanning(), ECHO_WITHHELD, "known by its shape");
+        let mcp = ToolCall {
+            id: Some(Cow::Borrowed("t3")),
+            name: Cow::Borrowed("mcp__handbook__search"),
+            ..ToolCall::default()
+        };
+        assert_eq!(answered(&mut filter, mcp, "MEMORY.md lines").output.for_scanning(), ECHO_WITHHELD);
+        let readme = answered(&mut filter, bash("t4", "cat README.md"), "# App\nRun pnpm test.");
+        assert_eq!(readme.output.for_scanning(), "# App\nRun pnpm test.");
+        assert!(!filter.saw_external(), "handbook's own server is not outside context");
+        let edit = ToolCall {
+            id: Some(Cow::Borrowed("t5")),
+            name: Cow::Borrowed("Write"),
+            writes: vec!["/home/me/.local/share/handbook/MEMORY.md".into()],
+            input: Unredacted::new("# Task Group: x"),
+            ..ToolCall::default()
+        };
+        let Some(Event { kind: EventKind::ToolCall(edit), .. }) =
+            filter.apply(Event { line: 9, kind: EventKind::ToolCall(edit) })
+        else {
+            panic!("call dropped")
+        };
+        assert_eq!(edit.input.for_scanning(), ECHO_WITHHELD);
+    }
+
+    #[test]
+    fn a_pasted_summary_leaves_the_user_s_own_words() {
+        let mut filter = Filter::new();
+        assert!(filter.apply(user(SUMMARY)).is_none(), "a paste and nothing else");
+        let text = format!("{SUMMARY}\nFix the cart total.");
+        let Some(Event { kind: EventKind::User(kept), .. }) = filter.apply(user(&text)) else { panic!("dropped") };
+        assert_eq!(kept, "Fix the cart total.");
+        let question = "What does handbook summary print?";
+        assert!(
+            matches!(filter.apply(user(question)), Some(Event { kind: EventKind::User(Cow::Borrowed(q)), .. }) if q == question)
+        );
+    }
+
+    #[test]
+    fn web_and_mcp_output_is_searchable_but_never_kept() {
+        let mut filter = Filter::new();
+        let fetch = ToolCall { id: Some(Cow::Borrowed("w1")), name: Cow::Borrowed("WebFetch"), ..ToolCall::default() };
+        let page = answered(&mut filter, fetch, "Always pin numpy<2.");
+        assert!(filter.saw_external());
+        assert!(page.output.is_marked_outside());
+        assert_eq!(page.output.for_scanning(), "Always pin numpy<2.");
+        assert_eq!(page.output.excerpt(1000), crate::core::external::EXTERNAL_WITHHELD);
+        let local = answered(&mut filter, bash("w2", "cargo test"), "ok");
+        assert!(!local.output.is_marked_outside());
+        let mut quiet = Filter::new();
+        answered(&mut quiet, bash("b1", "cargo build"), "done");
+        assert!(!quiet.saw_external());
     }
 }

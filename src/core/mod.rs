@@ -8,7 +8,9 @@
 pub(crate) mod citations;
 pub(crate) mod consolidate;
 pub(crate) mod dates;
+pub(crate) mod echo;
 pub(crate) mod escape;
+pub(crate) mod external;
 pub(crate) mod extract;
 pub(crate) mod filter;
 pub(crate) mod formats;

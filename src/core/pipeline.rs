@@ -57,6 +57,8 @@ pub(crate) struct Finished<S> {
     pub(crate) warnings: Vec<LineWarning>,
     /// A user turn carried handbook's own prompt marker: the session is handbook's own.
     pub(crate) own_prompt: bool,
+    /// The session called a web or MCP tool (see [`crate::core::external`]).
+    pub(crate) external: bool,
 }
 
 impl<S: Sink> SessionPipeline<S> {
@@ -99,7 +101,8 @@ impl<S: Sink> SessionPipeline<S> {
         redact_meta(&mut meta);
         self.warnings.extend(held_back);
         self.warnings.sort_by_key(|w| w.line);
-        Finished { meta, sink: self.sink, warnings: self.warnings, own_prompt: self.filter.saw_own_prompt() }
+        let (own_prompt, external) = (self.filter.saw_own_prompt(), self.filter.saw_external());
+        Finished { meta, sink: self.sink, warnings: self.warnings, own_prompt, external }
     }
 }
 

@@ -683,7 +683,11 @@ impl Unredacted<'_> {
     /// A redacted excerpt of at most about `max_bytes`: the head and the tail, cut at line or
     /// word boundaries so no secret is split into a fragment the patterns would miss, with a
     /// marker saying how much was left out.
+    /// Text from outside the session is never kept: its excerpt is a marker.
     pub(crate) fn excerpt(&self, max_bytes: usize) -> String {
+        if self.is_marked_outside() {
+            return crate::core::external::EXTERNAL_WITHHELD.to_string();
+        }
         let text = self.for_scanning();
         if text.len() <= max_bytes {
             return redact(text).into_owned();

@@ -206,12 +206,27 @@ impl ToolResult<'_> {
 ///
 /// Read it with [`Unredacted::for_scanning`] to look for something; keep a piece of it only
 /// through [`Unredacted::excerpt`] or by redacting the piece.
+///
+/// Text from outside the session (a web page, an MCP server's answer: see
+/// [`crate::core::external`]) is marked [`Unredacted::marked_outside`]: it can still be searched
+/// (an instruction injected into a fetched page is how a hijacked agent's commands are told
+/// apart), but an excerpt of it is only a marker, so no engine keeps or learns from it.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Unredacted<'a>(Cow<'a, str>);
+pub(crate) struct Unredacted<'a>(Cow<'a, str>, bool);
 
 impl<'a> Unredacted<'a> {
     pub(crate) fn new(text: impl Into<Cow<'a, str>>) -> Unredacted<'a> {
-        Unredacted(text.into())
+        Unredacted(text.into(), false)
+    }
+
+    /// The same text, marked as coming from outside the session.
+    pub(crate) fn marked_outside(self) -> Unredacted<'a> {
+        Unredacted(self.0, true)
+    }
+
+    /// True for text from outside the session (see [`Unredacted::marked_outside`]).
+    pub(crate) fn is_marked_outside(&self) -> bool {
+        self.1
     }
 
     /// The raw text, to search. Whatever is kept of it must be redacted.
@@ -225,7 +240,7 @@ impl<'a> Unredacted<'a> {
 
     /// The same text, owned.
     pub(crate) fn into_owned(self) -> Unredacted<'static> {
-        Unredacted(Cow::Owned(self.0.into_owned()))
+        Unredacted(Cow::Owned(self.0.into_owned()), self.1)
     }
 }
 

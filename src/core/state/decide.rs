@@ -10,7 +10,8 @@ use jiff::Timestamp;
 use super::index::{Index, Presence};
 use super::{FileStat, Plan, Reason, SourceEntry, SourceKey, SourceState, Sources, Windows, plan};
 use crate::core::extract::EXTRACTOR_VERSION;
-use crate::core::session::{Agent, SessionMeta};
+use crate::core::pipeline::Finished;
+use crate::core::session::Agent;
 use crate::core::stage1::Stage1;
 
 /// The settings that bear on a transcript's state.
@@ -18,6 +19,8 @@ use crate::core::stage1::Stage1;
 pub(crate) struct Rules {
     pub(crate) windows: Windows,
     pub(crate) include_subagents: bool,
+    /// Leave out sessions that used web or MCP tools (`exclude_external_context`).
+    pub(crate) exclude_external: bool,
     /// `--format`: read every file as this format.
     pub(crate) format: Option<Agent>,
 }
@@ -79,7 +82,7 @@ pub(crate) fn newest_first<T>(
 }
 
 /// True when a settled decision about a transcript no longer holds: the extractor changed
-/// since, a sub-agent is now wanted, the transcript whose duplicate it was is gone, the
+/// since, a sub-agent is now wanted, outside context is now wanted or no longer, the transcript whose duplicate it was is gone, the
 /// format it was read as is no longer the one asked for, or its lessons' record is missing
 /// (moved aside, or set aside as damaged): only the transcript can rebuild it.
 pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Presence) -> bool {
@@ -88,6 +91,11 @@ pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Prese
     let outdated = settled(entry) && entry.extractor != EXTRACTOR_VERSION;
     let wanted_now =
         entry.state == SourceState::Excluded && entry.reason == Some(Reason::SubAgent) && rules.include_subagents;
+    // Outside context is left out, or let in again.
+    let external_now = match entry.reason {
+        Some(Reason::ExternalContext) => !rules.exclude_external,
+        _ => entry.external && rules.exclude_external && entry.state != SourceState::Excluded,
+    };
     let orphaned = matches!(&entry.reason, Some(Reason::DuplicateOf(owner))
         if !presence.holds(owner, entry.session_id.as_deref()));
     // A format forced now that differs from the one read, or forced then and not now.
@@ -95,7 +103,7 @@ pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Prese
         Some(format) => entry.format != Some(format),
         None => entry.forced_format,
     };
-    lost || outdated || wanted_now || orphaned || reformatted
+    lost || outdated || wanted_now || external_now || orphaned || reformatted
 }
 
 /// A recorded transcript whose state may follow it to a new path: one settled with a
@@ -117,30 +125,33 @@ pub(crate) struct SessionSeen {
     /// It holds one of handbook's own model prompts.
     pub(crate) own_prompt: bool,
     pub(crate) subagent: bool,
+    /// It called web or MCP tools.
+    pub(crate) external: bool,
 }
 
 impl SessionSeen {
-    /// What a read of the transcript at `key` showed: `meta` its metadata (redacted), with
-    /// `warnings` unreadable lines and the citations of its replies.
-    pub(crate) fn new(
+    /// What a read of the transcript at `key` showed: its metadata (redacted), its unreadable
+    /// lines and what the filter noticed, as `finished` holds them, and the citations of its
+    /// replies.
+    pub(crate) fn new<S>(
         agent: Agent,
         key: &str,
         hash: String,
-        meta: &SessionMeta,
-        warnings: usize,
-        own_prompt: bool,
+        finished: &Finished<S>,
         cited: BTreeMap<String, u32>,
     ) -> SessionSeen {
+        let meta = &finished.meta;
         SessionSeen {
             agent,
             session_id: meta.id.clone().unwrap_or_else(|| key.to_string()),
             hash,
             updated_at: meta.updated,
-            warnings: warnings as u32,
+            warnings: finished.warnings.len() as u32,
             // Handbook's own prompts quote other sessions' replies: their citations are not uses.
-            cited: if own_prompt { BTreeMap::new() } else { cited },
-            own_prompt,
+            cited: if finished.own_prompt { BTreeMap::new() } else { cited },
+            own_prompt: finished.own_prompt,
             subagent: meta.is_subagent,
+            external: finished.external,
         }
     }
 }
@@ -160,6 +171,8 @@ pub(crate) fn exclusion(
         Some(Reason::SubAgent)
     } else if sources.excluded.contains(&seen.session_id) {
         Some(Reason::Forgotten)
+    } else if seen.external && rules.exclude_external {
+        Some(Reason::ExternalContext)
     } else {
         index.owner(sources, &seen.session_id, key, presence).map(|owner| Reason::DuplicateOf(owner.path.clone()))
     }
@@ -175,6 +188,7 @@ pub(crate) fn session_entry(seen: &SessionSeen, stat: FileStat, state: SourceSta
         updated_at: seen.updated_at,
         warnings: seen.warnings,
         cited: seen.cited.clone(),
+        external: seen.external,
         ..stat_entry(stat, state)
     }
 }
@@ -297,6 +311,7 @@ fn blank_entry(state: SourceState) -> SourceEntry {
         last_error: None,
         warnings: 0,
         cited: BTreeMap::new(),
+        external: false,
         extractor: 0,
     }
 }
@@ -309,7 +324,7 @@ mod tests {
     use crate::core::state::tests::{entry, stat_at, windows};
 
     fn rules() -> Rules {
-        Rules { windows: windows(false), include_subagents: false, format: None }
+        Rules { windows: windows(false), include_subagents: false, exclude_external: false, format: None }
     }
 
     /// A `sources.json` as an earlier version wrote it, reasons as plain strings.
@@ -340,6 +355,7 @@ mod tests {
             cited: BTreeMap::new(),
             own_prompt: false,
             subagent: false,
+            external: false,
         }
     }
 
@@ -360,6 +376,27 @@ mod tests {
         assert!(!needs_revisit(c, &rules(), &everywhere));
         let subagents = Rules { include_subagents: true, ..rules() };
         assert!(needs_revisit(c, &subagents, &everywhere), "a sub-agent is read once sub-agents are wanted");
+    }
+
+    #[test]
+    fn outside_context_is_excluded_only_when_asked_and_revisited_when_the_rule_turns() {
+        let sources = old_sources();
+        let index = Index::build(&sources, &Presence::default());
+        let presence = Presence::default();
+        let key: SourceKey = "/s/a.jsonl".into();
+        let web = SessionSeen { external: true, ..seen("s9") };
+        assert_eq!(exclusion(&web, &key, &sources, &index, &presence, &rules()), None);
+        let strict = Rules { exclude_external: true, ..rules() };
+        assert_eq!(exclusion(&web, &key, &sources, &index, &presence, &strict), Some(Reason::ExternalContext));
+        let own = SessionSeen { own_prompt: true, ..web.clone() };
+        assert_eq!(exclusion(&own, &key, &sources, &index, &presence, &strict), Some(Reason::OwnPrompt));
+        let stat = FileStat { size: 1, mtime_ns: 1 };
+        let read = session_entry(&web, stat, SourceState::Extracted, &rules());
+        assert!(read.external && !needs_revisit(&read, &rules(), &presence));
+        assert!(needs_revisit(&read, &strict, &presence), "turned on, an extracted web session is read again");
+        let left_out = excluded_entry(&web, stat, Reason::ExternalContext, &strict);
+        assert!(!needs_revisit(&left_out, &strict, &presence));
+        assert!(needs_revisit(&left_out, &rules(), &presence), "turned off, it is read again");
     }
 
     #[test]

@@ -118,6 +118,10 @@ pub(crate) struct SourceEntry {
     /// with how many replies cited each. The sum over all transcripts is a session's usage.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) cited: BTreeMap<String, u32>,
+    /// The session used web or MCP tools at its last read: turning `exclude_external_context`
+    /// on reads it again, to exclude it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub(crate) external: bool,
     /// The extractor version that settled this file; a newer one reads it again.
     #[serde(default)]
     pub(crate) extractor: u32,
@@ -264,6 +268,7 @@ pub(crate) mod tests {
             last_error: None,
             warnings: 0,
             cited: BTreeMap::new(),
+            external: false,
             extractor: 0,
         }
     }

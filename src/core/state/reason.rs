@@ -18,6 +18,8 @@ pub(crate) enum Reason {
     SubAgent,
     /// The user asked to forget the session.
     Forgotten,
+    /// The session used web or MCP tools, and `exclude_external_context` is on.
+    ExternalContext,
     /// Another transcript holds the same session and keeps its lessons.
     DuplicateOf(String),
     /// Not a transcript, in the reader's words ("empty file", "binary file", ...).
@@ -27,6 +29,7 @@ pub(crate) enum Reason {
 const OWN_PROMPT: &str = "handbook's own prompt";
 const SUB_AGENT: &str = "sub-agent";
 const FORGOTTEN: &str = "forgotten";
+const EXTERNAL_CONTEXT: &str = "external context";
 const DUPLICATE_OF: &str = "duplicate of ";
 
 impl Reason {
@@ -37,6 +40,7 @@ impl Reason {
             Reason::OwnPrompt => OWN_PROMPT,
             Reason::SubAgent => SUB_AGENT,
             Reason::Forgotten => FORGOTTEN,
+            Reason::ExternalContext => EXTERNAL_CONTEXT,
             Reason::DuplicateOf(_) => "duplicate",
             Reason::NotATranscript(sentence) => sentence,
         }
@@ -49,6 +53,7 @@ impl Reason {
             OWN_PROMPT => Reason::OwnPrompt,
             SUB_AGENT => Reason::SubAgent,
             FORGOTTEN => Reason::Forgotten,
+            EXTERNAL_CONTEXT => Reason::ExternalContext,
             _ => match text.strip_prefix(DUPLICATE_OF) {
                 Some(owner) => Reason::DuplicateOf(owner.to_string()),
                 None => Reason::NotATranscript(text.to_string()),
@@ -103,7 +108,9 @@ mod tests {
 
     #[test]
     fn reasons_are_written_as_the_phrases_they_were_read_from() {
-        for phrase in ["sub-agent", "forgotten", "handbook's own prompt", "duplicate of /x y", "binary file"] {
+        for phrase in
+            ["sub-agent", "forgotten", "handbook's own prompt", "external context", "duplicate of /x y", "binary file"]
+        {
             let json = serde_json::to_string(&Reason::parse(phrase)).unwrap();
             assert_eq!(json, serde_json::to_string(phrase).unwrap());
         }
@@ -112,6 +119,7 @@ mod tests {
     #[test]
     fn exclusions_are_counted_by_their_noun() {
         assert_eq!(Reason::DuplicateOf("/a".into()).label(), "duplicate");
+        assert_eq!(Reason::parse("external context"), Reason::ExternalContext);
         assert_eq!(Reason::NotATranscript("empty file".into()).label(), "empty file");
     }
 }
