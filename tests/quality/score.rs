@@ -35,7 +35,6 @@ struct SessionLabel {
     trivial: bool,
     #[serde(default)]
     named: bool,
-    #[allow(dead_code)]
     project: Option<String>,
     #[serde(default)]
     secrets: Vec<String>,
@@ -369,10 +368,41 @@ fn judge(part: &str, labels: &Labels, copy: &Path, home: &Path, outcomes: &BTree
     }
 }
 
+/// The project a summary line names: `- name: …` (a tip) or `(kind; name)` (a preference).
+fn line_project(line: &str) -> Option<String> {
+    let body = line.trim_start().strip_prefix("- ")?;
+    if let Some((name, _)) = body.split_once(": ")
+        && !name.is_empty()
+        && !name.contains(' ')
+        && !name.contains('`')
+    {
+        return Some(name.to_lowercase());
+    }
+    let inner = body.trim_end().strip_suffix(')')?.rsplit_once('(')?.1;
+    inner.split("; ").nth(1).map(str::to_lowercase)
+}
+
+/// The name a summary gives a labelled project: its last path part.
+fn project_name(project: &Option<String>) -> Option<String> {
+    project.as_deref().map(|p| p.trim_end_matches('/').rsplit('/').next().unwrap_or(p).to_lowercase())
+}
+
+/// True when `line` holds `tokens` and names no project other than `project`: a line about
+/// one project is no evidence of another's lesson.
+fn holds_in(line: &str, tokens: &[String], project: &Option<String>) -> bool {
+    let other = match (line_project(line), project_name(project)) {
+        (Some(named), Some(own)) => named != own,
+        _ => false,
+    };
+    !other && holds(line, tokens)
+}
+
 /// Judges every list item of the summary, in order.
 fn summary_verdicts(summary: &str, labels: &Labels, wrong: &[&Pattern], secrets: &[&String]) -> Vec<(Verdict, String)> {
-    let lessons: Vec<&Lesson> = labels.session.iter().flat_map(|s| &s.lesson).collect();
-    let acceptable: Vec<&Pattern> = labels.session.iter().flat_map(|s| &s.acceptable).collect();
+    let lessons: Vec<(&Lesson, &Option<String>)> =
+        labels.session.iter().flat_map(|s| s.lesson.iter().map(move |l| (l, &s.project))).collect();
+    let acceptable: Vec<(&Pattern, &Option<String>)> =
+        labels.session.iter().flat_map(|s| s.acceptable.iter().map(move |a| (a, &s.project))).collect();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut verdicts = Vec::new();
     for line in summary.lines().filter(|l| l.trim_start().starts_with("- ")) {
@@ -383,11 +413,11 @@ fn summary_verdicts(summary: &str, labels: &Labels, wrong: &[&Pattern], secrets:
             Verdict::Wrong
         } else {
             let held: BTreeSet<String> =
-                lessons.iter().filter(|l| holds(line, &l.tokens)).map(|l| l.id.clone()).collect();
+                lessons.iter().filter(|(l, p)| holds_in(line, &l.tokens, p)).map(|(l, _)| l.id.clone()).collect();
             let accepted: BTreeSet<String> = acceptable
                 .iter()
                 .enumerate()
-                .filter(|(_, a)| holds(line, &a.tokens))
+                .filter(|(_, (a, p))| holds_in(line, &a.tokens, p))
                 .map(|(i, _)| format!("acceptable #{i}"))
                 .collect();
             let new = held.iter().chain(&accepted).any(|id| !seen.contains(id));

@@ -22,7 +22,8 @@ use std::fmt::Write;
 
 use jiff::Timestamp;
 
-use crate::core::extract::Outcome;
+use crate::core::extract::shell::{self, CommandKind, classify};
+use crate::core::extract::{Outcome, TaskFacts};
 use crate::core::extract::clip_at_word;
 use crate::core::extract::durability::fact_of;
 use crate::core::extract::render::{ACCOUNT_LABEL, code, fix_lesson, meta, one_line, unresolved_lesson};
@@ -44,6 +45,8 @@ const SUMMARY_PREFERENCES: usize = 20;
 const TIPS_FIXES_PER_PROJECT: usize = 3;
 /// Verified commands per project in the summary's tips.
 const TIPS_COMMANDS_PER_PROJECT: usize = 4;
+/// Facts from agents' closing accounts per project in the summary's tips.
+const TIPS_ACCOUNTS_PER_PROJECT: usize = 2;
 
 /// What consolidation starts from.
 pub(crate) struct Input<'a> {
@@ -75,11 +78,25 @@ struct Lesson {
     tasks: BTreeSet<usize>,
     usage: u64,
     last: Timestamp,
+    /// The commands the lesson names (a fix's failed and working command, a verified one).
+    commands: Vec<String>,
+    /// Kept in `MEMORY.md` but not told in the summary.
+    quiet: bool,
 }
 
 impl Lesson {
     fn new(body: String, weight: u8, at: Timestamp) -> Lesson {
-        Lesson { body, label: "", weight, sessions: BTreeSet::new(), tasks: BTreeSet::new(), usage: 0, last: at }
+        Lesson {
+            body,
+            label: "",
+            weight,
+            sessions: BTreeSet::new(),
+            tasks: BTreeSet::new(),
+            usage: 0,
+            last: at,
+            commands: Vec::new(),
+            quiet: false,
+        }
     }
 
     /// `label; N sessions` or `N sessions`.
@@ -134,6 +151,8 @@ struct Group<'a> {
     sessions: Vec<&'a Stage1>,
     preferences: Vec<Lesson>,
     knowledge: Vec<Lesson>,
+    /// What agents' closing accounts said: the lowest-trust knowledge, shown after the rest.
+    accounts: Vec<Lesson>,
     failures: Vec<Lesson>,
     usage: u64,
     last: Timestamp,
@@ -164,6 +183,13 @@ fn merge_near_duplicates(lessons: BTreeMap<String, Lesson>) -> BTreeMap<String, 
     kept.into_iter().map(|(key, lesson, _)| (key, lesson)).collect()
 }
 
+/// A failure's identity across sessions: its command and its error with the numbers in them
+/// blanked, so the same landmine met at line 23 and at line 24 is one lesson.
+fn failure_key(command: &str, error: &str) -> String {
+    let blank = |text: &str| text.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect::<String>();
+    format!("{}\u{0}{}", command, blank(error))
+}
+
 /// Text reduced to its words, for merging near-identical sentences.
 fn merge_key(text: &str) -> String {
     text.split(|c: char| !c.is_alphanumeric())
@@ -192,69 +218,93 @@ fn session_order(a: &Stage1, b: &Stage1) -> std::cmp::Ordering {
         .then_with(|| a.session_id.cmp(&b.session_id))
 }
 
+/// The lessons of a project's sessions as they are gathered, each kind by its merge key.
+#[derive(Default)]
+struct Gathered {
+    preferences: BTreeMap<String, Lesson>,
+    knowledge: BTreeMap<String, Lesson>,
+    accounts: BTreeMap<String, Lesson>,
+    fixes: BTreeMap<String, Lesson>,
+    open: BTreeMap<String, Lesson>,
+}
+
+impl Gathered {
+    fn task(&mut self, session: &Stage1, task: &TaskFacts, number: usize) {
+        for p in &task.preferences {
+            // The fact itself, without "Please remember that …": the same rule said with
+            // another opener is the same lesson.
+            let fact = fact_of(&p.text);
+            if merge::mostly_redacted(&fact) {
+                continue;
+            }
+            let lesson = self
+                .preferences
+                .entry(merge_key(&fact))
+                .or_insert_with(|| Lesson::new(one_line(&fact), signal_weight(p.kind), session.updated_at));
+            if signal_weight(p.kind) <= lesson.weight {
+                lesson.weight = signal_weight(p.kind);
+                lesson.label = p.kind.name();
+            }
+            lesson.support(session, number);
+        }
+        for v in &task.verified {
+            let body = format!("verified {} command: {}", v.kind.name(), code(&v.command));
+            let lesson = self.knowledge.entry(v.command.clone()).or_insert_with(|| Lesson::new(body, 0, session.updated_at));
+            lesson.commands = vec![v.command.clone()];
+            lesson.support(session, number);
+        }
+        self.failures(session, task, number);
+        // What an agent's account says of a task that also fixed something is kept, but the
+        // fix is what the summary tells.
+        let quiet = task.fixes.iter().any(|f| !f.work);
+        for o in &task.observations {
+            let body = format!("{ACCOUNT_LABEL}: {}", one_line(&o.text));
+            let lesson = self.accounts.entry(merge_key(&o.text)).or_insert_with(|| Lesson::new(body, 2, session.updated_at));
+            lesson.quiet = quiet && (lesson.quiet || lesson.sessions.is_empty());
+            lesson.support(session, number);
+        }
+    }
+
+    fn failures(&mut self, session: &Stage1, task: &TaskFacts, number: usize) {
+        // The task's own red-to-green work is no landmine of the project.
+        for fix in task.fixes.iter().filter(|f| !f.work) {
+            let lesson = self
+                .fixes
+                .entry(failure_key(&fix.failure.command, &fix.failure.error))
+                .or_insert_with(|| Lesson::new(fix_lesson(fix, false), 0, session.updated_at));
+            lesson.commands = vec![fix.failure.command.clone(), fix.command.clone()];
+            lesson.support(session, number);
+        }
+        for failure in &task.unresolved {
+            // A task that ended well found its way past the failure, though the session shows
+            // no command that fixed it; one the agent explained was diagnosed, not left open.
+            let open = matches!(task.outcome, Outcome::Fail | Outcome::Partial) && task.observations.is_empty();
+            let body = if open {
+                format!("{} and was not resolved", unresolved_lesson(failure))
+            } else {
+                unresolved_lesson(failure)
+            };
+            let lesson = self
+                .open
+                .entry(failure_key(&failure.command, &failure.error))
+                .or_insert_with(|| Lesson::new(body, 1, session.updated_at));
+            lesson.commands = vec![failure.command.clone()];
+            lesson.support(session, number);
+        }
+    }
+}
+
 fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>) -> Group<'a> {
     sessions.sort_by(|a, b| session_order(a, b));
-    let mut preferences: BTreeMap<String, Lesson> = BTreeMap::new();
-    let mut knowledge: BTreeMap<String, Lesson> = BTreeMap::new();
-    let mut fixes: BTreeMap<String, Lesson> = BTreeMap::new();
-    let mut open: BTreeMap<String, Lesson> = BTreeMap::new();
+    let mut gathered = Gathered::default();
     let mut task_number = 0;
     for session in &sessions {
         for task in &session.facts.tasks {
             task_number += 1;
-            for p in &task.preferences {
-                // The fact itself, without "Please remember that …": the same rule said with
-                // another opener is the same lesson.
-                let fact = fact_of(&p.text);
-                if merge::mostly_redacted(&fact) {
-                    continue;
-                }
-                let body = one_line(&fact);
-                let lesson = preferences
-                    .entry(merge_key(&fact))
-                    .or_insert_with(|| Lesson::new(body, signal_weight(p.kind), session.updated_at));
-                if signal_weight(p.kind) <= lesson.weight {
-                    lesson.weight = signal_weight(p.kind);
-                    lesson.label = p.kind.name();
-                }
-                lesson.support(session, task_number);
-            }
-            for v in &task.verified {
-                let body = format!("verified {} command: {}", v.kind.name(), code(&v.command));
-                knowledge
-                    .entry(v.command.clone())
-                    .or_insert_with(|| Lesson::new(body, 0, session.updated_at))
-                    .support(session, task_number);
-            }
-            // The task's own red-to-green work is no landmine of the project.
-            for fix in task.fixes.iter().filter(|f| !f.work) {
-                let key = format!("{}\u{0}{}", fix.failure.command, fix.failure.error);
-                fixes
-                    .entry(key)
-                    .or_insert_with(|| Lesson::new(fix_lesson(fix, false), 0, session.updated_at))
-                    .support(session, task_number);
-            }
-            for o in &task.observations {
-                let body = format!("{ACCOUNT_LABEL}: {}", one_line(&o.text));
-                knowledge
-                    .entry(merge_key(&o.text))
-                    .or_insert_with(|| Lesson::new(body, 2, session.updated_at))
-                    .support(session, task_number);
-            }
-            for failure in &task.unresolved {
-                let key = format!("{}\u{0}{}", failure.command, failure.error);
-                // A task that ended well found its way past the failure, though the session
-                // shows no command that fixed it.
-                let body = match task.outcome {
-                    Outcome::Success => unresolved_lesson(failure),
-                    _ => format!("{} and was not resolved", unresolved_lesson(failure)),
-                };
-                open.entry(key)
-                    .or_insert_with(|| Lesson::new(body, 1, session.updated_at))
-                    .support(session, task_number);
-            }
+            gathered.task(session, task, task_number);
         }
     }
+    let Gathered { preferences, knowledge, accounts, mut fixes, mut open } = gathered;
     // A failure fixed in one session is a landmine with a way around it, not an open error.
     open.retain(|key, _| !fixes.contains_key(key));
     fixes.extend(open);
@@ -265,6 +315,7 @@ fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>) -> Group<'a> {
         sessions,
         preferences: rank(merge_near_duplicates(preferences)),
         knowledge: rank(knowledge),
+        accounts: rank(accounts),
         failures: rank(fixes),
         usage,
         last,
@@ -361,9 +412,10 @@ fn render_group(out: &mut String, group: &Group, files: &BTreeMap<String, String
             let _ = writeln!(out, "### keywords\n\n- {}", one_line(&session.facts.keywords.join(", ")));
         }
     }
+    let knowledge: Vec<Lesson> = group.knowledge.iter().chain(&group.accounts).cloned().collect();
     for (title, lessons) in [
         ("User preferences", &group.preferences),
-        ("Reusable knowledge", &group.knowledge),
+        ("Reusable knowledge", &knowledge),
         ("Failures and how to do differently", &group.failures),
     ] {
         if lessons.is_empty() {
@@ -407,19 +459,8 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
     out.push_str("\n## General Tips\n\n");
     let mut tips = 0;
     for group in groups {
-        let name = display_name(&group.key);
-        for lesson in group.failures.iter().take(TIPS_FIXES_PER_PROJECT) {
-            let _ = writeln!(out, "- {name}: {}", lesson.body);
-            tips += 1;
-        }
-        let commands: Vec<&str> = group
-            .knowledge
-            .iter()
-            .take(TIPS_COMMANDS_PER_PROJECT)
-            .map(|l| l.body.split_once(": ").map_or(l.body.as_str(), |(_, c)| c))
-            .collect();
-        if !commands.is_empty() {
-            let _ = writeln!(out, "- {name}: verified {}", commands.join(", "));
+        for tip in tips_of(group) {
+            let _ = writeln!(out, "- {}: {tip}", display_name(&group.key));
             tips += 1;
         }
     }
@@ -447,6 +488,39 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
         }
     }
     out
+}
+
+/// A project's tips in the summary: its top landmines, the verified commands they do not
+/// already name, and what agents' closing accounts found, labelled as such.
+fn tips_of(group: &Group) -> Vec<String> {
+    let failures: Vec<&Lesson> = group.failures.iter().take(TIPS_FIXES_PER_PROJECT).collect();
+    let mut tips: Vec<String> = failures.iter().map(|l| l.body.clone()).collect();
+    // A job a landmine above or a preference already names would be told twice.
+    let told: String = failures.iter().copied().chain(&group.preferences).map(|l| l.body.to_lowercase()).collect();
+    let mut families: BTreeSet<String> = failures.iter().flat_map(|l| &l.commands).map(|c| classify(c).family).collect();
+    let mut commands = Vec::new();
+    for command in group.knowledge.iter().flat_map(|l| &l.commands) {
+        let family = classify(command).family;
+        // One that holds a URL or a secret was a one-off, not the way to build or test; an
+        // install is a step, and a bare default (`cargo test`) what anyone would try first.
+        let one_off = command.contains("://") || command.contains("[REDACTED:");
+        let plain = shell::is_default_command(command) || classify(command).kind == CommandKind::Install;
+        if plain {
+            continue;
+        }
+        if one_off || family.is_empty() || told.contains(&family.to_lowercase()) || !families.insert(family) {
+            continue;
+        }
+        if commands.len() < TIPS_COMMANDS_PER_PROJECT {
+            commands.push(code(command));
+        }
+    }
+    if !commands.is_empty() {
+        tips.push(format!("verified {}", commands.join(", ")));
+    }
+    let accounts = group.accounts.iter().filter(|l| !l.quiet).take(TIPS_ACCOUNTS_PER_PROJECT);
+    tips.extend(accounts.map(|l| l.body.clone()));
+    tips
 }
 
 /// A factual paragraph about where the lessons come from.

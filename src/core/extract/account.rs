@@ -16,6 +16,8 @@ use crate::core::injection::looks_like_instruction;
 
 /// The end of the last reply that is read, in bytes: a closing account sits at its end.
 const MAX_REPLY: usize = 8 * 1024;
+/// A reply shorter than this, in bytes, is an acknowledgement, not an account.
+pub(crate) const MIN_ACCOUNT: usize = 80;
 /// Sentences kept from one account.
 const MAX_OBSERVATIONS: usize = 3;
 /// Shortest and longest sentence kept, in bytes.
@@ -31,7 +33,12 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         r"despite|although|even though|instead of|rather than|not the|not what|not as|actually|in fact|",
         r"listens? on|is (?:actually |really )?(?:a |an )?(?:zstd|gzip|binary|compressed|symlink|stale|empty)|",
         r"compressed|mismatch|differs?|different|wrong|stale|outdated|only works|requires|needs|expects|",
-        r"overrides?|shadows?|ignores?|silently|hard-?coded|pinned)\b",
+        r"overrides?|shadows?|ignores?|silently|quietly|hard-?coded|pinned|falls? back|fell back|only sets|",
+        r"which is why|that'?s why|that is why|so it|still holds|is taken|was taken|moved to|defaults? to|",
+        r"points? (?:at|to)|resolves? to|is set to|is bound to|binds? to|already (?:running|in use|taken)|held by|",
+        r"in use|conflicts? with|collides? with|lives (?:in|at|on)|runs on|served (?:from|on)|not set|unset|missing|must)\b",
+        // "on 8081, not 8080": one value where another was expected.
+        r"|\b\d+\b[^.;]*,\s*not\s+(?:the\s+)?\S*\d",
     ))
 });
 
@@ -46,6 +53,8 @@ static IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
 #[derive(Default)]
 pub(crate) struct Named {
     words: BTreeSet<String>,
+    /// Programs the session ran, of any length (`ss`, `go`).
+    programs: BTreeSet<String>,
 }
 
 impl Named {
@@ -57,6 +66,9 @@ impl Named {
         }
         if classified.program.len() >= 3 {
             self.add(&classified.program);
+        }
+        if !classified.program.is_empty() && self.programs.len() < MAX_NAMED {
+            self.programs.insert(classified.program.to_lowercase());
         }
         for word in command.split_whitespace() {
             let word = word.trim_matches(['"', '\'', '(', ')', ';', ',']);
@@ -88,7 +100,11 @@ impl Named {
         spans.iter().map(String::as_str).chain(words).map(|w| w.trim_end_matches(['.', ':'])).any(|w| {
             self.words.contains(w)
                 || (w.len() >= 6 && self.words.iter().any(|n| n.len() >= 6 && (w.ends_with(n.as_str()))))
-        }) || spans.iter().any(|span| self.words.iter().any(|n| n.contains(' ') && span.contains(n.as_str())))
+        }) || spans.iter().any(|span| {
+            // `ss -ltnp`: a code span that runs a program the session ran.
+            span.split_whitespace().next().is_some_and(|first| self.programs.contains(first))
+                || self.words.iter().any(|n| n.contains(' ') && span.contains(n.as_str()))
+        })
     }
 }
 

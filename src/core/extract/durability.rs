@@ -21,9 +21,11 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)(?:^|[。！？:;"'“‘(—–]\s*)(?:(?:please|also|and|but|so|oh|then)[\s,]+)?(?:always|never)\b"#,
         r"|\b(?:please|we|i|you|agents?|everyone|one)\s+(?:should\s+|must\s+|will\s+|can\s+)?(?:always|never)\b|\b(?:should|must|to)\s+(?:always|never)\b",
         r"|\b(?:from now on|going forward|in (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
+        r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
         r"|\b(?:in|for|across|on|to|with) (?:all|every|any)\b",
         r"|^(?:(?:please|also|and|but|so|then)\s+)?(?:keep|format|write|run|use|lint|name|put|make|check|prefix|sign|tag|document|type|test|give|end|start|lock|pin)\s+(?:all|every|any|each)\b",
-        r"|\bin (?:this|our|the) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b",
+        r"|\bin (?:this|our|the) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b|\bin here\b",
+        r"|^(?:all|every|each|any|no)\s+(?:\w+\s+)?(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
         r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bprefer(?:s|red)?\b",
@@ -35,7 +37,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
 /// Phrases that scope a rule to a lasting place; they are not task-scope markers.
 static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b",
+        r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b|\bin here\b",
     )
 });
 
@@ -177,6 +179,11 @@ static OPENER: LazyLock<Regex> = LazyLock::new(|| {
 /// The fact a preference or remember request states, without its opener, capitalised.
 pub(crate) fn fact_of(text: &str) -> String {
     let stripped = OPENER.replace(text.trim(), "");
+    // "Remember to run `cargo sqlx prepare` …" asks for a step: the step is the fact.
+    let stripped = match stripped.strip_prefix("to ") {
+        Some(step) if stripped.len() < text.trim().len() => step,
+        _ => &stripped,
+    };
     let stripped = stripped.trim();
     if stripped.split_whitespace().count() < 3 {
         return text.trim().to_string();
@@ -218,6 +225,8 @@ mod tests {
             "Don't touch the generated files under gen/.",
             "Always use `just test` in CI.",
             "Our convention is kebab-case file names.",
+            "Every package change needs a changeset.",
+            "Keep all Python in here formatted with black.",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }
@@ -247,5 +256,6 @@ mod tests {
         assert_eq!(fact_of("Thanks, and remember that deploys need the VPN."), "Deploys need the VPN.");
         assert_eq!(fact_of("We use uv, not pip."), "We use uv, not pip.");
         assert_eq!(fact_of("Remember that."), "Remember that.");
+        assert_eq!(fact_of("Remember to run `make gen` after a schema change."), "Run `make gen` after a schema change.");
     }
 }

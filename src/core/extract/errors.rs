@@ -30,7 +30,7 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
         r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
         r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
         r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied)",
-        r"|\b[A-Z]{1,3}[0-9]{3,5}\b|(?m:^[\w./-]+:\d+:)",
+        r"|\b[A-Z]{1,3}[0-9]{3,5}\b|(?m:^[\w./-]+:\d+:)|(?m:^[\w.-]+: [\w./~-]+:\d+:)",
     ))
 });
 
@@ -38,12 +38,22 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
 /// length, or `None` when the output has no usable line. It comes redacted in the context of
 /// the lines above it.
 pub(crate) fn error_line(output: &str) -> Option<String> {
+    error_line_of(output, None)
+}
+
+/// [`error_line`] for the output of `program`: a line in the program's own voice
+/// (`install.sh: ~/.bashrc exists and is not a symlink`) is what it said went wrong.
+pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<String> {
     let (head, tail) = windows(output);
     let mut best: Option<(u8, &str)> = None;
+    let own_voice = |line: &str| {
+        program.is_some_and(|p| p.len() >= 2 && line.strip_prefix(p).is_some_and(|rest| rest.starts_with(": ")))
+    };
     for window in [head, tail] {
-        for line in candidate_lines(window) {
+        let own = window.lines().filter(|l| own_voice(l.trim()));
+        for line in candidate_lines(window).chain(own) {
             let clean = clean(line);
-            let score = score(&clean);
+            let score = if own_voice(&clean) { score(&clean).max(5) } else { score(&clean) };
             if score > best.map_or(0, |(b, _)| b) && usable(&clean) {
                 best = Some((score, line));
             }
@@ -56,8 +66,20 @@ pub(crate) fn error_line(output: &str) -> Option<String> {
     // The line is a slice of `output`: redact it with the lines above it, where the key of a
     // secret it holds may be.
     let start = chosen.as_ptr() as usize - output.as_ptr() as usize;
-    let redacted = redact_line_in(output, start, start + chosen.len());
-    Some(clip(&clean(&redacted)))
+    let mut end = start + chosen.len();
+    // A heading (`Extension error:`, `Warning, treated as error:`) says what follows.
+    if clean(chosen).ends_with(':')
+        && let Some(next) = output[end..].lines().nth(1).filter(|l| usable(&clean(l)))
+    {
+        end = next.as_ptr() as usize - output.as_ptr() as usize + next.len();
+    }
+    let redacted = redact_line_in(output, start, end);
+    Some(clip(&clean(&render_one_line(&redacted))))
+}
+
+/// Lines joined with a space, so a heading and the line it introduces read as one.
+fn render_one_line(text: &str) -> String {
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 /// The head and tail windows of a (possibly huge) output; the tail is empty for short ones.
@@ -129,8 +151,13 @@ fn score(line: &str) -> u8 {
     if is_quoted_context(line) {
         return 0;
     }
-    let located = has_location(line) || has_program_location(line);
     let limit = LIMIT.is_match(line);
+    // A program naming itself, then where (`shiftdb-lint: db/V1.sql:3: …`), is a diagnostic
+    // whatever its words.
+    if has_program_location(line) {
+        return if limit { 5 } else { 4 };
+    }
+    let located = has_location(line);
     // A located line that names no error and breaks no limit (`a.rs:12: note: …`) only says
     // where the tool looked.
     if located && !limit && !ERROR_WORD.is_match(line) {
@@ -268,6 +295,19 @@ mod tests {
         assert_eq!(error_line(ruff).as_deref(), Some("src/app.py:3:8: F401 [*] `os` imported but unused"));
         let vitest = "src/a.rs:12:1: note: checked in 3ms\n FAIL  src/orders.test.ts > paginates";
         assert_eq!(error_line(vitest).as_deref(), Some("FAIL  src/orders.test.ts > paginates"));
+    }
+
+    #[test]
+    fn a_heading_keeps_the_line_it_introduces_and_a_program_its_voice() {
+        let sphinx = "Running Sphinx v7.2\nExtension error:\nCould not import extension sphinx_copybutton (exception: No module named 'sphinx_copybutton')\nmake: *** [html] Error 2";
+        assert_eq!(
+            error_line(sphinx).as_deref(),
+            Some("Extension error: Could not import extension sphinx_copybutton (exception: No module named 'sphinx_copybutton')")
+        );
+        let own = "linking ~/.bashrc\ninstall.sh: ~/.bashrc exists and is not a symlink; pass --adopt";
+        assert_eq!(error_line_of(own, Some("install.sh")).as_deref(), Some("install.sh: ~/.bashrc exists and is not a symlink; pass --adopt"));
+        let lint = "checking db/V7__index.sql\nCREATE INDEX idx ON t(c);\ndblint: db/V7__index.sql:1: index created in a transaction";
+        assert_eq!(error_line(lint).as_deref(), Some("dblint: db/V7__index.sql:1: index created in a transaction"));
     }
 
     #[test]

@@ -322,7 +322,11 @@ impl Extractor {
             EventKind::ToolResult(result) => self.tool_result(result),
             EventKind::Assistant(text) => {
                 self.agent_acted = true;
-                self.last_reply = Some((account::clip(text.for_scanning()), event.line));
+                // A one-line acknowledgement ("Noted.") after the account does not replace it.
+                let reply = text.for_scanning();
+                if reply.len() >= account::MIN_ACCOUNT || self.last_reply.is_none() {
+                    self.last_reply = Some((account::clip(reply), event.line));
+                }
                 for id in crate::core::citations::cited_sessions(text.for_scanning()) {
                     if self.cited.len() < MAX_CITED || self.cited.contains_key(&id) {
                         *self.cited.entry(id).or_default() += 1;
@@ -351,6 +355,7 @@ impl Extractor {
         if self.tasks.len() >= MAX_TASKS {
             return;
         }
+        self.settle_account();
         self.tasks.push(TaskState { facts: Some(TaskFacts::new(title_of(text), line)), ..TaskState::default() });
     }
 
@@ -391,9 +396,6 @@ impl Extractor {
                     }
                 }
             }
-            for file in &call.writes {
-                self.named.path(file);
-            }
             if let Some((_, task)) = self.current() {
                 for file in &call.writes {
                     if !task.files.contains(file) && task.files.len() < MAX_FILES {
@@ -401,6 +403,9 @@ impl Extractor {
                     }
                 }
             }
+        }
+        for file in call.writes.iter().chain(&call.reads) {
+            self.named.path(file);
         }
         let Some(command) = call.command.as_deref().filter(|c| !c.trim().is_empty()) else {
             return;
@@ -483,8 +488,10 @@ impl Extractor {
         if call.kind == CommandKind::Explore {
             return;
         }
-        let error =
-            errors::error_line(result.output.for_scanning()).map(|e| redact(&e).into_owned()).unwrap_or_default();
+        let program = shell::program_of(&call.command);
+        let error = errors::error_line_of(result.output.for_scanning(), program.as_deref())
+            .map(|e| redact(&e).into_owned())
+            .unwrap_or_default();
         let failure = Failure { command: call.command, error, exit_code: result.exit_code, line: call.line };
         if let Some(open) = self.open.get_mut(&call.family) {
             open.attempts += 1;
@@ -628,6 +635,19 @@ impl Extractor {
         fixed
     }
 
+    /// The agent's account of the task before: what it found, kept with that task.
+    fn settle_account(&mut self) {
+        let Some((reply, line)) = self.last_reply.take() else { return };
+        let found = account::observations(&reply, line, &self.named);
+        if let Some(facts) = self.tasks.iter_mut().rev().find_map(|t| t.facts.as_mut()) {
+            for observation in found {
+                if facts.observations.len() < MAX_FACTS && !facts.observations.contains(&observation) {
+                    facts.observations.push(observation);
+                }
+            }
+        }
+    }
+
     /// The sessions this session's replies cited, with how many replies cited each (a session
     /// citing itself does not count).
     pub(crate) fn citations(&self, own_id: Option<&str>) -> BTreeMap<String, u32> {
@@ -643,12 +663,7 @@ impl Extractor {
                 facts.unresolved.push(open.failure);
             }
         }
-        if let Some((reply, line)) = self.last_reply.take() {
-            let found = account::observations(&reply, line, &self.named);
-            if let Some(facts) = self.tasks.iter_mut().rev().find_map(|t| t.facts.as_mut()) {
-                facts.observations = found;
-            }
-        }
+        self.settle_account();
         let cwd = meta.cwd.as_deref();
         let mut tasks = Vec::new();
         for state in self.tasks {

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::shell::classify;
+use super::shell::{CommandKind, classify};
 
 /// Errors that name a symbol, an assertion or a lint code: what editing the code under work
 /// fixes, not a landmine of the project.
@@ -18,7 +18,9 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
         r"implicit declaration|imported but unused|never used|unused|mismatched types|type error|typeerror|",
         r"nameerror|syntaxerror|compileerror|compilation failed|does not compile|cannot be applied|",
         r"no matching function|is not assignable|property .* does not exist|missing (?:field|argument)|",
-        r"wrong number of arguments|arity|FAILED|[0-9]+ (?:failed|failures?)|test.*fail",
+        r"wrong number of arguments|arity|FAILED|[0-9]+ (?:failed|failures?)|test.*fail|warning|would be reformatted|",
+        r"would reformat|not formatted|formatting|\bfail\b|\bexpected\b|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|",
+        r"\bactual\b|not in scope|data race|\b[A-Z]{2,5}-[0-9]{3,6}\b|panicked at|unwrap\(\)|traceback|exception",
     ))
 });
 
@@ -26,6 +28,10 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
 const SOURCE_EXTENSIONS: &[&str] = &[
     "rs", "py", "ts", "tsx", "js", "jsx", "mjs", "go", "c", "h", "cc", "cpp", "hpp", "ex", "exs", "rb", "java", "kt",
     "swift", "cs", "hs", "zig", "php", "vue", "svelte", "scala", "clj", "erl", "lua", "dart", "m", "ml", "fs",
+    // Documents are the work product of a docs project, and scripts, schemas and templates
+    // that of theirs.
+    "md", "rst", "adoc", "tex", "html", "css", "scss", "tf", "sql", "sh", "bash", "zsh", "fish", "ps1", "nix",
+    "proto", "graphql", "erb", "haml", "heex", "eex", "jinja", "j2",
 ];
 
 fn is_source(path: &str) -> bool {
@@ -37,12 +43,19 @@ fn is_source(path: &str) -> bool {
 /// the task's own red-to-green work (a failing test, a lint finding, a compile error in the
 /// code being changed), not a lesson about the project.
 pub(crate) fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[String], ran: &[String]) -> bool {
+    let (failed_kind, fixed_kind) = (classify(failed).kind, classify(fixed).kind);
+    // A format or lint check that fails until the formatter runs is the formatter's job done.
+    let formatted = matches!(failed_kind, CommandKind::Format | CommandKind::Lint) && fixed_kind == CommandKind::Format;
+    if formatted && ran.is_empty() {
+        return true;
+    }
     let same_job = classify(failed).family == classify(fixed).family;
-    same_job
-        && ran.is_empty()
-        && !edited.is_empty()
-        && edited.iter().all(|f| is_source(f))
-        && CODE_ERROR.is_match(error)
+    // Checking the work on the way (a build, another test, a diff) is no setup step.
+    let checks_only = ran.iter().all(|r| {
+        let kind = classify(r).kind;
+        kind.is_verification() && !matches!(kind, CommandKind::Install | CommandKind::Run) || kind == CommandKind::Vcs
+    });
+    same_job && checks_only && !edited.is_empty() && edited.iter().all(|f| is_source(f)) && CODE_ERROR.is_match(error)
 }
 
 /// True when the command that succeeded only corrects a typo in the one that failed
@@ -106,7 +119,29 @@ pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
     let added: Vec<String> = b.iter().filter(|w| !a.contains(w)).map(|w| w.to_string()).collect();
     let replaced: Vec<String> = a.iter().filter(|w| !b.contains(w)).map(|w| w.to_string()).collect();
     let small = !added.is_empty() && added.len() <= MAX_NEEDED && replaced.len() <= MAX_NEEDED;
-    small.then_some(Needs { added, replaced })
+    // Settings and flags added, or a value swapped for one of its own shape (a port, a host,
+    // a flag's value); another file or sub-command is another command, not a setting.
+    let settings = replaced.is_empty() && added.iter().all(|w| is_setting(w) || w.starts_with('-'));
+    let swapped = replaced.len() == added.len() && replaced.iter().zip(&added).all(|(r, a)| same_shape(r, a));
+    (small && (settings || swapped)).then_some(Needs { added, replaced })
+}
+
+/// `VAR=value`: an environment setting.
+fn is_setting(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    })
+}
+
+/// Two words that are one value in two versions: the same setting or flag with another
+/// value, or the same text around other digits (`localhost:8080` and `localhost:8081`).
+fn same_shape(a: &str, b: &str) -> bool {
+    let head = |w: &str| w.split_once('=').map(|(h, _)| h.to_string());
+    if let (Some(x), Some(y)) = (head(a), head(b)) {
+        return x == y;
+    }
+    let skeleton = |w: &str| w.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect::<String>();
+    skeleton(a) == skeleton(b) && a.chars().any(|c| c.is_ascii_digit())
 }
 
 /// The variable names a command prints (`echo $PGHOST`, `printenv PGHOST`), so the value the
@@ -152,6 +187,10 @@ mod tests {
             &["src/lib.rs".into()],
             &[]
         ));
+
+        let go = "handler_test.go:42: got 200, want 429";
+        assert!(is_own_work("go test ./...", go, "go test ./...", &["handler.go".into()], &["go build ./...".into()]));
+        assert!(is_own_work("cabal build", "src/Main.hs:3:1: error: [GHC-88464] Variable not in scope: foo", "cabal build", &["src/Main.hs".into()], &[]));
         // A setup step, a configuration edit or another tool is a lesson.
         assert!(!is_own_work("make docs", "error: sphinx-build not found", "make docs", &[], &["pip install".into()]));
         assert!(!is_own_work("./ship.sh", "403", "./ship.sh", &[".env".into()], &[]));
@@ -169,6 +208,8 @@ mod tests {
             (vec!["localhost:8081/health".into()], vec!["localhost:8080/health".into()])
         );
         assert_eq!(needs("npm test", "pnpm vitest run"), None);
+        assert_eq!(needs("uv run ruff format --check .", "uv run ruff format src/a.py"), None);
+        assert_eq!(needs("make deploy", "make deploy ENV=staging").unwrap().added, ["ENV=staging"]);
         assert_eq!(needs("cargo test", "cargo test"), None);
     }
 

@@ -110,6 +110,14 @@ pub(crate) fn main_segment(command: &str) -> Option<String> {
     Some(best.0.join(" "))
 }
 
+/// The name a command's program prints its messages under (`install.sh` for
+/// `./scripts/install.sh --adopt`), after settings and prefixes.
+pub(crate) fn program_of(command: &str) -> Option<String> {
+    let words = segments(command).into_iter().next()?;
+    let first = words.iter().find(|w| !(w.contains('=') && !w.starts_with('-')) && !PREFIX_COMMANDS.contains(&w.as_str()))?;
+    Some(first.rsplit('/').next().unwrap_or(first).to_string())
+}
+
 /// True for a project's default build or test command, bare (`cargo test`, `npm test`,
 /// `pytest`, `make`): that it passed says nothing a future session would not try first.
 pub(crate) fn is_default_command(command: &str) -> bool {
@@ -301,6 +309,10 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
         return None;
     }
     let args: Vec<&str> = rest[1..].iter().map(String::as_str).collect();
+    // `zig version`, `node --help`: asking a program about itself builds nothing.
+    if matches!(args.as_slice(), ["version" | "--version" | "-V" | "help" | "--help" | "-h"]) {
+        return Some(named(CommandKind::Explore, &program, None));
+    }
     Some(classify_program(&program, &args))
 }
 
