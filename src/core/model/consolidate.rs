@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::core::extract::clip_at_word;
 use crate::core::extract::render::one_line;
+use crate::core::model::ground::Dropped;
 use crate::core::model::{AnswerError, Prompt, json_object};
 use crate::core::redact::redact;
 use crate::core::templates;
@@ -244,10 +245,19 @@ pub(crate) fn carried_lessons(old: &GroupBlock, new: &GroupBlock) -> Lessons {
 /// Lessons as they are kept: references to removed or unknown tasks dropped, and a lesson
 /// that cites no remaining task (only removed ones, or none at all) forgotten.
 pub(crate) fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
+    settle_counting(lessons, tasks).0
+}
+
+/// [`settle`], and how many lessons it forgot for citing no task of `tasks`, or nothing but
+/// citations. Task numbers count within a group, and a group call shows only the group's
+/// tasks, so a reference to a number the group lacks (another group's task, a made-up one)
+/// supports nothing. Blank lines and duplicates are not counted: they claimed nothing.
+pub(crate) fn settle_counting(lessons: &Lessons, tasks: &BTreeSet<u32>) -> (Lessons, usize) {
     let mut settled = Lessons::default();
+    let mut forgotten = 0;
     for (into, from) in settled.sections.iter_mut().zip(&lessons.sections) {
         let mut seen = BTreeSet::new();
-        for lesson in from {
+        for lesson in from.iter().filter(|l| !l.trim().trim_start_matches(['-', '*']).trim().is_empty()) {
             let mut refs = String::new();
             let text = rewrite_refs(lesson, |kind, n| {
                 if kind == "Task" && tasks.contains(&n) && !refs.contains(&format!("[Task {n}]")) {
@@ -258,6 +268,7 @@ pub(crate) fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
             // Every lesson cites its support; one with none left (or none given) cannot be
             // forgotten when its sessions go, so it is not kept.
             if refs.is_empty() {
+                forgotten += 1;
                 continue;
             }
             // Redacted before it is cut, so a cut cannot leave a fragment the patterns miss;
@@ -265,6 +276,7 @@ pub(crate) fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
             let body = redact(&one_line(text.trim().trim_start_matches(['-', '*', ' ']))).into_owned();
             let body = clip_at_word(&body, MAX_LESSON_CHARS.saturating_sub(refs.len() + 1));
             if body.is_empty() {
+                forgotten += 1;
                 continue;
             }
             let text = format!("{body} {refs}");
@@ -273,7 +285,21 @@ pub(crate) fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
             }
         }
     }
-    settled
+    (settled, forgotten)
+}
+
+/// Lines of an answer, blank ones aside: what [`settle_counting`]'s count is out of.
+pub(crate) fn answered_lines(lessons: &Lessons) -> usize {
+    lessons.sections.iter().flatten().filter(|l| !l.trim().trim_start_matches(['-', '*']).trim().is_empty()).count()
+}
+
+/// What a model consolidation did: the task groups sent (the others kept their lessons),
+/// the calls made, and what grounding dropped, part by part.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ModelRun {
+    pub(crate) groups_sent: usize,
+    pub(crate) calls: usize,
+    pub(crate) dropped: Vec<Dropped>,
 }
 
 /// The schema of a task group's answer.
@@ -618,6 +644,28 @@ applies_to: cwd=/w/app
         assert_eq!(settled.sections[0], ["keep it and [Task 1]"], "citations gather at the end");
         assert_eq!(settled.sections[1], ["Run `make` [Task 1]"], "duplicates, blanks and uncited lessons go");
         assert_eq!(settled.sections[2], ["token [REDACTED:openai] leaked [Task 1]"]);
+    }
+
+    #[test]
+    fn settling_counts_the_lessons_it_forgets_for_want_of_support() {
+        let lessons = Lessons {
+            sections: [
+                vec!["\"Use pnpm\" [Task 1]".to_string(), "cites nothing".to_string(), "  ".to_string()],
+                vec![
+                    "another group's task [Task 3]".to_string(),
+                    "a made-up task [Task 42]".to_string(),
+                    "[Task 2]".to_string(),
+                    "part right [Task 2][Task 42]".to_string(),
+                ],
+                vec!["run `make` [Task 1]".to_string(), "Run `make` [Task 1]".to_string()],
+            ],
+        };
+        let (settled, forgotten) = settle_counting(&lessons, &BTreeSet::from([1, 2]));
+        assert_eq!(forgotten, 4, "uncited, two unknown tasks, and a bare citation: {settled:?}");
+        assert_eq!(answered_lines(&lessons), 8, "the blank line is no answer");
+        assert_eq!(settled.sections[1], ["part right [Task 2]"]);
+        assert_eq!(settled.sections[2], ["run `make` [Task 1]"], "a duplicate is not ungrounded");
+        assert_eq!(settled, settle(&lessons, &BTreeSet::from([1, 2])));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 mod answer;
 pub(crate) mod consolidate;
+pub(crate) mod ground;
 pub(crate) mod transcript;
 
 use serde_json::{Value, json};
