@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::core::model::consolidate::SummaryParts;
+use crate::core::model::summary::SummaryParts;
 
 /// Words too common to show anything: a line is not grounded by sharing them.
 const STOP_WORDS: &[&str] = &[

@@ -11,11 +11,11 @@ use anyhow::Result;
 use super::{CallError, Client};
 use crate::config::EngineSettings;
 use crate::core::model::consolidate::{
-    ChangedSession, GroupBlock, GroupCall, MemoryDoc, ModelRun, TaskRef, answered_lines, assemble_summary, batches,
-    carried_lessons, group_prompt, parse_group_answer, parse_summary_answer, renumbering, settle, settle_counting,
-    summary_prompt,
+    ChangedSession, GroupBlock, GroupCall, MemoryDoc, ModelRun, TaskRef, answered_lines, batches, carried_lessons,
+    group_prompt, parse_group_answer, renumbering, settle, settle_counting,
 };
 use crate::core::model::ground::{Dropped, ground_summary};
+use crate::core::model::summary::{assemble_summary, parse_summary_answer, summary_prompt};
 use crate::core::model::{self, AnswerError, Prompt, StageOne, StageOneInput, stage_one_prompt, transcript_budget};
 use crate::core::tokens::estimate;
 use crate::edge::templates::load;
