@@ -80,7 +80,7 @@ impl Evidence {
     ///   literal: one with a digit, `/`, `\`, `_`, `=`, `@`, `::` or a dot inside it (a path,
     ///   a file, a host, a version, a number), or a leading `-` (a flag);
     /// - every name in it is a word of the evidence, in any case: a capitalised word that
-    ///   does not begin a sentence or a clause ("Haskell", "Docker");
+    ///   does not begin a sentence, a clause or a quotation ("Haskell", "Docker");
     /// - at least half of its other content words are, in any case and up to a plural or
     ///   tense ending: the words of three letters or more left when stop words and the words
     ///   any profile uses ("user", "developer", "prefers", "works", "mostly"…) are set aside;
@@ -104,7 +104,8 @@ impl Evidence {
         for token in prose.split_whitespace() {
             let word = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '/' && c != '\\');
             let word = word.trim_end_matches(['-', '/', '\\']);
-            let starts = at_start;
+            // A quotation opens a sentence of its own.
+            let starts = at_start || token.starts_with(['"', '\u{201c}']);
             at_start = token.ends_with(['.', '!', '?', ':', ';']) || matches!(token, "-" | "->" | "=>" | "→" | "—");
             if word.is_empty() {
                 continue;
@@ -373,6 +374,7 @@ mod tests {
     fn case_matters_for_literals_only() {
         assert!(supports("WEBSHOP: VERIFIED TEST COMMAND `pnpm vitest run`"), "prose in any case");
         assert!(supports("webshop needs the vpn for the staging api"), "names in any case");
+        assert!(supports("webshop: the user said \"Always run the tests with pnpm\""), "a quotation opens a sentence");
         assert!(!supports("webshop: verified `PNPM vitest run`"), "a command is what it is, case and all");
         assert!(!supports("edit SRC/cart.ts"), "so is a path");
     }
