@@ -288,11 +288,11 @@ impl Dropped {
             return None;
         }
         let (what, why, kept) = match self.part.as_str() {
-            "summary" => ("the summary".to_string(), "not supported by MEMORY.md", "the built-in summary"),
-            key => (format!("task group {key}"), "citing no task of the group", "the built-in lessons"),
+            "summary" => ("the summary".to_string(), "not supported by MEMORY.md", "the built-in summary is"),
+            key => (format!("task group {key}"), "citing no task of the group", "the built-in lessons are"),
         };
         Some(format!(
-            "{what}: the model's answer was mostly ungrounded ({} of {} lines dropped, {why}); {kept} are kept",
+            "{what}: the model's answer was mostly ungrounded ({} of {} lines dropped, {why}); {kept} kept",
             self.dropped, self.of
         ))
     }
@@ -438,6 +438,7 @@ mod tests {
         assert_eq!((dropped.dropped, dropped.of, dropped.builtin_kept), (2, 3, true));
         let warning = dropped.warning().unwrap();
         assert!(warning.starts_with("the summary:") && warning.contains("2 of 3 lines dropped"), "{warning}");
+        assert!(warning.ends_with("; the built-in summary is kept"), "{warning}");
 
         let (kept, dropped) = ground_summary(SummaryParts::default(), MEMORY);
         assert_eq!((kept, dropped), (SummaryParts::default(), None), "an empty answer drops nothing");
