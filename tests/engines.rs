@@ -865,3 +865,159 @@ fn a_consolidation_with_nothing_selected_asks_the_model_nothing() {
     let summary = fs::read_to_string(hb.home.path().join("memory_summary.md")).unwrap();
     assert!(!summary.contains("A developer the model describes."), "{summary}");
 }
+
+/// A consolidation stub that answers each task-group call with `group(project)` and the
+/// summary call with `summary`.
+fn scripted_consolidation(group: impl Fn(&str) -> Reply + Send + Sync + 'static, summary: Reply) -> Stub {
+    Stub::start(move |request: &Request, _| match request.task_group() {
+        Some(project) => group(&project),
+        None => summary.clone(),
+    })
+}
+
+/// Grounded lessons for the webshop group of `claude-preferences` (tasks 1 and 2).
+fn webshop_lessons() -> Reply {
+    Reply::lessons(
+        &["\"We use pnpm, not npm.\" -> use pnpm [Task 1]"],
+        &["verified test command: `pnpm vitest run` [Task 1]", "the staging API needs the VPN [Task 2]"],
+        &[],
+    )
+}
+
+/// `consolidate --json` with the openai engine at `url`: the report, and stderr.
+fn consolidate_json(hb: &Handbook, url: &str) -> (Value, String) {
+    let output = hb
+        .cmd()
+        .env("HANDBOOK_NOW", NOW)
+        .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+        .args(["--json", "consolidate", "--force", "--engine", "openai", "--model", "m", "--base-url", url])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    (json_lines(&output.stdout)[0]["data"].clone(), stderr)
+}
+
+fn read(hb: &Handbook, file: &str) -> String {
+    fs::read_to_string(hb.home.path().join(file)).unwrap()
+}
+
+#[test]
+fn group_lessons_that_cite_no_task_of_their_group_are_dropped() {
+    let (dir, _) = case("claude-preferences");
+    let (dir2, _) = case("codex-failure-fix");
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path(), dir2.path()], &[]);
+    let stub = scripted_consolidation(
+        |project| match project {
+            // The parser group has one task; the webshop group has two.
+            "github.com/acme/parser" => Reply::lessons(
+                &["\"Always run clippy\" -> run `cargo clippy --all-targets -- -D warnings` [Task 1]", "uncited"],
+                &["verified test command: `cargo test` [Task 1]", "a webshop task cited here [Task 2]"],
+                &["`cargo test` failed with E0425 -> fix the rename [Task 1]", "made up [Task 7]", "  "],
+            ),
+            _ => webshop_lessons(),
+        },
+        Reply::summary("Works on the webshop with pnpm.", &[], &["webshop: verified `pnpm vitest run`"]),
+    );
+    let (report, stderr) = consolidate_json(&hb, &stub.url);
+    assert_eq!(
+        report["ungrounded"],
+        json!([{"part": "github.com/acme/parser", "dropped": 3, "of": 6, "builtin_kept": false}]),
+        "{report}"
+    );
+    assert!(!stderr.contains("mostly ungrounded"), "{stderr}");
+    let memory = read(&hb, "MEMORY.md");
+    assert!(memory.contains("- verified test command: `cargo test` [Task 1]"), "{memory}");
+    assert!(memory.contains("-> fix the rename [Task 1]") && memory.contains("run clippy"), "{memory}");
+    for invented in ["uncited", "a webshop task cited here", "made up"] {
+        assert!(!memory.contains(invented), "{invented:?} survived:\n{memory}");
+    }
+    assert!(memory.contains("- the staging API needs the VPN [Task 2]"), "the other group's own task 2");
+}
+
+#[test]
+fn a_mostly_ungrounded_group_answer_keeps_the_built_in_lessons() {
+    let (dir, _) = case("claude-preferences");
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path()], &[]);
+    let stub = scripted_consolidation(
+        |_| Reply::lessons(&["\"Use yarn\" [Task 1]", "tabs over spaces"], &["deploy with helm [Task 9]"], &["guess"]),
+        Reply::summary("", &[], &["webshop: verified `pnpm vitest run`"]),
+    );
+    let (report, stderr) = consolidate_json(&hb, &stub.url);
+    assert!(
+        stderr.contains(
+            "warning: task group /home/dev/webshop: the model's answer was mostly ungrounded (3 of 4 lines dropped"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(report["ungrounded"][0]["builtin_kept"], true, "{report}");
+    let memory = read(&hb, "MEMORY.md");
+    assert!(!memory.contains("Use yarn"), "a lesson of a mostly ungrounded answer was kept:\n{memory}");
+    assert!(memory.contains("- verified test command: `pnpm vitest run` (1 session) [Task 1]"), "{memory}");
+}
+
+#[test]
+fn an_invented_profile_claim_is_dropped_and_the_built_in_profile_kept() {
+    let (dir, _) = case("claude-preferences");
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path()], &[]);
+    let stub = scripted_consolidation(
+        |_| webshop_lessons(),
+        Reply::summary(
+            "The user is a senior Haskell developer who prefers tabs.",
+            &["Use pnpm, never npm (webshop)"],
+            &["webshop: verified `pnpm vitest run`"],
+        ),
+    );
+    let (report, stderr) = consolidate_json(&hb, &stub.url);
+    assert_eq!(report["ungrounded"], json!([{"part": "summary", "dropped": 1, "of": 3, "builtin_kept": false}]));
+    assert!(!stderr.contains("mostly ungrounded"), "{stderr}");
+    let summary = read(&hb, "memory_summary.md");
+    assert!(summary.starts_with("v1\n\n## User Profile\n\nLessons from 1 session (claude)"), "{summary}");
+    assert!(!summary.contains("Haskell") && !summary.contains("tabs"), "{summary}");
+    assert!(summary.contains("\n- Use pnpm, never npm (webshop)\n"), "a grounded preference was lost:\n{summary}");
+}
+
+#[test]
+fn a_summary_tip_naming_a_command_no_session_ran_is_dropped() {
+    let (dir, _) = case("claude-preferences");
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path()], &[]);
+    let tips = [
+        "webshop: verified `pnpm vitest run`",
+        "webshop: the staging API needs the VPN",
+        "webshop: restart with `kubectl rollout restart deploy/web` after a deploy",
+    ];
+    let stub = scripted_consolidation(|_| webshop_lessons(), Reply::summary("Works on the webshop.", &[], &tips));
+    let (report, _) = consolidate_json(&hb, &stub.url);
+    assert_eq!(report["ungrounded"][0]["dropped"], 1, "{report}");
+    let summary = read(&hb, "memory_summary.md");
+    assert!(
+        summary.contains(
+            "## General Tips\n\n- webshop: verified `pnpm vitest run`\n- webshop: the staging API needs the VPN\n\n"
+        ),
+        "{summary}"
+    );
+    assert!(!summary.contains("kubectl"), "{summary}");
+    assert!(summary.contains("## User Profile\n\nWorks on the webshop.\n"), "{summary}");
+
+    // Mostly invented: the built-in summary stands, and the run says so.
+    let hb = Handbook::new();
+    hb.extract_json(&[dir.path()], &[]);
+    let stub = scripted_consolidation(
+        |_| webshop_lessons(),
+        Reply::summary("A Go developer at Initech.", &["Use Bazel"], &[tips[0], tips[2]]),
+    );
+    let (report, stderr) = consolidate_json(&hb, &stub.url);
+    assert!(
+        stderr.contains("warning: the summary: the model's answer was mostly ungrounded (3 of 4 lines dropped"),
+        "{stderr}{report}"
+    );
+    assert_eq!(report["ungrounded"][0], json!({"part": "summary", "dropped": 3, "of": 4, "builtin_kept": true}));
+    let summary = read(&hb, "memory_summary.md");
+    assert!(summary.starts_with("v1\n\n## User Profile\n\nLessons from 1 session (claude)"), "{summary}");
+    assert!(summary.contains("\n- \"We use pnpm, not npm.\" (preference; webshop)\n"), "{summary}");
+    assert!(!summary.contains("Bazel") && !summary.contains("Initech"), "{summary}");
+}

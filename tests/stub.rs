@@ -29,6 +29,15 @@ impl Request {
         serde_json::from_str(&self.body).unwrap_or(Value::Null)
     }
 
+    /// The project of a consolidation's task-group request, or `None` for another request.
+    pub fn task_group(&self) -> Option<String> {
+        let user = self.user_message();
+        if !user.contains("Rewrite the lessons of one task group") {
+            return None;
+        }
+        Some(user.split('`').nth(1).unwrap_or("?").to_string())
+    }
+
     /// The user message of a chat-completions or Messages request.
     pub fn user_message(&self) -> String {
         let json = self.json();
@@ -77,6 +86,22 @@ impl Reply {
     /// A Messages API answer whose text is `content`.
     pub fn messages(content: &str) -> Reply {
         Reply::json(200, serde_json::json!({"type": "message", "content": [{"type": "text", "text": content}]}))
+    }
+
+    /// A task group's answer with these lessons, grounded or not, as the test wants.
+    pub fn lessons(preferences: &[&str], knowledge: &[&str], failures: &[&str]) -> Reply {
+        Reply::chat(
+            &serde_json::json!({"user_preferences": preferences, "reusable_knowledge": knowledge, "failures": failures})
+                .to_string(),
+        )
+    }
+
+    /// A summary answer with these parts.
+    pub fn summary(profile: &str, preferences: &[&str], tips: &[&str]) -> Reply {
+        Reply::chat(
+            &serde_json::json!({"user_profile": profile, "user_preferences": preferences, "general_tips": tips})
+                .to_string(),
+        )
     }
 
     pub fn error(status: u16, message: &str) -> Reply {

@@ -22,6 +22,7 @@ use crate::core::consolidate::validate::validate;
 use crate::core::consolidate::{self, Output};
 use crate::core::layout::{DIFF_FILE, MEMORY, ROLLOUT_SUMMARIES, SUMMARY, WHOLE_SUMMARY};
 use crate::core::manifest::{self, Change, Manifest, Pending, Snapshot};
+use crate::core::model::consolidate::ModelRun;
 use crate::core::notes::Note;
 use crate::core::stage1::Stage1;
 use crate::core::tokens::estimate;
@@ -88,7 +89,7 @@ pub(crate) fn consolidate(
 
     let before = workspace.snapshot()?;
     let changes = manifest::changes(&manifest.files, &before.hashes());
-    let report = |outcome, changes, summary_tokens, model: Option<(usize, usize)>| Report {
+    let report = |outcome, changes, summary_tokens, model: Option<ModelRun>| Report {
         outcome,
         selected: chosen.selection.len(),
         left_out: chosen.left_out,
@@ -96,8 +97,9 @@ pub(crate) fn consolidate(
         summary_tokens,
         next_allowed: None,
         engine: opts.engine.describe(),
-        groups_sent: model.map(|m| m.0),
-        model_calls: model.map(|m| m.1),
+        groups_sent: model.as_ref().map(|m| m.groups_sent),
+        model_calls: model.as_ref().map(|m| m.calls),
+        ungrounded: model.map(|m| m.dropped).unwrap_or_default(),
     };
     if plan::unchanged(&manifest, &before, &changes, &rules) {
         let tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
@@ -114,8 +116,9 @@ pub(crate) fn consolidate(
     let rebuilt = rebuild(workspace, settings, opts, &rules, &baseline, before, &chosen, &changes);
     workspace.remove(DIFF_FILE)?;
     let (handbook, model) = rebuilt?;
-    for warning in &handbook.left_out {
-        term.warn(warning);
+    let fallbacks = model.iter().flat_map(|m| &m.dropped).filter_map(|d| d.warning());
+    for warning in handbook.left_out.iter().cloned().chain(fallbacks) {
+        term.warn(&warning);
     }
     for id in &chosen.vanished {
         // The handbook no longer holds what a deleted transcript taught; neither does the state.
@@ -182,7 +185,7 @@ fn sync(workspace: &Workspace, chosen: &Chosen) -> Result<()> {
 }
 
 /// Rebuild the handbook from the synced inputs, write it, and commit the new baseline; the
-/// handbook written, and the model's (task groups, calls) when there is one.
+/// handbook written, and what the model did when there is one.
 #[allow(clippy::too_many_arguments)]
 fn rebuild(
     workspace: &Workspace,
@@ -193,7 +196,7 @@ fn rebuild(
     before: Snapshot,
     chosen: &Chosen,
     changes: &[Change],
-) -> Result<(Handbook, Option<(usize, usize)>)> {
+) -> Result<(Handbook, Option<ModelRun>)> {
     let Baseline { manifest, pending, objects } = baseline;
     let mut edits = workspace.load_edits()?;
     plan::learn_hand_edits(&mut edits, &before, manifest, pending, objects);
@@ -207,8 +210,8 @@ fn rebuild(
         let output = consolidate::consolidate(&consolidate::Input { sessions, notes, cap: rules.cap() });
         // A model given no session can only invent: what there is (notes) is written as is.
         let Some(engine) = engine.as_mut().filter(|_| !sessions.is_empty()) else { return Ok(output) };
-        let (output, calls) = with_model(engine, rules, manifest, &before, changes, objects, sessions, &output)?;
-        model = Some(calls);
+        let (output, run) = with_model(engine, rules, manifest, &before, changes, objects, sessions, &output)?;
+        model = Some(run);
         Ok(output)
     };
     let handbook = plan::finish_leaving_out_breakers(&chosen.selection, &notes, &edits, &before, rules.cap(), build)?
@@ -217,7 +220,7 @@ fn rebuild(
     Ok((handbook, model))
 }
 
-/// The model's rewrite of the built-in `output` for `sessions`, and its (task groups, calls).
+/// The model's rewrite of the built-in `output` for `sessions`, and what the model did.
 #[allow(clippy::too_many_arguments)]
 fn with_model(
     engine: &mut Model,
@@ -228,7 +231,7 @@ fn with_model(
     objects: &BTreeMap<String, String>,
     sessions: &[Stage1],
     output: &Output,
-) -> Result<(Output, (usize, usize))> {
+) -> Result<(Output, ModelRun)> {
     let baseline = (manifest.renderer == rules.renderer).then(|| manifest.files.get(MEMORY)).flatten();
     let baseline = baseline.and_then(|hash| objects.get(hash)).map(String::as_str);
     let (changed, removed) = plan::changed_sessions(manifest, before, changes, objects);
@@ -245,10 +248,9 @@ fn with_model(
             cap_tokens: rules.summary_max_tokens,
         })
         .context("the model consolidation failed; the last good consolidation stays, and the next run tries again")?;
-    let calls = (consolidated.groups_sent, consolidated.calls);
     // The model's summary is all there is of it: `summary --project` narrows that.
     let whole_summary = consolidated.summary.clone();
-    Ok((Output { memory: consolidated.memory, summary: consolidated.summary, whole_summary }, calls))
+    Ok((Output { memory: consolidated.memory, summary: consolidated.summary, whole_summary }, consolidated.run))
 }
 
 /// Write the new handbook, remembering that these contents are handbook's own until the

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::core::layout;
 use crate::core::manifest::{Change, Status};
+use crate::core::model::ground::Dropped;
 use crate::core::words::count;
 
 /// How a consolidation ended.
@@ -37,6 +38,9 @@ pub(crate) struct Report {
     pub(crate) groups_sent: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) model_calls: Option<usize>,
+    /// With a model engine: the parts of its answer that had lines dropped as ungrounded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) ungrounded: Vec<Dropped>,
 }
 
 /// Sessions a consolidation left out, and the settings that did it.
@@ -70,6 +74,14 @@ impl LeftOut {
 }
 
 impl Report {
+    /// `, 2 ungrounded lines dropped`, or nothing.
+    fn dropped_lines(&self) -> String {
+        match self.ungrounded.iter().map(|d| d.dropped).sum() {
+            0 => String::new(),
+            n => format!(", {} dropped", count(n, "ungrounded line")),
+        }
+    }
+
     /// A consolidation skipped within the cooldown, allowed again at `next_allowed`.
     pub(crate) fn cooldown(next_allowed: Timestamp, engine: String) -> Report {
         Report {
@@ -82,6 +94,7 @@ impl Report {
             engine,
             groups_sent: None,
             model_calls: None,
+            ungrounded: Vec::new(),
         }
     }
 
@@ -101,10 +114,11 @@ impl Report {
                 let changed = |status: Status| self.changes.iter().filter(|c| c.status == status).count();
                 let model = match (self.groups_sent, self.model_calls) {
                     (Some(groups), Some(calls)) => format!(
-                        "; {}: {} rewritten in {}",
+                        "; {}: {} rewritten in {}{}",
                         self.engine,
                         count(groups, "task group"),
-                        count(calls, "call")
+                        count(calls, "call"),
+                        self.dropped_lines()
                     ),
                     _ => String::new(),
                 };
@@ -150,5 +164,9 @@ mod tests {
             "consolidate: 3 sessions; 1 file added, 0 modified, 1 deleted; summary 40 tokens; builtin: 1 task group rewritten in 2 calls"
         );
         assert_eq!(serde_json::to_value(&done).unwrap()["outcome"], "consolidated");
+        assert!(serde_json::to_value(&done).unwrap().get("ungrounded").is_none());
+        done.ungrounded = vec![Dropped { part: "summary".into(), dropped: 2, of: 5, builtin_kept: false }];
+        assert!(done.line().ends_with("builtin: 1 task group rewritten in 2 calls, 2 ungrounded lines dropped"));
+        assert_eq!(serde_json::to_value(&done).unwrap()["ungrounded"][0]["of"], 5);
     }
 }

@@ -6,6 +6,8 @@
 //! and tips. `edge::model` asks; `cmd::consolidate` then applies the user's hand edits
 //! (`core::consolidate::edits`) to the result, as it does to the built-in one.
 //!
+//! The summary's request and answer are in `summary`.
+//!
 //! It is incremental: only groups the workspace diff touched are sent, each with its current
 //! lessons, the raw memories of its new or changed sessions, and the sessions removed from it
 //! (whose lessons are forgotten unless another session supports them). Task references are
@@ -19,6 +21,7 @@ use serde_json::{Value, json};
 
 use crate::core::extract::clip_at_word;
 use crate::core::extract::render::one_line;
+use crate::core::model::ground::Dropped;
 use crate::core::model::{AnswerError, Prompt, json_object};
 use crate::core::redact::redact;
 use crate::core::templates;
@@ -28,11 +31,9 @@ use crate::core::tokens::estimate;
 pub(crate) const LESSON_SECTIONS: [&str; 3] =
     ["User preferences", "Reusable knowledge", "Failures and how to do differently"];
 /// Lessons kept per section.
-const MAX_LESSONS: usize = 30;
+pub(crate) const MAX_LESSONS: usize = 30;
 /// Longest lesson kept, in characters.
-const MAX_LESSON_CHARS: usize = 400;
-/// Longest user profile kept, in characters.
-const MAX_PROFILE_CHARS: usize = 1500;
+pub(crate) const MAX_LESSON_CHARS: usize = 400;
 
 /// A group's lessons, one bullet each (without the leading `- `).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -244,10 +245,19 @@ pub(crate) fn carried_lessons(old: &GroupBlock, new: &GroupBlock) -> Lessons {
 /// Lessons as they are kept: references to removed or unknown tasks dropped, and a lesson
 /// that cites no remaining task (only removed ones, or none at all) forgotten.
 pub(crate) fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
+    settle_counting(lessons, tasks).0
+}
+
+/// [`settle`], and how many lessons it forgot for citing no task of `tasks`, or nothing but
+/// citations. Task numbers count within a group, and a group call shows only the group's
+/// tasks, so a reference to a number the group lacks (another group's task, a made-up one)
+/// supports nothing. Blank lines and duplicates are not counted: they claimed nothing.
+pub(crate) fn settle_counting(lessons: &Lessons, tasks: &BTreeSet<u32>) -> (Lessons, usize) {
     let mut settled = Lessons::default();
+    let mut forgotten = 0;
     for (into, from) in settled.sections.iter_mut().zip(&lessons.sections) {
         let mut seen = BTreeSet::new();
-        for lesson in from {
+        for lesson in from.iter().filter(|l| !l.trim().trim_start_matches(['-', '*']).trim().is_empty()) {
             let mut refs = String::new();
             let text = rewrite_refs(lesson, |kind, n| {
                 if kind == "Task" && tasks.contains(&n) && !refs.contains(&format!("[Task {n}]")) {
@@ -258,6 +268,7 @@ pub(crate) fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
             // Every lesson cites its support; one with none left (or none given) cannot be
             // forgotten when its sessions go, so it is not kept.
             if refs.is_empty() {
+                forgotten += 1;
                 continue;
             }
             // Redacted before it is cut, so a cut cannot leave a fragment the patterns miss;
@@ -265,6 +276,7 @@ pub(crate) fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
             let body = redact(&one_line(text.trim().trim_start_matches(['-', '*', ' ']))).into_owned();
             let body = clip_at_word(&body, MAX_LESSON_CHARS.saturating_sub(refs.len() + 1));
             if body.is_empty() {
+                forgotten += 1;
                 continue;
             }
             let text = format!("{body} {refs}");
@@ -273,7 +285,21 @@ pub(crate) fn settle(lessons: &Lessons, tasks: &BTreeSet<u32>) -> Lessons {
             }
         }
     }
-    settled
+    (settled, forgotten)
+}
+
+/// Lines of an answer, blank ones aside: what [`settle_counting`]'s count is out of.
+pub(crate) fn answered_lines(lessons: &Lessons) -> usize {
+    lessons.sections.iter().flatten().filter(|l| !l.trim().trim_start_matches(['-', '*']).trim().is_empty()).count()
+}
+
+/// What a model consolidation did: the task groups sent (the others kept their lessons),
+/// the calls made, and what grounding dropped, part by part.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ModelRun {
+    pub(crate) groups_sent: usize,
+    pub(crate) calls: usize,
+    pub(crate) dropped: Vec<Dropped>,
 }
 
 /// The schema of a task group's answer.
@@ -372,7 +398,10 @@ pub(crate) fn parse_group_answer(reply: &str) -> Result<Lessons, AnswerError> {
     Ok(lessons)
 }
 
-fn string_list(object: &serde_json::Map<String, Value>, name: &'static str) -> Result<Vec<String>, AnswerError> {
+pub(crate) fn string_list(
+    object: &serde_json::Map<String, Value>,
+    name: &'static str,
+) -> Result<Vec<String>, AnswerError> {
     match object.get(name) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => Ok(items
@@ -407,89 +436,6 @@ pub(crate) fn batches<'a>(changed: &[ChangedSession<'a>], budget: usize) -> Vec<
         }
         used += tokens;
         out.last_mut().expect("a batch was just pushed").push(session);
-    }
-    out
-}
-
-/// The summary's parts a model writes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct SummaryParts {
-    pub(crate) profile: String,
-    pub(crate) preferences: Vec<String>,
-    pub(crate) tips: Vec<String>,
-}
-
-pub(crate) fn summary_schema() -> Value {
-    let list = json!({"type": "array", "items": {"type": "string"}});
-    json!({
-        "type": "object",
-        "properties": {"user_profile": {"type": "string"}, "user_preferences": list, "general_tips": list},
-        "required": ["user_profile", "user_preferences", "general_tips"],
-        "additionalProperties": false
-    })
-}
-
-/// The summary request: the consolidated `MEMORY.md` (cut to `budget` tokens, head and tail
-/// kept) and the summary's token cap.
-pub(crate) fn summary_prompt(
-    system_template: &str,
-    template: &str,
-    memory: &str,
-    budget: usize,
-    cap_tokens: usize,
-) -> Prompt {
-    let memory = fit_tokens(memory, budget);
-    let user = templates::render(template, &[("memory", memory.trim_end()), ("max_tokens", &cap_tokens.to_string())]);
-    Prompt::new("summary", system_template.to_string(), &user, summary_schema(), "summary")
-}
-
-pub(crate) fn parse_summary_answer(reply: &str) -> Result<SummaryParts, AnswerError> {
-    let object = json_object(reply)?;
-    let profile = match object.get("user_profile") {
-        Some(Value::String(s)) => s.clone(),
-        None | Some(Value::Null) => String::new(),
-        Some(other) => return Err(AnswerError::wrong_type("user_profile", other, "a string")),
-    };
-    let clean = |items: Vec<String>| -> Vec<String> {
-        let mut seen = BTreeSet::new();
-        items
-            .iter()
-            .map(|s| redact(&one_line(s.trim().trim_start_matches(['-', '*', ' ']))).into_owned())
-            .map(|s| clip_at_word(&s, MAX_LESSON_CHARS))
-            .filter(|s| !s.is_empty() && seen.insert(s.to_lowercase()))
-            .take(MAX_LESSONS)
-            .collect()
-    };
-    Ok(SummaryParts {
-        profile: clip_at_word(&redact(&one_line(&profile)), MAX_PROFILE_CHARS),
-        preferences: clean(string_list(&object, "user_preferences")?),
-        tips: clean(string_list(&object, "general_tips")?),
-    })
-}
-
-/// The summary with the model's parts in place of the built-in ones: the profile, the
-/// preferences (after the user's notes, which stay first) and the tips. A part the model
-/// left empty keeps the built-in text; the layout and "What's in Memory" stay as built.
-pub(crate) fn assemble_summary(builtin: &str, parts: &SummaryParts) -> String {
-    let mut out = String::new();
-    let mut sections = builtin.split("\n## ");
-    out.push_str(sections.next().unwrap_or(""));
-    for section in sections {
-        let (title, body) = section.split_once('\n').unwrap_or((section, ""));
-        let body = match title.trim() {
-            "User Profile" if !parts.profile.is_empty() => format!("\n{}\n", parts.profile),
-            "User preferences" if !parts.preferences.is_empty() => {
-                let mut lines: Vec<String> =
-                    body.lines().filter(|l| l.ends_with("(note)")).map(str::to_string).collect();
-                lines.extend(parts.preferences.iter().map(|p| format!("- {p}")));
-                format!("\n{}\n", lines.join("\n"))
-            }
-            "General Tips" if !parts.tips.is_empty() => {
-                format!("\n{}\n", parts.tips.iter().map(|t| format!("- {t}")).collect::<Vec<_>>().join("\n"))
-            }
-            _ => body.to_string(),
-        };
-        let _ = write!(out, "\n## {title}\n{body}");
     }
     out
 }
@@ -621,6 +567,28 @@ applies_to: cwd=/w/app
     }
 
     #[test]
+    fn settling_counts_the_lessons_it_forgets_for_want_of_support() {
+        let lessons = Lessons {
+            sections: [
+                vec!["\"Use pnpm\" [Task 1]".to_string(), "cites nothing".to_string(), "  ".to_string()],
+                vec![
+                    "another group's task [Task 3]".to_string(),
+                    "a made-up task [Task 42]".to_string(),
+                    "[Task 2]".to_string(),
+                    "part right [Task 2][Task 42]".to_string(),
+                ],
+                vec!["run `make` [Task 1]".to_string(), "Run `make` [Task 1]".to_string()],
+            ],
+        };
+        let (settled, forgotten) = settle_counting(&lessons, &BTreeSet::from([1, 2]));
+        assert_eq!(forgotten, 4, "uncited, two unknown tasks, and a bare citation: {settled:?}");
+        assert_eq!(answered_lines(&lessons), 8, "the blank line is no answer");
+        assert_eq!(settled.sections[1], ["part right [Task 2]"]);
+        assert_eq!(settled.sections[2], ["run `make` [Task 1]"], "a duplicate is not ungrounded");
+        assert_eq!(settled, settle(&lessons, &BTreeSet::from([1, 2])));
+    }
+
+    #[test]
     fn a_long_lesson_keeps_its_citations_through_every_settling() {
         let long = format!("{} [Task 1]", "a very long lesson about the build ".repeat(20));
         let lessons = Lessons { sections: [Vec::new(), vec![long], Vec::new()] };
@@ -639,22 +607,6 @@ applies_to: cwd=/w/app
         assert!(lessons.sections[2].is_empty());
         assert!(parse_group_answer("{\"failures\": 3}").unwrap_err().to_string().contains("not a list"));
         assert!(parse_group_answer("no json here").is_err());
-    }
-
-    #[test]
-    fn the_summary_takes_the_models_parts_and_keeps_the_layout() {
-        let builtin = "v1\n\n## User Profile\n\nBuilt-in profile.\n\n## User preferences\n\n- Mine (note)\n- \"Use pnpm\" (preference; app)\n\n## General Tips\n\n- app: verified `make`\n\n## What's in Memory\n\n### /w/app\n\n#### 2026-11-21\n\n- Add a test (success): pnpm\n";
-        let parts = SummaryParts {
-            profile: "A web developer who prefers pnpm.".to_string(),
-            preferences: vec!["Use pnpm, never npm".to_string()],
-            tips: Vec::new(),
-        };
-        let summary = assemble_summary(builtin, &parts);
-        assert_eq!(
-            summary,
-            "v1\n\n## User Profile\n\nA web developer who prefers pnpm.\n\n## User preferences\n\n- Mine (note)\n- Use pnpm, never npm\n\n## General Tips\n\n- app: verified `make`\n\n## What's in Memory\n\n### /w/app\n\n#### 2026-11-21\n\n- Add a test (success): pnpm\n"
-        );
-        assert_eq!(assemble_summary(builtin, &SummaryParts::default()), builtin);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Model engines, the pure half: the prompts handbook sends, the transcript as a model reads
-//! it ([`transcript`]), the consolidation requests and answers ([`consolidate`]), and the
-//! checks every answer passes before anything of it is kept ([`json_object`] finds the JSON,
-//! an [`AnswerError`] says what was wrong with it). Asking (the templates on disk, HTTP, a
+//! it ([`transcript`]), the consolidation requests and answers ([`consolidate`], the
+//! summary's in [`summary`]), and the checks every answer passes before anything of it is
+//! kept ([`json_object`] finds the JSON, an [`AnswerError`] says what was wrong with it,
+//! [`ground`] drops what no input supports). Asking (the templates on disk, HTTP, a
 //! command, retries) is in `edge::model`.
 //!
 //! A model writes the lessons; handbook owns every format. Answers are JSON whose strings are
@@ -10,6 +11,8 @@
 
 mod answer;
 pub(crate) mod consolidate;
+pub(crate) mod ground;
+pub(crate) mod summary;
 pub(crate) mod transcript;
 
 use serde_json::{Value, json};

@@ -11,9 +11,11 @@ use anyhow::Result;
 use super::{CallError, Client};
 use crate::config::EngineSettings;
 use crate::core::model::consolidate::{
-    ChangedSession, GroupCall, MemoryDoc, TaskRef, assemble_summary, batches, carried_lessons, group_prompt,
-    parse_group_answer, parse_summary_answer, renumbering, settle, summary_prompt,
+    ChangedSession, GroupBlock, GroupCall, MemoryDoc, ModelRun, TaskRef, answered_lines, batches, carried_lessons,
+    group_prompt, parse_group_answer, renumbering, settle, settle_counting,
 };
+use crate::core::model::ground::{Dropped, ground_summary};
+use crate::core::model::summary::{assemble_summary, parse_summary_answer, summary_prompt};
 use crate::core::model::{self, AnswerError, Prompt, StageOne, StageOneInput, stage_one_prompt, transcript_budget};
 use crate::core::tokens::estimate;
 use crate::edge::templates::load;
@@ -91,9 +93,7 @@ pub(crate) struct Consolidation<'a> {
 pub(crate) struct Consolidated {
     pub(crate) memory: String,
     pub(crate) summary: String,
-    /// Task groups sent to the model (the others kept their lessons).
-    pub(crate) groups_sent: usize,
-    pub(crate) calls: usize,
+    pub(crate) run: ModelRun,
 }
 
 impl Model {
@@ -124,82 +124,18 @@ impl Model {
     }
 
     /// Rewrite the lessons of the task groups the diff touched, one call per group (more
-    /// when its sessions do not fit one), then compose the summary in one call.
+    /// when its sessions do not fit one), then compose the summary in one call. What is not
+    /// grounded is dropped (see `core::model::ground`), and a part mostly dropped keeps its
+    /// built-in result.
     pub(crate) fn consolidate(&mut self, input: &Consolidation<'_>) -> Result<Consolidated, CallError> {
         let mut doc = MemoryDoc::parse(input.builtin_memory);
         let baseline = input.baseline_memory.map(MemoryDoc::parse);
         let system = self.template("consolidation.md").to_string();
         let group_template = self.template("consolidation_group.md").to_string();
-        let mut groups_sent = 0;
-        let mut calls = 0;
+        let mut run = ModelRun::default();
         for group in &mut doc.groups {
             let old = baseline.as_ref().and_then(|b| b.group(&group.key));
-            let sessions = group.sessions();
-            let touched = match old {
-                None => true,
-                Some(old) => {
-                    old.sessions() != sessions
-                        || sessions.iter().any(|s| input.changed.contains(*s))
-                        || old.sessions().iter().any(|s| input.removed.contains(*s))
-                }
-            };
-            let numbers: BTreeSet<u32> = group.tasks.iter().map(|(n, _)| *n).collect();
-            if !touched {
-                let carried = old.map(|old| carried_lessons(old, group)).unwrap_or_default();
-                group.lessons = settle(&carried, &numbers);
-                continue;
-            }
-            // The current lessons: the model's from last time, renumbered; for a group new to
-            // the model, the built-in ones as a draft.
-            let mut current = match old {
-                Some(old) => carried_lessons(old, group),
-                None => group.lessons.clone(),
-            };
-            let removed: Vec<(u32, String)> = match old {
-                Some(old) => {
-                    let map = renumbering(old, group);
-                    old.task_titles()
-                        .into_iter()
-                        .filter(|(n, _)| matches!(map.get(n), Some(TaskRef::Removed(_))))
-                        .collect()
-                }
-                None => Vec::new(),
-            };
-            let changed: Vec<ChangedSession> = sessions
-                .iter()
-                .filter(|s| {
-                    old.is_none() || input.changed.contains(**s) || !old.is_some_and(|o| o.sessions().contains(*s))
-                })
-                .filter_map(|s| {
-                    let raw_memory = input.raw_memories.get(*s)?;
-                    let tasks =
-                        group.tasks.iter().filter(|(_, id)| id.as_deref() == Some(*s)).map(|(n, _)| *n).collect();
-                    Some(ChangedSession { session_id: s, tasks, raw_memory: Cow::Borrowed(raw_memory) })
-                })
-                .collect();
-            let frame = Prompt::new("", system.clone(), &group_template, serde_json::Value::Null, "").tokens()
-                + estimate(&group.skeleton)
-                + current.sections.iter().flatten().map(|l| estimate(l) + 2).sum::<usize>();
-            let budget = (self.settings.context_tokens * 7 / 10).saturating_sub(frame).max(512);
-            let mut batches = batches(&changed, budget);
-            if batches.is_empty() {
-                batches.push(Vec::new());
-            }
-            for (index, batch) in batches.iter().enumerate() {
-                let prompt = group_prompt(&GroupCall {
-                    system_template: &system,
-                    template: &group_template,
-                    group,
-                    current: &current,
-                    changed: batch,
-                    removed: if index == 0 { &removed } else { &[] },
-                });
-                let what = format!("task group {}", group.key);
-                let answer = self.ask_twice(&prompt, &what, &mut calls, parse_group_answer)?;
-                current = settle(&answer, &numbers);
-            }
-            group.lessons = current;
-            groups_sent += 1;
+            self.rewrite_group(group, old, input, (&system, &group_template), &mut run)?;
         }
         let memory = doc.render();
         let budget = (self.settings.context_tokens * 7 / 10)
@@ -207,8 +143,108 @@ impl Model {
             .max(512);
         let prompt =
             summary_prompt(&system, self.template("consolidation_summary.md"), &memory, budget, input.cap_tokens);
-        let parts = self.ask_twice(&prompt, "the summary", &mut calls, parse_summary_answer)?;
+        let parts = self.ask_twice(&prompt, "the summary", &mut run.calls, parse_summary_answer)?;
+        let (parts, dropped) = ground_summary(parts, &memory);
+        run.dropped.extend(dropped);
         let summary = assemble_summary(input.builtin_summary, &parts);
-        Ok(Consolidated { memory, summary, groups_sent, calls })
+        Ok(Consolidated { memory, summary, run })
     }
+
+    /// Give `group` its lessons: those of `old` (its last model rewrite), renumbered, when
+    /// nothing touched it; else the model's rewrite, citations checked. An answer that
+    /// cites no task of the group for most of its lines leaves the built-in lessons.
+    fn rewrite_group(
+        &mut self,
+        group: &mut GroupBlock,
+        old: Option<&GroupBlock>,
+        input: &Consolidation<'_>,
+        (system, template): (&str, &str),
+        run: &mut ModelRun,
+    ) -> Result<(), CallError> {
+        let numbers: BTreeSet<u32> = group.tasks.iter().map(|(n, _)| *n).collect();
+        if !touched(group, old, input) {
+            let carried = old.map(|old| carried_lessons(old, group)).unwrap_or_default();
+            group.lessons = settle(&carried, &numbers);
+            return Ok(());
+        }
+        // The current lessons: the model's from last time, renumbered; for a group new to
+        // the model, the built-in ones as a draft.
+        let mut current = match old {
+            Some(old) => carried_lessons(old, group),
+            None => group.lessons.clone(),
+        };
+        let removed = removed_tasks(group, old);
+        let changed = changed_sessions(group, old, input);
+        let frame = Prompt::new("", system.to_string(), template, serde_json::Value::Null, "").tokens()
+            + estimate(&group.skeleton)
+            + current.sections.iter().flatten().map(|l| estimate(l) + 2).sum::<usize>();
+        let budget = (self.settings.context_tokens * 7 / 10).saturating_sub(frame).max(512);
+        let mut batches = batches(&changed, budget);
+        if batches.is_empty() {
+            batches.push(Vec::new());
+        }
+        let (mut dropped, mut of, mut builtin_kept) = (0, 0, false);
+        for (index, batch) in batches.iter().enumerate() {
+            let prompt = group_prompt(&GroupCall {
+                system_template: system,
+                template,
+                group,
+                current: &current,
+                changed: batch,
+                removed: if index == 0 { &removed } else { &[] },
+            });
+            let what = format!("task group {}", group.key);
+            let answer = self.ask_twice(&prompt, &what, &mut run.calls, parse_group_answer)?;
+            let (settled, forgotten) = settle_counting(&answer, &numbers);
+            let lines = answered_lines(&answer);
+            (dropped, of) = (dropped + forgotten, of + lines);
+            if Dropped::too_many(forgotten, lines) {
+                builtin_kept = true;
+                break;
+            }
+            current = settled;
+        }
+        if dropped > 0 {
+            run.dropped.push(Dropped { part: group.key.clone(), dropped, of, builtin_kept });
+        }
+        if !builtin_kept {
+            group.lessons = current;
+        }
+        run.groups_sent += 1;
+        Ok(())
+    }
+}
+
+/// Whether the diff touched `group` since its last model rewrite `old`.
+fn touched(group: &GroupBlock, old: Option<&GroupBlock>, input: &Consolidation<'_>) -> bool {
+    let Some(old) = old else { return true };
+    let sessions = group.sessions();
+    old.sessions() != sessions
+        || sessions.iter().any(|s| input.changed.contains(*s))
+        || old.sessions().iter().any(|s| input.removed.contains(*s))
+}
+
+/// Tasks of `old` whose sessions left `group`, with their titles.
+fn removed_tasks(group: &GroupBlock, old: Option<&GroupBlock>) -> Vec<(u32, String)> {
+    let Some(old) = old else { return Vec::new() };
+    let map = renumbering(old, group);
+    old.task_titles().into_iter().filter(|(n, _)| matches!(map.get(n), Some(TaskRef::Removed(_)))).collect()
+}
+
+/// The sessions of `group` new or changed since `old`, with their raw memories.
+fn changed_sessions<'a>(
+    group: &'a GroupBlock,
+    old: Option<&GroupBlock>,
+    input: &Consolidation<'a>,
+) -> Vec<ChangedSession<'a>> {
+    group
+        .sessions()
+        .into_iter()
+        .filter(|s| old.is_none() || input.changed.contains(*s) || !old.is_some_and(|o| o.sessions().contains(s)))
+        .filter_map(|s| {
+            let raw_memory = input.raw_memories.get(s)?;
+            let tasks = group.tasks.iter().filter(|(_, id)| id.as_deref() == Some(s)).map(|(n, _)| *n).collect();
+            Some(ChangedSession { session_id: s, tasks, raw_memory: Cow::Borrowed(raw_memory) })
+        })
+        .collect()
 }
