@@ -350,7 +350,7 @@ fn judge(part: &str, labels: &Labels, copy: &Path, home: &Path, outcomes: &BTree
     let wrong: Vec<&Pattern> = labels.session.iter().flat_map(|s| &s.wrong).collect();
     let secrets: Vec<&String> = labels.session.iter().flat_map(|s| &s.secrets).collect();
     let memory_wrong =
-        memory.lines().filter(|l| wrong.iter().any(|w| holds(l, &w.tokens))).map(str::to_string).collect();
+        lesson_lines(&memory).filter(|l| wrong.iter().any(|w| holds(l, &w.tokens))).map(str::to_string).collect();
     Report {
         part: part.to_string(),
         sessions: labels.session.len(),
@@ -395,6 +395,20 @@ fn holds_in(line: &str, tokens: &[String], project: &Option<String>) -> bool {
         _ => false,
     };
     !other && holds(line, tokens)
+}
+
+/// The lines of `MEMORY.md`'s lesson sections (preferences, knowledge, failures): the task
+/// headings and file references name what was asked and where, not what was learned.
+fn lesson_lines(memory: &str) -> impl Iterator<Item = &str> {
+    let mut in_lessons = false;
+    memory.lines().filter(move |line| {
+        if let Some(heading) = line.strip_prefix("## ") {
+            in_lessons = ["User preferences", "Reusable knowledge", "Failures and how to do differently"]
+                .contains(&heading.trim());
+            return false;
+        }
+        in_lessons && line.starts_with("- ")
+    })
 }
 
 /// Judges every list item of the summary, in order.

@@ -22,12 +22,12 @@ use std::fmt::Write;
 
 use jiff::Timestamp;
 
-use crate::core::extract::shell::{self, CommandKind, classify};
-use crate::core::extract::{Outcome, TaskFacts};
 use crate::core::extract::clip_at_word;
 use crate::core::extract::durability::fact_of;
 use crate::core::extract::render::{ACCOUNT_LABEL, code, fix_lesson, meta, one_line, unresolved_lesson};
+use crate::core::extract::shell::{self, CommandKind, classify};
 use crate::core::extract::signals::SignalKind;
+use crate::core::extract::{Outcome, TaskFacts};
 use crate::core::layout::{ROLLOUT_SUMMARIES, summary_files, timestamp};
 use crate::core::notes::Note;
 use crate::core::project::{display_key, display_name};
@@ -39,6 +39,8 @@ use crate::core::tokens::Cap;
 /// workspace is re-rendered once.
 pub(crate) const RENDERER: &str = "builtin-1";
 
+/// Keywords shown per task.
+const SHOWN_KEYWORDS: usize = 7;
 /// Preferences listed in the summary at most.
 const SUMMARY_PREFERENCES: usize = 20;
 /// Fixes per project in the summary's tips.
@@ -247,9 +249,12 @@ impl Gathered {
             }
             lesson.support(session, number);
         }
-        for v in &task.verified {
+        // A command run once with a URL or a secret in it was a one-off, not how the project
+        // is built or tested.
+        for v in task.verified.iter().filter(|v| !v.command.contains("://") && !v.command.contains("[REDACTED:")) {
             let body = format!("verified {} command: {}", v.kind.name(), code(&v.command));
-            let lesson = self.knowledge.entry(v.command.clone()).or_insert_with(|| Lesson::new(body, 0, session.updated_at));
+            let lesson =
+                self.knowledge.entry(v.command.clone()).or_insert_with(|| Lesson::new(body, 0, session.updated_at));
             lesson.commands = vec![v.command.clone()];
             lesson.support(session, number);
         }
@@ -259,7 +264,8 @@ impl Gathered {
         let quiet = task.fixes.iter().any(|f| !f.work);
         for o in &task.observations {
             let body = format!("{ACCOUNT_LABEL}: {}", one_line(&o.text));
-            let lesson = self.accounts.entry(merge_key(&o.text)).or_insert_with(|| Lesson::new(body, 2, session.updated_at));
+            let lesson =
+                self.accounts.entry(merge_key(&o.text)).or_insert_with(|| Lesson::new(body, 2, session.updated_at));
             lesson.quiet = quiet && (lesson.quiet || lesson.sessions.is_empty());
             lesson.support(session, number);
         }
@@ -333,7 +339,8 @@ pub(crate) fn consolidate(input: &Input) -> Output {
     let mut notes: Vec<&Note> = input.notes.iter().collect();
     // Newest first: note files start with their creation time.
     notes.sort_by(|a, b| b.file.cmp(&a.file));
-    let memory = render_memory(&groups, &notes, &summary_files(input.sessions));
+    let rarity = rarity(input.sessions);
+    let memory = render_memory(&groups, &notes, &summary_files(input.sessions), &rarity);
     let whole_summary = render_summary(&groups, &notes, input.sessions);
     let summary = match Summary::parse(&whole_summary) {
         Ok(parsed) => parsed.fit(input.cap),
@@ -347,7 +354,7 @@ fn date(ts: Timestamp) -> String {
 }
 
 /// `files`: each session's rollout summary file, by session id.
-fn render_memory(groups: &[Group], notes: &[&Note], files: &BTreeMap<String, String>) -> String {
+fn render_memory(groups: &[Group], notes: &[&Note], files: &BTreeMap<String, String>, rarity: &Rarity) -> String {
     let mut out = String::new();
     if !notes.is_empty() {
         out.push_str(
@@ -367,12 +374,12 @@ fn render_memory(groups: &[Group], notes: &[&Note], files: &BTreeMap<String, Str
         if index > 0 {
             out.push('\n');
         }
-        render_group(&mut out, group, files);
+        render_group(&mut out, group, files, rarity);
     }
     out
 }
 
-fn render_group(out: &mut String, group: &Group, files: &BTreeMap<String, String>) {
+fn render_group(out: &mut String, group: &Group, files: &BTreeMap<String, String>, rarity: &Rarity) {
     let first = group.sessions.iter().map(|s| s.started_at.unwrap_or(s.updated_at)).min();
     let last = group.sessions.iter().map(|s| s.updated_at).max();
     let agents: BTreeSet<&str> = group.sessions.iter().map(|s| s.agent.name()).collect();
@@ -409,7 +416,8 @@ fn render_group(out: &mut String, group: &Group, files: &BTreeMap<String, String
                 timestamp(session.updated_at),
                 one_line(&session.session_id)
             );
-            let _ = writeln!(out, "### keywords\n\n- {}", one_line(&session.facts.keywords.join(", ")));
+            let _ =
+                writeln!(out, "### keywords\n\n- {}", one_line(&rarest(&session.facts.keywords, rarity).join(", ")));
         }
     }
     let knowledge: Vec<Lesson> = group.knowledge.iter().chain(&group.accounts).cloned().collect();
@@ -428,7 +436,31 @@ fn render_group(out: &mut String, group: &Group, files: &BTreeMap<String, String
     }
 }
 
+/// How many sessions of the selection have each keyword.
+type Rarity = BTreeMap<String, usize>;
+
+fn rarity(sessions: &[Stage1]) -> Rarity {
+    let mut counts = Rarity::new();
+    for session in sessions {
+        for keyword in session.facts.keywords.iter().collect::<BTreeSet<_>>() {
+            *counts.entry(keyword.clone()).or_default() += 1;
+        }
+    }
+    counts
+}
+
+/// A session's keywords as shown: those that tell it apart first (had by the fewest
+/// sessions of the workspace), then in the session's own order; at most
+/// [`SHOWN_KEYWORDS`].
+fn rarest<'a>(keywords: &'a [String], rarity: &Rarity) -> Vec<&'a str> {
+    let mut ranked: Vec<(usize, usize, &str)> =
+        keywords.iter().enumerate().map(|(i, k)| (rarity.get(k).copied().unwrap_or(0), i, k.as_str())).collect();
+    ranked.sort();
+    ranked.into_iter().take(SHOWN_KEYWORDS).map(|(_, _, k)| k).collect()
+}
+
 fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> String {
+    let rarity = rarity(sessions);
     let mut out = format!("{VERSION_LINE}\n\n## User Profile\n\n{}\n", profile(groups, notes, sessions));
 
     out.push_str("\n## User preferences\n\n");
@@ -475,7 +507,7 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
         for session in &group.sessions {
             for task in &session.facts.tasks {
                 let topic = one_line(task.title.trim_end_matches(['.', '!', '?', ':']));
-                let keywords = one_line(&session.facts.keywords.join(", "));
+                let keywords = one_line(&rarest(&session.facts.keywords, &rarity).join(", "));
                 let entry = format!("- {} ({}): {keywords}", topic, task.outcome.name());
                 days.entry(date(session.updated_at)).or_default().push(entry);
             }
@@ -497,7 +529,8 @@ fn tips_of(group: &Group) -> Vec<String> {
     let mut tips: Vec<String> = failures.iter().map(|l| l.body.clone()).collect();
     // A job a landmine above or a preference already names would be told twice.
     let told: String = failures.iter().copied().chain(&group.preferences).map(|l| l.body.to_lowercase()).collect();
-    let mut families: BTreeSet<String> = failures.iter().flat_map(|l| &l.commands).map(|c| classify(c).family).collect();
+    let mut families: BTreeSet<String> =
+        failures.iter().flat_map(|l| &l.commands).map(|c| classify(c).family).collect();
     let mut commands = Vec::new();
     for command in group.knowledge.iter().flat_map(|l| &l.commands) {
         let family = classify(command).family;

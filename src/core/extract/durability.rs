@@ -195,9 +195,78 @@ pub(crate) fn fact_of(text: &str) -> String {
     }
 }
 
+/// Things a rule can be about, and how to say when it applies.
+const SUBJECTS: &[(&str, &str)] = &[
+    ("commit", "when committing"),
+    ("branch", "when branching or merging"),
+    ("migration", "when writing or changing migrations"),
+    ("test", "when writing or running tests"),
+    ("deploy", "when deploying"),
+    ("release", "when releasing"),
+    ("docs", "when writing docs"),
+    (".rst", "when writing docs"),
+    ("readme", "when writing docs"),
+    ("python", "when writing Python"),
+    ("rust", "when writing Rust"),
+    ("typescript", "when writing TypeScript"),
+    ("component", "when writing components"),
+    ("sql", "when writing SQL"),
+    ("dependenc", "when adding or updating dependencies"),
+    ("install", "when installing packages"),
+    ("format", "when formatting code"),
+    ("lint", "when linting"),
+    ("log", "when logging or reading logs"),
+    ("secret", "wherever secrets are handled"),
+    ("token", "wherever secrets are handled"),
+    ("key", "wherever secrets are handled"),
+];
+
+/// When a kept preference applies, from what it names: the tool it replaces ("whenever
+/// npm would be used"), what it is about ("when writing migrations"), the command it names
+/// ("when running `make deploy`"), or else all work in the project.
+pub(crate) fn when_it_applies(text: &str, project: &str) -> String {
+    let plain = without_code(text).to_lowercase();
+    static INSTEAD: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)(?:,\s*not|instead of|rather than)\s+`?([\w./:@-]+)`?"));
+    if let Some(other) = INSTEAD.captures(text).and_then(|c| c.get(1)).filter(|m| m.as_str().len() >= 2) {
+        let other = other.as_str().trim_end_matches(['.', ',', ';', ':']);
+        if !other.is_empty() && !matches!(other, "the" | "a" | "an" | "to" | "be" | "do" | "it" | "by") {
+            return format!("applies whenever `{other}` would be used in {project}");
+        }
+    }
+    let words: Vec<&str> = plain.split(|c: char| !(c.is_alphanumeric() || c == '.')).collect();
+    let about = |subject: &str| {
+        words.iter().any(|w| w.starts_with(subject) || (subject.starts_with('.') && w.ends_with(subject)))
+    };
+    if let Some((_, when)) = SUBJECTS.iter().find(|(subject, _)| about(subject)) {
+        return format!("applies {when} in {project}");
+    }
+    if let Some(span) = text.split('`').nth(1).filter(|s| !s.trim().is_empty()) {
+        return format!("applies when running `{}` in {project}", span.trim());
+    }
+    format!("applies to all work in {project}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preference_says_when_it_applies() {
+        assert_eq!(
+            when_it_applies("We use pnpm, not npm.", "webshop"),
+            "applies whenever `npm` would be used in webshop"
+        );
+        assert_eq!(
+            when_it_applies("Never edit a migration that was released.", "shiftdb"),
+            "applies when writing or changing migrations in shiftdb"
+        );
+        assert_eq!(
+            when_it_applies("Build the firmware with `make build BOARD=rev2`.", "firmware"),
+            "applies when running `make build BOARD=rev2` in firmware"
+        );
+        assert_eq!(when_it_applies("Keep the changelog short.", "app"), "applies to all work in app");
+    }
 
     #[test]
     fn requests_and_task_scoped_sentences_are_not_rules() {
@@ -256,6 +325,9 @@ mod tests {
         assert_eq!(fact_of("Thanks, and remember that deploys need the VPN."), "Deploys need the VPN.");
         assert_eq!(fact_of("We use uv, not pip."), "We use uv, not pip.");
         assert_eq!(fact_of("Remember that."), "Remember that.");
-        assert_eq!(fact_of("Remember to run `make gen` after a schema change."), "Run `make gen` after a schema change.");
+        assert_eq!(
+            fact_of("Remember to run `make gen` after a schema change."),
+            "Run `make gen` after a schema change."
+        );
     }
 }

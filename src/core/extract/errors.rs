@@ -302,10 +302,15 @@ mod tests {
         let sphinx = "Running Sphinx v7.2\nExtension error:\nCould not import extension sphinx_copybutton (exception: No module named 'sphinx_copybutton')\nmake: *** [html] Error 2";
         assert_eq!(
             error_line(sphinx).as_deref(),
-            Some("Extension error: Could not import extension sphinx_copybutton (exception: No module named 'sphinx_copybutton')")
+            Some(
+                "Extension error: Could not import extension sphinx_copybutton (exception: No module named 'sphinx_copybutton')"
+            )
         );
         let own = "linking ~/.bashrc\ninstall.sh: ~/.bashrc exists and is not a symlink; pass --adopt";
-        assert_eq!(error_line_of(own, Some("install.sh")).as_deref(), Some("install.sh: ~/.bashrc exists and is not a symlink; pass --adopt"));
+        assert_eq!(
+            error_line_of(own, Some("install.sh")).as_deref(),
+            Some("install.sh: ~/.bashrc exists and is not a symlink; pass --adopt")
+        );
         let lint = "checking db/V7__index.sql\nCREATE INDEX idx ON t(c);\ndblint: db/V7__index.sql:1: index created in a transaction";
         assert_eq!(error_line(lint).as_deref(), Some("dblint: db/V7__index.sql:1: index created in a transaction"));
     }

@@ -15,7 +15,7 @@ pub(crate) mod shell;
 pub(crate) mod signals;
 pub(crate) mod soft;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -498,7 +498,11 @@ impl Extractor {
             // An attempt that got past the first error and met another is a step of the
             // chain a future session need not walk again.
             let last = open.chain.last().unwrap_or(&open.failure);
-            if failure.error != last.error && failure.command != last.command && open.chain.len() < MAX_CHAIN {
+            // One whose error is in the code under work is the task's own business.
+            let step = failure.error != last.error
+                && failure.command != last.command
+                && !progress::is_code_error(&failure.error);
+            if step && open.chain.len() < MAX_CHAIN {
                 open.chain.push(failure);
             }
             return;
@@ -688,7 +692,7 @@ impl Extractor {
             return Extraction::NoOp;
         }
         let facts = Facts {
-            keywords: keywords(&tasks),
+            keywords: keywords(&tasks, &crate::core::project::display_name(&context.project)),
             outcome: session_outcome(&tasks),
             tasks,
             user_messages: self.user_messages,
@@ -833,6 +837,7 @@ fn relative_to(path: &str, cwd: Option<&str>) -> String {
     path.to_string()
 }
 
+/// Words too common to find a session by, wherever they come from.
 const STOPWORDS: &[&str] = &[
     "the", "and", "for", "with", "that", "this", "from", "into", "when", "then", "than", "but", "not", "are", "was",
     "were", "you", "your", "our", "can", "could", "would", "should", "will", "please", "make", "sure", "use", "using",
@@ -841,38 +846,29 @@ const STOPWORDS: &[&str] = &[
     "about", "does", "did", "done", "don't", "dont", "doesn't", "them", "they", "these", "those", "been", "being",
     "again", "still", "only", "more", "most", "very", "same", "other", "each", "every", "over", "under", "after",
     "before", "while", "where", "fix", "add", "run", "see", "try", "look", "check", "help", "thanks", "okay", "yes",
-    "always", "never", "prefer", "remember", "instead", "rather", "sure", "via", "per", "etc", "md", "rs", "py", "js",
-    "ts", "txt", "json", "tmp", "src", "lib", "main", "test", "tests",
+    "always", "never", "prefer", "remember", "instead", "rather", "via", "per", "etc", "md", "rs", "py", "js", "ts",
+    "txt", "json", "tmp", "src", "lib", "main", "test", "tests", "first", "thing", "things", "lines", "line", "file",
+    "files", "error", "errors", "failed", "fails", "failing", "build", "work", "works", "working", "change", "changes",
+    "exit", "code", "value", "true", "false", "null", "none", "home", "dev", "usr", "bin", "sudo", "cd", "echo", "cat",
+    "head", "tail", "grep", "run", "npx", "tell", "went", "print", "sys", "import", "python", "python3",
 ];
 
-/// The session's keywords: words from task titles, command families, file names and error
-/// codes, by frequency, ties broken alphabetically.
-fn keywords(tasks: &[TaskFacts]) -> Vec<String> {
+/// The session's keywords: what one would search for it by. Code spans and paths of the
+/// requests, the jobs its commands did (program and sub-command), their flags, the names of
+/// files it touched and the error names and codes it met; never the plain words of a request,
+/// which are mostly common ones. By weight, ties broken alphabetically; `consolidate` ranks
+/// them again by how rare each is across the workspace.
+fn keywords(tasks: &[TaskFacts], project: &str) -> Vec<String> {
     let mut counts: BTreeMap<String, u32> = BTreeMap::new();
     let mut add = |word: &str, weight: u32| {
-        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
-        // A piece of a token the redaction could not recognise (cut short, or half of one
-        // broken across lines) is no search key.
-        if looks_like_token(word) {
-            return;
-        }
-        let w = word.to_lowercase();
-        let plausible = w.len() >= 3
-            && w.len() <= 32
-            && !w.chars().all(|c| c.is_ascii_digit())
-            && !w.contains("://")
-            && !w.starts_with("http")
-            && !w.starts_with("redacted")
-            && !w.contains('.')
-            && !STOPWORDS.contains(&w.as_str());
-        if plausible {
-            *counts.entry(w).or_default() += weight;
+        if let Some(word) = keyword(word) {
+            *counts.entry(word).or_default() += weight;
         }
     };
+    add(project, 1);
     for task in tasks {
-        let title = strip_redactions(&task.title);
-        for word in title.split(|c: char| c.is_whitespace() || matches!(c, '/' | ',' | '(' | ')' | '`' | '"' | ':')) {
-            add(word, 2);
+        for span in strip_redactions(&task.title).split('`').skip(1).step_by(2) {
+            span.split_whitespace().for_each(|w| add(w, 2));
         }
         let commands = task.verified.iter().map(|v| v.command.as_str());
         let failed = task
@@ -882,8 +878,9 @@ fn keywords(tasks: &[TaskFacts]) -> Vec<String> {
             .chain(task.unresolved.iter().map(|f| f.command.as_str()));
         for command in commands.chain(failed) {
             let family = classify(command).family;
-            for word in family.split_whitespace() {
-                add(word, 2);
+            family.split_whitespace().for_each(|w| add(w, 2));
+            for flag in command.split_whitespace().filter(|w| w.starts_with("--") && w.len() > 3) {
+                add(flag.split('=').next().unwrap_or(flag), 1);
             }
         }
         for file in &task.files {
@@ -891,12 +888,13 @@ fn keywords(tasks: &[TaskFacts]) -> Vec<String> {
             add(name.split('.').next().unwrap_or(name), 1);
         }
         for error in task.fixes.iter().map(|f| &f.failure.error).chain(task.unresolved.iter().map(|f| &f.error)) {
-            for word in error.split(|c: char| !c.is_alphanumeric()) {
-                // Error codes such as E0425 or TS2304 are the best search keys there are.
+            for word in error.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                // Error codes (E0425, TS2304) and error names (NameError) are the best keys.
                 let is_code = word.len() >= 4
                     && word.starts_with(|c: char| c.is_ascii_uppercase())
                     && word.chars().any(|c| c.is_ascii_digit());
-                if is_code {
+                let is_name = word.len() > 5 && (word.ends_with("Error") || word.ends_with("Exception"));
+                if is_code || is_name {
                     add(word, 3);
                 }
             }
@@ -904,8 +902,28 @@ fn keywords(tasks: &[TaskFacts]) -> Vec<String> {
     }
     let mut ranked: Vec<(String, u32)> = counts.into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let mut seen = BTreeSet::new();
-    ranked.into_iter().filter(|(w, _)| seen.insert(w.clone())).take(MAX_KEYWORDS).map(|(w, _)| w).collect()
+    ranked.into_iter().take(MAX_KEYWORDS).map(|(w, _)| w).collect()
+}
+
+/// A word as a keyword, lower-case, when it can be one: not a stop word, a number, a URL, a
+/// redaction or a piece of a token.
+fn keyword(word: &str) -> Option<String> {
+    let word = word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'));
+    let word = word.trim_start_matches('-');
+    // A piece of a token the redaction could not recognise (cut short, or half of one broken
+    // across lines) is no search key.
+    if looks_like_token(word) {
+        return None;
+    }
+    let w = word.to_lowercase();
+    let plausible = w.len() >= 3
+        && w.len() <= 32
+        && !w.chars().all(|c| c.is_ascii_digit())
+        && !w.contains("://")
+        && !w.starts_with("http")
+        && !w.starts_with("redacted")
+        && !STOPWORDS.contains(&w.as_str());
+    plausible.then_some(w)
 }
 
 #[cfg(test)]

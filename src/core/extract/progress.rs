@@ -24,14 +24,19 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// True when an error is one in the code under work (a symbol, an assertion, a lint code).
+pub(crate) fn is_code_error(error: &str) -> bool {
+    CODE_ERROR.is_match(error)
+}
+
 /// File names that are code under work, as opposed to configuration a fix may change.
 const SOURCE_EXTENSIONS: &[&str] = &[
     "rs", "py", "ts", "tsx", "js", "jsx", "mjs", "go", "c", "h", "cc", "cpp", "hpp", "ex", "exs", "rb", "java", "kt",
     "swift", "cs", "hs", "zig", "php", "vue", "svelte", "scala", "clj", "erl", "lua", "dart", "m", "ml", "fs",
     // Documents are the work product of a docs project, and scripts, schemas and templates
     // that of theirs.
-    "md", "rst", "adoc", "tex", "html", "css", "scss", "tf", "sql", "sh", "bash", "zsh", "fish", "ps1", "nix",
-    "proto", "graphql", "erb", "haml", "heex", "eex", "jinja", "j2",
+    "md", "rst", "adoc", "tex", "html", "css", "scss", "tf", "sql", "sh", "bash", "zsh", "fish", "ps1", "nix", "proto",
+    "graphql", "erb", "haml", "heex", "eex", "jinja", "j2",
 ];
 
 fn is_source(path: &str) -> bool {
@@ -190,7 +195,13 @@ mod tests {
 
         let go = "handler_test.go:42: got 200, want 429";
         assert!(is_own_work("go test ./...", go, "go test ./...", &["handler.go".into()], &["go build ./...".into()]));
-        assert!(is_own_work("cabal build", "src/Main.hs:3:1: error: [GHC-88464] Variable not in scope: foo", "cabal build", &["src/Main.hs".into()], &[]));
+        assert!(is_own_work(
+            "cabal build",
+            "src/Main.hs:3:1: error: [GHC-88464] Variable not in scope: foo",
+            "cabal build",
+            &["src/Main.hs".into()],
+            &[]
+        ));
         // A setup step, a configuration edit or another tool is a lesson.
         assert!(!is_own_work("make docs", "error: sphinx-build not found", "make docs", &[], &["pip install".into()]));
         assert!(!is_own_work("./ship.sh", "403", "./ship.sh", &[".env".into()], &[]));

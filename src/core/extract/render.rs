@@ -6,8 +6,9 @@ use std::fmt::Write;
 
 use jiff::Timestamp;
 
+use super::durability::when_it_applies;
 use super::{Context, Facts, Failure, Fix, Memory, TaskFacts, clip_at_word};
-use crate::core::project::display_key;
+use crate::core::project::{display_key, display_name};
 use crate::core::redact::redact;
 use crate::core::session::SessionMeta;
 
@@ -196,12 +197,12 @@ fn rollout_summary(facts: &Facts, meta: &SessionMeta, context: &Context) -> Stri
     for (index, task) in facts.tasks.iter().enumerate() {
         let _ = writeln!(out, "\n## Task {}: {}\n", index + 1, one_line(&task.title));
         let _ = writeln!(out, "Outcome: {}", task.outcome.name());
-        task_sections(&mut out, task, false, meta);
+        task_sections(&mut out, task, false, meta, &display_name(&context.project));
     }
     out
 }
 
-fn task_sections(out: &mut String, task: &TaskFacts, raw: bool, meta: &SessionMeta) {
+fn task_sections(out: &mut String, task: &TaskFacts, raw: bool, meta: &SessionMeta, project: &str) {
     let heading = |out: &mut String, title: &str| {
         if raw {
             let _ = writeln!(out, "{title}:");
@@ -217,13 +218,15 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool, meta: &SessionMe
                 let situation = clip_at_word(&one_line(&task.title), 60);
                 let _ = writeln!(
                     out,
-                    "- when asked to \"{situation}\", the user said: \"{quote}\" -> {} ({})",
+                    "- when asked to \"{situation}\", the user said: \"{quote}\" -> {}; {} ({})",
                     p.kind.implication(),
+                    when_it_applies(&p.text, project),
                     meta.place(p.line)
                 );
             } else {
                 let (kind, implication, at) = (p.kind.name(), p.kind.implication(), meta.place(p.line));
-                let _ = writeln!(out, "- {kind}: \"{quote}\" -> {implication} ({at})");
+                let applies = when_it_applies(&p.text, project);
+                let _ = writeln!(out, "- {kind}: \"{quote}\" -> {implication}; {applies} ({at})");
             }
         }
     }
@@ -318,7 +321,7 @@ fn raw_memory(facts: &Facts, meta: &SessionMeta, context: &Context) -> String {
         let _ = writeln!(out, "task: {}", one_line(&task.title));
         let _ = writeln!(out, "task_group: {}", display_key(&context.project));
         let _ = writeln!(out, "task_outcome: {}", task.outcome.name());
-        task_sections(&mut out, task, true, meta);
+        task_sections(&mut out, task, true, meta, &display_name(&context.project));
         if index + 1 < facts.tasks.len() {
             out.push('\n');
         }

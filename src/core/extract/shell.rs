@@ -114,7 +114,8 @@ pub(crate) fn main_segment(command: &str) -> Option<String> {
 /// `./scripts/install.sh --adopt`), after settings and prefixes.
 pub(crate) fn program_of(command: &str) -> Option<String> {
     let words = segments(command).into_iter().next()?;
-    let first = words.iter().find(|w| !(w.contains('=') && !w.starts_with('-')) && !PREFIX_COMMANDS.contains(&w.as_str()))?;
+    let first =
+        words.iter().find(|w| (w.starts_with('-') || !w.contains('=')) && !PREFIX_COMMANDS.contains(&w.as_str()))?;
     Some(first.rsplit('/').next().unwrap_or(first).to_string())
 }
 

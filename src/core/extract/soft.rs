@@ -9,7 +9,8 @@ use super::{Failure, Fix};
 /// Readers that show a file as text.
 const TEXT_READERS: &[&str] = &["cat", "head", "tail", "less", "more", "bat", "nl"];
 /// Commands that only say what a file is, and so read none of it.
-const METADATA: &[&str] = &["file", "stat", "ls", "wc", "du", "readlink", "realpath", "md5sum", "sha256sum", "cp", "mv"];
+const METADATA: &[&str] =
+    &["file", "stat", "ls", "wc", "du", "readlink", "realpath", "md5sum", "sha256sum", "cp", "mv"];
 /// Files remembered at most.
 const MAX_UNREAD: usize = 32;
 /// Bytes of output looked at to tell text from binary.
@@ -100,7 +101,9 @@ fn shown(output: &str) -> Shown {
     let odd = trimmed
         .chars()
         .filter(|c| {
-            *c == '\u{fffd}' || ('\u{80}'..='\u{ff}').contains(c) || (c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+            *c == '\u{fffd}'
+                || ('\u{80}'..='\u{ff}').contains(c)
+                || (c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
         })
         .count();
     let all = trimmed.chars().count();
@@ -136,7 +139,11 @@ mod tests {
         assert!(!unread.note("cat a.txt | wc -l", "", 3));
         assert!(unread.note("cat empty.txt", "\n", 4));
         // A reader at the end of a chain is found; `file` reads nothing.
-        assert!(unread.note("cp a:/x.log /tmp/x.log && head -c 200 /tmp/x.log", "copied\n(\u{b5}/\u{fd}X\u{ad}!\u{fffd}\u{f3}\u{fffd}V\u{fffd}", 5));
+        assert!(unread.note(
+            "cp a:/x.log /tmp/x.log && head -c 200 /tmp/x.log",
+            "copied\n(\u{b5}/\u{fd}X\u{ad}!\u{fffd}\u{f3}\u{fffd}V\u{fffd}",
+            5
+        ));
         assert!(unread.read_by("file /tmp/x.log", "/tmp/x.log: Zstandard compressed data", 6).is_none());
         let fix = unread.read_by("zstdcat /tmp/x.log | head -n 4", "started\n", 7).unwrap();
         assert_eq!(fix.failure.command, "head -c 200 /tmp/x.log");
