@@ -879,7 +879,7 @@ fn scripted_consolidation(group: impl Fn(&str) -> Reply + Send + Sync + 'static,
 fn webshop_lessons() -> Reply {
     Reply::lessons(
         &["\"We use pnpm, not npm.\" -> use pnpm [Task 1]"],
-        &["verified test command: `pnpm vitest run` [Task 1]", "the staging API needs the VPN [Task 2]"],
+        &["verified test command: `pnpm vitest run` [Task 1]", "the staging API needs the VPN [Task 1]"],
         &[],
     )
 }
@@ -910,7 +910,8 @@ fn group_lessons_that_cite_no_task_of_their_group_are_dropped() {
     hb.extract_json(&[dir.path(), dir2.path()], &[]);
     let stub = scripted_consolidation(
         |project| match project {
-            // The parser group has one task; the webshop group has two.
+            // The parser group has one task: a number beyond it is dropped, whatever another
+            // group holds.
             "github.com/acme/parser" => Reply::lessons(
                 &["\"Always run clippy\" -> run `cargo clippy --all-targets -- -D warnings` [Task 1]", "uncited"],
                 &["verified test command: `cargo test` [Task 1]", "a webshop task cited here [Task 2]"],
@@ -933,7 +934,7 @@ fn group_lessons_that_cite_no_task_of_their_group_are_dropped() {
     for invented in ["uncited", "a webshop task cited here", "made up"] {
         assert!(!memory.contains(invented), "{invented:?} survived:\n{memory}");
     }
-    assert!(memory.contains("- the staging API needs the VPN [Task 2]"), "the other group's own task 2");
+    assert!(memory.contains("- the staging API needs the VPN [Task 1]"), "the other group's own task");
 }
 
 #[test]
@@ -1018,6 +1019,6 @@ fn a_summary_tip_naming_a_command_no_session_ran_is_dropped() {
     assert_eq!(report["ungrounded"][0], json!({"part": "summary", "dropped": 3, "of": 4, "builtin_kept": true}));
     let summary = read(&hb, "memory_summary.md");
     assert!(summary.starts_with("v1\n\n## User Profile\n\nLessons from 1 session (claude)"), "{summary}");
-    assert!(summary.contains("\n- \"We use pnpm, not npm.\" (preference; webshop)\n"), "{summary}");
+    assert!(summary.contains("\n- We use pnpm, not npm. (preference; webshop)\n"), "{summary}");
     assert!(!summary.contains("Bazel") && !summary.contains("Initech"), "{summary}");
 }

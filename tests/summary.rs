@@ -63,9 +63,9 @@ fn project_keeps_the_global_sections_and_that_projects_topics() {
     assert!(webshop.contains("### /home/dev/webshop") && !webshop.contains("### github.com/acme/parser"));
     // Tips and preferences that name another project go too; the project's own stay.
     let everything = summary(&hb, &[]);
-    assert!(everything.contains("- firmware: ") && everything.contains("(preference; parser)"), "{everything}");
+    assert!(everything.contains("- docs-site: ") && everything.contains("(preference; parser)"), "{everything}");
     assert!(webshop.contains("- webshop: ") && webshop.contains("(preference; webshop)"), "{webshop}");
-    assert!(!webshop.contains("- firmware: ") && !webshop.contains("(preference; parser)"), "{webshop}");
+    assert!(!webshop.contains("- docs-site: ") && !webshop.contains("(preference; parser)"), "{webshop}");
     // A project the handbook does not know gets the general sections, and a note.
     let output = hb.cmd().args(["summary", "--project", "/home/dev/brand-new"]).output().unwrap();
     assert!(output.status.success());

@@ -13,13 +13,21 @@ use serde::Deserialize;
 /// The time every scored run treats as now, so the figures do not depend on the day.
 pub const NOW: &str = "2026-12-01T12:00:00Z";
 
-/// The figures a part must reach (the held-back part's are the targets).
+/// The figures a part must reach.
 pub struct Targets {
+    /// Of expected lessons, found in stage-1 and in `MEMORY.md`.
     pub recall: f64,
+    /// Of summary lines, expected or acceptable.
     pub precision: f64,
+    /// Wrong and duplicate summary lines allowed.
+    pub wrong: usize,
+    pub duplicate: usize,
 }
 
-pub const TARGETS: Targets = Targets { recall: 0.9, precision: 0.9 };
+/// What the handbook aims for on every part: nine lessons in ten found, nine summary lines in
+/// ten worth reading, none wrong or said twice (and, always, every trivial session a no-op
+/// and no secret or canary anywhere).
+pub const TARGETS: Targets = Targets { recall: 0.9, precision: 0.9, wrong: 0, duplicate: 0 };
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -131,10 +139,12 @@ impl Report {
         below("handbook recall", self.memory_recall(), targets.recall);
         below("summary precision", self.precision(), targets.precision);
         below("no-op rate", self.no_op_rate(), 1.0);
-        for (verdict, name) in [(Verdict::Wrong, "wrong"), (Verdict::Duplicate, "duplicate")] {
+        for (verdict, name, allowed) in
+            [(Verdict::Wrong, "wrong", targets.wrong), (Verdict::Duplicate, "duplicate", targets.duplicate)]
+        {
             let n = self.count(verdict);
-            if n > 0 {
-                short.push(format!("{}: {n} {name} summary line(s)", self.part));
+            if n > allowed {
+                short.push(format!("{}: {n} {name} summary line(s), {allowed} allowed", self.part));
             }
         }
         if !self.leaks.is_empty() {

@@ -261,7 +261,7 @@ impl Gathered {
         self.failures(session, task, number);
         // What an agent's account says of a task that also fixed something is kept, but the
         // fix is what the summary tells.
-        let quiet = task.fixes.iter().any(|f| !f.work);
+        let quiet = !task.fixes.is_empty();
         for o in &task.observations {
             let body = format!("{ACCOUNT_LABEL}: {}", one_line(&o.text));
             let lesson =
@@ -295,6 +295,7 @@ impl Gathered {
                 .entry(failure_key(&failure.command, &failure.error))
                 .or_insert_with(|| Lesson::new(body, 1, session.updated_at));
             lesson.commands = vec![failure.command.clone()];
+            lesson.quiet = !matches!(task.outcome, Outcome::Fail | Outcome::Partial);
             lesson.support(session, number);
         }
     }
@@ -525,7 +526,17 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
 /// A project's tips in the summary: its top landmines, the verified commands they do not
 /// already name, and what agents' closing accounts found, labelled as such.
 fn tips_of(group: &Group) -> Vec<String> {
-    let failures: Vec<&Lesson> = group.failures.iter().take(TIPS_FIXES_PER_PROJECT).collect();
+    // A failure of a task that went on to succeed was got past somehow: the summary keeps to
+    // the landmines it can say something about. The same commands fixed the same way with
+    // another error line are one landmine.
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let way_around = |l: &Lesson| format!("{:?}{}", l.commands, l.body.split_once(" -> ").map_or("", |(_, fix)| fix));
+    let failures: Vec<&Lesson> = group
+        .failures
+        .iter()
+        .filter(|l| !l.quiet && (l.commands.is_empty() || seen.insert(way_around(l))))
+        .take(TIPS_FIXES_PER_PROJECT)
+        .collect();
     let mut tips: Vec<String> = failures.iter().map(|l| l.body.clone()).collect();
     // A job a landmine above or a preference already names would be told twice.
     let told: String = failures.iter().copied().chain(&group.preferences).map(|l| l.body.to_lowercase()).collect();
@@ -537,7 +548,10 @@ fn tips_of(group: &Group) -> Vec<String> {
         // One that holds a URL or a secret was a one-off, not the way to build or test; an
         // install is a step, and a bare default (`cargo test`) what anyone would try first.
         let one_off = command.contains("://") || command.contains("[REDACTED:");
-        let plain = shell::is_default_command(command) || classify(command).kind == CommandKind::Install;
+        // Only a way to build, test, lint or format is a tip; other commands were steps.
+        let kind = classify(command).kind;
+        let job = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint | CommandKind::Format);
+        let plain = shell::is_default_command(command) || !job;
         if plain {
             continue;
         }

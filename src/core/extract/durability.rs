@@ -21,6 +21,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)(?:^|[。！？:;"'“‘(—–]\s*)(?:(?:please|also|and|but|so|oh|then)[\s,]+)?(?:always|never)\b"#,
         r"|\b(?:please|we|i|you|agents?|everyone|one)\s+(?:should\s+|must\s+|will\s+|can\s+)?(?:always|never)\b|\b(?:should|must|to)\s+(?:always|never)\b",
         r"|\b(?:from now on|going forward|in (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
+        r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
         r"|\b(?:in|for|across|on|to|with) (?:all|every|any)\b",
         r"|^(?:(?:please|also|and|but|so|then)\s+)?(?:keep|format|write|run|use|lint|name|put|make|check|prefix|sign|tag|document|type|test|give|end|start|lock|pin)\s+(?:all|every|any|each)\b",

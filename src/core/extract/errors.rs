@@ -53,7 +53,7 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
         let own = window.lines().filter(|l| own_voice(l.trim()));
         for line in candidate_lines(window).chain(own) {
             let clean = clean(line);
-            let score = if own_voice(&clean) { score(&clean).max(5) } else { score(&clean) };
+            let score = if own_voice(&clean) { score(&clean).max(4) } else { score(&clean) };
             if score > best.map_or(0, |(b, _)| b) && usable(&clean) {
                 best = Some((score, line));
             }

@@ -54,6 +54,12 @@ const MAX_PASSAGES: usize = 32;
 /// Lines of a passage: the instruction-like line, a few before it and more after it.
 const PASSAGE_LINES_BEFORE: usize = 2;
 const PASSAGE_LINES: usize = 8;
+/// Words of an instruction that point at the lines before it.
+static POINTS_BACK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    crate::core::patterns::regex(
+        r"(?i)\b(?:above|previous|preceding|earlier|before this|that command|those commands|the last line)\b",
+    )
+});
 /// Longest passage kept, in bytes.
 const MAX_PASSAGE: usize = 2048;
 /// Output searched for instructions from either end, in bytes: an agent sees no more of a
@@ -532,11 +538,13 @@ impl Extractor {
             }
         }
         let printed = &self.printed;
-        let Some(index) = self.tasks.len().checked_sub(1) else { return };
-        let Some(task) = self.tasks[index].facts.as_mut() else { return };
+        let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };
         for open in fixed {
             // `make bulid` → `make build` teaches nothing.
-            if task.fixes.len() >= MAX_FACTS || progress::is_typo_pair(&open.failure.command, &call.command) {
+            let failure = &open.failure;
+            let typo = progress::is_typo_pair(&failure.command, &call.command)
+                || progress::is_mistyped_program(&failure.command, &failure.error, failure.exit_code, &call.command);
+            if task.fixes.len() >= MAX_FACTS || typo {
                 continue;
             }
             let work = progress::is_own_work(
@@ -582,7 +590,10 @@ impl Extractor {
             let mut i = 0;
             while i < lines.len() && self.instructions.len() < MAX_PASSAGES {
                 if looks_like_instruction(lines[i]) {
-                    let (start, end) = (i.saturating_sub(PASSAGE_LINES_BEFORE), (i + PASSAGE_LINES).min(lines.len()));
+                    // The lines before belong to the passage only when it points back at them
+                    // ("run the command above"); otherwise they are the page's own text.
+                    let before = if POINTS_BACK.is_match(lines[i]) { PASSAGE_LINES_BEFORE } else { 0 };
+                    let (start, end) = (i.saturating_sub(before), (i + PASSAGE_LINES).min(lines.len()));
                     self.instructions.push(clip_at_word(&render::one_line(&lines[start..end].join(" ")), MAX_PASSAGE));
                     i = end;
                 } else {
@@ -631,6 +642,12 @@ impl Extractor {
                 **family == call.family
                     || same_job(open.kind)
                     || progress::is_typo_pair(&open.failure.command, &call.command)
+                    || progress::is_mistyped_program(
+                        &open.failure.command,
+                        &open.failure.error,
+                        open.failure.exit_code,
+                        &call.command,
+                    )
             })
             .map(|(family, _)| family.clone())
             .collect();

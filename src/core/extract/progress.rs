@@ -78,6 +78,19 @@ pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
     }
 }
 
+/// True when a command failed because its program's name was mistyped (`terrafrom plan`:
+/// not found) and `fixed` runs the program spelt right, whatever it does next.
+pub(crate) fn is_mistyped_program(failed: &str, error: &str, exit: Option<i64>, fixed: &str) -> bool {
+    let not_found = exit == Some(127) || error.contains("not found") || error.contains("not recognized");
+    let (Some(a), Some(b)) = (failed.split_whitespace().next(), fixed.split_whitespace().next()) else {
+        return false;
+    };
+    // The error names the mistyped program itself, and the name is long enough to be
+    // mistyped rather than another tool (`npm` and `pnpm` are two).
+    let named = error.contains(a.rsplit('/').next().unwrap_or(a));
+    not_found && named && a != b && a.len() >= 5 && a.len().abs_diff(b.len()) <= 1 && edit_distance(a, b) <= 2
+}
+
 /// Optimal string alignment distance (Levenshtein with transpositions), on characters.
 fn edit_distance(a: &str, b: &str) -> usize {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
@@ -173,6 +186,13 @@ mod tests {
         assert!(!is_typo_pair("npm test", "pnpm vitest run"));
         assert!(!is_typo_pair("make build", "make all"));
         assert!(!is_typo_pair("pytest", "uv run pytest"));
+        assert!(is_mistyped_program(
+            "terrafrom plan",
+            "bash: terrafrom: command not found",
+            Some(127),
+            "terraform init"
+        ));
+        assert!(!is_mistyped_program("npm test", "sh: jest: not found", Some(127), "pnpm test"));
     }
 
     #[test]

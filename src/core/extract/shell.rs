@@ -107,7 +107,13 @@ pub(crate) fn main_segment(command: &str) -> Option<String> {
         return None;
     }
     let best = doing.iter().max_by_key(|(_, c)| c.kind.priority())?;
-    Some(best.0.join(" "))
+    let words: Vec<&str> = best
+        .0
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with(['>', '<']) && !w.contains(">&") && !w.starts_with("2>"))
+        .collect();
+    Some(words.join(" "))
 }
 
 /// The name a command's program prints its messages under (`install.sh` for
@@ -169,7 +175,9 @@ pub(crate) fn is_default_command(command: &str) -> bool {
         "vitest run",
     ];
     let words: Vec<&str> = command.split_whitespace().collect();
-    DEFAULTS.contains(&words.join(" ").as_str())
+    // Any tool's bare `test`, `build` or `check` (`sbt test`, `lein test`, `dune build`).
+    let bare = matches!(words.as_slice(), [_, "test" | "build" | "check" | "compile"]);
+    bare || DEFAULTS.contains(&words.join(" ").as_str())
 }
 
 /// A download piped into a shell, or run by one (`curl … | sh`, `bash <(wget …)`,
@@ -215,6 +223,8 @@ fn segments(command: &str) -> Vec<Vec<String>> {
                     word.push(next);
                 }
             }
+            // `2>&1`, `&>`: a redirection, not a separator.
+            (None, '&') if word.ends_with('>') || chars.peek() == Some(&'>') => word.push(c),
             (None, '&' | '|' | ';' | '\n') => {
                 if matches!(chars.peek(), Some('&' | '|')) {
                     chars.next();

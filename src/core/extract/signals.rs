@@ -359,7 +359,8 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             found.push((kind, sentence));
         }
     };
-    for sentence in sentences(&text) {
+    let all: Vec<&str> = sentences(&text).collect();
+    for (i, &sentence) in all.iter().enumerate() {
         if sentence.len() > MAX_SIGNAL || sentence.split_whitespace().count() < 3 {
             continue;
         }
@@ -373,7 +374,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
         if CORRECTION.is_match(sentence) && agent_acted {
             if !durability::is_task_scoped(sentence) {
-                keep(SignalKind::Correction, sentence.to_string());
+                keep(SignalKind::Correction, with_instruction(sentence, all.get(i + 1).copied()));
             }
             continue;
         }
@@ -400,6 +401,22 @@ pub(crate) fn states_only(text: &str) -> bool {
         }
     }
     any
+}
+
+/// A correction with the sentence that says what to do instead, when the correction itself
+/// only says no ("Actually no, we don't do that here. Use the `.data` pronoun.").
+fn with_instruction(correction: &str, next: Option<&str>) -> String {
+    match next {
+        Some(next)
+            if !durability::is_lasting(correction)
+                && !next.ends_with('?')
+                && !durability::is_request(next)
+                && correction.len() + next.len() < MAX_SIGNAL =>
+        {
+            format!("{correction} {next}")
+        }
+        _ => correction.to_string(),
+    }
 }
 
 /// A sentence without the thanks or praise it opens with ("Thanks, and remember …").
@@ -448,7 +465,8 @@ fn split_sentences(line: &str) -> Vec<&str> {
     let bytes = line.as_bytes();
     for i in 0..bytes.len() {
         let ends = matches!(bytes[i], b'.' | b'!' | b'?') && bytes.get(i + 1).is_some_and(|b| *b == b' ');
-        if !ends {
+        // Nor is `bazel test //... --keep` inside a code span. (An ASCII byte is a boundary.)
+        if !ends || !line[start..i].matches('`').count().is_multiple_of(2) {
             continue;
         }
         // `e.g. x` is not a sentence end. (`get` because byte i-3 may sit inside a character.)
