@@ -31,6 +31,9 @@ pub(crate) struct Entry {
     pub(crate) lines: Vec<String>,
 }
 
+/// What a section narrowed to one project says when it holds nothing of that project.
+const NONE_FOR_PROJECT: &str = "- none recorded for this project yet";
+
 /// `#### <date>` and its topics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Day {
@@ -199,7 +202,12 @@ impl Summary {
         let mut narrowed = self.clone();
         for section in &mut narrowed.sections {
             section.projects.retain(|p| heading_key(p) == key);
+            let had = !section.entries.is_empty();
             section.entries.retain(|e| !names_other(e));
+            // A section all of whose entries were another project's still says so.
+            if had && section.entries.is_empty() && section.projects.is_empty() {
+                section.entries.push(Entry { lines: vec![NONE_FOR_PROJECT.to_string()] });
+            }
         }
         narrowed
     }

@@ -774,7 +774,10 @@ fn task_outcome(task: &TaskFacts, feedback: Option<Feedback>, last_failed: Optio
             _ => Outcome::Partial,
         };
     }
-    if succeeded { Outcome::Success } else { Outcome::Uncertain }
+    // Work that ran commands and ended on one that passed, with nothing left failing, was
+    // finished, whether or not one of them was a test.
+    let finished = task.commands > 0 && last_failed == Some(false);
+    if succeeded || finished { Outcome::Success } else { Outcome::Uncertain }
 }
 
 fn session_outcome(tasks: &[TaskFacts]) -> Outcome {
