@@ -155,17 +155,7 @@ fn sentences(text: &str) -> Vec<&str> {
         if fenced || line.trim().is_empty() || line.trim_start().starts_with('#') {
             continue;
         }
-        let mut start = 0;
-        let bytes = line.as_bytes();
-        for i in 0..bytes.len() {
-            // An ASCII byte is a character of its own, so `i` is a boundary when it ends one.
-            let ends = matches!(bytes[i], b'.' | b'!' | b'?') && bytes.get(i + 1) == Some(&b' ');
-            if ends && line[..i].matches('`').count().is_multiple_of(2) {
-                out.push(&line[start..=i]);
-                start = i + 1;
-            }
-        }
-        out.push(&line[start..]);
+        out.extend(super::signals::split_sentences(line));
     }
     out
 }

@@ -459,7 +459,7 @@ fn strip_list_number(s: &str) -> &str {
 }
 
 /// Split a line after `.`, `!` or `?` followed by a space, keeping the punctuation.
-fn split_sentences(line: &str) -> Vec<&str> {
+pub(crate) fn split_sentences(line: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = line.as_bytes();
