@@ -57,7 +57,7 @@ const PASSAGE_LINES: usize = 8;
 /// Words of an instruction that point at the lines before it.
 static POINTS_BACK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     crate::core::patterns::regex(
-        r"(?i)\b(?:above|previous|preceding|earlier|before this|that command|those commands|the last line)\b",
+        r"(?i)\b(?:above|previous (?:lines?|commands?|steps?)|preceding|before this|that command|those commands|the last line)\b",
     )
 });
 /// Longest passage kept, in bytes.
