@@ -205,21 +205,24 @@ pub(crate) fn renumber(lesson: &str, map: &BTreeMap<u32, TaskRef>) -> String {
 
 /// Replace each `[Task N]` / `[Removed N]` in `text` by what `f` says (`None` drops it).
 fn rewrite_refs(text: &str, mut f: impl FnMut(&str, u32) -> Option<String>) -> String {
+    replace_bracketed(text, |inner| {
+        let (kind, n) = inner.split_once(' ')?;
+        let n: u32 = n.trim().parse().ok()?;
+        matches!(kind, "Task" | "Removed").then(|| f(kind, n).unwrap_or_default())
+    })
+}
+
+/// `text` with each `[inner]` that `f` has a replacement for replaced by it; brackets `f`
+/// answers `None` for stay as they are.
+pub(crate) fn replace_bracketed(text: &str, mut f: impl FnMut(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find('[') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
-        let parsed = after.split_once(']').and_then(|(inner, tail)| {
-            let (kind, n) = inner.split_once(' ')?;
-            let n: u32 = n.trim().parse().ok()?;
-            matches!(kind, "Task" | "Removed").then_some((kind, n, tail))
-        });
-        match parsed {
-            Some((kind, n, tail)) => {
-                if let Some(replacement) = f(kind, n) {
-                    out.push_str(&replacement);
-                }
+        match after.split_once(']').and_then(|(inner, tail)| f(inner).map(|r| (r, tail))) {
+            Some((replacement, tail)) => {
+                out.push_str(&replacement);
                 rest = tail;
             }
             None => {

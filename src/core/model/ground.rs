@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use crate::core::model::consolidate::replace_bracketed;
 use crate::core::model::summary::SummaryParts;
 
 /// Words too common to show anything: a line is not grounded by sharing them.
@@ -175,31 +176,13 @@ fn forms(word: &str) -> Vec<String> {
 
 /// `line` without its task references and redaction markers.
 fn strip_markers(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(open) = rest.find('[') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let marker = after.split_once(']').filter(|(inner, _)| {
-            let reference = inner
-                .strip_prefix("Task ")
-                .or_else(|| inner.strip_prefix("Removed "))
-                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
-            reference || inner.starts_with("REDACTED:")
-        });
-        match marker {
-            Some((_, tail)) => {
-                out.push(' ');
-                rest = tail;
-            }
-            None => {
-                out.push('[');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    replace_bracketed(line, |inner| {
+        let reference = inner
+            .strip_prefix("Task ")
+            .or_else(|| inner.strip_prefix("Removed "))
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        (reference || inner.starts_with("REDACTED:")).then(|| " ".to_string())
+    })
 }
 
 /// The code spans of `line` (each opened and closed by the same run of backticks, as in
