@@ -369,7 +369,7 @@ fn judge(part: &str, labels: &Labels, copy: &Path, home: &Path, outcomes: &BTree
         stage1_total,
         memory_found,
         summary_found,
-        lines: summary_verdicts(&summary, labels, &wrong, &secrets),
+        lines: summary_verdicts(&summary, labels, &wrong, &secrets, &topics(labels, copy, &records)),
         trivial,
         trivial_no_op,
         memory_wrong,
@@ -422,19 +422,58 @@ fn lesson_lines(memory: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Judges every list item of the summary, in order.
-fn summary_verdicts(summary: &str, labels: &Labels, wrong: &[&Pattern], secrets: &[&String]) -> Vec<(Verdict, String)> {
+/// Each task title of the stage-1 records (as the summary's index shows it, without its
+/// closing punctuation), and whether its session is labelled with any lesson.
+fn topics(labels: &Labels, copy: &Path, records: &BTreeMap<PathBuf, String>) -> Vec<(String, bool)> {
+    let mut topics = Vec::new();
+    for session in &labels.session {
+        let Some(record) = records.get(&copy.join(&session.path)) else { continue };
+        for title in record.lines().filter_map(|l| l.strip_prefix("## Task ")).filter_map(|l| l.split_once(": ")) {
+            let topic = title.1.trim().trim_end_matches(['.', '!', '?', ':']).to_string();
+            topics.push((topic, !session.lesson.is_empty()));
+        }
+    }
+    topics
+}
+
+/// An index line of "What's in Memory" (`- <topic> (<outcome>): <keywords>`): acceptable when
+/// it names a task of a session that has lessons, noise when the session has none.
+fn index_verdict(line: &str, topics: &[(String, bool)]) -> Verdict {
+    let body = line.trim_start().trim_start_matches("- ");
+    let useful =
+        topics.iter().any(|(topic, has_lessons)| *has_lessons && !topic.is_empty() && body.starts_with(topic.as_str()));
+    if useful { Verdict::Acceptable } else { Verdict::Noise }
+}
+
+fn summary_verdicts(
+    summary: &str,
+    labels: &Labels,
+    wrong: &[&Pattern],
+    secrets: &[&String],
+    topics: &[(String, bool)],
+) -> Vec<(Verdict, String)> {
     let lessons: Vec<(&Lesson, &Option<String>)> =
         labels.session.iter().flat_map(|s| s.lesson.iter().map(move |l| (l, &s.project))).collect();
     let acceptable: Vec<(&Pattern, &Option<String>)> =
         labels.session.iter().flat_map(|s| s.acceptable.iter().map(move |a| (a, &s.project))).collect();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut verdicts = Vec::new();
-    for line in summary.lines().filter(|l| l.trim_start().starts_with("- ")) {
+    let mut in_index = false;
+    for line in summary.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            in_index = heading.trim() == "What's in Memory";
+        }
+        if !line.trim_start().starts_with("- ") {
+            continue;
+        }
         let verdict = if line.contains("CANARY")
             || secrets.iter().any(|s| line.contains(s.as_str()))
             || wrong.iter().any(|w| holds(line, &w.tokens))
         {
             Verdict::Wrong
+        } else if in_index {
+            // The index says what is in memory, not what was learned: judged by its session.
+            index_verdict(line, topics)
         } else {
             let held: BTreeSet<String> =
                 lessons.iter().filter(|(l, p)| holds_in(line, &l.tokens, p)).map(|(l, _)| l.id.clone()).collect();
