@@ -30,7 +30,9 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
         r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
         r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
         r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied)",
-        r"|\b[A-Z]{1,3}[0-9]{3,5}\b|(?m:^[\w./-]+:\d+:)|(?m:^[\w.-]+: [\w./~-]+:\d+:)",
+        // Words only, so the search keeps its literal prefilter; a tool's own diagnostic
+        // without one is found by its program's name (`error_line_of`).
+        r"|\b[A-Z]{1,3}[0-9]{3,5}\b",
     ))
 });
 
@@ -50,8 +52,10 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
         program.is_some_and(|p| p.len() >= 2 && line.strip_prefix(p).is_some_and(|rest| rest.starts_with(": ")))
     };
     for window in [head, tail] {
-        let own = window.lines().filter(|l| own_voice(l.trim()));
-        for line in candidate_lines(window).chain(own) {
+        // Lines are walked for the program's voice only when the window holds it at all.
+        let voiced = program.is_some_and(|p| window.contains(&format!("{p}: ")));
+        let own = window.lines().take(if voiced { usize::MAX } else { 0 }).filter(|l| own_voice(l.trim()));
+        for line in candidate_lines(window).chain(own).chain(located_lines(window)) {
             let clean = clean(line);
             let score = if own_voice(&clean) { score(&clean).max(4) } else { score(&clean) };
             if score > best.map_or(0, |(b, _)| b) && usable(&clean) {
@@ -96,6 +100,21 @@ fn windows(output: &str) -> (&str, &str) {
         tail_start += 1;
     }
     (&output[..head_end], &output[tail_start..])
+}
+
+/// Bytes at the end of a window searched for located diagnostics that name no error word.
+const LOCATED_WINDOW: usize = 16 * 1024;
+
+/// Lines that start with where they are (`docs/x.md:12: …`, `lint.sh: docs/x.md:12: …`), in
+/// the end of `text` only: a pattern with no literal to look for costs a pass over every
+/// byte, and diagnostics sit near the end.
+fn located_lines(text: &str) -> impl Iterator<Item = &str> {
+    static LOCATED: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"(?m)^(?:[\w.-]+: )?[\w./~-]+:\d+:.*$"));
+    let mut start = text.len().saturating_sub(LOCATED_WINDOW);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    LOCATED.find_iter(&text[start..]).map(|m| m.as_str()).take(MAX_CANDIDATES)
 }
 
 /// The distinct lines of `text` holding a candidate match, in order.
@@ -312,7 +331,10 @@ mod tests {
             Some("install.sh: ~/.bashrc exists and is not a symlink; pass --adopt")
         );
         let lint = "checking db/V7__index.sql\nCREATE INDEX idx ON t(c);\ndblint: db/V7__index.sql:1: index created in a transaction";
-        assert_eq!(error_line(lint).as_deref(), Some("dblint: db/V7__index.sql:1: index created in a transaction"));
+        assert_eq!(
+            error_line_of(lint, Some("dblint")).as_deref(),
+            Some("dblint: db/V7__index.sql:1: index created in a transaction")
+        );
     }
 
     #[test]

@@ -942,6 +942,8 @@ fn keyword(word: &str) -> Option<String> {
         && !w.contains("://")
         && !w.starts_with("http")
         && !w.starts_with("redacted")
+        // A piece of code (`print("tests`) is no word to search by.
+        && w.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '@' | ':'))
         && !STOPWORDS.contains(&w.as_str());
     plausible.then_some(w)
 }

@@ -340,6 +340,23 @@ fn a_page_that_hides_an_instruction_keeps_its_own_commands_lessons() {
 }
 
 #[test]
+fn keywords_are_words_to_search_by_not_pieces_of_code() {
+    let m = memory(&[
+        user("Run the tests and tell me how they went."),
+        run("1", "python3 -c 'import sys; print(\"tests: 1 failed\"); sys.exit(1)' --verbose"),
+        result("1", 1, "tests: 1 failed"),
+    ]);
+    for keyword in &m.facts.keywords {
+        assert!(
+            keyword.chars().all(|c| c.is_alphanumeric() || "-_./@:".contains(c)),
+            "{keyword:?} in {:?}",
+            m.facts.keywords
+        );
+    }
+    assert!(m.facts.keywords.contains(&"verbose".to_string()), "{:?}", m.facts.keywords);
+}
+
+#[test]
 fn no_piece_of_a_token_becomes_a_keyword_or_a_title() {
     // Broken across two lines, the first half alone is too short for any rule.
     let m = memory(&[
