@@ -4,6 +4,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::core::extract::strip_redactions;
+
 /// Words too common to tell two preferences apart.
 const COMMON: &[&str] = &[
     "the", "and", "for", "with", "that", "this", "from", "into", "when", "then", "than", "are", "was", "you", "your",
@@ -46,16 +48,9 @@ pub(crate) fn mostly_redacted(text: &str) -> bool {
     content_words(text).len() < 3 || kept * 10 < all * 6
 }
 
+/// Text with each redaction marker a word break, so no two words join across one.
 fn without_redactions(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("[REDACTED:") {
-        out.push_str(&rest[..start]);
-        out.push(' ');
-        rest = rest[start..].find(']').map_or("", |end| &rest[start + end + 1..]);
-    }
-    out.push_str(rest);
-    out
+    strip_redactions(text, " ")
 }
 
 #[cfg(test)]

@@ -832,12 +832,13 @@ pub(crate) fn clip_at_word(text: &str, max: usize) -> String {
     format!("{}…", text[..cut].trim_end())
 }
 
-/// Text without its `[REDACTED:kind]` markers, for keywords.
-fn strip_redactions(text: &str) -> String {
+/// Text without its `[REDACTED:kind]` markers, each replaced by `gap`.
+pub(crate) fn strip_redactions(text: &str, gap: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("[REDACTED:") {
         out.push_str(&rest[..start]);
+        out.push_str(gap);
         rest = rest[start..].find(']').map_or("", |end| &rest[start + end + 1..]);
     }
     out.push_str(rest);
@@ -887,7 +888,7 @@ fn keywords(tasks: &[TaskFacts], project: &str) -> Vec<String> {
     };
     add(project, 1);
     for task in tasks {
-        for span in strip_redactions(&task.title).split('`').skip(1).step_by(2) {
+        for span in strip_redactions(&task.title, "").split('`').skip(1).step_by(2) {
             span.split_whitespace().for_each(|w| add(w, 2));
         }
         let commands = task.verified.iter().map(|v| v.command.as_str());
