@@ -57,7 +57,7 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
         let own = window.lines().take(if voiced { usize::MAX } else { 0 }).filter(|l| own_voice(l.trim()));
         for line in candidate_lines(window).chain(own).chain(located_lines(window)) {
             let clean = clean(line);
-            let score = if own_voice(&clean) { score(&clean).max(4) } else { score(&clean) };
+            let score = if own_voice(&clean) && !is_relay(&clean) { score(&clean).max(4) } else { score(&clean) };
             if score > best.map_or(0, |(b, _)| b) && usable(&clean) {
                 best = Some((score, line));
             }
@@ -170,6 +170,9 @@ fn score(line: &str) -> u8 {
     if is_quoted_context(line) {
         return 0;
     }
+    if is_relay(line) {
+        return 1;
+    }
     let limit = LIMIT.is_match(line);
     // A program naming itself, then where (`shiftdb-lint: db/V1.sql:3: …`), is a diagnostic
     // whatever its words.
@@ -186,6 +189,20 @@ fn score(line: &str) -> u8 {
     // The tool's own `prog: file:line: message` or `file:line: message` line, saying what
     // limit the input broke, is the line to quote whatever words the rest of the output has.
     if located && limit { base.max(5) } else { base }
+}
+
+/// A runner passing on that a step below it failed (`make: *** [Makefile:20: html] Error 2`,
+/// `npm ERR! code ELIFECYCLE`, `error Command failed with exit code 1.`): the step's own line
+/// above says what went wrong.
+fn is_relay(line: &str) -> bool {
+    static RELAY: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(concat!(
+            r"(?i)^(?:\S*make(?:\[\d+\])?: \*\*\* .*\berror \d+|npm (?:err!|error) (?:code|errno|command failed|a complete log)",
+            r"|(?:error|elifecycle)\s+command failed with exit code|error: recipe .* failed|",
+            r"error: process completed with exit code|.*returned non-zero exit status \d+\.?$)",
+        ))
+    });
+    RELAY.is_match(line.trim_start())
 }
 
 /// A line that quotes the offending input under a diagnostic: a gutter of line numbers or
@@ -345,6 +362,30 @@ mod tests {
         assert_eq!(error_line(rustc).as_deref(), Some("error[E0308]: mismatched types"));
         let yaml = "config.yml:3: expected a mapping, got a list\n  - name: web";
         assert_eq!(error_line(yaml).as_deref(), Some("config.yml:3: expected a mapping, got a list"));
+    }
+
+    #[test]
+    fn a_runner_passing_on_a_failure_is_not_the_error() {
+        let make = "Running Sphinx v8.1.3\n\nExtension error:\nCould not import extension sphinx_copybutton (exception: No module named 'sphinx_copybutton')\nmake: *** [Makefile:20: html] Error 2\n";
+        assert_eq!(
+            error_line_of(make, Some("make")).as_deref(),
+            Some(
+                "Extension error: Could not import extension sphinx_copybutton (exception: No module named 'sphinx_copybutton')"
+            )
+        );
+        let npm = "> web@1.0.0 test\n> jest\n\nsh: 1: jest: not found\nnpm ERR! code ELIFECYCLE\nnpm ERR! errno 127\n";
+        assert_eq!(error_line_of(npm, Some("npm")).as_deref(), Some("sh: 1: jest: not found"));
+        let pnpm =
+            "src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n ELIFECYCLE  Command failed with exit code 2.\n";
+        assert_eq!(
+            error_line_of(pnpm, Some("pnpm")).as_deref(),
+            Some("src/a.ts(3,1): error TS2304: Cannot find name 'x'.")
+        );
+        // Alone, it is still the best there is.
+        assert_eq!(
+            error_line_of("make: *** [all] Error 1\n", Some("make")).as_deref(),
+            Some("make: *** [all] Error 1")
+        );
     }
 
     #[test]

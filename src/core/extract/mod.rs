@@ -530,7 +530,8 @@ impl Extractor {
     /// others, and a verified way to do its job.
     fn succeeded(&mut self, call: PendingCall) {
         let fixed = self.resolved_by(&call);
-        if call.kind != CommandKind::Explore {
+        // Looking around on the way (`git log`, `pip list`) is not a step of the fix.
+        if call.kind != CommandKind::Explore && !shell::is_query(&call.command) {
             for open in self.open.values_mut() {
                 if !open.ran.contains(&call.command) && open.ran.len() < MAX_STEPS_BETWEEN {
                     open.ran.push(call.command.clone());

@@ -93,6 +93,64 @@ pub(crate) fn classify(command: &str) -> Classified {
     best.unwrap_or(Classified { kind: CommandKind::Other, family: String::new(), program: String::new() })
 }
 
+/// Whether a command only asks about the state of things (`git log`, `pip show x`, `helm
+/// list`, `cat f`): every segment that does something looks around or queries. Such a command
+/// is not a step of a fix, though its failure may still be a landmine.
+pub(crate) fn is_query(command: &str) -> bool {
+    let mut any = false;
+    for words in segments(command) {
+        let Some(classified) = classify_segment(&words) else { continue };
+        any = true;
+        let positional: Vec<&str> =
+            words.iter().skip(1).filter(|w| !w.starts_with('-')).take(2).map(String::as_str).collect();
+        let asks = match positional.as_slice() {
+            // `npm run list` runs a script of that name.
+            ["run" | "exec" | "x" | "dlx", ..] => false,
+            [first, ..] if classified.kind == CommandKind::Vcs => {
+                VCS_QUERIES.contains(first) || QUERY_SUBCOMMANDS.contains(first)
+            }
+            [first, rest @ ..] => {
+                QUERY_SUBCOMMANDS.contains(first) || rest.iter().any(|w| QUERY_SUBCOMMANDS.contains(w))
+            }
+            [] => false,
+        };
+        if classified.kind != CommandKind::Explore && !asks {
+            return false;
+        }
+    }
+    any
+}
+
+/// Sub-commands that only report (`npm ls`, `kubectl get`, `ansible-galaxy collection list`).
+const QUERY_SUBCOMMANDS: &[&str] = &[
+    "list",
+    "ls",
+    "show",
+    "info",
+    "status",
+    "get",
+    "describe",
+    "view",
+    "search",
+    "outdated",
+    "why",
+    "explain",
+    "inspect",
+    "ps",
+    "images",
+    "logs",
+    "freeze",
+    "tree",
+    "metadata",
+    "doctor",
+    "which",
+    "version",
+    "--version",
+];
+
+/// What a version-control tool answers without changing anything.
+const VCS_QUERIES: &[&str] = &["log", "diff", "blame", "rev-parse", "ls-files", "grep", "reflog", "shortlog", "remote"];
+
 /// The segment of a compound line that does its job (`npm test` of `node bin/x.js export
 /// --dry-run && npm test`), when the line has more than one segment that does something;
 /// `None` for a simple line. A `cd` before it and a pager after it are not segments that do
@@ -528,6 +586,31 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_reports_and_changes_nothing() {
+        for query in [
+            "git log -1 --format=%s -- source/conf.py && cat requirements-docs.txt",
+            "ansible-galaxy collection list 2>/dev/null | grep -E 'community.general' || echo none",
+            "pip show requests",
+            "kubectl get pods -n web",
+            "git status",
+            "cd app && npm ls react",
+        ] {
+            assert!(is_query(query), "{query}");
+        }
+        for doing in [
+            "pip install -r requirements-docs.txt",
+            "npm run list",
+            "git commit -m status",
+            "helm plugin install https://example.com/p",
+            "cat x && make build",
+            "cd app",
+            "",
+        ] {
+            assert!(!is_query(doing), "{doing}");
+        }
+    }
 
     fn family(cmd: &str) -> (CommandKind, String) {
         let c = classify(cmd);
