@@ -29,7 +29,8 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:all|every|each|any|no)\s+(?:\w+\s+)?(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
-        r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bprefer(?:s|red)?\b",
+        r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
+        r"|,\s*ever\b|\bever again\b",
         r"|^(?:(?:please|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|never|avoid|stop)\s+\w+",
         r"|^(?:(?:please|also|and)\s+)?use\s+\S+.*\b(?:instead of|rather than|not|over)\b",
     ))
@@ -37,9 +38,12 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Phrases that scope a rule to a lasting place; they are not task-scope markers.
 static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b|\bin here\b",
-    )
+    re(concat!(
+        r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b",
+        r"|\bin here\b|\bfrom here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
+        // "We use `deno fmt` here": the place the team works, not the task's spot.
+        r"|\bwe (?:use|run|prefer|write|keep|follow|stick to|go with)\b[^.;:!?]{0,80}?\bhere\b",
+    ))
 });
 
 /// Markers that tie a sentence to the task at hand.
@@ -173,7 +177,7 @@ fn as_sentence(clause: &str, whole: &str) -> String {
 static OPENER: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)^(?:(?:thanks|thank you|great|perfect|ok|okay|cool|nice|oh|also|and|btw|by the way|one more thing|fyi|for the record|for future reference|note for (?:the )?future|going forward)[\s,:!.-]+)*",
-        r"(?:(?:please\s+)?(?:(?:do\s+)?remember|keep in mind|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
+        r"(?:(?:please\s+)?(?:(?:do\s+)?remember|reminder|keep in mind|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
     ))
 });
 
@@ -297,6 +301,9 @@ mod tests {
             "Our convention is kebab-case file names.",
             "Every package change needs a changeset.",
             "Keep all Python in here formatted with black.",
+            "We use `deno fmt` and `deno lint` here, never prettier or eslint.",
+            "The house style here is that every exported C symbol is snake_case with the `cinder_` prefix.",
+            "Don't run terraform apply, ever, from here.",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }
@@ -325,6 +332,7 @@ mod tests {
         assert_eq!(fact_of("Please remember that the API lives on port 8443."), "The API lives on port 8443.");
         assert_eq!(fact_of("Thanks, and remember that deploys need the VPN."), "Deploys need the VPN.");
         assert_eq!(fact_of("We use uv, not pip."), "We use uv, not pip.");
+        assert_eq!(fact_of("Reminder: base/ stays environment-neutral."), "Base/ stays environment-neutral.");
         assert_eq!(fact_of("Remember that."), "Remember that.");
         assert_eq!(
             fact_of("Remember to run `make gen` after a schema change."),

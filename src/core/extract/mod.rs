@@ -491,7 +491,9 @@ impl Extractor {
     /// A failed command opens a failure (a landmine, until something fixes it), or counts as
     /// one more attempt at an open one.
     fn failed(&mut self, call: PendingCall, result: &ToolResult<'_>) {
-        if call.kind == CommandKind::Explore {
+        // A command stopped by Ctrl-C (exit 130) or a kill (143) was interrupted, not refused:
+        // nothing in its output says what is wrong with it.
+        if call.kind == CommandKind::Explore || matches!(result.exit_code, Some(130 | 143)) {
             return;
         }
         let program = shell::program_of(&call.command);

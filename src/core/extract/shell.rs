@@ -396,6 +396,13 @@ fn program_name(word: &str) -> String {
     }
 }
 
+/// A word that reads as a sub-command (`apply`, `db-migrate`), not a path, file or value.
+fn is_subcommand_word(word: &str) -> bool {
+    word.len() <= 24
+        && word.starts_with(|c: char| c.is_ascii_lowercase())
+        && word.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
 /// The first argument that is not a flag (`-x`, `--x`) or a toolchain pin (`+nightly`).
 fn first_word<'a>(args: &[&'a str]) -> Option<&'a str> {
     args.iter().copied().find(|a| !a.starts_with('-') && !a.starts_with('+'))
@@ -578,8 +585,32 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             _ => named(Run, program, sub),
         },
         p if EXPLORE.contains(&p) => named(Explore, p, None),
+        "terraform" | "tofu" | "terragrunt" => {
+            let kind = match sub {
+                Some("fmt") if has_flag(args, &["-check", "--check"]) => Lint,
+                Some("fmt") => Format,
+                Some("validate") => Lint,
+                Some("plan" | "test") => Test,
+                Some("init" | "get" | "providers") => Install,
+                Some("apply" | "destroy" | "import") => Run,
+                _ => Other,
+            };
+            named(kind, program, sub)
+        }
+        "helm" => {
+            let kind = match sub {
+                Some("lint") => Lint,
+                Some("test" | "unittest") => Test,
+                Some("template" | "package") => Build,
+                Some("install" | "upgrade") => Run,
+                Some("repo" | "dependency" | "dep" | "plugin") => Install,
+                _ => Other,
+            };
+            named(kind, program, sub)
+        }
         p if p.starts_with("./") || p.ends_with(".sh") || p.ends_with(".py") => named(Run, p, None),
-        p => named(Other, p, None),
+        // An unknown program's sub-command is its job: `terraform apply` is not `terraform fmt`.
+        p => named(Other, p, sub.filter(|s| is_subcommand_word(s))),
     }
 }
 
@@ -634,6 +665,11 @@ mod tests {
         assert_eq!(family("./gradlew test"), (Test, "gradlew test".into()));
         assert_eq!(family("git push origin main"), (Vcs, "git push".into()));
         assert_eq!(family("ls -la src"), (Explore, "ls".into()));
+        assert_eq!(family("cd envs/dev && terraform apply -auto-approve"), (Run, "terraform apply".into()));
+        assert_eq!(family("terraform fmt -check -recursive"), (Lint, "terraform fmt".into()));
+        assert_eq!(family("helm unittest charts/web"), (Test, "helm unittest".into()));
+        assert_eq!(family("sprocketctl sync --all"), (Other, "sprocketctl sync".into()));
+        assert_eq!(family("ansible-playbook -i inventories/staging site.yml"), (Other, "ansible-playbook".into()));
         assert_eq!(family("python3.11 manage.py migrate"), (Run, "python manage.py".into()));
         // A bare shell or interpreter is an interactive session; a shell's script is the job.
         assert_eq!(family("bash"), (Explore, "bash".into()));

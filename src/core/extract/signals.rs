@@ -54,12 +54,15 @@ const MAX_SIGNAL: usize = 400;
 
 static REMEMBER: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^(?:please\s+|and\s+|also\s+|but\s+)?(?:remember|note for (?:the )?future|for future reference|keep in mind|don'?t forget|do not forget|make a note)\b|\b(?:please|always|you should|you need to|you must|can you|could you)\s+remember\b",
+        r"(?i)^(?:please\s+|and\s+|also\s+|but\s+)?(?:remember|reminder|note for (?:the )?future|for future reference|keep in mind|don'?t forget|do not forget|make a note)\b|\b(?:please|always|you should|you need to|you must|can you|could you)\s+remember\b",
     )
 });
+/// A first sentence that only says no ("Wait, stop.", "Nope!", "No no no.").
+static BARE_INTERJECTION: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^(?:(?:no|nope|nah|wait|stop|hold on|hang on|hmm|whoa|actually)[\s,.!—–-]*){1,4}$"));
 static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^(?:no|nope|nah|wrong|actually|not quite|not like that|that'?s (?:wrong|not right|incorrect|not what i)|that is (?:wrong|not right|incorrect)|you (?:shouldn'?t|should not|should) have|instead)\b[,.!:;]?\s+\S+\s+\S+",
+        r"(?i)^(?:no|nope|nah|wrong|actually|wait|hold on|hmm,? no|not quite|not like that|that'?s (?:wrong|not right|incorrect|not what i)|that is (?:wrong|not right|incorrect)|you (?:shouldn'?t|should not|should) have|instead)\b[,.!:;]?\s+\S+\s+\S+",
     )
 });
 static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -360,11 +363,20 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
     };
     let all: Vec<&str> = sentences(&text).collect();
-    for (i, &sentence) in all.iter().enumerate() {
+    // "Wait, stop. Don't run terraform apply, ever." opens with a bare interjection: the
+    // sentence after it is the correction.
+    let opened = agent_acted && all.first().is_some_and(|s| BARE_INTERJECTION.is_match(s));
+    for (i, &sentence) in all.iter().enumerate().skip(usize::from(opened)) {
         if sentence.len() > MAX_SIGNAL || sentence.split_whitespace().count() < 3 {
             continue;
         }
         let plain = without_courtesy(sentence);
+        if opened && i == 1 && !REMEMBER.is_match(plain) && !sentence.ends_with('?') {
+            if !durability::is_task_scoped(sentence) && !durability::is_request(sentence) {
+                keep(SignalKind::Correction, with_instruction(sentence, all.get(i + 1).copied()));
+            }
+            continue;
+        }
         if REMEMBER.is_match(plain) {
             keep(SignalKind::Remember, sentence.to_string());
             continue;
@@ -403,12 +415,13 @@ pub(crate) fn states_only(text: &str) -> bool {
     any
 }
 
-/// A correction with the sentence that says what to do instead, when the correction itself
-/// only says no ("Actually no, we don't do that here. Use the `.data` pronoun.").
+/// A correction with the sentence after it: what to do instead, when the correction itself
+/// only says no ("Actually no, we don't do that here. Use the `.data` pronoun."), or why,
+/// when it states the rule ("Don't run terraform apply. Applies go through Atlantis.").
 fn with_instruction(correction: &str, next: Option<&str>) -> String {
     match next {
         Some(next)
-            if !durability::is_lasting(correction)
+            if !(durability::is_lasting(correction) && durability::is_lasting(next))
                 && !next.ends_with('?')
                 && !durability::is_request(next)
                 && correction.len() + next.len() < MAX_SIGNAL =>
@@ -520,6 +533,26 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_interjection_opens_a_correction_with_its_reason() {
+        let text =
+            "Wait, stop. Don't run terraform apply, ever, from here. Applies only happen through Atlantis on the PR.";
+        assert_eq!(
+            preference_signals(text, true),
+            [(
+                SignalKind::Correction,
+                "Don't run terraform apply, ever, from here. Applies only happen through Atlantis on the PR."
+                    .to_string()
+            )]
+        );
+        // Nothing came before it to correct: the rule is a plain preference.
+        assert_eq!(
+            preference_signals(text, false),
+            [(SignalKind::Preference, "Don't run terraform apply, ever, from here.".to_string())]
+        );
+        assert!(preference_signals("Wait, stop. Fix the login page instead.", true).is_empty());
+    }
+
+    #[test]
     fn corrections_and_remember_requests_outrank_preferences() {
         use SignalKind::*;
         assert_eq!(kinds("No, use the v2 endpoint for uploads."), [Correction]);
@@ -527,6 +560,10 @@ mod tests {
         assert_eq!(kinds("Remember that we always deploy on Tuesdays."), [Remember]);
         assert_eq!(kinds("Please remember: the API key rotates monthly."), [Remember]);
         assert_eq!(kinds("Can you remember that port 8443 is staging?"), [Remember]);
+        assert_eq!(
+            kinds("Reminder: base/ stays environment-neutral, prod values live under overlays/prod/."),
+            [Remember]
+        );
     }
 
     #[test]

@@ -126,6 +126,20 @@ fn errors_left_unresolved_are_kept_and_the_task_failed() {
 }
 
 #[test]
+fn a_command_the_user_interrupted_is_not_a_landmine() {
+    let m = memory(&[
+        user("Open port 22 on the bastion. Always run tflint after touching a module."),
+        run("1", "cd envs/dev && terraform apply -auto-approve"),
+        result("1", 130, "Interrupt received.\nStopping operation..."),
+        run("2", "./deploy.sh staging"),
+        result("2", 143, "Terminated"),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert!(task.unresolved.is_empty(), "{:?}", task.unresolved);
+    assert!(!m.raw_memory.contains("Stopping operation"), "{}", m.raw_memory);
+}
+
+#[test]
 fn preferences_come_from_the_user_only_never_from_tool_output_or_the_assistant() {
     let m = memory(&[
         user("Fix the lint errors. Always use ruff, never flake8."),
