@@ -551,7 +551,7 @@ fn tips_of(group: &Group) -> Vec<String> {
         // Only a way to build, test, lint or format is a tip; other commands were steps.
         let kind = classify(command).kind;
         let job = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint | CommandKind::Format);
-        let plain = shell::is_default_command(command) || !job;
+        let plain = shell::is_default_command(command) || shell::is_narrowed(command) || !job;
         if plain {
             continue;
         }

@@ -31,6 +31,8 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bwe'?re\s+(?:on|using)\b",
         r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
         r"|,\s*ever\b|\bever again\b",
+        // "By the way, `npm run lint` here is eslint with --max-warnings 0": said to be known.
+        r"|^(?:by the way|btw|fyi|for the record|worth knowing|good to know)\b[\s,:-]+\S+\s+(?:here\s+)?(?:is|are|runs|needs|requires|uses|fails|breaks|means)\b",
         r"|^(?:(?:please|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|never|avoid|stop)\s+\w+",
         r"|^(?:(?:please|also|and)\s+)?use\s+\S+.*\b(?:instead of|rather than|not|over)\b",
     ))
@@ -40,7 +42,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
 static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b",
-        r"|\bin here\b|\bfrom here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
+        r"|\bin here\b|\bfrom here\b|^(?:by the way|btw|fyi)\b[\s,:-]+(?:\S+\s+)?here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
         // "We use `deno fmt` here": the place the team works, not the task's spot.
         r"|\bwe (?:use|run|prefer|write|keep|follow|stick to|go with)\b[^.;:!?]{0,80}?\bhere\b",
     ))
@@ -284,6 +286,8 @@ mod tests {
             "Please run the tests",
             "Make sure the tests pass.",
             "Always do it this way for now.",
+            "By the way, can you also fix the footer?",
+            "Btw, fix it here too.",
         ] {
             assert!(rules_in(text).is_empty(), "{text:?}: {:?}", rules_in(text));
         }
@@ -304,6 +308,7 @@ mod tests {
             "We use `deno fmt` and `deno lint` here, never prettier or eslint.",
             "The house style here is that every exported C symbol is snake_case with the `cinder_` prefix.",
             "Don't run terraform apply, ever, from here.",
+            "By the way, `npm run lint` here is eslint with --max-warnings 0, so any warning fails CI.",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }

@@ -18,7 +18,7 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
         r"implicit declaration|imported but unused|never used|unused|mismatched types|type error|typeerror|",
         r"nameerror|syntaxerror|compileerror|compilation failed|does not compile|cannot be applied|",
         r"no matching function|is not assignable|property .* does not exist|missing (?:field|argument)|",
-        r"wrong number of arguments|arity|FAILED|[0-9]+ (?:failed|failures?)|test.*fail|warning|would be reformatted|",
+        r"wrong number of arguments|arity|FAILED|[0-9]+ (?:failed|failures?)|test.*fail|fail(?:ed|ing)? (?:test|spec|example)|warning|would be reformatted|",
         r"would reformat|not formatted|formatting|\bfail\b|\bexpected\b|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|",
         r"\bactual\b|not in scope|data race|\b[A-Z]{2,5}-[0-9]{3,6}\b|panicked at|unwrap\(\)|traceback|exception",
     ))
@@ -32,7 +32,8 @@ pub(crate) fn is_code_error(error: &str) -> bool {
 /// File names that are code under work, as opposed to configuration a fix may change.
 const SOURCE_EXTENSIONS: &[&str] = &[
     "rs", "py", "ts", "tsx", "js", "jsx", "mjs", "go", "c", "h", "cc", "cpp", "hpp", "ex", "exs", "rb", "java", "kt",
-    "swift", "cs", "hs", "zig", "php", "vue", "svelte", "scala", "clj", "erl", "lua", "dart", "m", "ml", "fs",
+    "swift", "cs", "hs", "zig", "php", "vue", "svelte", "scala", "clj", "erl", "lua", "dart", "m", "mm", "ml", "fs",
+    "pm", "pl", "t", "r", "jl", "nim", "cr",
     // Documents are the work product of a docs project, and scripts, schemas and templates
     // that of theirs.
     "md", "rst", "adoc", "tex", "html", "css", "scss", "tf", "sql", "sh", "bash", "zsh", "fish", "ps1", "nix", "proto",
@@ -60,7 +61,23 @@ pub(crate) fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[Stri
         let kind = classify(r).kind;
         kind.is_verification() && !matches!(kind, CommandKind::Install | CommandKind::Run) || kind == CommandKind::Vcs
     });
-    same_job && checks_only && !edited.is_empty() && edited.iter().all(|f| is_source(f)) && CODE_ERROR.is_match(error)
+    // A located finding of a standard tool in the file then edited is the code's; a
+    // project's own checker (`./scripts/lint.sh`, `check-ns: src/x.clj:1: …`) states a rule
+    // of the project, which is a lesson.
+    let own_checker =
+        failed_kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, _)| !head.contains(':'));
+    let in_the_code = CODE_ERROR.is_match(error) || (!own_checker && points_into(error, edited));
+    same_job && checks_only && !edited.is_empty() && edited.iter().all(|f| is_source(f)) && in_the_code
+}
+
+/// True when an error says where it is (`internal/store/pg.go:41:2: …`) and that is a file
+/// the agent then edited: whatever it says, it was about the code under work.
+fn points_into(error: &str, edited: &[String]) -> bool {
+    let Some((path, line)) = error.split_once(':') else { return false };
+    let numbered = line.split(':').next().is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    numbered
+        && !path.is_empty()
+        && edited.iter().any(|f| f == path || f.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{f}")))
 }
 
 /// True when the command that succeeded only corrects a typo in the one that failed
@@ -220,6 +237,33 @@ mod tests {
             "src/Main.hs:3:1: error: [GHC-88464] Variable not in scope: foo",
             "cabal build",
             &["src/Main.hs".into()],
+            &[]
+        ));
+        // An error located in the file the agent then edited, or a failed test by name.
+        let lint = "internal/store/pg.go:41:2: ineffectual assignment to conns (ineffassign)";
+        assert!(is_own_work(
+            "golangci-lint run ./...",
+            lint,
+            "golangci-lint run ./...",
+            &["internal/store/pg.go".into()],
+            &[]
+        ));
+        let tap = "# Failed test 'NFD accents are stripped'";
+        assert!(is_own_work("make test", tap, "make test", &["lib/Text/Slugify/Tiny.pm".into()], &[]));
+        let own = "lint.sh: docs/x.md:12: line too long (104 > 100)";
+        assert!(!is_own_work(
+            "./scripts/lint.sh docs/x.md",
+            own,
+            "./scripts/lint.sh docs/x.md",
+            &["docs/x.md".into()],
+            &[]
+        ));
+        let elsewhere = "vendor/lib/x.go:3:1: ineffectual assignment to y";
+        assert!(!is_own_work(
+            "golangci-lint run ./...",
+            elsewhere,
+            "golangci-lint run ./...",
+            &["internal/store/pg.go".into()],
             &[]
         ));
         // A setup step, a configuration edit or another tool is a lesson.

@@ -93,6 +93,25 @@ pub(crate) fn classify(command: &str) -> Classified {
     best.unwrap_or(Classified { kind: CommandKind::Other, family: String::new(), program: String::new() })
 }
 
+/// Whether a command checks one test or one file (`swift test --filter RetryTests`, `npx jest
+/// src/export.test.js`, `pytest tests/test_a.py::test_b`): the task's own check of what it
+/// wrote, not the way to test the project.
+pub(crate) fn is_narrowed(command: &str) -> bool {
+    const FILTERS: &[&str] =
+        &["--filter", "-k", "-run", "-t", "--test-name-pattern", "--grep", "-g", "--tests", "--only", "--match"];
+    segments(command).iter().any(|words| {
+        words.iter().skip(1).any(|w| {
+            let flag = w.split_once('=').map_or(w.as_str(), |(flag, _)| flag);
+            let test_file = (w.contains('/') || w.contains('.'))
+                && !w.starts_with('-')
+                && (w.contains("test") || w.contains("spec"))
+                && !w.ends_with("/...")
+                && w.rsplit('/').next().is_some_and(|last| last.contains('.') || last.contains("::"));
+            FILTERS.contains(&flag) || flag.starts_with("-Dtest") || w.contains("::") || test_file
+        })
+    })
+}
+
 /// Whether a command only asks about the state of things (`git log`, `pip show x`, `helm
 /// list`, `cat f`): every segment that does something looks around or queries. Such a command
 /// is not a step of a fix, though its failure may still be a landmine.
@@ -232,9 +251,22 @@ pub(crate) fn is_default_command(command: &str) -> bool {
         "jest",
         "vitest run",
     ];
-    let words: Vec<&str> = command.split_whitespace().collect();
-    // Any tool's bare `test`, `build` or `check` (`sbt test`, `lein test`, `dune build`).
-    let bare = matches!(words.as_slice(), [_, "test" | "build" | "check" | "compile"]);
+    let mut words: Vec<&str> = command.split_whitespace().collect();
+    // A runner in front changes nothing: `bundle exec rake test` is `rake test`.
+    if let ["bundle" | "poetry" | "uv" | "pipenv" | "pdm" | "pnpm" | "hatch", "exec" | "run", ..] = words.as_slice() {
+        words.drain(..2);
+    } else if let ["npx" | "bunx", ..] = words.as_slice() {
+        words.drain(..1);
+    }
+    // Any tool's bare `test`, `build`, `check` or `lint` (`sbt test`, `lein test`, `dune
+    // build`), and a package script of that name (`npm run lint`), are found by reading the
+    // project's own manifest.
+    const JOBS: &[&str] = &["test", "build", "check", "compile", "lint", "typecheck", "format", "fmt"];
+    let bare = match words.as_slice() {
+        ["npm" | "yarn" | "pnpm" | "bun", "run", job] | [_, job] => JOBS.contains(job),
+        [_] => matches!(words[0], "make" | "rake" | "ctest" | "pytest" | "tox" | "nox" | "jest"),
+        _ => false,
+    };
     bare || DEFAULTS.contains(&words.join(" ").as_str())
 }
 
@@ -617,6 +649,44 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_check_of_one_test_is_narrowed() {
+        for narrowed in [
+            "swift test --filter RetryTests",
+            "npx jest src/commands/export.test.js",
+            "pytest tests/test_a.py::test_b",
+            "go test ./internal/store -run TestPool",
+            "./gradlew test --tests 'dev.ironwood.*Totals*'",
+            "cargo test parser::tests::empty",
+        ] {
+            assert!(is_narrowed(narrowed), "{narrowed}");
+        }
+        for whole in
+            ["cargo test --workspace", "go test ./...", "npm run test:unit -- --run", "make test", "pytest tests/"]
+        {
+            assert!(!is_narrowed(whole), "{whole}");
+        }
+    }
+
+    #[test]
+    fn default_commands_are_the_ones_a_manifest_names() {
+        for default in
+            ["cargo test", "bundle exec rake test", "npm run lint", "pnpm lint", "make", "sbt test", "npx jest"]
+        {
+            assert!(is_default_command(default), "{default}");
+        }
+        for specific in [
+            "npm run test:unit -- --run",
+            "make html SPHINXOPTS=-W",
+            "bundle exec rake db:migrate",
+            "LUA_PATH='lua/?.lua;;' busted",
+            "bazel test //... --test_output=errors",
+            "./scripts/check-abi.sh",
+        ] {
+            assert!(!is_default_command(specific), "{specific}");
+        }
+    }
 
     #[test]
     fn a_query_reports_and_changes_nothing() {
