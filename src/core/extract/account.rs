@@ -150,7 +150,7 @@ pub(crate) fn observations(reply: &str, line: u64, named: &Named) -> Vec<Observa
             && !plain.ends_with('?')
             && CAUSE.is_match(plain)
             && !IMPERATIVE.is_match(plain)
-            && !(WORK_REPORT.is_match(plain) && !STRONG_CAUSE.is_match(plain))
+            && (!WORK_REPORT.is_match(plain) || STRONG_CAUSE.is_match(plain))
             && !looks_like_instruction(plain)
             && named.names_one(plain);
         if kept && found.len() < MAX_OBSERVATIONS {

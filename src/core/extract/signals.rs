@@ -421,7 +421,7 @@ pub(crate) fn states_only(text: &str) -> bool {
 fn with_instruction(correction: &str, next: Option<&str>) -> String {
     match next {
         Some(next)
-            if !(durability::is_lasting(correction) && durability::is_lasting(next))
+            if (!durability::is_lasting(correction) || !durability::is_lasting(next))
                 && !next.ends_with('?')
                 && !durability::is_request(next)
                 && correction.len() + next.len() < MAX_SIGNAL =>
