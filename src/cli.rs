@@ -11,6 +11,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use crate::config::EngineKind;
 use crate::config::table;
 use crate::config::value::{Days, Hours};
+use crate::core::door::Door;
 use crate::core::session::Agent;
 
 /// Distil coding-agent transcripts into a small handbook of durable lessons.
@@ -372,6 +373,17 @@ pub(crate) struct EngineArgs {
 impl ValueEnum for Agent {
     fn value_variants<'a>() -> &'a [Self] {
         &Agent::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
+}
+
+/// `--for` and `integrate` read the names [`Door::name`] gives.
+impl ValueEnum for Door {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Door::ALL
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
