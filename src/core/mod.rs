@@ -15,6 +15,7 @@ pub(crate) mod external;
 pub(crate) mod extract;
 pub(crate) mod filter;
 pub(crate) mod formats;
+pub(crate) mod hook;
 pub(crate) mod injection;
 pub(crate) mod layout;
 pub(crate) mod manifest;
