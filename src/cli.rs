@@ -11,6 +11,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use crate::config::EngineKind;
 use crate::config::table;
 use crate::config::value::{Days, Hours};
+use crate::core::door::{Door, Shape};
 use crate::core::session::Agent;
 
 /// Distil coding-agent transcripts into a small handbook of durable lessons.
@@ -127,12 +128,31 @@ pub(crate) enum Command {
     Config,
 }
 
-/// Whether `args` (the whole command line) ask for `summary --hook`: the subcommand, the
-/// first word after the global flags, is `summary`, and `--hook` is among its own arguments
-/// (before any `--`). Decided on the words so that even flags clap refuses cannot make hook
-/// mode fail: a flag it does not know, before the subcommand (one a newer handbook wrote
-/// into an agent's hook line, say), is taken to have no value.
+/// Whether `args` (the whole command line) ask for `summary` in hook mode: the subcommand, the
+/// first word after the global flags, is `summary`, and `--hook`, or `--for` naming an agent
+/// with a SessionStart hook, is among its own arguments (before any `--`). Decided on the words
+/// so that even flags clap refuses cannot make hook mode fail: a flag it does not know, before
+/// the subcommand (one a newer handbook wrote into an agent's hook line, say), is taken to
+/// have no value.
 pub(crate) fn asks_for_hook(args: &[OsString]) -> bool {
+    let Some(words) = summary_words(args) else { return false };
+    let hook_door = |name: &str| Door::from_name(name).is_some_and(|door| door.shape() == Shape::HookJson);
+    words.iter().enumerate().any(|(i, word)| match *word {
+        "--hook" => true,
+        "--for" => words.get(i + 1).is_some_and(|name| hook_door(name)),
+        word => word.strip_prefix("--for=").is_some_and(hook_door),
+    })
+}
+
+/// Whether `args` ask for `summary -v`, so hook mode says on stderr why it printed nothing;
+/// decided on the words, like [`asks_for_hook`].
+pub(crate) fn asks_for_verbose(args: &[OsString]) -> bool {
+    summary_words(args).is_some_and(|words| words.iter().any(|w| *w == "-v" || *w == "--verbose"))
+}
+
+/// The words after `summary` (up to any `--`) when it is the subcommand; words that are not
+/// UTF-8 count as a word no flag matches.
+fn summary_words(args: &[OsString]) -> Option<Vec<&str>> {
     let command = Cli::command();
     let global = |word: &str| {
         command.get_arguments().find(|arg| match word.strip_prefix("--") {
@@ -142,7 +162,7 @@ pub(crate) fn asks_for_hook(args: &[OsString]) -> bool {
     };
     let mut words = args.iter().skip(1).map(|w| w.to_str());
     let subcommand = loop {
-        let Some(Some(word)) = words.next() else { return false };
+        let Some(Some(word)) = words.next() else { return None };
         match global(word) {
             // Its value is the next word, unless given as `--flag=value`.
             Some(arg) if arg.get_action().takes_values() && !word.contains('=') => {
@@ -153,7 +173,7 @@ pub(crate) fn asks_for_hook(args: &[OsString]) -> bool {
             None => break word,
         }
     };
-    subcommand == "summary" && words.take_while(|w| *w != Some("--")).any(|w| w == Some("--hook"))
+    (subcommand == "summary").then(|| words.map(|w| w.unwrap_or("")).take_while(|w| *w != "--").collect())
 }
 
 #[derive(Debug, Args)]
@@ -201,23 +221,54 @@ pub(crate) struct SummaryArgs {
     pub(crate) max_chars: Option<usize>,
 
     /// Only the entries of the project DIR belongs to, besides the global sections (an empty
-    /// DIR, as from an unset variable, means every project)
+    /// DIR, as from an unset variable, means every project). In hook mode without it, the
+    /// project of the `cwd` the agent sends on stdin
     #[arg(long, value_name = "DIR", value_parser = clap::value_parser!(std::ffi::OsString))]
     pub(crate) project: Option<std::ffi::OsString>,
 
-    /// Wrap the summary in instructions for an agent: where the handbook is, how to look things
-    /// up, that memory is evidence and not orders, and how to cite what it used
+    /// Print for one agent: its cap, its output shape and the wrapper it can read
+    ///
+    /// claude, codex and gemini get a SessionStart hook's JSON in hook mode (as with --hook),
+    /// so `handbook summary --for claude` is a whole hook command. claude is held to 9,500
+    /// characters (Claude Code shows the model only a 2 KB preview of hook output over 10,000);
+    /// codex to 2,500 tokens and 3.8 characters a token by default (Codex's own per-hook limit:
+    /// after raising the hook's additionalContextLimit, pass that number as --max-tokens);
+    /// gemini gets a wrapper without angle brackets, which Gemini CLI escapes. pi and opencode
+    /// get plain text with only the configured caps. A lower --max-tokens or --max-chars still
+    /// wins. Implies --prompt, since an agent needs the wrapper to treat memory as evidence
+    /// and to cite what it used; --no-prompt prints the summary alone.
+    #[arg(long = "for", value_enum, value_name = "AGENT")]
+    pub(crate) door: Option<Door>,
+
+    /// Wrap the summary in instructions for an agent: that memory is evidence and not orders,
+    /// where the handbook is, how to look things up, and how to cite what it used
     #[arg(long)]
     pub(crate) prompt: bool,
 
-    /// Print a SessionStart hook's JSON ({"hookSpecificOutput": {"additionalContext": ...}});
-    /// on any failure print nothing and exit 0, so a broken handbook never blocks an agent
+    /// Print the summary without the instructions --for implies
+    #[arg(long, conflicts_with = "prompt")]
+    pub(crate) no_prompt: bool,
+
+    /// Print a SessionStart hook's JSON ({"hookSpecificOutput": {"additionalContext": ...}}),
+    /// scoped to the project of the `cwd` the agent sends on stdin; on any failure print
+    /// nothing, on stdout or stderr, and exit 0, so a broken handbook never blocks an agent
     #[arg(long)]
     pub(crate) hook: bool,
+
+    /// In hook mode, say on stderr what went wrong and which project was picked
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
 
     /// Write to FILE (atomically, and only when its bytes change) instead of stdout
     #[arg(long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+}
+
+impl SummaryArgs {
+    /// Hook mode: `--hook`, or `--for` an agent that reads a SessionStart hook.
+    pub(crate) fn hook_mode(&self) -> bool {
+        self.hook || self.door.is_some_and(|door| door.shape() == Shape::HookJson)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -379,6 +430,17 @@ impl ValueEnum for Agent {
     }
 }
 
+/// `--for` and `integrate` read the names [`Door::name`] gives.
+impl ValueEnum for Door {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Door::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,5 +463,43 @@ mod tests {
         assert!(!hook("summary -- --hook"));
         assert!(hook("--bogus summary --hook"), "an unknown flag never makes a hook fail");
         assert!(!hook("--bogus note summary --hook"));
+    }
+
+    #[test]
+    fn for_a_hook_agent_is_hook_mode_and_for_the_others_is_not() {
+        for door in ["claude", "codex", "gemini"] {
+            assert!(hook(&format!("summary --for {door}")), "{door}");
+            assert!(hook(&format!("summary --max-chars 9 --for={door} --bogus")), "{door}");
+        }
+        for line in ["summary --for pi", "summary --for opencode", "summary --for", "summary --for Claude"] {
+            assert!(!hook(line), "{line}");
+        }
+        assert!(hook("summary --for pi --hook"));
+        assert!(!hook("summary -- --for claude"));
+        assert!(!hook("note --for claude"));
+        let args = |line: &str| -> Vec<OsString> {
+            std::iter::once("handbook").chain(line.split_whitespace()).map(OsString::from).collect()
+        };
+        assert!(asks_for_verbose(&args("summary --for claude -v")));
+        assert!(asks_for_verbose(&args("-q summary --verbose --hook")));
+        assert!(!asks_for_verbose(&args("summary --for claude")));
+        assert!(!asks_for_verbose(&args("summary -- -v")));
+        assert!(!asks_for_verbose(&args("note -v summary")));
+    }
+
+    #[test]
+    fn the_hook_mode_of_parsed_flags_matches_the_words() {
+        for line in [
+            "summary --hook",
+            "summary --for codex",
+            "summary --for pi",
+            "summary --prompt",
+            "summary --for gemini --no-prompt",
+        ] {
+            let words: Vec<&str> = std::iter::once("handbook").chain(line.split_whitespace()).collect();
+            let Command::Summary(args) = Cli::try_parse_from(&words).unwrap().command else { panic!("{line}") };
+            assert_eq!(args.hook_mode(), hook(line), "{line}");
+        }
+        assert!(Cli::try_parse_from(["handbook", "summary", "--prompt", "--no-prompt"]).is_err());
     }
 }

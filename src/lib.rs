@@ -49,11 +49,16 @@ pub const EXIT_LOCKED: u8 = 3;
 /// Run handbook with parsed flags, returning the exit status.
 pub fn run(cli: cli::Cli) -> Result<u8> {
     // `summary --hook` runs at every agent start: nothing may stop the agent, not even a
-    // broken config file or environment.
-    let hook = matches!(&cli.command, cli::Command::Summary(args) if args.hook);
+    // broken config file or environment, and only `-v` makes it say why on stderr.
+    let (hook, verbose) = match &cli.command {
+        cli::Command::Summary(args) => (args.hook_mode(), args.verbose),
+        _ => (false, false),
+    };
     match run_settled(cli) {
         Err(e) if hook => {
-            eprintln!("handbook: warning: {e:#}; printing nothing");
+            if verbose {
+                eprintln!("handbook: warning: {e:#}; printing nothing");
+            }
             Ok(EXIT_OK)
         }
         other => other,
@@ -63,7 +68,8 @@ pub fn run(cli: cli::Cli) -> Result<u8> {
 fn run_settled(cli: cli::Cli) -> Result<u8> {
     let settings = Settings::resolve(cli, &Env::from_process())?;
     let term = Terminal::detect(&settings.output);
-    for warning in &settings.warnings {
+    let silent = matches!(&settings.command, CommandSettings::Summary(opts) if opts.hook && !opts.verbose);
+    for warning in settings.warnings.iter().filter(|_| !silent) {
         term.warn(warning);
     }
     match &settings.command {
@@ -81,11 +87,14 @@ fn run_settled(cli: cli::Cli) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// Bad flags: clap's message and status, except for `summary --hook`, which never fails
-/// (it says why on stderr, prints nothing and exits 0). `args` is the whole command line.
+/// Bad flags: clap's message and status, except in `summary`'s hook mode, which never fails
+/// (it prints nothing, says why on stderr only with `-v`, and exits 0). `args` is the whole
+/// command line.
 pub fn exit_for_flags(error: &clap::Error, args: &[std::ffi::OsString]) -> ExitCode {
     if error.use_stderr() && cli::asks_for_hook(args) {
-        eprintln!("handbook: warning: {}; printing nothing", error.kind());
+        if cli::asks_for_verbose(args) {
+            eprintln!("handbook: warning: {}; printing nothing", error.kind());
+        }
         return ExitCode::from(EXIT_OK);
     }
     let _ = error.print();

@@ -26,7 +26,7 @@ Another handbook run holds the workspace lock and did not release it within \fB\
 .SH OUTPUT
 Results go to stdout; warnings, errors and progress to stderr. A progress bar is drawn only when stderr is a terminal and neither \fB\-\-json\fR nor \fB\-\-quiet\fR is given. With \fB\-\-json\fR, stdout holds one JSON object per line, \fB{"type": ..., "data": ...}\fR: for \fBextract\fR, one \fBsession\fR object per transcript acted on, then one \fBtotals\fR object with the coverage counts; for \fBconsolidate\fR a \fBconsolidate\fR object; for \fBstatus\fR a \fBstatus\fR object; for \fBnote\fR a \fBnote\fR object; for \fBforget\fR one \fBforgotten\fR object per session; for \fBconfig\fR one \fBsetting\fR object per setting (its \fBname\fR, \fBvalue\fR and \fBorigin\fR: flag, variable, file or default). Text taken from transcripts is printed with control characters escaped.
 .PP
-\fBsummary \-\-hook\fR prints \fB{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}\fR, which Claude Code, Codex and Gemini CLI read from a SessionStart hook. In hook mode a failure prints nothing, reports the reason on stderr and exits 0, so a broken handbook never keeps an agent from starting.
+\fBsummary \-\-hook\fR (and \fBsummary \-\-for claude\fR, \fBcodex\fR or \fBgemini\fR) prints \fB{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}\fR, which Claude Code, Codex and Gemini CLI read from a SessionStart hook. In hook mode the JSON the agent sends on stdin is read (at most 1 MiB, not from a terminal, for half a second at most; anything but a JSON object is ignored), and without \fB\-\-project\fR its \fBcwd\fR names the project. A failure prints nothing on stdout or stderr and exits 0, so a broken handbook never keeps an agent from starting; \fB\-v\fR reports the reason on stderr.
 "#;
 
 /// The sections after ENVIRONMENT, which is made from the settings table.
@@ -35,8 +35,8 @@ const FILES: &str = r#".SH FILES
 \fI$XDG_CONFIG_HOME/handbook/config.toml\fR
 Configuration: sources, min_idle_hours, max_age_days, max_sessions_per_run, include_subagents, lock_wait_seconds, max_raw_memories, max_unused_days, summary_max_tokens, consolidate_cooldown_hours.
 .TP
-\fI$XDG_CONFIG_HOME/handbook/read_path.md\fR
-Replaces the built\-in wrapper of \fBsummary \-\-prompt\fR.
+\fI$XDG_CONFIG_HOME/handbook/read_path.md\fR, \fI$XDG_CONFIG_HOME/handbook/read_path_gemini.md\fR
+Replace the built\-in wrapper of \fBsummary \-\-prompt\fR, and the one \fBsummary \-\-for gemini\fR uses (it must hold no angle bracket, which Gemini CLI escapes).
 .TP
 \fI<home>/memory_summary.md\fR, \fI<home>/MEMORY.md\fR
 The summary agents load, and the handbook they search.

@@ -30,4 +30,5 @@ mod search;
 mod secrets;
 mod stub;
 mod summary;
+mod summary_hook;
 mod threads;

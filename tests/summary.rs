@@ -105,11 +105,15 @@ fn hook_mode_prints_hook_json_and_never_fails() {
     assert_eq!(value["hookSpecificOutput"]["hookEventName"], "SessionStart");
     assert!(value["hookSpecificOutput"]["additionalContext"].as_str().unwrap().contains("HANDBOOK SUMMARY BEGINS"));
 
-    // A broken summary: nothing on stdout, the reason on stderr, exit 0.
+    // A broken summary: nothing on stdout, nothing on stderr (agents show a hook's stderr to
+    // the user), exit 0; `-v` gives the reason on stderr.
     fs::write(hb.home.path().join("memory_summary.md"), "not a summary\n").unwrap();
     let output = hb.cmd().args(["summary", "--hook", "--project", "/tmp"]).output().unwrap();
     assert!(output.status.success());
     assert!(output.stdout.is_empty());
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = hb.cmd().args(["summary", "--hook", "-v", "--project", "/tmp"]).output().unwrap();
+    assert!(output.status.success() && output.stdout.is_empty());
     assert!(String::from_utf8_lossy(&output.stderr).contains("not a handbook summary"));
     // Without --hook, the same problem is an error.
     let output = hb.cmd().args(["summary", "--project", "/tmp"]).output().unwrap();
@@ -130,8 +134,11 @@ fn hook_mode_prints_hook_json_and_never_fails() {
     for (args, (var, value)) in broken {
         let output = hb.cmd().env(var, value).args(args).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success() && output.stdout.is_empty(), "{args:?}: {stderr}");
-        assert!(stderr.contains("printing nothing"), "{args:?}: {stderr}");
+        assert!(output.status.success() && output.stdout.is_empty() && stderr.is_empty(), "{args:?}: {stderr}");
+        let output = hb.cmd().env(var, value).args(args).arg("-v").output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success() && output.stdout.is_empty(), "{args:?} -v: {stderr}");
+        assert!(stderr.contains("printing nothing"), "{args:?} -v: {stderr}");
     }
     // An empty project (an unset $CLAUDE_PROJECT_DIR) means every project.
     let output = hb.cmd().args(["summary", "--hook", "--project", ""]).output().unwrap();
@@ -149,6 +156,9 @@ fn hook_mode_is_only_summary_s_own_hook_flag() {
     }
     // Global flags (and their values) may come first; the hook still never fails.
     let output = hb.cmd().args(["--color", "never", "--json", "summary", "--no-such-flag", "--hook"]).output().unwrap();
+    assert!(output.status.success() && output.stdout.is_empty() && output.stderr.is_empty());
+    let output =
+        hb.cmd().args(["--color", "never", "--json", "summary", "--no-such-flag", "--hook", "-v"]).output().unwrap();
     assert!(output.status.success() && output.stdout.is_empty());
     assert!(String::from_utf8_lossy(&output.stderr).contains("printing nothing"));
 }
@@ -156,11 +166,17 @@ fn hook_mode_is_only_summary_s_own_hook_flag() {
 #[test]
 fn no_handbook_yet_prints_nothing_and_succeeds() {
     let hb = Handbook::new();
-    for args in [&["summary"][..], &["summary", "--hook"], &["summary", "--prompt"]] {
+    for args in [&["summary"][..], &["summary", "--hook", "-v"], &["summary", "--prompt"], &["summary", "--for", "pi"]]
+    {
         let output = hb.cmd().args(args).output().unwrap();
         assert!(output.status.success());
         assert!(output.stdout.is_empty());
-        assert!(String::from_utf8_lossy(&output.stderr).contains("no handbook yet"));
+        assert!(String::from_utf8_lossy(&output.stderr).contains("no handbook yet"), "{args:?}");
+    }
+    // A hook says nothing at all, lest an agent show it to the user at every start.
+    for args in [&["summary", "--hook"][..], &["summary", "--for", "claude"], &["summary", "--for", "gemini"]] {
+        let output = hb.cmd().args(args).output().unwrap();
+        assert!(output.status.success() && output.stdout.is_empty() && output.stderr.is_empty(), "{args:?}");
     }
 }
 

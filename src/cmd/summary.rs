@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
@@ -13,17 +14,23 @@ use crate::core::templates;
 use crate::core::tokens::{Cap, estimate};
 use crate::edge::fsio::write_if_changed;
 use crate::edge::git::project_of_dir;
+use crate::edge::stdin::hook_input;
 use crate::edge::templates::load as load_template;
 use crate::edge::terminal::{Terminal, escape};
 use crate::edge::workspace::Workspace;
 
-/// Run `summary`. In hook mode nothing here fails: any problem prints nothing, goes to
-/// stderr, and exits 0, so a broken handbook never stops an agent from starting.
+/// Run `summary`. In hook mode nothing here fails: any problem prints nothing and exits 0, so
+/// a broken handbook never stops an agent from starting, and says nothing on stderr unless
+/// `-v` asks, since agents show a hook's stderr to the user at every start.
 pub(crate) fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result<()> {
+    let told = !opts.hook || opts.verbose;
+    let term = &Terminal { quiet: term.quiet || !told, ..*term };
     let text = match render(settings, opts, term) {
         Ok(text) => text,
         Err(e) if opts.hook => {
-            term.warn(&format!("{e:#}; printing nothing"));
+            if told {
+                term.warn(&format!("{e:#}; printing nothing"));
+            }
             return Ok(());
         }
         Err(e) => return Err(e),
@@ -51,7 +58,9 @@ pub(crate) fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) 
             let result = std::io::stdout().lock().write_all(out.as_bytes());
             match result {
                 Err(e) if opts.hook => {
-                    term.warn(&format!("cannot write the summary: {e}"));
+                    if told {
+                        term.warn(&format!("cannot write the summary: {e}"));
+                    }
                     Ok(())
                 }
                 other => other.context("cannot write the summary"),
@@ -71,8 +80,7 @@ fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resul
     // (all of them, unless a hand edit or an older version let a control character in) is
     // left byte for byte.
     let raw = escaped(written.clone());
-    let template =
-        if opts.prompt { Some(load_template(settings.config_dir.as_deref(), "read_path.md")?) } else { None };
+    let template = opts.prompt.map(|w| load_template(settings.config_dir.as_deref(), w.template())).transpose()?;
     // The caps hold for everything printed: the template's own text comes off first.
     let cap = match &template {
         Some(template) => {
@@ -84,7 +92,7 @@ fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resul
         }
         None => opts.cap,
     };
-    let body = match &opts.project {
+    let body = match &project_dir(opts, term) {
         None if cap.fits(&raw) => raw,
         project => {
             let parsed = Summary::parse(&raw)
@@ -112,7 +120,7 @@ fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resul
     };
     // Even an empty summary (or the prompt's own text) can be over a small cap.
     if !opts.cap.fits(&text) {
-        let what = if opts.prompt { "the prompt's own text" } else { "the summary's first line" };
+        let what = if opts.prompt.is_some() { "the prompt's own text" } else { "the summary's first line" };
         bail!(
             "the cap ({}) is smaller than {what} ({} tokens, {} characters); raise it",
             describe_cap(opts.cap),
@@ -121,6 +129,15 @@ fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Resul
         );
     }
     Ok(Some(text))
+}
+
+/// The directory whose project to keep: `--project`, or in hook mode the agent's `cwd`.
+fn project_dir(opts: &SummarySettings, term: &Terminal) -> Option<PathBuf> {
+    let input = opts.project.wants_hook_input(opts.hook).then(hook_input);
+    if let Some(input) = &input {
+        term.note(&format!("hook input: {}", input.describe()));
+    }
+    opts.project.project(input.as_ref())
 }
 
 /// The whole summary (see [`WHOLE_SUMMARY`]), escaped like the summary, when `written` is

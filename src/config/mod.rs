@@ -22,6 +22,8 @@ pub(crate) use crate::config::resolve::{ConfigFile, Env, Origin, Resolved, Resol
 use crate::config::table::Setting;
 use crate::config::value::Kind;
 use crate::core::dates::{Edge, parse_when};
+use crate::core::door::{Door, Wrapper, plain_cap};
+use crate::core::hook::Scope;
 use crate::core::session::Agent;
 use crate::core::tokens::Cap;
 
@@ -88,10 +90,15 @@ pub(crate) struct ConsolidateSettings {
 
 #[derive(Debug, Clone)]
 pub(crate) struct SummarySettings {
+    /// The cap for everything printed, the agent's (`--for`) already applied.
     pub(crate) cap: Cap,
-    pub(crate) project: Option<PathBuf>,
-    pub(crate) prompt: bool,
+    pub(crate) project: Scope,
+    /// The wrapper to frame the summary in, when there is one.
+    pub(crate) prompt: Option<Wrapper>,
+    /// Hook mode: SessionStart JSON, the hook's stdin read, and no failure.
     pub(crate) hook: bool,
+    /// In hook mode, diagnostics on stderr.
+    pub(crate) verbose: bool,
     pub(crate) output: Option<PathBuf>,
 }
 
@@ -498,11 +505,25 @@ fn consolidate_settings(args: &ConsolidateArgs, r: &mut Resolver, needs: Needs) 
 }
 
 fn summary_settings(args: SummaryArgs, default_tokens: usize) -> SummarySettings {
+    let asked = Cap { tokens: args.max_tokens, chars: args.max_chars };
+    let cap = match args.door {
+        Some(door) => door.cap(asked, default_tokens),
+        None => plain_cap(asked, default_tokens),
+    };
+    // `--for` implies the wrapper (see its help), which `--no-prompt` turns off.
+    let wrapped = args.prompt || (args.door.is_some() && !args.no_prompt);
+    let hook = args.hook_mode();
+    let project = match args.project {
+        None => Scope::Unset,
+        Some(dir) if dir.is_empty() => Scope::Every,
+        Some(dir) => Scope::Project(PathBuf::from(dir)),
+    };
     SummarySettings {
-        cap: Cap { tokens: Some(args.max_tokens.unwrap_or(default_tokens)), chars: args.max_chars },
-        project: args.project.filter(|p| !p.is_empty()).map(PathBuf::from),
-        prompt: args.prompt,
-        hook: args.hook,
+        cap,
+        project,
+        prompt: wrapped.then(|| args.door.map_or(Wrapper::Tags, Door::wrapper)),
+        hook,
+        verbose: args.verbose,
         output: args.output,
     }
 }

@@ -8,12 +8,14 @@
 pub(crate) mod citations;
 pub(crate) mod consolidate;
 pub(crate) mod dates;
+pub(crate) mod door;
 pub(crate) mod echo;
 pub(crate) mod escape;
 pub(crate) mod external;
 pub(crate) mod extract;
 pub(crate) mod filter;
 pub(crate) mod formats;
+pub(crate) mod hook;
 pub(crate) mod injection;
 pub(crate) mod layout;
 pub(crate) mod manifest;

@@ -3,6 +3,8 @@
 
 /// `summary --prompt`: how an agent should read and cite the handbook.
 pub(crate) const READ_PATH: &str = include_str!("../../templates/read_path.md");
+/// `summary --for gemini`: the same without an angle bracket, which Gemini CLI would escape.
+pub(crate) const READ_PATH_GEMINI: &str = include_str!("../../templates/read_path_gemini.md");
 /// Model extraction: the system prompt.
 pub(crate) const STAGE_ONE_SYSTEM: &str = include_str!("../../templates/stage_one_system.md");
 /// Model extraction: the request around one transcript.
@@ -18,6 +20,7 @@ pub(crate) const CONSOLIDATION_SUMMARY: &str = include_str!("../../templates/con
 /// takes).
 pub(crate) const ALL: &[(&str, &str)] = &[
     ("read_path.md", READ_PATH),
+    ("read_path_gemini.md", READ_PATH_GEMINI),
     ("stage_one_system.md", STAGE_ONE_SYSTEM),
     ("stage_one_input.md", STAGE_ONE_INPUT),
     ("consolidation.md", CONSOLIDATION),

@@ -14,6 +14,7 @@ pub(crate) mod opencode;
 pub(crate) mod parallel;
 pub(crate) mod search;
 pub(crate) mod signal;
+pub(crate) mod stdin;
 pub(crate) mod survey;
 pub(crate) mod templates;
 pub(crate) mod terminal;

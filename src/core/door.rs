@@ -1,0 +1,206 @@
+//! The agents whose context a summary can reach, the name each goes by on the command line
+//! (`integrate <agent>`, `summary --for <agent>`) and in the workspace's records, and what
+//! `summary --for` prints for each: its cap, its shape and its wrapper.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::tokens::Cap;
+
+/// Claude Code keeps 10,000 characters of a hook's output and shows the model only a 2 KB
+/// preview of anything longer, with no setting to raise it; the margin covers characters a
+/// JavaScript string counts twice (emoji and other astral ones).
+pub(crate) const CLAUDE_HOOK_CHARS: usize = 9_500;
+
+/// Codex keeps about 2,500 tokens of a hook's output by default (its `additionalContextLimit`
+/// raises that) and cuts the middle out of anything longer.
+pub(crate) const CODEX_HOOK_TOKENS: usize = 2_500;
+
+/// Codex counts a token per four bytes of output, coarser than the o200k estimate on prose, so
+/// its profile also caps characters: 3.8 per token keeps Codex's own count 5% under the cap.
+const CODEX_CHARS_PER_TEN_TOKENS: usize = 38;
+
+/// How the summary is printed for an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A SessionStart hook's JSON, and hook mode: read the hook's stdin, never fail.
+    HookJson,
+    /// The text itself, for a file an agent reads or an extension's output.
+    Text,
+}
+
+/// Which wrapper template frames the summary under `--prompt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wrapper {
+    /// `read_path.md`: the citation block in angle-bracket tags.
+    Tags,
+    /// `read_path_gemini.md`: no angle bracket anywhere, since Gemini CLI HTML-escapes them in
+    /// hook context; the citation block is the bracketed form `extract` also reads.
+    Brackets,
+}
+
+impl Wrapper {
+    /// The template's file name, embedded and overridable in the configuration directory.
+    pub(crate) fn template(self) -> &'static str {
+        match self {
+            Wrapper::Tags => "read_path.md",
+            Wrapper::Brackets => "read_path_gemini.md",
+        }
+    }
+}
+
+/// An agent CLI with a door for the summary: a hook, an instructions file or an extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Door {
+    /// Claude Code: a SessionStart hook in `settings.json`.
+    Claude,
+    /// OpenAI Codex CLI: a SessionStart hook, run only once the user trusts it.
+    Codex,
+    /// Gemini CLI: a SessionStart hook in `settings.json`.
+    Gemini,
+    /// pi coding agent: an extension that runs the summary at session start.
+    Pi,
+    /// opencode: an `instructions` entry naming a file the handbook keeps fresh.
+    Opencode,
+}
+
+impl Door {
+    /// Every door, in the order `integrate` lists them.
+    pub(crate) const ALL: [Door; 5] = [Door::Claude, Door::Codex, Door::Gemini, Door::Pi, Door::Opencode];
+
+    /// The lower-case name used in flags, files and output.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Door::Claude => "claude",
+            Door::Codex => "codex",
+            Door::Gemini => "gemini",
+            Door::Pi => "pi",
+            Door::Opencode => "opencode",
+        }
+    }
+
+    /// The door named `name`, as [`Door::name`] spells it.
+    pub(crate) fn from_name(name: &str) -> Option<Door> {
+        Door::ALL.into_iter().find(|door| door.name() == name)
+    }
+
+    /// How the summary reaches this agent: a SessionStart hook (Claude Code, Codex, Gemini
+    /// CLI) or a text an extension or an instructions entry picks up (pi, opencode).
+    pub(crate) fn shape(self) -> Shape {
+        match self {
+            Door::Claude | Door::Codex | Door::Gemini => Shape::HookJson,
+            Door::Pi | Door::Opencode => Shape::Text,
+        }
+    }
+
+    /// The wrapper this agent can read as written.
+    pub(crate) fn wrapper(self) -> Wrapper {
+        match self {
+            Door::Gemini => Wrapper::Brackets,
+            _ => Wrapper::Tags,
+        }
+    }
+
+    /// The cap for this agent, from the caps `asked` for on the command line and the
+    /// configured token cap. The agent's own limit holds unless a lower cap was asked for;
+    /// Codex's is only a default, since `additionalContextLimit` raises it: an explicit token
+    /// cap replaces it, and the character cap follows the token cap.
+    pub(crate) fn cap(self, asked: Cap, configured_tokens: usize) -> Cap {
+        let tokens = asked.tokens.unwrap_or(configured_tokens);
+        match self {
+            Door::Claude => Cap { tokens: Some(tokens), chars: Some(lowest(asked.chars, CLAUDE_HOOK_CHARS)) },
+            Door::Codex => {
+                let tokens = asked.tokens.unwrap_or(configured_tokens.min(CODEX_HOOK_TOKENS));
+                let chars = tokens.saturating_mul(CODEX_CHARS_PER_TEN_TOKENS) / 10;
+                Cap { tokens: Some(tokens), chars: Some(lowest(asked.chars, chars)) }
+            }
+            Door::Gemini | Door::Pi | Door::Opencode => Cap { tokens: Some(tokens), chars: asked.chars },
+        }
+    }
+}
+
+/// The cap without an agent: the one asked for, the configured token cap by default.
+pub(crate) fn plain_cap(asked: Cap, configured_tokens: usize) -> Cap {
+    Cap { tokens: Some(asked.tokens.unwrap_or(configured_tokens)), chars: asked.chars }
+}
+
+fn lowest(asked: Option<usize>, limit: usize) -> usize {
+    asked.map_or(limit, |asked| asked.min(limit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_door_reads_back_from_its_name() {
+        for door in Door::ALL {
+            assert_eq!(Door::from_name(door.name()), Some(door));
+        }
+        assert_eq!(Door::from_name("generic"), None);
+        assert_eq!(Door::from_name("Claude"), None, "names are lower-case, as printed");
+    }
+
+    #[test]
+    fn hook_agents_get_hook_json_and_gemini_the_bracket_wrapper() {
+        let hooks: Vec<Door> = Door::ALL.into_iter().filter(|d| d.shape() == Shape::HookJson).collect();
+        assert_eq!(hooks, [Door::Claude, Door::Codex, Door::Gemini]);
+        assert_eq!(Door::Pi.shape(), Shape::Text);
+        assert_eq!(Door::Opencode.shape(), Shape::Text);
+        let brackets: Vec<Door> = Door::ALL.into_iter().filter(|d| d.wrapper() == Wrapper::Brackets).collect();
+        assert_eq!(brackets, [Door::Gemini]);
+        assert_eq!(Door::Gemini.wrapper().template(), "read_path_gemini.md");
+        assert_eq!(Door::Claude.wrapper().template(), "read_path.md");
+    }
+
+    #[test]
+    fn every_wrapper_is_embedded_and_gemini_s_has_no_angle_bracket() {
+        for door in Door::ALL {
+            let template = crate::core::templates::embedded(door.wrapper().template());
+            assert!(template.is_some_and(|t| t.contains("{{ summary }}") && t.contains("{{ home }}")), "{door:?}");
+        }
+        let gemini = crate::core::templates::embedded(Wrapper::Brackets.template()).unwrap_or_default();
+        assert!(!gemini.contains('<') && !gemini.contains('>'), "Gemini CLI escapes these: {gemini}");
+        // The block it asks for, filled in as a model would, reads back.
+        let start = gemini.find("[handbook-citation]").unwrap_or(gemini.len());
+        let reply = gemini[start..].replace("the session_id of each entry you used, one per line", "s-0001\ns-0002");
+        assert_eq!(crate::core::citations::cited_sessions(&reply), ["s-0001", "s-0002"]);
+        // And so does the tagged one.
+        let tags = crate::core::templates::embedded(Wrapper::Tags.template()).unwrap_or_default();
+        let start = tags.find("<handbook-citation>").unwrap_or(tags.len());
+        let reply = tags[start..].replace("<session_id of each entry you used, one per line>", "s-0003");
+        assert_eq!(crate::core::citations::cited_sessions(&reply), ["s-0003"]);
+    }
+
+    #[test]
+    fn each_agent_s_limit_holds_unless_a_lower_cap_is_asked_for() {
+        let none = Cap::default();
+        let asked = |tokens, chars| Cap { tokens, chars };
+        // Claude: 9,500 characters whatever is asked, lower if asked; tokens as configured.
+        assert_eq!(Door::Claude.cap(none, 2500), asked(Some(2500), Some(9500)));
+        assert_eq!(Door::Claude.cap(asked(None, Some(20_000)), 2500), asked(Some(2500), Some(9500)));
+        assert_eq!(Door::Claude.cap(asked(Some(800), Some(3000)), 2500), asked(Some(800), Some(3000)));
+        assert_eq!(Door::Claude.cap(none, 6000), asked(Some(6000), Some(9500)));
+        // Codex: 2,500 tokens by default, even over a larger configured cap; an explicit cap
+        // (after raising additionalContextLimit) replaces it, and the characters follow.
+        assert_eq!(Door::Codex.cap(none, 2500), asked(Some(2500), Some(9500)));
+        assert_eq!(Door::Codex.cap(none, 6000), asked(Some(2500), Some(9500)));
+        assert_eq!(Door::Codex.cap(none, 1000), asked(Some(1000), Some(3800)));
+        assert_eq!(Door::Codex.cap(asked(Some(4000), None), 2500), asked(Some(4000), Some(15_200)));
+        assert_eq!(Door::Codex.cap(asked(None, Some(2000)), 2500), asked(Some(2500), Some(2000)));
+        // The others: nothing beyond the configured cap and what is asked.
+        for door in [Door::Gemini, Door::Pi, Door::Opencode] {
+            assert_eq!(door.cap(none, 2500), asked(Some(2500), None), "{door:?}");
+            assert_eq!(door.cap(asked(Some(9000), Some(40_000)), 2500), asked(Some(9000), Some(40_000)), "{door:?}");
+        }
+        assert_eq!(plain_cap(none, 2500), asked(Some(2500), None));
+        assert_eq!(plain_cap(asked(Some(10), Some(20)), 2500), asked(Some(10), Some(20)));
+    }
+
+    #[test]
+    fn the_serialised_name_is_the_printed_name() {
+        for door in Door::ALL {
+            assert_eq!(serde_json::to_string(&door).ok(), Some(format!("\"{}\"", door.name())));
+        }
+    }
+}
