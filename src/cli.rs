@@ -119,6 +119,18 @@ pub(crate) enum Command {
     /// Remove the workspace and its state (keeps the list of forgotten sessions)
     Reset(ResetArgs),
 
+    /// Open a door for the summary into an agent: a SessionStart hook, an extension, or an
+    /// instructions file handbook keeps fresh
+    ///
+    /// Prints the change it would make to the agent's settings as a diff (or the file it would
+    /// add). --write applies it, first copying each file it changes to
+    /// `<file>.handbook-backup-<UTC time>` beside it; other settings stay as they were, and a
+    /// second --write changes nothing. --remove takes out what integrate added and nothing
+    /// else. --check says whether the door is in place and works: the command it runs is there,
+    /// Codex trusts the hook, the summary fits what the agent keeps, a file door is fresh.
+    /// With no AGENT, lists the agents found on this machine and the state of each door.
+    Integrate(IntegrateArgs),
+
     /// Print the settings in effect, and where each came from
     ///
     /// Every setting, with its value and its origin: a flag, an environment variable, a key of
@@ -269,6 +281,35 @@ impl SummaryArgs {
     pub(crate) fn hook_mode(&self) -> bool {
         self.hook || self.door.is_some_and(|door| door.shape() == Shape::HookJson)
     }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct IntegrateArgs {
+    /// The agent: claude, codex, gemini, pi or opencode [default: every agent found]
+    #[arg(value_name = "AGENT")]
+    pub(crate) agent: Option<Door>,
+
+    /// Apply the change
+    #[arg(long, requires = "agent", conflicts_with_all = ["remove", "check"])]
+    pub(crate) write: bool,
+
+    /// Take out what integrate added (the hook, extension, instructions entry or MCP server
+    /// it recognises as handbook's), backing up each file it changes
+    #[arg(long, requires = "agent", conflicts_with = "check")]
+    pub(crate) remove: bool,
+
+    /// Say whether the door is in place and works; exits 2 when it does not
+    #[arg(long, requires = "agent")]
+    pub(crate) check: bool,
+
+    /// The current repository's settings instead of the user's: .claude/settings.local.json,
+    /// .codex/hooks.json, .gemini/settings.json, .pi/extensions/, opencode.json
+    #[arg(long)]
+    pub(crate) project_level: bool,
+
+    /// Also register `handbook mcp` as an MCP server (Claude Code, Codex, Gemini CLI, opencode)
+    #[arg(long)]
+    pub(crate) mcp: bool,
 }
 
 #[derive(Debug, Args)]

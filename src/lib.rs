@@ -83,6 +83,7 @@ fn run_settled(cli: cli::Cli) -> Result<u8> {
         CommandSettings::Status => cmd::status::run(&settings, &term)?,
         CommandSettings::Reset { yes, lock_wait } => cmd::reset::run(&settings, *yes, *lock_wait, &term)?,
         CommandSettings::Config => cmd::config::run(&settings, &term)?,
+        CommandSettings::Integrate(opts) => cmd::integrate::run(&settings, opts, &term)?,
     }
     Ok(EXIT_OK)
 }

@@ -20,6 +20,7 @@ mod gemini;
 mod hostile;
 mod hostile_readers;
 mod injection;
+mod integrate;
 mod interrupt;
 mod links;
 mod opencode;

@@ -35,7 +35,9 @@ use crate::edge::workspace::Workspace;
 pub(crate) fn run(settings: &Settings, opts: &ConsolidateSettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
     let _lock = workspace.lock(opts.lock_wait)?;
-    consolidate_and_report(&workspace, settings, opts, term)
+    consolidate_and_report(&workspace, settings, opts, term)?;
+    crate::edge::doors::refresh(settings, term);
+    Ok(())
 }
 
 /// Consolidate and print the report; the caller holds the lock.

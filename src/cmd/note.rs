@@ -64,6 +64,7 @@ pub(crate) fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> 
     let _lock = workspace.lock(opts.lock_wait)?;
     let content = notes::render(&title, &body);
     let path = create_note(&workspace, settings, &title, &content)?;
+    crate::edge::doors::refresh(settings, term);
     term.json("note", &Written { path: &path, title: &title, redacted: found })?;
     if !term.quiet {
         term.line(&format!("note: {path}"))?;

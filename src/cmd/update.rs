@@ -28,5 +28,7 @@ pub(crate) fn run(
     let quiet = Terminal { quiet: true, progress: false, ..*term };
     // A signal during extraction leaves consolidation for the next run.
     super::extract::extract(&workspace, settings, extract, &quiet, &Stop::install()?)?;
-    super::consolidate::consolidate_and_report(&workspace, settings, consolidate, &quiet)
+    super::consolidate::consolidate_and_report(&workspace, settings, consolidate, &quiet)?;
+    crate::edge::doors::refresh(settings, term);
+    Ok(())
 }

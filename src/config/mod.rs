@@ -15,8 +15,8 @@ use anyhow::{Context, Result, bail};
 use jiff::{SignedDuration, Timestamp};
 
 use crate::cli::{
-    Cli, ColorChoice, Command, ConsolidateArgs, ConsolidateOptions, EngineArgs, ExtractArgs, NoteArgs, SearchArgs,
-    SearchIn, SummaryArgs,
+    Cli, ColorChoice, Command, ConsolidateArgs, ConsolidateOptions, EngineArgs, ExtractArgs, IntegrateArgs, NoteArgs,
+    SearchArgs, SearchIn, SummaryArgs,
 };
 pub(crate) use crate::config::resolve::{ConfigFile, Env, Origin, Resolved, Resolver};
 use crate::config::table::Setting;
@@ -24,6 +24,7 @@ use crate::config::value::Kind;
 use crate::core::dates::{Edge, parse_when};
 use crate::core::door::{Door, Wrapper, plain_cap};
 use crate::core::hook::Scope;
+use crate::core::integrate::{Places, Scope as Level};
 use crate::core::session::Agent;
 use crate::core::tokens::Cap;
 
@@ -76,6 +77,31 @@ pub(crate) enum CommandSettings {
     },
     /// Show the settings in effect (`Settings::resolved`).
     Config,
+    Integrate(IntegrateSettings),
+}
+
+/// What `integrate` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IntegrateMode {
+    /// Print the change.
+    Show,
+    Write,
+    Remove,
+    Check,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct IntegrateSettings {
+    /// `None`: list every agent found.
+    pub(crate) agent: Option<Door>,
+    pub(crate) mode: IntegrateMode,
+    pub(crate) scope: Level,
+    pub(crate) mcp: bool,
+    pub(crate) places: Places,
+    /// The folders of `PATH`, where the agents' binaries and a hook's command are looked for.
+    pub(crate) path: Vec<PathBuf>,
+    /// The home an agent's `handbook` finds without `--home`.
+    pub(crate) default_home: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -376,6 +402,7 @@ impl Settings {
                 CommandSettings::Forget { sessions: args.sessions, lock_wait: lock_wait(&mut r, None)? }
             }
             Command::Status => CommandSettings::Status,
+            Command::Integrate(args) => CommandSettings::Integrate(integrate_settings(args, env)?),
             Command::Reset(args) => CommandSettings::Reset { yes: args.yes, lock_wait: lock_wait(&mut r, None)? },
             Command::Config => {
                 // Everything `update` would resolve; what an engine lacks is shown, not fatal.
@@ -675,6 +702,37 @@ pub(crate) fn default_sources(env: &Env) -> Vec<SourceRoot> {
         opencode_db,
     ];
     candidates.into_iter().flatten().map(|path| SourceRoot { path, explicit: false }).collect()
+}
+
+fn integrate_settings(args: IntegrateArgs, env: &Env) -> Result<IntegrateSettings> {
+    let home = env.home_dir().context("cannot find the agents' settings: HOME is not set")?;
+    let claude_dir = env.path("CLAUDE_CONFIG_DIR");
+    let places = Places {
+        claude: claude_dir.clone().unwrap_or_else(|| home.join(".claude")),
+        // Claude Code keeps its state file inside CLAUDE_CONFIG_DIR when that is set.
+        claude_json: claude_dir.map_or_else(|| home.join(".claude.json"), |d| d.join(".claude.json")),
+        codex: env.path("CODEX_HOME").unwrap_or_else(|| home.join(".codex")),
+        gemini: env.path("GEMINI_CLI_HOME").unwrap_or_else(|| home.clone()).join(".gemini"),
+        pi: env.path("PI_CODING_AGENT_DIR").map_or_else(|| home.join(".pi/agent"), |p| expand_tilde(&p, env)),
+        opencode: env.path("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config")).join("opencode"),
+    };
+    let path = env.get("PATH").map(|p| std::env::split_paths(p).collect()).unwrap_or_default();
+    let default_home = env.path("XDG_DATA_HOME").unwrap_or_else(|| home.join(".local/share")).join("handbook");
+    let mode = match (args.write, args.remove, args.check) {
+        (true, _, _) => IntegrateMode::Write,
+        (_, true, _) => IntegrateMode::Remove,
+        (_, _, true) => IntegrateMode::Check,
+        _ => IntegrateMode::Show,
+    };
+    Ok(IntegrateSettings {
+        agent: args.agent,
+        mode,
+        scope: if args.project_level { Level::Project } else { Level::User },
+        mcp: args.mcp,
+        places,
+        path,
+        default_home: Some(std::path::absolute(&default_home).unwrap_or(default_home)),
+    })
 }
 
 fn expand_tilde(path: &Path, env: &Env) -> PathBuf {

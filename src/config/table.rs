@@ -530,6 +530,7 @@ pub(crate) static OTHER_VARIABLES: &[Variable] = &[
         name: "XDG_CONFIG_HOME",
         help: "Holds the default configuration file and prompt templates, handbook/ (~/.config)",
     },
+    Variable { name: "PATH", help: "Where `integrate` looks for the agents and for the command a door runs" },
     Variable { name: "HOME", help: "Where the defaults above start, and what ~ means in the config file's sources" },
 ];
 

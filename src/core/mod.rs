@@ -17,6 +17,7 @@ pub(crate) mod filter;
 pub(crate) mod formats;
 pub(crate) mod hook;
 pub(crate) mod injection;
+pub(crate) mod integrate;
 pub(crate) mod layout;
 pub(crate) mod manifest;
 pub(crate) mod model;

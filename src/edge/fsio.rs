@@ -239,6 +239,19 @@ pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
     persist(path, bytes, true)
 }
 
+/// [`write_atomic`] for a file of the user's own, such as an agent's settings: one already
+/// there keeps its permissions, so a file other tools read stays readable to them.
+pub(crate) fn write_keeping_mode(path: &Path, bytes: &[u8]) -> Result<()> {
+    let permissions = fs::metadata(path).ok().map(|m| m.permissions());
+    write_atomic(path, bytes)?;
+    match permissions {
+        Some(p) => {
+            fs::set_permissions(path, p).with_context(|| format!("cannot set the permissions of {}", path.display()))
+        }
+        None => Ok(()),
+    }
+}
+
 /// Create `path` holding `bytes`, never replacing a file: false, and nothing written, when
 /// the name is taken, even by a file another process created a moment ago.
 pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {

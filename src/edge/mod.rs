@@ -1,7 +1,9 @@
 //! The edges: everything that touches the outside world. Files (atomic writes, the lock,
 //! the workspace), discovery of transcripts, git repositories, and the terminal.
 
+pub(crate) mod agents;
 pub(crate) mod discover;
+pub(crate) mod doors;
 pub(crate) mod extraction;
 pub(crate) mod fault;
 pub(crate) mod fsio;
@@ -15,6 +17,7 @@ pub(crate) mod parallel;
 pub(crate) mod search;
 pub(crate) mod signal;
 pub(crate) mod stdin;
+pub(crate) mod summary;
 pub(crate) mod survey;
 pub(crate) mod templates;
 pub(crate) mod terminal;

@@ -1,0 +1,122 @@
+//! The summary as it is printed: memory_summary.md read, escaped, narrowed to a project,
+//! framed in its wrapper and fitted to a cap. `summary` prints it; the file doors `integrate`
+//! registers hold it.
+
+use std::borrow::Cow;
+
+use anyhow::{Context, Result, bail};
+
+use crate::config::Settings;
+use crate::core::door::{Door, Wrapper};
+use crate::core::layout::{SUMMARY, WHOLE_SUMMARY};
+use crate::core::summary::Summary;
+use crate::core::templates;
+use crate::core::tokens::{Cap, estimate};
+use crate::edge::templates::load as load_template;
+use crate::edge::terminal::{Terminal, escape};
+use crate::edge::workspace::Workspace;
+
+/// What to print: the wrapper (none for the bare summary), the cap everything printed must
+/// fit, and the project whose topics to keep (its key, as [`crate::edge::git::project_of_dir`]
+/// gives it).
+pub(crate) struct Request<'a> {
+    pub(crate) wrapper: Option<Wrapper>,
+    pub(crate) cap: Cap,
+    pub(crate) project: Option<&'a str>,
+}
+
+impl<'a> Request<'a> {
+    /// What `summary --for door` prints, with no cap asked on the command line.
+    pub(crate) fn for_door(door: Door, settings: &Settings, project: Option<&'a str>) -> Request<'a> {
+        Request { wrapper: Some(door.wrapper()), cap: door.cap(Cap::default(), settings.summary_max_tokens), project }
+    }
+}
+
+/// The text to print, or `None` when there is no summary yet.
+pub(crate) fn render(settings: &Settings, request: &Request<'_>, term: &Terminal) -> Result<Option<String>> {
+    let workspace = Workspace::new(&settings.home);
+    let path = workspace.file(SUMMARY);
+    let Some(written) = workspace.read(SUMMARY)? else {
+        return Ok(None);
+    };
+    // Escaped before the caps are applied, so they hold for what is printed; a clean summary
+    // (all of them, unless a hand edit or an older version let a control character in) is
+    // left byte for byte.
+    let raw = escaped(written.clone());
+    let home = settings.home.to_string_lossy();
+    let template = request.wrapper.map(|w| load_template(settings.config_dir.as_deref(), w.template())).transpose()?;
+    // The caps hold for everything printed: the template's own text comes off first.
+    let cap = match &template {
+        Some(template) => {
+            let frame = templates::render(template, &[("home", &home), ("summary", "")]);
+            Cap {
+                tokens: request.cap.tokens.map(|t| t.saturating_sub(estimate(&frame))),
+                chars: request.cap.chars.map(|c| c.saturating_sub(frame.chars().count())),
+            }
+        }
+        None => request.cap,
+    };
+    let body = match request.project {
+        None if cap.fits(&raw) => raw,
+        project => {
+            let parsed = Summary::parse(&raw)
+                .with_context(|| format!("{} is not a handbook summary; run `handbook consolidate`", path.display()))?;
+            let parsed = match project {
+                Some(key) => {
+                    // Narrowed before the cap, so other projects' lessons take none of it.
+                    let parsed = whole_summary(&workspace, settings, &written).unwrap_or(parsed);
+                    if !parsed.has_project(key) {
+                        term.note(&format!("the handbook has no topics of {key} yet; printing the general sections"));
+                    }
+                    parsed.only_project(key)
+                }
+                None => parsed,
+            };
+            parsed.fit(cap)
+        }
+    };
+    let text = match template {
+        Some(template) => templates::render(&template, &[("home", &home), ("summary", body.trim_end())]),
+        None => body,
+    };
+    // Even an empty summary (or the prompt's own text) can be over a small cap.
+    if !request.cap.fits(&text) {
+        let what = if request.wrapper.is_some() { "the prompt's own text" } else { "the summary's first line" };
+        bail!(
+            "the cap ({}) is smaller than {what} ({} tokens, {} characters); raise it",
+            describe_cap(request.cap),
+            estimate(&text),
+            text.chars().count()
+        );
+    }
+    Ok(Some(text))
+}
+
+/// The whole summary (see [`WHOLE_SUMMARY`]), escaped like the summary, when `written` is
+/// what consolidation fitted it into; `None` when there is none or `written` has changed
+/// since (a hand edit, another cap), so a project's view never contradicts the file.
+fn whole_summary(workspace: &Workspace, settings: &Settings, written: &str) -> Option<Summary> {
+    // A whole summary that cannot be read is only a lost refinement: the file still serves.
+    let whole = workspace.read(WHOLE_SUMMARY).ok().flatten()?;
+    let parsed = Summary::parse(&whole).ok()?;
+    let cap = Cap { tokens: Some(settings.summary_max_tokens), chars: None };
+    let fitted = if cap.fits(&whole) { whole.clone() } else { parsed.fit(cap) };
+    (fitted == written).then(|| Summary::parse(&escaped(whole)).ok()).flatten()
+}
+
+/// `text` with its control, bidi and invisible characters written out (see [`escape`]).
+fn escaped(text: String) -> String {
+    let owned = match escape(&text) {
+        Cow::Owned(escaped) => Some(escaped),
+        Cow::Borrowed(_) => None,
+    };
+    owned.unwrap_or(text)
+}
+
+fn describe_cap(cap: Cap) -> String {
+    let parts: Vec<String> = [cap.tokens.map(|t| format!("{t} tokens")), cap.chars.map(|c| format!("{c} characters"))]
+        .into_iter()
+        .flatten()
+        .collect();
+    parts.join(", ")
+}

@@ -1,0 +1,260 @@
+//! `integrate`: each agent's settings file written into, merged into, left alone the second
+//! time, and restored by `--remove`; `--check`; bad files and links refused; file doors kept
+//! fresh by consolidate, update and note.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::common::{Handbook, fixtures};
+
+fn run(hb: &Handbook, args: &[&str]) -> (bool, String, String) {
+    let out = hb.cmd().env("HANDBOOK_NOW", "2026-11-20T10:00:00Z").arg("integrate").args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn ok(hb: &Handbook, args: &[&str]) -> String {
+    let (success, stdout, stderr) = run(hb, args);
+    assert!(success, "integrate {args:?}: {stderr}");
+    stdout
+}
+
+fn backups(path: &Path) -> Vec<PathBuf> {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut found: Vec<PathBuf> = fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("{name}.handbook-backup-")))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Every file integrate writes, with settings of the user's own to merge into, and a piece
+/// of what handbook's entry there holds.
+fn cases(user: &Path) -> Vec<(Vec<&'static str>, PathBuf, &'static str, &'static str)> {
+    vec![
+        (
+            vec!["claude"],
+            user.join(".claude/settings.json"),
+            "{\n  \"model\": \"opus\",\n  \"env\": {\n    \"A\": \"1\"\n  }\n}\n",
+            "summary --for claude --hook",
+        ),
+        (
+            vec!["claude", "--mcp"],
+            user.join(".claude.json"),
+            "{\n  \"numStartups\": 3,\n  \"projects\": {}\n}\n",
+            "\"type\": \"stdio\"",
+        ),
+        (
+            vec!["codex"],
+            user.join(".codex/hooks.json"),
+            "{\n    \"hooks\": {\n        \"Stop\": []\n    }\n}\n",
+            "summary --for codex --hook",
+        ),
+        (
+            vec!["codex", "--mcp"],
+            user.join(".codex/config.toml"),
+            "# mine\nmodel = \"o4\" # fast\n",
+            "[mcp_servers.handbook]",
+        ),
+        (
+            vec!["gemini", "--mcp"],
+            user.join(".gemini/settings.json"),
+            "{\n  \"theme\": \"dark\"\n}\n",
+            "\"timeout\": 30000",
+        ),
+        (
+            vec!["opencode"],
+            user.join(".config/opencode/opencode.json"),
+            "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"instructions\": [\n    \"AGENTS.md\"\n  ]\n}\n",
+            "/.handbook/doors/opencode.md",
+        ),
+    ]
+}
+
+#[test]
+fn every_settings_file_is_written_merged_kept_and_restored() {
+    for with_settings in [false, true] {
+        let hb = Handbook::new();
+        for (args, path, original, ours) in cases(hb.user.path()) {
+            if with_settings {
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(&path, original).unwrap();
+            }
+            let shown = ok(&hb, &args);
+            assert!(shown.contains(&format!("+++ {}", path.display())), "{args:?}: {shown}");
+            assert_eq!(
+                fs::read_to_string(&path).ok().as_deref(),
+                with_settings.then_some(original),
+                "a diff writes nothing"
+            );
+            let write: Vec<&str> = args.iter().copied().chain(["--write"]).collect();
+            ok(&hb, &write);
+            let written = fs::read_to_string(&path).unwrap();
+            assert!(written.contains(ours), "{args:?}: {written}");
+            let made = backups(&path);
+            assert_eq!(made.len(), usize::from(with_settings), "{args:?}: {made:?}");
+            if with_settings {
+                assert_eq!(fs::read_to_string(&made[0]).unwrap(), original);
+                let first_line = original.lines().nth(1).unwrap();
+                assert!(written.contains(first_line), "{args:?}: other settings kept: {written}");
+            }
+            let (success, stdout, _) = run(&hb, &write);
+            assert!(success && stdout.contains("unchanged:"), "{args:?}: {stdout}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), written, "{args:?}: a second --write changes nothing");
+            assert_eq!(backups(&path).len(), made.len(), "{args:?}: and backs up nothing");
+            let remove: Vec<&str> = args.iter().copied().chain(["--remove"]).collect();
+            ok(&hb, &remove);
+            assert_eq!(fs::read_to_string(&path).ok().as_deref(), with_settings.then_some(original), "{args:?}");
+        }
+    }
+}
+
+#[test]
+fn a_file_laid_out_by_hand_comes_back_the_same_in_content_and_order() {
+    let hb = Handbook::new();
+    let path = hb.user.path().join(".config/opencode/opencode.json");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let original = r#"{"zeta": 1, "instructions": ["AGENTS.md"], "alpha": {"b": 2, "a": 1}}"#;
+    fs::write(&path, original).unwrap();
+    ok(&hb, &["opencode", "--write"]);
+    ok(&hb, &["opencode", "--remove"]);
+    let back = fs::read_to_string(&path).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&back).unwrap();
+    assert_eq!(parsed, serde_json::from_str::<serde_json::Value>(original).unwrap());
+    let order: Vec<usize> =
+        ["zeta", "instructions", "alpha", "\"b\"", "\"a\""].iter().map(|k| back.find(k).unwrap()).collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{back}");
+}
+
+#[test]
+fn pi_gets_an_extension_of_its_own_and_nothing_else_is_touched() {
+    let hb = Handbook::new();
+    let ext = hb.user.path().join(".pi/agent/extensions/handbook.ts");
+    let (_, _, stderr) = run(&hb, &["pi", "--mcp", "--write"]);
+    assert!(stderr.contains("pi has no MCP client"), "{stderr}");
+    let text = fs::read_to_string(&ext).unwrap();
+    assert!(text.contains(env!("CARGO_BIN_EXE_handbook")) && text.contains("before_agent_start"), "{text}");
+    ok(&hb, &["pi", "--check"]);
+    ok(&hb, &["pi", "--remove"]);
+    assert!(!ext.exists());
+    fs::write(&ext, "export default () => {}\n").unwrap();
+    let (success, _, stderr) = run(&hb, &["pi", "--write"]);
+    assert!(!success && stderr.contains("not written by handbook"), "{stderr}");
+    assert_eq!(fs::read_to_string(&ext).unwrap(), "export default () => {}\n");
+}
+
+#[test]
+fn check_says_whether_the_door_is_there_and_what_to_run() {
+    let hb = Handbook::new();
+    let (success, stdout, _) = run(&hb, &["claude", "--check"]);
+    assert!(!success && stdout.contains("run `handbook integrate claude --write`"), "{stdout}");
+    ok(&hb, &["claude", "--write"]);
+    let stdout = ok(&hb, &["claude", "--check"]);
+    assert!(stdout.contains(&format!("runs {}", env!("CARGO_BIN_EXE_handbook"))), "{stdout}");
+    let listed = ok(&hb, &[]);
+    assert!(listed.contains("claude: door in place"), "{listed}");
+}
+
+#[test]
+fn codex_check_reads_the_trust_codex_records() {
+    let hb = Handbook::new();
+    ok(&hb, &["codex", "--write"]);
+    let (success, stdout, _) = run(&hb, &["codex", "--check"]);
+    assert!(!success && stdout.contains("type /hooks"), "{stdout}");
+    let hooks = hb.user.path().join(".codex/hooks.json");
+    let config = format!("[hooks.state.\"{}:session_start:0:0\"]\ntrusted_hash = \"sha256:0123\"\n", hooks.display());
+    fs::write(hb.user.path().join(".codex/config.toml"), config).unwrap();
+    let stdout = ok(&hb, &["codex", "--check"]);
+    assert!(stdout.contains("Codex records this hook as trusted"), "{stdout}");
+}
+
+#[test]
+fn a_file_that_does_not_parse_is_named_with_its_line_and_left_alone() {
+    let hb = Handbook::new();
+    let json = hb.user.path().join(".claude/settings.json");
+    fs::create_dir_all(json.parent().unwrap()).unwrap();
+    fs::write(&json, "{\n  \"model\": \"opus\"\n  \"x\": 1\n}\n").unwrap();
+    let (success, _, stderr) = run(&hb, &["claude", "--write"]);
+    assert!(!success, "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: line 3, column 3", json.display())) && stderr.contains("nothing was written"),
+        "{stderr}"
+    );
+    let toml = hb.user.path().join(".codex/config.toml");
+    fs::create_dir_all(toml.parent().unwrap()).unwrap();
+    fs::write(&toml, "a = 1\nb = = 2\n").unwrap();
+    let (success, _, stderr) = run(&hb, &["codex", "--mcp", "--write"]);
+    assert!(!success && stderr.contains(&format!("{}: line 2", toml.display())), "{stderr}");
+    assert_eq!(fs::read_to_string(&toml).unwrap(), "a = 1\nb = = 2\n");
+    assert!(backups(&json).is_empty() && backups(&toml).is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_settings_file_is_shown_but_never_written_through() {
+    let hb = Handbook::new();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("settings.json");
+    fs::write(&target, "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    let link = hb.user.path().join(".claude/settings.json");
+    fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let shown = ok(&hb, &["claude"]);
+    assert!(shown.contains("summary --for claude"), "{shown}");
+    let (success, _, stderr) = run(&hb, &["claude", "--write"]);
+    assert!(!success && stderr.contains("is a symbolic link") && stderr.contains("nothing was written"), "{stderr}");
+    assert_eq!(fs::read_to_string(&target).unwrap(), "{\n  \"model\": \"opus\"\n}\n");
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn file_doors_follow_the_summary_and_are_left_alone_when_it_did_not_change() {
+    use std::os::unix::fs::MetadataExt;
+    let hb = Handbook::new();
+    ok(&hb, &["opencode", "--write"]);
+    let door = hb.home.path().join(".handbook/doors/opencode.md");
+    assert_eq!(fs::read_to_string(&door).unwrap(), "", "there before anything is known, and empty");
+    hb.update(&fixtures());
+    let prompt = hb.cmd().args(["summary", "--prompt"]).output().unwrap();
+    let text = fs::read_to_string(&door).unwrap();
+    assert!(!text.is_empty());
+    assert_eq!(text.as_bytes(), prompt.stdout, "the door holds what `summary --prompt` prints");
+    let before = fs::metadata(&door).unwrap();
+    hb.cmd().args(["note", "use pnpm here"]).assert().success();
+    hb.cmd().args(["consolidate"]).assert().success();
+    let after = fs::metadata(&door).unwrap();
+    let now = hb.cmd().args(["summary", "--prompt"]).output().unwrap().stdout;
+    assert_eq!(fs::read(&door).unwrap(), now);
+    if now == prompt.stdout {
+        assert_eq!(
+            (after.ino(), after.mtime_nsec()),
+            (before.ino(), before.mtime_nsec()),
+            "unchanged bytes, untouched file"
+        );
+    }
+    ok(&hb, &["opencode", "--check"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_door_turned_into_a_link_is_warned_about_and_not_written_through() {
+    let hb = Handbook::new();
+    ok(&hb, &["opencode", "--write"]);
+    let door = hb.home.path().join(".handbook/doors/opencode.md");
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("elsewhere.md");
+    fs::write(&target, "mine").unwrap();
+    fs::remove_file(&door).unwrap();
+    std::os::unix::fs::symlink(&target, &door).unwrap();
+    let stderr = hb.update(&fixtures());
+    assert!(stderr.contains(&format!("the file door {} was left as it was", door.display())), "{stderr}");
+    assert!(stderr.contains("handbook integrate opencode --write"), "{stderr}");
+    assert_eq!(fs::read_to_string(&target).unwrap(), "mine");
+}
