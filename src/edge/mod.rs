@@ -10,6 +10,7 @@ pub(crate) mod ledger;
 pub(crate) mod lines;
 pub(crate) mod lock;
 pub(crate) mod model;
+pub(crate) mod notes;
 pub(crate) mod opencode;
 pub(crate) mod parallel;
 pub(crate) mod search;
