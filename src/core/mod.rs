@@ -18,6 +18,7 @@ pub(crate) mod formats;
 pub(crate) mod injection;
 pub(crate) mod layout;
 pub(crate) mod manifest;
+pub(crate) mod mcp;
 pub(crate) mod model;
 pub(crate) mod notes;
 pub(crate) mod patterns;

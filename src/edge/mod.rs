@@ -9,6 +9,7 @@ pub(crate) mod git;
 pub(crate) mod ledger;
 pub(crate) mod lines;
 pub(crate) mod lock;
+pub(crate) mod mcp;
 pub(crate) mod model;
 pub(crate) mod notes;
 pub(crate) mod opencode;
