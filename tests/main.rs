@@ -22,6 +22,7 @@ mod hostile_readers;
 mod injection;
 mod interrupt;
 mod links;
+mod mcp;
 mod opencode;
 mod opencode_db;
 mod pi;
