@@ -121,6 +121,8 @@ fn the_tools_are_listed_with_how_to_use_and_cite_them() {
     assert!(search["description"].as_str().unwrap().contains("<handbook-citation>"), "{search}");
     assert_eq!(search["inputSchema"]["required"], json!(["query"]), "{search}");
     assert!(search["inputSchema"]["properties"]["in"].is_object(), "{search}");
+    let limit = &search["inputSchema"]["properties"]["limit"];
+    assert_eq!((&limit["type"], &limit["format"]), (&json!("integer"), &Value::Null), "no nonstandard format: {limit}");
     let read = tools.iter().find(|t| t["name"] == "read").unwrap();
     assert!(read["description"].as_str().unwrap().contains("MEMORY.md:12-40"), "{read}");
     assert_eq!(server.stop(), "", "nothing on stderr without -v");

@@ -105,7 +105,14 @@ struct SearchParams {
     within: Option<String>,
     /// How many results at most (default 10; 0 shows all, within the answer's size bound).
     #[serde(default)]
+    #[schemars(schema_with = "count_schema")]
     limit: Option<usize>,
+}
+
+/// A count as plain JSON Schema: the `uint` format the derive gives `usize` is no standard
+/// format, and clients that validate schemas (Gemini CLI) warn about it at every start.
+fn count_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "integer", "minimum": 0 })
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
