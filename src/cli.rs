@@ -106,6 +106,15 @@ pub(crate) enum Command {
     /// Write a note: a lesson in your own words, read first by the next consolidation
     Note(NoteArgs),
 
+    /// Serve the handbook to an agent over MCP (stdio)
+    ///
+    /// A Model Context Protocol server on stdin and stdout, for an agent to start: tools to
+    /// search the handbook, read a task group or rollout summary by the reference a result
+    /// gives, list the projects and topics, and add a note. It reads the files as they are
+    /// (never blocking a running update) and takes the workspace lock only to write a note.
+    /// stdout carries only protocol messages; diagnostics go to stderr.
+    Mcp(McpArgs),
+
     /// Stop learning from sessions and forget what they taught
     ///
     /// Marks each session (by id, or by its transcript's path) as excluded and removes its
@@ -368,6 +377,16 @@ pub(crate) struct NoteArgs {
     /// A title [default: the note's first line]
     #[arg(long, value_name = "TITLE")]
     pub(crate) title: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Log each request and its outcome on stderr
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
+
+    #[arg(long, value_name = "SECONDS", value_parser = table::LOCK_WAIT.parser(), help = table::LOCK_WAIT.flag_help())]
+    pub(crate) wait: Option<f64>,
 }
 
 #[derive(Debug, Args)]

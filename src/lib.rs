@@ -79,6 +79,7 @@ fn run_settled(cli: cli::Cli) -> Result<u8> {
         CommandSettings::Summary(opts) => cmd::summary::run(&settings, opts, &term)?,
         CommandSettings::Search(opts) => return cmd::search::run(&settings, opts, &term),
         CommandSettings::Note(opts) => cmd::note::run(&settings, opts, &term)?,
+        CommandSettings::Mcp(opts) => cmd::mcp::run(&settings, opts)?,
         CommandSettings::Forget { sessions, lock_wait } => cmd::forget::run(&settings, sessions, *lock_wait, &term)?,
         CommandSettings::Status => cmd::status::run(&settings, &term)?,
         CommandSettings::Reset { yes, lock_wait } => cmd::reset::run(&settings, *yes, *lock_wait, &term)?,

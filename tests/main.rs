@@ -23,6 +23,7 @@ mod injection;
 mod integrate;
 mod interrupt;
 mod links;
+mod mcp;
 mod opencode;
 mod opencode_db;
 mod pi;

@@ -7,6 +7,7 @@ pub(crate) mod consolidate;
 pub(crate) mod extract;
 pub(crate) mod forget;
 pub(crate) mod integrate;
+pub(crate) mod mcp;
 pub(crate) mod note;
 pub(crate) mod reset;
 pub(crate) mod search;

@@ -1,5 +1,5 @@
-//! `handbook note`: write a lesson in the user's own words. Create-only: a note is never
-//! overwritten; a second note in the same second gets a suffix.
+//! `handbook note`: write a lesson in the user's own words (checked and redacted by
+//! `core::notes::prepare`, written create-only by `edge::notes::write_note`).
 
 use std::io::{IsTerminal, Read};
 
@@ -7,8 +7,8 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::config::{NoteSettings, Settings};
-use crate::core::notes::{self, MAX_NOTE_CHARS, MAX_TITLE_CHARS, note_path};
-use crate::core::redact::{redact, secret_kinds};
+use crate::core::notes::{self, MAX_NOTE_CHARS};
+use crate::edge::notes::write_note;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
@@ -37,49 +37,19 @@ pub(crate) fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> 
             text
         }
     };
-    let text = text.trim();
-    if text.is_empty() {
-        bail!("the note is empty");
+    let note = notes::prepare(&text, opts.title.as_deref())?;
+    if !note.redacted.is_empty() {
+        term.warn(&format!(
+            "the note held secrets ({}); they were replaced with [REDACTED:<kind>]",
+            note.redacted.join(", ")
+        ));
     }
-    let length = text.chars().count();
-    if length > MAX_NOTE_CHARS {
-        bail!(
-            "the note is {length} characters, over the limit of {MAX_NOTE_CHARS}: shorten it, or split it into several notes"
-        );
-    }
-    if let Some(title) = &opts.title
-        && (title.contains('\n') || title.chars().count() > MAX_TITLE_CHARS)
-    {
-        bail!("the title must be one line of at most {MAX_TITLE_CHARS} characters");
-    }
-    let found = secret_kinds(text);
-    let body = redact(text).into_owned();
-    let title = opts.title.as_deref().map_or_else(|| notes::title_from(&body), |t| t.trim().to_string());
-    let title = redact(&title).into_owned();
-    if !found.is_empty() {
-        term.warn(&format!("the note held secrets ({}); they were replaced with [REDACTED:<kind>]", found.join(", ")));
-    }
-
     let workspace = Workspace::new(&settings.home);
-    let _lock = workspace.lock(opts.lock_wait)?;
-    let content = notes::render(&title, &body);
-    let path = create_note(&workspace, settings, &title, &content)?;
+    let path = write_note(&workspace, settings.now, &note, opts.lock_wait)?;
     crate::edge::doors::refresh(settings, term);
-    term.json("note", &Written { path: &path, title: &title, redacted: found })?;
+    term.json("note", &Written { path: &path, title: &note.title, redacted: note.redacted.clone() })?;
     if !term.quiet {
         term.line(&format!("note: {path}"))?;
     }
     Ok(())
-}
-
-/// Write the note under a name nobody has, without ever replacing a file, even one another
-/// run creates at the same moment.
-fn create_note(workspace: &Workspace, settings: &Settings, title: &str, content: &str) -> Result<String> {
-    for attempt in 1..=1000 {
-        let relative = note_path(settings.now, title, attempt);
-        if workspace.create_new(&relative, content)? {
-            return Ok(relative);
-        }
-    }
-    bail!("too many notes with this title in the same second; try again")
 }

@@ -66,6 +66,7 @@ pub(crate) enum CommandSettings {
     Summary(SummarySettings),
     Search(SearchSettings),
     Note(NoteSettings),
+    Mcp(McpSettings),
     Forget {
         sessions: Vec<String>,
         lock_wait: Duration,
@@ -158,6 +159,17 @@ pub(crate) struct NoteSettings {
     pub(crate) text: Option<String>,
     pub(crate) title: Option<String>,
     pub(crate) lock_wait: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct McpSettings {
+    /// Log each request on stderr.
+    pub(crate) verbose: bool,
+    /// How long a note waits for another run to release the lock.
+    pub(crate) lock_wait: Duration,
+    /// The time `HANDBOOK_NOW` fixes, if it does: a server runs for hours, so its notes are
+    /// otherwise dated by the clock when each is written.
+    pub(crate) fixed_now: Option<Timestamp>,
 }
 
 /// The engine of a phase.
@@ -367,7 +379,9 @@ impl Settings {
             }
             (flag, _) => r.get(&[&table::COLOR], flag, table::DEFAULT_COLOR)?,
         };
-        let now = match r.pick(&[&table::NOW], None)? {
+        let picked_now = r.pick(&[&table::NOW], None)?;
+        let fixed_now = picked_now.as_ref().map(|(now, _)| *now);
+        let now = match picked_now {
             Some((now, origin)) => {
                 r.record(&[&table::NOW], Some(now.show()), origin);
                 now
@@ -398,6 +412,11 @@ impl Settings {
             Command::Summary(args) => CommandSettings::Summary(summary_settings(args, summary_max_tokens)),
             Command::Search(args) => CommandSettings::Search(search_settings(args, now)?),
             Command::Note(args) => CommandSettings::Note(note_settings(args, &mut r)?),
+            Command::Mcp(args) => CommandSettings::Mcp(McpSettings {
+                verbose: args.verbose,
+                lock_wait: lock_wait(&mut r, args.wait)?,
+                fixed_now,
+            }),
             Command::Forget(args) => {
                 CommandSettings::Forget { sessions: args.sessions, lock_wait: lock_wait(&mut r, None)? }
             }

@@ -20,6 +20,7 @@ pub(crate) mod injection;
 pub(crate) mod integrate;
 pub(crate) mod layout;
 pub(crate) mod manifest;
+pub(crate) mod mcp;
 pub(crate) mod model;
 pub(crate) mod notes;
 pub(crate) mod patterns;

@@ -3,8 +3,11 @@
 
 use jiff::Timestamp;
 
+use std::fmt;
+
 use crate::core::escape::strip_controls;
 use crate::core::layout::NOTES_DIR;
+use crate::core::redact::{redact, secret_kinds};
 
 /// Longest note accepted, in characters: a note is a lesson, not a document.
 pub(crate) const MAX_NOTE_CHARS: usize = 4000;
@@ -37,6 +40,70 @@ pub(crate) fn parse(file: &str, text: &str) -> Note {
         }
     };
     Note { file: file.to_string(), title, body }
+}
+
+/// Why a note cannot be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NoteError {
+    Empty,
+    /// The note's length in characters, over [`MAX_NOTE_CHARS`].
+    TooLong(usize),
+    /// The title holds a line break or is over [`MAX_TITLE_CHARS`].
+    BadTitle,
+}
+
+impl fmt::Display for NoteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoteError::Empty => f.write_str("the note is empty"),
+            NoteError::TooLong(length) => write!(
+                f,
+                "the note is {length} characters, over the limit of {MAX_NOTE_CHARS}: shorten it, or split it into several notes"
+            ),
+            NoteError::BadTitle => write!(f, "the title must be one line of at most {MAX_TITLE_CHARS} characters"),
+        }
+    }
+}
+
+impl std::error::Error for NoteError {}
+
+/// A note ready to be written: redacted, titled and rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Prepared {
+    pub(crate) title: String,
+    /// The note file's text.
+    pub(crate) content: String,
+    /// The kinds of secret the note held, each replaced with `[REDACTED:<kind>]`.
+    pub(crate) redacted: Vec<&'static str>,
+}
+
+/// Check a note and make it safe to keep: trimmed, within the limits, its secrets (and its
+/// title's) redacted, titled by `title` or else its first line. Every way of writing a note
+/// goes through here, so a note reads the same however it was given.
+///
+/// # Errors
+///
+/// [`NoteError`] for an empty or too long note, or a title that is not one short line.
+pub(crate) fn prepare(text: &str, title: Option<&str>) -> Result<Prepared, NoteError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(NoteError::Empty);
+    }
+    let length = text.chars().count();
+    if length > MAX_NOTE_CHARS {
+        return Err(NoteError::TooLong(length));
+    }
+    if let Some(title) = title
+        && (title.contains('\n') || title.chars().count() > MAX_TITLE_CHARS)
+    {
+        return Err(NoteError::BadTitle);
+    }
+    let redacted = secret_kinds(text);
+    let body = redact(text).into_owned();
+    let title = title.map_or_else(|| title_from(&body), |t| t.trim().to_string());
+    let title = redact(&title).into_owned();
+    let content = render(&title, &body);
+    Ok(Prepared { title, content, redacted })
 }
 
 /// The text of a note file.
@@ -101,6 +168,19 @@ mod tests {
         let text = format!("{}{}", note.title, note.body);
         assert!(!text.chars().any(crate::core::escape::is_unsafe), "{text:?}");
         assert!(note.body.starts_with("Use") && note.body.contains("the VPN."), "{text:?}");
+    }
+
+    #[test]
+    fn a_prepared_note_is_trimmed_checked_and_redacted() {
+        let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
+        let note = prepare(&format!("  The CI token is {token}.\n"), None).unwrap();
+        assert_eq!(note.redacted, ["github"]);
+        assert_eq!(note.content, "# The CI token is [REDACTED:github].\n\nThe CI token is [REDACTED:github].\n");
+        let titled = prepare("use pnpm", Some(&format!(" key {token} "))).unwrap();
+        assert_eq!(titled.title, "key [REDACTED:github]");
+        assert_eq!(prepare(" \n ", None), Err(NoteError::Empty));
+        assert_eq!(prepare(&"x".repeat(MAX_NOTE_CHARS + 1), None), Err(NoteError::TooLong(MAX_NOTE_CHARS + 1)));
+        assert_eq!(prepare("x", Some("two\nlines")), Err(NoteError::BadTitle));
     }
 
     #[test]

@@ -51,7 +51,7 @@ fn read_file(workspace: &Workspace, relative: &str, kind: Kind, query: &Query) -
 }
 
 /// Workspace-relative paths of the files to search, in a stable order.
-fn workspace_files(workspace: &Workspace, scope: SearchScope) -> Result<Vec<(String, Kind)>> {
+pub(crate) fn workspace_files(workspace: &Workspace, scope: SearchScope) -> Result<Vec<(String, Kind)>> {
     let mut files = Vec::new();
     if scope.memory {
         files.push((MEMORY.to_string(), Kind::Memory));
