@@ -160,6 +160,19 @@ pub(crate) fn observations(reply: &str, line: u64, named: &Named) -> Vec<Observa
     found
 }
 
+/// Of a reply on the way, the [`observations`] that state an anomaly outright: a value other
+/// than the one expected, a file other than its name says. A reply on the way mostly thinks
+/// aloud, so a plain cause is not enough there.
+pub(crate) fn anomalies(reply: &str, line: u64, named: &Named) -> Vec<Observation> {
+    static ANOMALY: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?i)\b(?:listens? on|is (?:actually|really)|differs? from|not the \S+ (?:that|the)|despite its name|",
+            r"(?:zstd|gzip)[- ]compressed)\b|\b\d+\b[^.;]*(?:,\s*not|while|but)\s+(?:the\s+)?\S*[^.;]*\b\d+\b",
+        ))
+    });
+    observations(reply, line, named).into_iter().filter(|o| ANOMALY.is_match(&o.text)).collect()
+}
+
 /// Sentences of a reply, outside code blocks; a line break ends one too.
 fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -199,6 +212,16 @@ mod tests {
         let found: Vec<String> = observations(reply, 9, &named).into_iter().map(|o| o.text).collect();
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].contains("8081") && found[1].contains("zstd"), "{found:?}");
+    }
+
+    #[test]
+    fn a_reply_on_the_way_gives_only_anomalies() {
+        let named = named(&["ss -ltnp", "grep APP_LISTEN .env"]);
+        let odd = "`ss -ltnp` shows the container listens on 9091, while the Service targets 8080.";
+        assert_eq!(anomalies(odd, 4, &named).len(), 1);
+        let thinking = "`ss -ltnp` shows nothing yet because the server needs a moment to start.";
+        assert_eq!(observations(thinking, 4, &named).len(), 1);
+        assert!(anomalies(thinking, 4, &named).is_empty());
     }
 
     #[test]

@@ -331,7 +331,12 @@ impl Extractor {
                 // A one-line acknowledgement ("Noted.") after the account does not replace it.
                 let reply = text.for_scanning();
                 if reply.len() >= account::MIN_ACCOUNT || self.last_reply.is_none() {
-                    self.last_reply = Some((account::clip(reply), event.line));
+                    // A reply on the way that an account replaces may still have found something
+                    // odd about what the session ran ("it listens on 9091, while the Service
+                    // targets 8080").
+                    if let Some((before, line)) = self.last_reply.replace((account::clip(reply), event.line)) {
+                        self.keep_observations(account::anomalies(&before, line, &self.named));
+                    }
                 }
                 for id in crate::core::citations::cited_sessions(text.for_scanning()) {
                     if self.cited.len() < MAX_CITED || self.cited.contains_key(&id) {
@@ -663,6 +668,10 @@ impl Extractor {
     fn settle_account(&mut self) {
         let Some((reply, line)) = self.last_reply.take() else { return };
         let found = account::observations(&reply, line, &self.named);
+        self.keep_observations(found);
+    }
+
+    fn keep_observations(&mut self, found: Vec<Observation>) {
         if let Some(facts) = self.tasks.iter_mut().rev().find_map(|t| t.facts.as_mut()) {
             for observation in found {
                 if facts.observations.len() < MAX_FACTS && !facts.observations.contains(&observation) {

@@ -24,6 +24,16 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// Errors about the machine rather than the code (a service down, a tool or file missing, a
+/// port taken): a lesson even when the task edited code on the way.
+static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
+    crate::core::patterns::regex(concat!(
+        r"(?i)connection refused|econnrefused|could not connect|failed to connect|couldn'?t connect|timed out|",
+        r"command not found|: not found|permission denied|eacces|address already in use|eaddrinuse|",
+        r"could not resolve|name or service not known|temporary failure in name resolution|no space left",
+    ))
+});
+
 /// True when an error is one in the code under work (a symbol, an assertion, a lint code).
 pub(crate) fn is_code_error(error: &str) -> bool {
     CODE_ERROR.is_match(error)
@@ -66,7 +76,8 @@ pub(crate) fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[Stri
     // of the project, which is a lesson.
     let own_checker =
         failed_kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, _)| !head.contains(':'));
-    let in_the_code = CODE_ERROR.is_match(error) || (!own_checker && points_into(error, edited));
+    let in_the_code =
+        (CODE_ERROR.is_match(error) || (!own_checker && points_into(error, edited))) && !ENVIRONMENT.is_match(error);
     same_job && checks_only && !edited.is_empty() && edited.iter().all(|f| is_source(f)) && in_the_code
 }
 
@@ -266,6 +277,9 @@ mod tests {
             &["internal/store/pg.go".into()],
             &[]
         ));
+        // The machine's fault is a lesson, whatever the task edited on the way.
+        let refused = "[error] Postgrex.Protocol failed to connect: tcp connect (localhost:5432): connection refused";
+        assert!(!is_own_work("mix test", refused, "DB_PORT=5434 mix test", &["lib/fee.ex".into()], &[]));
         // A setup step, a configuration edit or another tool is a lesson.
         assert!(!is_own_work("make docs", "error: sphinx-build not found", "make docs", &[], &["pip install".into()]));
         assert!(!is_own_work("./ship.sh", "403", "./ship.sh", &[".env".into()], &[]));
