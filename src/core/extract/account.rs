@@ -46,7 +46,7 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
 /// …"): what the task did, not what the project is like, unless it gives a cause.
 static WORK_REPORT: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
-        r"(?i)^(?:(?:all )?done|(?:i(?:'ve| have)? )?(?:added|implemented|fixed|updated|created|wrote|changed|moved|renamed|",
+        r"(?i)^(?:(?:all )?done|(?:i(?:'ve| have)? )?(?:also )?(?:added|implemented|fixed|updated|created|wrote|changed|moved|renamed|swapped|",
         r"refactored|removed|replaced|switched|bumped|opened|made|converted|rewrote|split|wired|kept))\b|\bas (?:you )?(?:asked|requested)\b",
     ))
 });
@@ -248,6 +248,7 @@ mod tests {
             "Why does `cargo test` fail because of this?",
             "Done: `cargo test` passes and the region is hardcoded in src/main.rs as asked.",
             "Added a retry around `cargo test` in ci.sh, an actor instead of a lock.",
+            "I also created .env from .env.example (`cargo test` needs DATABASE_URL) and swapped the logger.",
         ] {
             assert!(observations(reply, 1, &named).is_empty(), "{reply}");
         }

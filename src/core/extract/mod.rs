@@ -459,7 +459,10 @@ impl Extractor {
         if call.untrusted {
             return;
         }
-        if failed {
+        self.drop_mistyped(&call.command);
+        // `cargo clippy 2>&1 | tail -2 && rg -n anyhow src` ends in a search that found nothing.
+        let no_match = result.exit_code == Some(1) && shell::ends_in_search(&call.command);
+        if failed && !no_match {
             self.failed(call, result);
             return;
         }
@@ -501,6 +504,11 @@ impl Extractor {
         if call.kind == CommandKind::Explore || matches!(result.exit_code, Some(130 | 143)) {
             return;
         }
+        // A push the remote turned away until the branch caught up is the day's work.
+        let output = result.output.for_scanning();
+        if call.kind == CommandKind::Vcs && progress::is_routine_vcs_refusal(output) {
+            return;
+        }
         let program = shell::program_of(&call.command);
         let error = errors::error_line_of(result.output.for_scanning(), program.as_deref())
             .map(|e| redact(&e).into_owned())
@@ -533,6 +541,18 @@ impl Extractor {
         self.open.insert(call.family, open);
     }
 
+    /// A command that corrects the spelling of one that failed (`mix tset x` → `mix test x`,
+    /// `pnpn dev` → `pnpm dev`, `--output-on-fail` → `--output-on-failure`) supersedes it,
+    /// whatever happens to it next: the typo teaches nothing.
+    fn drop_mistyped(&mut self, command: &str) {
+        self.open.retain(|_, open| {
+            let failure = &open.failure;
+            !(progress::is_typo_pair(&failure.command, command)
+                || progress::is_mistyped_program(&failure.command, &failure.error, failure.exit_code, command)
+                || progress::is_mistyped_flag(&failure.error, command))
+        });
+    }
+
     /// A command that did its job: the fix of the failures it resolves, a step towards the
     /// others, and a verified way to do its job.
     fn succeeded(&mut self, call: PendingCall) {
@@ -548,11 +568,17 @@ impl Extractor {
         let printed = &self.printed;
         let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };
         for open in fixed {
-            // `make bulid` → `make build` teaches nothing.
+            // `make bulid` → `make build` teaches nothing, nor does an install or a download
+            // that a plain retry got through (a network blip); a test that did is flaky.
             let failure = &open.failure;
+            let retried = open.edited.is_empty()
+                && open.ran.is_empty()
+                && shell::without_output_filters(&failure.command) == shell::without_output_filters(&call.command)
+                && (open.kind == CommandKind::Install
+                    || (open.kind != CommandKind::Test && progress::is_network_blip(&failure.error)));
             let typo = progress::is_typo_pair(&failure.command, &call.command)
                 || progress::is_mistyped_program(&failure.command, &failure.error, failure.exit_code, &call.command);
-            if task.fixes.len() >= MAX_FACTS || typo {
+            if task.fixes.len() >= MAX_FACTS || typo || retried {
                 continue;
             }
             let work = progress::is_own_work(
@@ -578,7 +604,7 @@ impl Extractor {
         }
         // Of a chain (`node bin/x.js --dry-run && npm test`), the job's own segment is what
         // is verified.
-        let command = shell::main_segment(&call.command).unwrap_or(call.command);
+        let command = shell::job_line(&call.command);
         let known = task.verified.iter().any(|v| v.command == command);
         if call.kind.is_verification() && !known && task.verified.len() < MAX_FACTS {
             task.verified.push(Verified { command, kind: call.kind, line: call.line });
@@ -648,6 +674,7 @@ impl Extractor {
             .iter()
             .filter(|(family, open)| {
                 **family == call.family
+                    || shell::runs_job(&call.command, family)
                     || same_job(open.kind)
                     || progress::is_typo_pair(&open.failure.command, &call.command)
                     || progress::is_mistyped_program(

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::shell::{CommandKind, classify};
+use super::shell::{self, CommandKind, classify};
 
 /// Errors that name a symbol, an assertion or a lint code: what editing the code under work
 /// fixes, not a landmine of the project.
@@ -33,6 +33,35 @@ static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
         r"could not resolve|name or service not known|temporary failure in name resolution|no space left",
     ))
 });
+
+/// True when a version-control tool refused as part of everyday work: a push behind the
+/// remote, nothing to commit, a merge that stopped on conflicts.
+pub(crate) fn is_routine_vcs_refusal(output: &str) -> bool {
+    static ROUTINE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?i)\[rejected\]|failed to push some refs|updates were rejected|non-fast-forward|fetch first|",
+            r"nothing to commit|automatic merge failed|merge conflict in|resolve all conflicts|have diverged",
+        ))
+    });
+    // Git says so at the end of what it printed.
+    let mut start = output.len().saturating_sub(4096);
+    while !output.is_char_boundary(start) {
+        start += 1;
+    }
+    ROUTINE.is_match(&output[start..])
+}
+
+/// True when an error says the network let a command down (a timeout, a reset, a name that
+/// did not resolve): what a plain retry gets through.
+pub(crate) fn is_network_blip(error: &str) -> bool {
+    static BLIP: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?i)opentimeout|readtimeout|etimedout|econnreset|connection reset|timed out|timeout|",
+            r"temporary failure in name resolution|could not resolve host|tls handshake|i/o timeout|503 service unavailable",
+        ))
+    });
+    BLIP.is_match(error)
+}
 
 /// True when an error is one in the code under work (a symbol, an assertion, a lint code).
 pub(crate) fn is_code_error(error: &str) -> bool {
@@ -65,7 +94,7 @@ pub(crate) fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[Stri
     if formatted && ran.is_empty() {
         return true;
     }
-    let same_job = classify(failed).family == classify(fixed).family;
+    let same_job = shell::runs_job(fixed, &classify(failed).family);
     // Checking the work on the way (a build, another test, a diff) is no setup step.
     let checks_only = ran.iter().all(|r| {
         let kind = classify(r).kind;
@@ -94,7 +123,13 @@ fn points_into(error: &str, edited: &[String]) -> bool {
 /// True when the command that succeeded only corrects a typo in the one that failed
 /// (`make bulid` → `make build`): nothing to learn.
 pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
-    let (a, b): (Vec<&str>, Vec<&str>) = (failed.split_whitespace().collect(), fixed.split_whitespace().collect());
+    // Settings in front (`JAVA_HOME=… ./gradlew build`) are not part of the spelling.
+    let words = |command: &'_ str| -> Vec<String> {
+        command.split_whitespace().skip_while(|w| is_assignment(w)).map(str::to_string).collect()
+    };
+    let (a, b) = (words(failed), words(fixed));
+    let (a, b): (Vec<&str>, Vec<&str>) =
+        (a.iter().map(String::as_str).collect(), b.iter().map(String::as_str).collect());
     let Some(i) = a.iter().zip(&b).position(|(x, y)| x != y) else {
         return false;
     };
@@ -108,6 +143,29 @@ pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
 
 /// True when a command failed because its program's name was mistyped (`terrafrom plan`:
 /// not found) and `fixed` runs the program spelt right, whatever it does next.
+/// True when an error names a flag the program does not know (`Unknown argument:
+/// --output-on-fail`) and `fixed` uses one spelt close to it (`--output-on-failure`).
+pub(crate) fn is_mistyped_flag(error: &str, fixed: &str) -> bool {
+    static UNKNOWN_FLAG: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)(?:unknown|unrecogni[sz]ed|invalid|unexpected)\s+(?:argument|option|flag|switch)s?:?\s+'?(--?[A-Za-z][\w-]*)",
+        )
+    });
+    let Some(bad) = UNKNOWN_FLAG.captures(error).and_then(|c| c.get(1)).map(|m| m.as_str()) else { return false };
+    fixed
+        .split_whitespace()
+        .map(|w| w.split_once('=').map_or(w, |(flag, _)| flag))
+        .any(|flag| flag.starts_with('-') && flag != bad && (flag.starts_with(bad) || edit_distance(flag, bad) <= 2))
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
 pub(crate) fn is_mistyped_program(failed: &str, error: &str, exit: Option<i64>, fixed: &str) -> bool {
     let not_found = exit == Some(127) || error.contains("not found") || error.contains("not recognized");
     let (Some(a), Some(b)) = (failed.split_whitespace().next(), fixed.split_whitespace().next()) else {
@@ -116,7 +174,9 @@ pub(crate) fn is_mistyped_program(failed: &str, error: &str, exit: Option<i64>, 
     // The error names the mistyped program itself, and the name is long enough to be
     // mistyped rather than another tool (`npm` and `pnpm` are two).
     let named = error.contains(a.rsplit('/').next().unwrap_or(a));
-    not_found && named && a != b && a.len() >= 5 && a.len().abs_diff(b.len()) <= 1 && edit_distance(a, b) <= 2
+    // Four letters are enough when the length is the same (`pnpn` → `pnpm`).
+    let long_enough = a.len() >= 5 || (a.len() == 4 && b.len() == 4 && edit_distance(a, b) == 1);
+    not_found && named && a != b && long_enough && a.len().abs_diff(b.len()) <= 1 && edit_distance(a, b) <= 2
 }
 
 /// Optimal string alignment distance (Levenshtein with transpositions), on characters.
@@ -221,6 +281,31 @@ mod tests {
             "terraform init"
         ));
         assert!(!is_mistyped_program("npm test", "sh: jest: not found", Some(127), "pnpm test"));
+    }
+
+    #[test]
+    fn a_push_behind_the_remote_is_routine() {
+        let behind = "To github.com:acme/x.git\n ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs to 'github.com:acme/x.git'\n";
+        assert!(is_routine_vcs_refusal(behind));
+        assert!(is_routine_vcs_refusal(&format!("{}{behind}", "é".repeat(3000))));
+        assert!(!is_routine_vcs_refusal(
+            "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository."
+        ));
+    }
+
+    #[test]
+    fn mistyped_flags_and_prefixed_typos_are_typos() {
+        assert!(is_mistyped_flag(
+            "CMake Error: Unknown argument: --output-on-fail",
+            "cmake --build build && ctest --test-dir build --output-on-failure"
+        ));
+        assert!(is_mistyped_flag("error: unrecognized option '--maxfail1'", "pytest --maxfail=1"));
+        // The same flag again is a missing plugin, not a typo.
+        assert!(!is_mistyped_flag("error: unrecognized arguments: --cov", "pytest --cov"));
+        assert!(!is_mistyped_flag("Error: unknown command \"unittest\" for \"helm\"", "helm unittest charts/web"));
+        assert!(is_typo_pair("./gradlew buidl", "JAVA_HOME=/usr/lib/jvm/java-21 ./gradlew build"));
+        assert!(is_mistyped_program("pnpn dev", "/bin/bash: line 1: pnpn: command not found", Some(127), "pnpm dev"));
+        assert!(!is_mistyped_program("pnpm i", "pnpm: command not found", Some(127), "npm i"));
     }
 
     #[test]

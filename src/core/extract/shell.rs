@@ -93,6 +93,48 @@ pub(crate) fn classify(command: &str) -> Classified {
     best.unwrap_or(Classified { kind: CommandKind::Other, family: String::new(), program: String::new() })
 }
 
+/// The line to keep as a verified way to do a job: the job's own segment of a chain, without
+/// what only trims its output (`| tail -2`) or looks around after it (`&& rg -n x src`).
+pub(crate) fn job_line(command: &str) -> String {
+    let line = without_output_filters(&main_segment(command).unwrap_or_else(|| command.to_string()));
+    let mut parts: Vec<&str> = line.split(" && ").collect();
+    while parts.len() > 1 && parts.last().is_some_and(|p| classify(p).kind == CommandKind::Explore) {
+        parts.pop();
+    }
+    parts.join(" && ")
+}
+
+/// Whether any segment of `command` does the job `family` names: `pnpm lint && pnpm test`
+/// runs `pnpm lint` as well as the test it is classified by.
+pub(crate) fn runs_job(command: &str, family: &str) -> bool {
+    segments(command).iter().filter_map(|words| classify_segment(words)).any(|c| c.family == family)
+}
+
+/// Whether a command ends in a search (`… | grep x`, `… && rg -n x src`), whose exit status
+/// 1 only says it found nothing.
+pub(crate) fn ends_in_search(command: &str) -> bool {
+    let all = segments(command);
+    all.last()
+        .and_then(|words| words.first())
+        .is_some_and(|w| matches!(program_name(w).as_str(), "grep" | "rg" | "ag" | "egrep" | "fgrep"))
+}
+
+/// `command` without what only trims or merges its output (`2>&1`, `| tail -2`, `| head`),
+/// so a retry that shows less is the same command.
+pub(crate) fn without_output_filters(command: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    let mut words = command.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        if word == "|" && words.peek().is_some_and(|next| matches!(*next, "tail" | "head" | "cat" | "less")) {
+            break;
+        }
+        if !matches!(word, "2>&1" | "&>/dev/null" | ">/dev/null") {
+            kept.push(word);
+        }
+    }
+    kept.join(" ")
+}
+
 /// Whether a command checks one test or one file (`swift test --filter RetryTests`, `npx jest
 /// src/export.test.js`, `pytest tests/test_a.py::test_b`): the task's own check of what it
 /// wrote, not the way to test the project.
@@ -649,6 +691,34 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_job_line_keeps_the_job_only() {
+        assert_eq!(
+            job_line("cargo clippy --workspace -- -D warnings 2>&1 | tail -2 && rg -n anyhow crates/core"),
+            "cargo clippy --workspace -- -D warnings"
+        );
+        assert_eq!(job_line("cargo test -p core 2>&1 | tail -2"), "cargo test -p core");
+        assert_eq!(job_line("cd app && npm run test:unit"), "cd app && npm run test:unit");
+        assert_eq!(job_line("node bin/x.js export --dry-run && npm test"), "npm test");
+    }
+
+    #[test]
+    fn every_segment_of_a_chain_does_its_job() {
+        assert!(runs_job("pnpm lint && pnpm test", "pnpm lint"));
+        assert!(runs_job("cd app && npm test | tail -3", "npm test"));
+        assert!(!runs_job("pnpm lint && pnpm test", "pnpm build"));
+    }
+
+    #[test]
+    fn a_search_at_the_end_and_output_filters_are_read() {
+        assert!(ends_in_search("cargo clippy -- -D warnings 2>&1 | tail -2 && rg -n anyhow crates/core"));
+        assert!(ends_in_search("ps aux | grep -i postgres"));
+        assert!(!ends_in_search("grep -c x a.txt && make test"));
+        assert_eq!(without_output_filters("bundle install 2>&1 | tail -2"), "bundle install");
+        assert_eq!(without_output_filters("bundle install"), "bundle install");
+        assert_eq!(without_output_filters("npm test | grep FAIL"), "npm test | grep FAIL");
+    }
 
     #[test]
     fn a_check_of_one_test_is_narrowed() {

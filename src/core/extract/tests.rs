@@ -110,6 +110,15 @@ fn a_plain_retry_that_passes_is_called_flaky_and_a_setup_step_is_named() {
     ]);
     assert_eq!(setup.facts.tasks[0].fixes[0].ran, ["pip install sphinx"]);
     assert!(!setup.rollout_summary.contains("plain retry"));
+    // An install a retry got through was the network's blip: nothing to keep.
+    let blip = memory(&[
+        user("Install the gems and run the specs. Always run rubocop before committing."),
+        run("1", "bundle install"),
+        result("1", 5, "Net::OpenTimeout: Failed to open TCP connection to rubygems.org:443 (execution expired)"),
+        run("2", "bundle install | tail -2"),
+        result("2", 0, "Bundle complete!"),
+    ]);
+    assert!(blip.facts.tasks[0].fixes.is_empty() && blip.facts.tasks[0].unresolved.is_empty());
 }
 
 #[test]
