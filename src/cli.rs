@@ -119,13 +119,15 @@ pub(crate) enum Command {
     ///
     /// Marks each session (by id, or by its transcript's path) as excluded and removes its
     /// stage-1 record; the next consolidation removes what only those sessions supported.
+    /// A session already forgotten is said to be; --undo takes a forget back.
     Forget(ForgetArgs),
 
     /// Show coverage, the last runs, the summary's size, and a scan for secrets and
     /// instruction-like text
     Status,
 
-    /// Remove the workspace and its state (keeps the list of forgotten sessions)
+    /// Remove the workspace and its state (keeps the notes and the list of forgotten
+    /// sessions)
     Reset(ResetArgs),
 
     /// Open a door for the summary into an agent: a SessionStart hook, an extension, or an
@@ -394,6 +396,10 @@ pub(crate) struct ForgetArgs {
     /// Session ids or transcript paths
     #[arg(value_name = "SESSION", required = true)]
     pub(crate) sessions: Vec<String>,
+
+    /// Take a forget back: the session is read again at the next extract
+    #[arg(long)]
+    pub(crate) undo: bool,
 }
 
 #[derive(Debug, Args)]
@@ -401,6 +407,10 @@ pub(crate) struct ResetArgs {
     /// Do not ask for confirmation (required when stdin is not a terminal)
     #[arg(long)]
     pub(crate) yes: bool,
+
+    /// Remove the notes too (they are kept otherwise)
+    #[arg(long)]
+    pub(crate) notes: bool,
 }
 
 #[derive(Debug, Clone, Default, Args)]

@@ -72,6 +72,9 @@ fn run_settled(cli: cli::Cli) -> Result<u8> {
     for warning in settings.warnings.iter().filter(|_| !silent) {
         term.warn(warning);
     }
+    if !matches!(settings.command, CommandSettings::Config) {
+        edge::workspace::check_home(&settings.home)?;
+    }
     match &settings.command {
         CommandSettings::Extract(opts) => cmd::extract::run(&settings, opts, &term)?,
         CommandSettings::Consolidate(opts) => cmd::consolidate::run(&settings, opts, &term)?,
@@ -80,9 +83,13 @@ fn run_settled(cli: cli::Cli) -> Result<u8> {
         CommandSettings::Search(opts) => return cmd::search::run(&settings, opts, &term),
         CommandSettings::Note(opts) => cmd::note::run(&settings, opts, &term)?,
         CommandSettings::Mcp(opts) => cmd::mcp::run(&settings, opts)?,
-        CommandSettings::Forget { sessions, lock_wait } => cmd::forget::run(&settings, sessions, *lock_wait, &term)?,
+        CommandSettings::Forget { sessions, undo, lock_wait } => {
+            cmd::forget::run(&settings, sessions, *undo, *lock_wait, &term)?
+        }
         CommandSettings::Status => cmd::status::run(&settings, &term)?,
-        CommandSettings::Reset { yes, lock_wait } => cmd::reset::run(&settings, *yes, *lock_wait, &term)?,
+        CommandSettings::Reset { yes, notes, lock_wait } => {
+            cmd::reset::run(&settings, *yes, *notes, *lock_wait, &term)?
+        }
         CommandSettings::Config => cmd::config::run(&settings, &term)?,
         CommandSettings::Integrate(opts) => cmd::integrate::run(&settings, opts, &term)?,
     }

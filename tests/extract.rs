@@ -20,6 +20,29 @@ fn copy_cases(cases: &[&str]) -> tempfile::TempDir {
     dir
 }
 
+/// Append a record stamped now to the transcript of `case` under `root`, as an agent still
+/// writing it would: the newest record's own time is what makes a session active.
+fn append_record_now(root: &Path, case: &str) {
+    let now = jiff::Timestamp::now();
+    let (file, line) = match case {
+        CODEX_CASE => (
+            codex_file(root),
+            format!(
+                r#"{{"timestamp":"{now}","type":"event_msg","payload":{{"type":"agent_message","message":"Still working."}}}}"#
+            ),
+        ),
+        "generic" => (
+            root.join("generic/firmware-session.jsonl"),
+            format!(r#"{{"role":"assistant","content":"Still working.","timestamp":"{now}"}}"#),
+        ),
+        other => panic!("no record to append to {other}"),
+    };
+    let mut text = fs::read_to_string(&file).unwrap();
+    text.push_str(&line);
+    text.push('\n');
+    fs::write(&file, text).unwrap();
+}
+
 fn codex_file(root: &Path) -> std::path::PathBuf {
     root.join(CODEX_CASE).join(format!("sessions/2026/11/20/rollout-2026-11-20T09-00-00-{CODEX_ID}.jsonl"))
 }
@@ -152,14 +175,18 @@ fn session_picks_one_transcript_by_id() {
 fn idle_and_age_windows_skip_active_and_old_sessions() {
     let dir = copy_cases(&[CODEX_CASE, "generic"]);
     let hb = Handbook::new();
-    // Freshly copied files were written just now: still active.
+    // Sessions whose newest records were written just now: still active.
+    append_record_now(dir.path(), CODEX_CASE);
+    append_record_now(dir.path(), "generic");
     let output = hb.cmd().args(["--json", "extract"]).arg(dir.path()).output().unwrap();
     let lines = json_lines(&output.stdout);
     assert_eq!(coverage(&lines)["still_active"], 2);
-    // A clock a year ahead makes them too old.
+    // A clock a year ahead makes them too old, where there is an age window (the built-in
+    // engine has none unless it is set).
     let output = hb
         .cmd()
         .env("HANDBOOK_NOW", "2027-12-01T00:00:00Z")
+        .env("HANDBOOK_MAX_AGE_DAYS", "10")
         .args(["--json", "extract"])
         .arg(dir.path())
         .output()
@@ -392,8 +419,9 @@ fn a_wrongly_forced_format_is_not_kept_for_good() {
 
 #[test]
 fn a_run_that_reads_nothing_says_which_flag_would_read_it() {
-    // Just copied, so just modified: still active under the default idle window.
+    // Written to just now: still active under the default idle window.
     let dir = copy_cases(&["generic"]);
+    append_record_now(dir.path(), "generic");
     let hb = Handbook::new();
     let output = hb.cmd().arg("extract").arg(dir.path()).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

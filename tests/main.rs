@@ -15,6 +15,7 @@ mod echo;
 mod engines;
 mod external;
 mod extract;
+mod firstrun;
 mod fixtures;
 mod gemini;
 mod hostile;

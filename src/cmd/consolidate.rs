@@ -40,26 +40,29 @@ pub(crate) fn run(settings: &Settings, opts: &ConsolidateSettings, term: &Termin
     Ok(())
 }
 
-/// Consolidate and print the report; the caller holds the lock.
+/// Consolidate and print the report (returned); the caller holds the lock.
 pub(crate) fn consolidate_and_report(
     workspace: &Workspace,
     settings: &Settings,
     opts: &ConsolidateSettings,
     term: &Terminal,
-) -> Result<()> {
+) -> Result<Report> {
     let report = consolidate(workspace, settings, opts, term)?;
+    workspace.remember_first_consolidation(settings.now)?;
     term.json("consolidate", &report)?;
     if !term.quiet {
         term.line(&report.line())?;
     }
-    Ok(())
+    Ok(report)
 }
 
-fn rules(settings: &Settings, opts: &ConsolidateSettings) -> Rules {
+/// The rules of a run; `first` is when the handbook was first consolidated, if it was.
+fn rules(settings: &Settings, opts: &ConsolidateSettings, first: Option<jiff::Timestamp>) -> Rules {
+    let waivable = !opts.engine.is_model() && !opts.max_unused_set;
     Rules {
         now: settings.now,
         max_raw_memories: opts.max_raw_memories,
-        max_unused: opts.max_unused,
+        max_unused: crate::core::select::retention(opts.max_unused, waivable, first, settings.now),
         cooldown: opts.cooldown,
         force: opts.force,
         summary_max_tokens: settings.summary_max_tokens,
@@ -75,8 +78,8 @@ pub(crate) fn consolidate(
     term: &Terminal,
 ) -> Result<Report> {
     workspace.create()?;
-    let rules = rules(settings, opts);
     let (manifest, damaged) = workspace.load_manifest_or_rebuild()?;
+    let rules = rules(settings, opts, workspace.first_consolidation(&manifest)?);
     if let Some(why) = &damaged {
         term.warn(why);
     }

@@ -13,7 +13,7 @@ use crate::core::pipeline::Finished;
 use crate::core::session::Agent;
 use crate::core::stage1::Stage1;
 use crate::core::state::{
-    self, Coverage, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceKey,
+    self, Caps, Coverage, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceKey,
     SourceState,
 };
 use crate::edge::discover::{discover_sources, key_of};
@@ -31,22 +31,25 @@ use crate::edge::workspace::Workspace;
 const READ_AHEAD: usize = 8;
 
 /// Run `extract` on its own: take the lock (a dry run writes nothing, so needs none), then
-/// extract.
+/// extract, and say what was left out and what would take it in.
 pub(crate) fn run(settings: &Settings, opts: &ExtractSettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
     let _lock = if opts.dry_run { None } else { Some(workspace.lock(opts.lock_wait)?) };
-    extract(&workspace, settings, opts, term, &Stop::install()?)
+    let notes = extract(&workspace, settings, opts, term, &Stop::install()?)?;
+    notes.iter().for_each(|note| term.note(note));
+    Ok(())
 }
 
 /// Extract; the caller holds the lock unless this is a dry run. A signal through `stop`
-/// ends the run at the next session boundary, with what is finished committed.
+/// ends the run at the next session boundary, with what is finished committed. The notes
+/// on what the run left out, for the caller to print.
 pub(crate) fn extract(
     workspace: &Workspace,
     settings: &Settings,
     opts: &ExtractSettings,
     term: &Terminal,
     stop: &Stop,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     let found = discover_sources(&opts.sources, term)?;
     let present: HashSet<String> = found.files.iter().map(|p| key_of(p)).collect();
     let mut run = Run {
@@ -76,7 +79,7 @@ pub(crate) fn extract(
     if opts.sessions.is_empty() {
         run.coverage.vanished += run.ledger.vanish_under(&found.roots);
     }
-    run.finish(settings.now)
+    run.finish(workspace, settings.now)
 }
 
 struct Run<'a> {
@@ -149,6 +152,10 @@ impl Run<'_> {
             Ok(FileRead::Session { agent, finished, hash }) => {
                 // The pipeline redacted the metadata when it finished.
                 let finished = *finished;
+                if let Some(plan) = state::left_alone(finished.meta.updated, *stat, self.rules.windows) {
+                    self.coverage.count(&key.to_string(), plan, None);
+                    return Ok(());
+                }
                 let seen = self.seen(agent, &finished, hash, key);
                 self.session(key, *stat, seen, finished)
             }
@@ -255,37 +262,20 @@ impl Run<'_> {
     }
 
     /// Save the state (unless this is a dry run), bring usage in line, and report.
-    fn finish(self, now: Timestamp) -> Result<()> {
+    fn finish(self, workspace: &Workspace, now: Timestamp) -> Result<Vec<String>> {
         let Run { opts, term, ledger, mut coverage, mut reports, stopped, interrupted, .. } = self;
         ledger.save(now)?;
-        report(term, &mut reports, &mut coverage, opts.dry_run)?;
-        let flags = HintFlags { sessions: &opts.sessions, min_idle: opts.min_idle, max_age: opts.max_age };
-        for hint in state::hints(flags, &coverage) {
-            term.note(&hint);
+        if !opts.dry_run {
+            workspace.remember_extract(now, coverage.counts())?;
         }
+        let flags = HintFlags { sessions: &opts.sessions, min_idle: opts.min_idle, max_age: opts.max_age };
+        let caps = Caps { limit: opts.limit, input_tokens: opts.max_input_tokens_per_run };
+        let left_out = state::left_out(flags, caps, &coverage);
+        crate::edge::coverage::report(term, &mut reports, &mut coverage, opts.dry_run, &left_out)?;
         match (interrupted, stopped) {
             (Some(signal), _) => Err(Interrupted(signal).into()),
             (None, Some(reason)) => bail!("extraction stopped: {reason}"),
-            (None, None) => Ok(()),
+            (None, None) => Ok(state::notes(flags, caps, &coverage)),
         }
     }
-}
-
-fn report(term: &Terminal, reports: &mut [SessionReport], coverage: &mut Coverage, dry_run: bool) -> Result<()> {
-    reports.sort_by(|a, b| a.path.cmp(&b.path));
-    coverage.failures.sort();
-    for r in reports.iter() {
-        term.json("session", r)?;
-        if !term.quiet {
-            term.line(&r.line())?;
-        }
-    }
-    term.json("totals", &serde_json::json!({ "coverage": coverage, "dry_run": dry_run }))?;
-    // Quiet means silent unless something is wrong, and a session that failed this run is.
-    match (term.quiet, coverage.quiet_warning()) {
-        (true, Some(warning)) => term.warn(&warning),
-        (true, None) => {}
-        (false, _) => term.line(&coverage.closing_line(dry_run))?,
-    }
-    Ok(())
 }

@@ -1,24 +1,30 @@
-//! `handbook forget`: exclude sessions for good and drop what was extracted from them. The
-//! next consolidation removes the lessons only they supported.
+//! `handbook forget`: exclude sessions for good and drop what was extracted from them (the
+//! next consolidation removes the lessons only they supported), or, with `--undo`, take a
+//! forget back so the next extract reads the session again. Each session is reported: what
+//! was removed, or that it was already forgotten.
 
 use anyhow::{Result, bail};
 use serde::Serialize;
 
 use crate::config::Settings;
-use crate::core::state::{Reason, SourceState};
+use crate::core::state::{self, Forgetting};
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
 #[derive(Serialize)]
-struct Forgotten {
-    session_id: String,
-    paths: Vec<String>,
+struct Forgotten<'a> {
+    #[serde(flatten)]
+    forgetting: &'a Forgetting,
+    /// Whether its extracted (stage-1) record was removed by this command.
+    removed_record: bool,
+    undo: bool,
 }
 
-/// Run `forget`.
+/// Run `forget` (`undo`: `forget --undo`).
 pub(crate) fn run(
     settings: &Settings,
     targets: &[String],
+    undo: bool,
     lock_wait: std::time::Duration,
     term: &Terminal,
 ) -> Result<()> {
@@ -28,16 +34,11 @@ pub(crate) fn run(
     }
     let _lock = workspace.lock(lock_wait)?;
     let mut sources = workspace.load_sources()?;
-    let mut forgotten = Vec::new();
+    let mut done = Vec::new();
     for target in targets {
         let absolute = std::path::absolute(target).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut ids: Vec<String> = sources
-            .sources
-            .iter()
-            .filter(|(key, e)| e.session_id.as_deref() == Some(target) || key.path == *target || key.path == absolute)
-            .filter_map(|(_, e)| e.session_id.clone())
-            .collect();
-        if ids.is_empty() && workspace.load_stage1(target)?.is_some() {
+        let mut ids = state::ids_named(&sources, target, &absolute);
+        if ids.is_empty() && !undo && workspace.load_stage1(target)?.is_some() {
             ids.push(target.clone());
         }
         if ids.is_empty() {
@@ -45,27 +46,22 @@ pub(crate) fn run(
                 "no session matches {target:?}: give a session id or a transcript path (`handbook search --since 30d` lists recent sessions with their ids)"
             );
         }
-        ids.sort();
-        ids.dedup();
         for id in ids {
-            sources.excluded.insert(id.clone());
-            let mut paths = Vec::new();
-            for (path, entry) in
-                sources.sources.iter_mut().filter(|(_, e)| e.session_id.as_deref() == Some(id.as_str()))
-            {
-                entry.state = SourceState::Excluded;
-                entry.reason = Some(Reason::Forgotten);
-                paths.push(path.to_string());
+            if undo {
+                done.push((state::unforget(&mut sources, &id), false));
+                continue;
             }
+            let forgetting = state::forget(&mut sources, &id);
+            let removed_record = workspace.has_stage1(&id);
             workspace.remove_stage1(&id)?;
-            forgotten.push(Forgotten { session_id: id, paths });
+            done.push((forgetting, removed_record));
         }
     }
     workspace.save_sources(&sources)?;
-    for f in &forgotten {
-        term.json("forgotten", f)?;
+    for (forgetting, removed_record) in &done {
+        term.json("forgotten", &Forgotten { forgetting, removed_record: *removed_record, undo })?;
         if !term.quiet {
-            term.line(&format!("forgot {}; its lessons go at the next consolidate", f.session_id))?;
+            term.line(&forgetting.line(undo, *removed_record))?;
         }
     }
     Ok(())

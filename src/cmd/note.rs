@@ -1,5 +1,8 @@
 //! `handbook note`: write a lesson in the user's own words (checked and redacted by
-//! `core::notes::prepare`, written create-only by `edge::notes::write_note`).
+//! `core::notes::prepare`, written create-only by `edge::notes::write_note_locked`). With the
+//! built-in engine the handbook is consolidated right after, under the same hold of the lock
+//! (it takes a fraction of a second), so the note is in the summary when the command ends; a
+//! model engine's consolidation costs money and waits for the next `consolidate` or `update`.
 
 use std::io::{IsTerminal, Read};
 
@@ -8,7 +11,7 @@ use serde::Serialize;
 
 use crate::config::{NoteSettings, Settings};
 use crate::core::notes::{self, MAX_NOTE_CHARS};
-use crate::edge::notes::write_note;
+use crate::edge::notes::write_note_locked;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
@@ -17,6 +20,8 @@ struct Written<'a> {
     path: &'a str,
     title: &'a str,
     redacted: Vec<&'static str>,
+    /// The handbook was consolidated with the note in it.
+    consolidated: bool,
 }
 
 /// Run `note`.
@@ -45,11 +50,31 @@ pub(crate) fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> 
         ));
     }
     let workspace = Workspace::new(&settings.home);
-    let path = write_note(&workspace, settings.now, &note, opts.lock_wait)?;
+    let lock = workspace.lock(opts.lock_wait)?;
+    let path = write_note_locked(&workspace, settings.now, &note)?;
+    let consolidated = !opts.consolidate.engine.is_model() && consolidated(&workspace, settings, opts, term);
+    drop(lock);
     crate::edge::doors::refresh(settings, term);
-    term.json("note", &Written { path: &path, title: &note.title, redacted: note.redacted.clone() })?;
+    let redacted = note.redacted.clone();
+    term.json("note", &Written { path: &path, title: &note.title, redacted, consolidated })?;
     if !term.quiet {
         term.line(&format!("note: {path}"))?;
     }
+    term.note(match consolidated {
+        true => "the handbook was consolidated with it: the note is in the summary now",
+        false => "the note reaches the summary at the next `handbook consolidate` (or `handbook update`)",
+    });
     Ok(())
+}
+
+/// Consolidate with the built-in engine; a failure leaves the note for the next run.
+fn consolidated(workspace: &Workspace, settings: &Settings, opts: &NoteSettings, term: &Terminal) -> bool {
+    let quiet = Terminal { quiet: true, json: false, progress: false, ..*term };
+    match super::consolidate::consolidate_and_report(workspace, settings, &opts.consolidate, &quiet) {
+        Ok(_) => true,
+        Err(e) => {
+            term.warn(&format!("{e:#}; the note is written, and the next consolidation takes it in"));
+            false
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! `handbook reset`: remove the workspace and its state, keeping the list of forgotten
-//! sessions so they stay forgotten.
+//! sessions so they stay forgotten, and the notes (the user's own words) unless `--notes`
+//! asks for them to go too. It says what it kept.
 //!
 //! Only what handbook itself writes is removed, and only from a folder that is unmistakably a
 //! workspace: a real (not symlinked) home holding a real `.handbook/` with handbook's state in
@@ -14,15 +15,21 @@ use crate::config::Settings;
 use crate::core::state::{SOURCES_VERSION, Sources};
 use crate::core::words::count;
 use crate::edge::terminal::Terminal;
-use crate::edge::workspace::{OWN_ENTRIES, Workspace};
+use crate::edge::workspace::{NOTES_ROOT, OWN_ENTRIES, Workspace};
 
 /// Run `reset`.
-pub(crate) fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration, term: &Terminal) -> Result<()> {
+pub(crate) fn run(
+    settings: &Settings,
+    yes: bool,
+    remove_notes: bool,
+    lock_wait: std::time::Duration,
+    term: &Terminal,
+) -> Result<()> {
     // `components` drops a trailing slash, which would make the symlink check follow the link.
     let home: PathBuf = settings.home.components().collect();
     let workspace = Workspace::new(&home);
     workspace.check_resettable()?;
-    if !yes && !confirmed(&home)? {
+    if !yes && !confirmed(&home, remove_notes)? {
         // Declining is an answer, not a failure.
         term.note("reset cancelled; nothing was removed");
         return Ok(());
@@ -32,16 +39,18 @@ pub(crate) fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration
     // reset before anything is removed.
     let mut excluded = workspace.load_forgotten()?;
     let sources = workspace.load_sources().ok();
-    let found = workspace.clear(OWN_ENTRIES)?;
+    let notes_kept = if remove_notes { 0 } else { workspace.notes().map_or(0, |notes| notes.len()) };
+    let entries: Vec<&str> = OWN_ENTRIES.iter().copied().filter(|e| remove_notes || *e != NOTES_ROOT).collect();
+    let found = workspace.clear(&entries)?;
     let was_empty = !found && sources.as_ref().is_none_or(|s| s.sources.is_empty());
     excluded.extend(sources.map(|s| s.excluded).unwrap_or_default());
     let excluded_count = excluded.len();
     workspace.save_sources(&Sources { version: SOURCES_VERSION, excluded, ..Sources::default() })?;
     let others = workspace.other_entries();
-    term.json(
-        "reset",
-        &serde_json::json!({ "home": home, "forgotten_kept": excluded_count, "other_entries_kept": others }),
-    )?;
+    let report = serde_json::json!({
+        "home": home, "forgotten_kept": excluded_count, "notes_kept": notes_kept, "other_entries_kept": others
+    });
+    term.json("reset", &report)?;
     if !term.quiet {
         let kept = match others {
             0 => String::new(),
@@ -49,16 +58,36 @@ pub(crate) fn run(settings: &Settings, yes: bool, lock_wait: std::time::Duration
         };
         let what = if was_empty { "nothing to remove (already reset)" } else { "removed the handbook" };
         term.line(&format!("reset: {what} in {}{kept}", home.display()))?;
+        term.line(&kept_line(notes_kept, excluded_count))?;
     }
     Ok(())
 }
 
+/// What a reset kept, and how to remove or take it back.
+fn kept_line(notes: usize, forgotten: usize) -> String {
+    let mut kept = Vec::new();
+    if notes > 0 {
+        kept.push(format!("{} (`handbook reset --notes` removes them)", count(notes, "note")));
+    }
+    if forgotten > 0 {
+        kept.push(format!(
+            "the list of {} (`handbook forget --undo <id>` takes one back)",
+            count(forgotten, "forgotten session")
+        ));
+    }
+    match kept.is_empty() {
+        true => "reset: kept no notes and no forgotten sessions".to_string(),
+        false => format!("reset: kept {}", kept.join(" and ")),
+    }
+}
+
 /// Ask on the terminal; without one, refuse rather than guess.
-fn confirmed(home: &Path) -> Result<bool> {
+fn confirmed(home: &Path, remove_notes: bool) -> Result<bool> {
     if !std::io::stdin().is_terminal() {
         bail!("refusing to reset {} without confirmation: pass --yes", home.display());
     }
-    eprint!("Remove the handbook in {} (lessons, notes and state)? [y/N] ", home.display());
+    let what = if remove_notes { "lessons, notes and state" } else { "lessons and state; notes are kept" };
+    eprint!("Remove the handbook in {} ({what})? [y/N] ", home.display());
     std::io::stderr().flush().ok();
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer).context("cannot read the answer")?;

@@ -14,7 +14,7 @@ use crate::core::layout::{SUMMARY, timestamp};
 use crate::core::manifest::Snapshot;
 use crate::core::manifest::{self, Change};
 use crate::core::redact::secret_kinds;
-use crate::core::state::{SourceState, Sources};
+use crate::core::state::{Counts, SourceState, Sources};
 use crate::core::tokens::estimate;
 use crate::core::words::count;
 use crate::edge::terminal::Terminal;
@@ -34,6 +34,9 @@ struct Status {
     excluded: BTreeMap<String, u64>,
     failures: Vec<Failure>,
     last_extract: Option<Timestamp>,
+    /// Every count of the last extract's coverage line, still active and too old included:
+    /// what it left for later as well as what it read.
+    last_extract_coverage: Option<Counts>,
     last_consolidate: Option<Timestamp>,
     extracted_records: usize,
     changes_since_consolidation: Vec<Change>,
@@ -80,6 +83,7 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
         excluded: BTreeMap::new(),
         failures: Vec::new(),
         last_extract: None,
+        last_extract_coverage: None,
         last_consolidate: None,
         extracted_records: 0,
         changes_since_consolidation: Vec::new(),
@@ -97,6 +101,7 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
         Ok(sources) => count_sessions(&mut status, &sources),
         Err(e) => status.damaged.push(format!("{e:#}")),
     }
+    status.last_extract_coverage = workspace.last_extract()?.map(|last| last.counts);
     let snapshot = workspace.snapshot()?;
     match workspace.load_manifest() {
         Ok(manifest) => {
@@ -181,6 +186,11 @@ fn render(status: &Status) -> Vec<String> {
     }
     let when = |t: Option<Timestamp>| t.map_or_else(|| "never".to_string(), timestamp);
     out.push(format!("last extract: {}", when(status.last_extract)));
+    if let Some(counts) = &status.last_extract_coverage {
+        let [(_, sessions), rest @ ..] = counts.named();
+        let rest: Vec<String> = rest.iter().map(|(name, n)| format!("{n} {name}")).collect();
+        out.push(format!("  {}: {}", count(sessions as usize, "session"), rest.join(", ")));
+    }
     out.push(format!(
         "last consolidate: {} ({} extracted)",
         when(status.last_consolidate),

@@ -1,10 +1,12 @@
 //! `handbook update`: extract, then consolidate, under one hold of the workspace lock so no
 //! other run slips in between. Made for cron: silent unless something is wrong (warnings and
-//! errors on stderr).
+//! errors on stderr). Until the handbook has been consolidated once, it also says what it left
+//! out and what would take it in, so a first run never looks as if it learnt everything.
 
 use anyhow::Result;
 
 use crate::config::{ConsolidateSettings, ExtractSettings, Settings};
+use crate::core::consolidate::report::LeftOut;
 use crate::edge::signal::Stop;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
@@ -25,10 +27,16 @@ pub(crate) fn run(
     }
     let workspace = Workspace::new(&settings.home);
     let _lock = workspace.lock(extract.lock_wait)?;
+    let first = !workspace.consolidated_before();
     let quiet = Terminal { quiet: true, progress: false, ..*term };
     // A signal during extraction leaves consolidation for the next run.
-    super::extract::extract(&workspace, settings, extract, &quiet, &Stop::install()?)?;
-    super::consolidate::consolidate_and_report(&workspace, settings, consolidate, &quiet)?;
+    let mut notes = super::extract::extract(&workspace, settings, extract, &quiet, &Stop::install()?)?;
+    let report = super::consolidate::consolidate_and_report(&workspace, settings, consolidate, &quiet)?;
+    let LeftOut { unused, over_max, max_unused_days, max } = report.left_out;
+    notes.extend(crate::core::select::left_out_notes(unused, over_max, max_unused_days, max));
+    for note in notes.iter().filter(|_| first) {
+        term.note(note);
+    }
     crate::edge::doors::refresh(settings, term);
     Ok(())
 }

@@ -69,11 +69,14 @@ pub(crate) enum CommandSettings {
     Mcp(McpSettings),
     Forget {
         sessions: Vec<String>,
+        undo: bool,
         lock_wait: Duration,
     },
     Status,
     Reset {
         yes: bool,
+        /// Remove the notes too.
+        notes: bool,
         lock_wait: Duration,
     },
     /// Show the settings in effect (`Settings::resolved`).
@@ -110,6 +113,9 @@ pub(crate) struct ConsolidateSettings {
     pub(crate) engine: EngineSettings,
     pub(crate) max_raw_memories: usize,
     pub(crate) max_unused: SignedDuration,
+    /// `max_unused_days` was set (else the default applies, which the built-in engine
+    /// waives while the handbook is new: see `core::select::retention`).
+    pub(crate) max_unused_set: bool,
     pub(crate) cooldown: SignedDuration,
     pub(crate) force: bool,
     pub(crate) lock_wait: Duration,
@@ -159,6 +165,8 @@ pub(crate) struct NoteSettings {
     pub(crate) text: Option<String>,
     pub(crate) title: Option<String>,
     pub(crate) lock_wait: Duration,
+    /// How the handbook is consolidated: with the built-in engine, `note` does it at once.
+    pub(crate) consolidate: Box<ConsolidateSettings>,
 }
 
 #[derive(Debug, Clone)]
@@ -302,7 +310,11 @@ pub(crate) struct ExtractSettings {
     pub(crate) sources: Vec<SourceRoot>,
     pub(crate) format: Option<Agent>,
     pub(crate) min_idle: SignedDuration,
+    /// The age window's length (see `age_window`).
     pub(crate) max_age: SignedDuration,
+    /// Whether the age window applies: set, or a model engine's cost guard. The built-in
+    /// engine reads old sessions for nothing, so by default it reads every age.
+    pub(crate) age_window: bool,
     pub(crate) all: bool,
     pub(crate) limit: Option<usize>,
     pub(crate) sessions: Vec<String>,
@@ -317,7 +329,8 @@ impl ExtractSettings {
     pub(crate) fn rules(&self, now: Timestamp) -> crate::core::state::Rules {
         // Naming sessions means wanting them read, whatever their age.
         let all = self.all || !self.sessions.is_empty();
-        let windows = crate::core::state::Windows { now, min_idle: self.min_idle, max_age: self.max_age, all };
+        let max_age = self.age_window.then_some(self.max_age);
+        let windows = crate::core::state::Windows { now, min_idle: self.min_idle, max_age, all };
         let (include_subagents, exclude_external) = (self.include_subagents, self.exclude_external);
         crate::core::state::Rules { windows, include_subagents, exclude_external, format: self.format }
     }
@@ -417,12 +430,16 @@ impl Settings {
                 lock_wait: lock_wait(&mut r, args.wait)?,
                 fixed_now,
             }),
-            Command::Forget(args) => {
-                CommandSettings::Forget { sessions: args.sessions, lock_wait: lock_wait(&mut r, None)? }
-            }
+            Command::Forget(args) => CommandSettings::Forget {
+                sessions: args.sessions,
+                undo: args.undo,
+                lock_wait: lock_wait(&mut r, None)?,
+            },
             Command::Status => CommandSettings::Status,
             Command::Integrate(args) => CommandSettings::Integrate(integrate_settings(args, env)?),
-            Command::Reset(args) => CommandSettings::Reset { yes: args.yes, lock_wait: lock_wait(&mut r, None)? },
+            Command::Reset(args) => {
+                CommandSettings::Reset { yes: args.yes, notes: args.notes, lock_wait: lock_wait(&mut r, None)? }
+            }
             Command::Config => {
                 // Everything `update` would resolve; what an engine lacks is shown, not fatal.
                 let consolidate = ConsolidateArgs {
@@ -505,8 +522,13 @@ fn extract_settings(args: ExtractArgs, r: &mut Resolver, needs: Needs) -> Result
         }
     };
     let min_idle = r.get(&[&table::MIN_IDLE], args.min_idle, table::DEFAULT_MIN_IDLE)?.0;
-    let max_age = r.get(&[&table::MAX_AGE], args.max_age, table::DEFAULT_MAX_AGE)?.0;
+    let max_age = r.pick(&[&table::MAX_AGE], args.max_age)?;
     let engine = engine_settings(Phase::Extract, &args.engine, r, needs)?;
+    let age_window = max_age.is_some() || engine.is_model();
+    let (max_age, origin) = max_age.unwrap_or((table::DEFAULT_MAX_AGE, Origin::Default));
+    let shown = if age_window { max_age.show() } else { table::NO_AGE_WINDOW.to_string() };
+    r.record(&[&table::MAX_AGE], Some(shown), origin);
+    let max_age = max_age.0;
     let model_limit = engine.is_model().then_some(table::DEFAULT_MODEL_SESSIONS_PER_RUN);
     // 0 means no limit, as for `search --limit` (and a model run can lift its default).
     let limit = r.get_opt(&[&table::MAX_SESSIONS_PER_RUN], args.limit, model_limit)?.filter(|&n| n > 0);
@@ -522,6 +544,7 @@ fn extract_settings(args: ExtractArgs, r: &mut Resolver, needs: Needs) -> Result
         format: args.format,
         min_idle,
         max_age,
+        age_window,
         all: args.all,
         limit,
         sessions: args.session,
@@ -536,7 +559,10 @@ fn consolidate_settings(args: &ConsolidateArgs, r: &mut Resolver, needs: Needs) 
     let options = &args.options;
     let max_raw_memories =
         r.get(&[&table::MAX_RAW_MEMORIES], options.max_raw_memories, table::DEFAULT_MAX_RAW_MEMORIES)?;
-    let max_unused_days = r.get(&[&table::MAX_UNUSED_DAYS], options.max_unused_days, table::DEFAULT_MAX_UNUSED_DAYS)?;
+    let picked = r.pick(&[&table::MAX_UNUSED_DAYS], options.max_unused_days)?;
+    let max_unused_set = picked.is_some();
+    let (max_unused_days, origin) = picked.unwrap_or((table::DEFAULT_MAX_UNUSED_DAYS, Origin::Default));
+    r.record(&[&table::MAX_UNUSED_DAYS], Some(max_unused_days.show()), origin);
     let engine = engine_settings(Phase::Consolidate, &args.engine, r, needs)?;
     let default_cooldown = if engine.is_model() { table::DEFAULT_MODEL_COOLDOWN } else { table::DEFAULT_COOLDOWN };
     let cooldown = r.get(&[&table::CONSOLIDATE_COOLDOWN], None, default_cooldown)?.0;
@@ -544,6 +570,7 @@ fn consolidate_settings(args: &ConsolidateArgs, r: &mut Resolver, needs: Needs) 
         engine,
         max_raw_memories,
         max_unused: SignedDuration::from_hours(i64::from(max_unused_days) * 24),
+        max_unused_set,
         cooldown,
         force: options.force,
         lock_wait: lock_wait(r, args.wait)?,
@@ -618,7 +645,11 @@ fn note_settings(args: NoteArgs, r: &mut Resolver) -> Result<NoteSettings> {
         [dash] if dash == "-" => None,
         words => Some(words.join(" ")),
     };
-    Ok(NoteSettings { text, title: args.title, lock_wait: lock_wait(r, None)? })
+    let consolidate =
+        ConsolidateArgs { options: ConsolidateOptions::default(), wait: None, engine: EngineArgs::default() };
+    // What a model engine lacks matters to the next consolidation, not to the note.
+    let consolidate = Box::new(consolidate_settings(&consolidate, r, Needs::Warn)?);
+    Ok(NoteSettings { text, title: args.title, lock_wait: lock_wait(r, None)?, consolidate })
 }
 
 /// The engine of one phase: flags, then the phase's own variable, then the shared one, then

@@ -182,13 +182,15 @@ pub(crate) static MIN_IDLE: Setting<Hours> = Setting {
 };
 
 pub(crate) const DEFAULT_MAX_AGE: Days = Days(SignedDuration::from_hours(240));
+/// What `handbook config` shows for the age window of the built-in engine when none is set.
+pub(crate) const NO_AGE_WINDOW: &str = "none (the built-in engine reads every age)";
 pub(crate) static MAX_AGE: Setting<Days> = Setting {
     name: "max_age_days",
     key: true,
     env: Some("HANDBOOK_MAX_AGE_DAYS"),
     flag: Some("--max-age"),
     old: None,
-    help: "Skip sessions last written longer ago than this: 10, 10d, 2w; a bare number is days",
+    help: "Skip sessions last active longer ago than this: 10, 10d, 2w; a bare number is days. Only a model engine has this window unless it is set: the built-in engine reads sessions of every age",
     default: "10d",
     check: any,
 };
@@ -272,7 +274,7 @@ pub(crate) static MAX_UNUSED_DAYS: Setting<u32> = Setting {
     env: Some("HANDBOOK_MAX_UNUSED_DAYS"),
     flag: Some("--max-unused-days"),
     old: None,
-    help: "Sessions neither used nor updated for this many days drop out",
+    help: "Sessions neither used nor updated for this many days drop out. Unless it is set, the built-in engine keeps every session for this long after the handbook's first consolidation, so a first run learns from all of the history",
     default: "30",
     // The longest span a setting holds (see `value::MAX_HOURS`).
     check: |&d| if d <= 41_666 { Ok(()) } else { Err("expected at most 41666 days") },

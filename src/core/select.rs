@@ -16,6 +16,45 @@ pub(crate) struct Rules {
     pub(crate) max_unused: SignedDuration,
 }
 
+/// No retention cut: a window longer than any history (and short enough to subtract from
+/// any time a run has).
+pub(crate) const NO_CUT: SignedDuration = SignedDuration::from_hours(1_000_000);
+
+/// The unused-days window a consolidation applies. A model engine (a cost guard) or a
+/// window that was set keeps it as it is. The built-in engine's default waives it while the
+/// handbook is new: on its first consolidation and for `max_unused` after it, every session
+/// stays, so a first run learns from all of the history, and what it learnt has the whole
+/// window to be used before it ages out like any other lesson.
+pub(crate) fn retention(
+    max_unused: SignedDuration,
+    waivable: bool,
+    first_consolidated: Option<Timestamp>,
+    now: Timestamp,
+) -> SignedDuration {
+    let new = first_consolidated.is_none_or(|first| first > now - max_unused);
+    if waivable && new { NO_CUT } else { max_unused }
+}
+
+/// What a consolidation says of the sessions it left out: how many, why, and the setting
+/// that takes them in (`max_unused_days` the window, `max` the cap).
+pub(crate) fn left_out_notes(unused: usize, over_max: usize, max_unused_days: i64, max: usize) -> Vec<String> {
+    let mut notes = Vec::new();
+    if unused > 0 {
+        notes.push(format!(
+            "{} left out of the handbook as unused for more than {max_unused_days} days; --max-unused-days 3650 keeps them",
+            crate::core::words::count(unused, "session")
+        ));
+    }
+    if over_max > 0 {
+        notes.push(format!(
+            "{} left out of the handbook below the top {max}; --max-raw-memories {} keeps them",
+            crate::core::words::count(over_max, "session"),
+            max + over_max
+        ));
+    }
+    notes
+}
+
 /// When a session last mattered: its last citation, or else its last activity.
 fn last_relevant(record: &Stage1) -> Timestamp {
     record.last_usage.unwrap_or(record.updated_at)
@@ -65,5 +104,31 @@ mod examples {
             max_unused: jiff::SignedDuration::from_hours(720),
         };
         assert!(select(Vec::new(), rules).records.is_empty());
+    }
+
+    #[test]
+    fn left_out_notes_example() {
+        use crate::core::select::left_out_notes;
+        assert!(left_out_notes(0, 0, 30, 256).is_empty());
+        assert_eq!(
+            left_out_notes(2, 3, 30, 256),
+            [
+                "2 sessions left out of the handbook as unused for more than 30 days; --max-unused-days 3650 keeps them",
+                "3 sessions left out of the handbook below the top 256; --max-raw-memories 259 keeps them",
+            ]
+        );
+    }
+
+    #[test]
+    fn retention_example() {
+        use crate::core::select::{NO_CUT, retention};
+        let month = jiff::SignedDuration::from_hours(720);
+        let now: jiff::Timestamp = "2026-11-29T00:00:00Z".parse().unwrap();
+        assert_eq!(retention(month, true, None, now), NO_CUT, "a first consolidation takes all");
+        let last_week = Some("2026-11-22T00:00:00Z".parse().unwrap());
+        assert_eq!(retention(month, true, last_week, now), NO_CUT, "the new handbook's lessons get the window");
+        let spring = Some("2026-04-01T00:00:00Z".parse().unwrap());
+        assert_eq!(retention(month, true, spring, now), month, "then they age out as usual");
+        assert_eq!(retention(month, false, None, now), month, "a model engine or a set window keeps it");
     }
 }

@@ -2,6 +2,7 @@
 //! the workspace), discovery of transcripts, git repositories, and the terminal.
 
 pub(crate) mod agents;
+pub(crate) mod coverage;
 pub(crate) mod discover;
 pub(crate) mod doors;
 pub(crate) mod extraction;

@@ -19,6 +19,11 @@ use crate::core::notes::{Prepared, note_path};
 /// naming the file when it cannot be written.
 pub(crate) fn write_note(workspace: &Workspace, now: Timestamp, note: &Prepared, wait: Duration) -> Result<String> {
     let _lock = workspace.lock(wait)?;
+    write_note_locked(workspace, now, note)
+}
+
+/// As [`write_note`], for a caller that holds the workspace lock already.
+pub(crate) fn write_note_locked(workspace: &Workspace, now: Timestamp, note: &Prepared) -> Result<String> {
     // Under a name nobody has, without ever replacing a file, even one another run creates
     // at the same moment.
     for attempt in 1..=1000 {

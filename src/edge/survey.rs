@@ -150,6 +150,8 @@ fn triage(mut read: ToRead, ledger: &Ledger<'_>, rules: &Rules, coverage: &mut C
             read.touched = touched && matches!(read.origin, Origin::File(_));
             found.to_read.push(read);
         }
+        // Written to lately is not in use lately (a copied folder): its records decide.
+        Triage::Count(plan) if state::judged_by_records(plan) => found.to_read.push(read),
         Triage::Count(plan) => coverage.count(&read.key.to_string(), plan, entry),
     }
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
 
 use super::fsio::{Home, ensure_private_dir};
 use super::lock::{WorkspaceLock, acquire};
@@ -78,12 +80,69 @@ use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name, legacy_file_name};
 use crate::core::state::journal;
 use crate::core::state::{
-    FORGOTTEN_VERSION, Forgotten, RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note, usage,
+    Counts, FORGOTTEN_VERSION, Forgotten, RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note,
+    usage,
 };
 
 /// The entries at the top of the home that are handbook's own (the rest is the user's).
 pub(crate) const OWN_ENTRIES: &[&str] =
-    &[MEMORY, SUMMARY, RAW_MEMORIES, ROLLOUT_SUMMARIES, DIFF_FILE, "extensions", "skills"];
+    &[MEMORY, SUMMARY, RAW_MEMORIES, ROLLOUT_SUMMARIES, DIFF_FILE, NOTES_ROOT, "skills"];
+
+/// The entry at the top of the home that holds the notes (`extensions/ad_hoc/notes/`).
+pub(crate) const NOTES_ROOT: &str = "extensions";
+
+/// `.handbook/history.json`: what the runs before left for later ones to know.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct History {
+    /// When the handbook was first consolidated (retention waits for its lessons).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_consolidated_at: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_extract: Option<LastExtract>,
+}
+
+/// The coverage counts of the last extract that wrote the state, and when it finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct LastExtract {
+    pub(crate) at: Timestamp,
+    pub(crate) counts: Counts,
+}
+
+/// Check that `home` can hold a workspace before a command reads or writes there: it is
+/// missing (it is made when first written), a folder that is empty, a workspace, or a folder
+/// holding only what handbook itself writes (a note written before the first run). Anything
+/// else stops the command with an error naming the path and what to do.
+pub(crate) fn check_home(home: &Path) -> Result<()> {
+    let shown = home.display();
+    let point = "point --home (or HANDBOOK_HOME) at a handbook workspace, or at a new or empty folder";
+    let meta = match std::fs::metadata(home) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => bail!("cannot use {shown} as handbook's home: {e}; {point}"),
+    };
+    if !meta.is_dir() {
+        bail!("{shown} is a file, not a folder, so it cannot be handbook's home; {point}");
+    }
+    let entries = std::fs::read_dir(home)
+        .with_context(|| format!("cannot read handbook's home {shown}; make it readable (chmod u+rwx), or {point}"))?;
+    if home.join(".handbook").is_dir() {
+        return Ok(());
+    }
+    let mut foreign: Vec<String> = entries
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| !OWN_ENTRIES.contains(&name.as_str()))
+        .collect();
+    foreign.sort();
+    if let Some(first) = foreign.first() {
+        bail!(
+            "{shown} is not a handbook workspace and is not empty (it holds {}, such as {first:?}); {point}",
+            crate::core::words::count(foreign.len(), "other entry")
+        );
+    }
+    Ok(())
+}
 
 /// Where the journal of `sources.json` stands after loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -516,6 +575,51 @@ impl Workspace {
         }
     }
 
+    fn history_path(&self) -> PathBuf {
+        self.state_dir().join("history.json")
+    }
+
+    /// `history.json`, or an empty one. It only tells `status` and retention what happened
+    /// before, so a damaged one is started again rather than stop a run.
+    fn history(&self) -> Result<History> {
+        Ok(self.fs().read_json::<History>(&self.history_path()).ok().flatten().unwrap_or_default())
+    }
+
+    /// When the handbook was first consolidated: `None` before its first consolidation. A
+    /// workspace an earlier version consolidated (a baseline with no history) counts as
+    /// consolidated long ago.
+    pub(crate) fn first_consolidation(&self, manifest: &Manifest) -> Result<Option<Timestamp>> {
+        let first = self.history()?.first_consolidated_at;
+        Ok(first.or(manifest.consolidated_at.map(|_| Timestamp::UNIX_EPOCH)))
+    }
+
+    /// Whether the handbook was consolidated before (an unreadable baseline counts as not).
+    pub(crate) fn consolidated_before(&self) -> bool {
+        self.load_manifest().is_ok_and(|m| m.consolidated_at.is_some())
+    }
+
+    /// Note `now` as the first consolidation, once there is a baseline and unless one was
+    /// noted before.
+    pub(crate) fn remember_first_consolidation(&self, now: Timestamp) -> Result<()> {
+        let mut history = self.history()?;
+        if history.first_consolidated_at.is_some() || !self.consolidated_before() {
+            return Ok(());
+        }
+        history.first_consolidated_at = Some(now);
+        self.fs().write_json(&self.history_path(), &history)
+    }
+
+    /// Keep the counts of the extract that finished at `at`, for `status`.
+    pub(crate) fn remember_extract(&self, at: Timestamp, counts: Counts) -> Result<()> {
+        let history = History { last_extract: Some(LastExtract { at, counts }), ..self.history()? };
+        self.fs().write_json(&self.history_path(), &history)
+    }
+
+    /// The counts of the last extract, and when it finished.
+    pub(crate) fn last_extract(&self) -> Result<Option<LastExtract>> {
+        Ok(self.history()?.last_extract)
+    }
+
     pub(crate) fn save_manifest(&self, manifest: &Manifest) -> Result<()> {
         self.fs().write_json(&self.state_dir().join("manifest.json"), manifest)
     }
@@ -667,9 +771,11 @@ impl Workspace {
         Ok(found)
     }
 
-    /// How many entries the home holds besides `.handbook/`.
+    /// How many entries the home holds besides `.handbook/` and handbook's own (the notes a
+    /// reset kept).
     pub(crate) fn other_entries(&self) -> usize {
-        self.fs().list_dir(&self.home).map_or(0, |paths| paths.iter().filter(|p| !p.ends_with(".handbook")).count())
+        let own = |p: &PathBuf| p.ends_with(".handbook") || OWN_ENTRIES.iter().any(|own| p.ends_with(own));
+        self.fs().list_dir(&self.home).map_or(0, |paths| paths.iter().filter(|p| !own(p)).count())
     }
 }
 

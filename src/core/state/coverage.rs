@@ -34,6 +34,42 @@ pub(crate) struct Coverage {
     pub(crate) failures: Vec<Failure>,
 }
 
+/// The counts of a run's coverage, as `history.json` keeps the last extract's for `status`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub(crate) struct Counts {
+    pub(crate) sessions: u64,
+    pub(crate) extracted: u64,
+    pub(crate) no_op: u64,
+    pub(crate) unchanged: u64,
+    pub(crate) still_active: u64,
+    pub(crate) too_old: u64,
+    pub(crate) excluded: u64,
+    pub(crate) skipped: u64,
+    pub(crate) failed: u64,
+    pub(crate) vanished: u64,
+    pub(crate) deferred: u64,
+}
+
+impl Counts {
+    /// Every count, in the coverage line's order and words.
+    pub(crate) fn named(&self) -> [(&'static str, u64); 11] {
+        [
+            ("sessions", self.sessions),
+            ("extracted", self.extracted),
+            ("no-op", self.no_op),
+            ("unchanged", self.unchanged),
+            ("still active", self.still_active),
+            ("too old", self.too_old),
+            ("excluded", self.excluded),
+            ("skipped", self.skipped),
+            ("failed", self.failed),
+            ("vanished", self.vanished),
+            ("deferred", self.deferred),
+        ]
+    }
+}
+
 /// Whether a reason excluded a session or skipped a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Class {
@@ -81,6 +117,23 @@ fn reason_keys<S: Serializer>(reasons: &BTreeMap<(Class, String), u64>, serializ
 }
 
 impl Coverage {
+    /// The counts alone.
+    pub(crate) fn counts(&self) -> Counts {
+        Counts {
+            sessions: self.sessions,
+            extracted: self.extracted,
+            no_op: self.no_op,
+            unchanged: self.unchanged,
+            still_active: self.still_active,
+            too_old: self.too_old,
+            excluded: self.excluded,
+            skipped: self.skipped,
+            failed: self.failed,
+            vanished: self.vanished,
+            deferred: self.deferred,
+        }
+    }
+
     /// The one-line summary printed at the end of a run.
     pub(crate) fn line(&self) -> String {
         let mut out = format!(
@@ -146,6 +199,11 @@ impl Coverage {
     /// given up on is reported with its last error).
     pub(crate) fn count(&mut self, key: &str, plan: Plan, entry: Option<&SourceEntry>) {
         match plan {
+            // Unchanged, and still forgotten: that is what the user needs to hear.
+            Plan::Unchanged if entry.is_some_and(|e| e.reason == Some(Reason::Forgotten)) => {
+                self.excluded += 1;
+                self.count_reason(Class::Excluded, &Reason::Forgotten);
+            }
             Plan::Unchanged => self.unchanged += 1,
             Plan::Active => self.still_active += 1,
             Plan::TooOld => self.too_old += 1,
@@ -256,6 +314,17 @@ mod tests {
         assert_eq!(json["failures"], serde_json::json!([["b.jsonl", "gave up after 3 tries: torn"]]));
         assert_eq!(c.failed_now().count(), 0);
         assert_eq!(c.quiet_warning(), None, "a file given up on was reported on its tries");
+    }
+
+    #[test]
+    fn an_unchanged_forgotten_transcript_is_counted_as_forgotten() {
+        let stat = crate::core::state::FileStat { size: 1, mtime_ns: 1 };
+        let mut forgotten = crate::core::state::tests::entry(stat, SourceState::Excluded, 0);
+        forgotten.reason = Some(Reason::Forgotten);
+        let mut c = Coverage::default();
+        c.count("/a.jsonl", Plan::Unchanged, Some(&forgotten));
+        assert_eq!((c.unchanged, c.excluded), (0, 1));
+        assert!(c.line().contains("1 excluded (1 forgotten)"), "{}", c.line());
     }
 
     #[test]

@@ -48,6 +48,14 @@ pub(crate) fn triage(entry: Option<&SourceEntry>, stat: FileStat, rules: &Rules,
     }
 }
 
+/// Whether a transcript triage counted is read all the same: one that only looks still
+/// active by its modification time is, and its newest record's own time then decides
+/// (see [`super::left_alone`]). Reading it is what any run that takes it would do, so it is
+/// read once either way.
+pub(crate) fn judged_by_records(plan: Plan) -> bool {
+    plan == Plan::Active
+}
+
 /// Read, and its outcome recorded: nothing to retry.
 fn settled(entry: &SourceEntry) -> bool {
     matches!(entry.state, SourceState::Extracted | SourceState::NoOp | SourceState::Excluded | SourceState::Skipped)
@@ -82,7 +90,8 @@ pub(crate) fn newest_first<T>(
 }
 
 /// True when a settled decision about a transcript no longer holds: the extractor changed
-/// since, a sub-agent is now wanted, outside context is now wanted or no longer, the transcript whose duplicate it was is gone, the
+/// since, a sub-agent is now wanted, outside context is now wanted or no longer, a forget was
+/// taken back, the transcript whose duplicate it was is gone, the
 /// format it was read as is no longer the one asked for, or its lessons' record is missing
 /// (moved aside, or set aside as damaged): only the transcript can rebuild it.
 pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Presence) -> bool {
@@ -98,12 +107,14 @@ pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Prese
     };
     let orphaned = matches!(&entry.reason, Some(Reason::DuplicateOf(owner))
         if !presence.holds(owner, entry.session_id.as_deref()));
+    // Excluded with no reason left: a forget taken back (`forget --undo`).
+    let taken_back = entry.state == SourceState::Excluded && entry.reason.is_none();
     // A format forced now that differs from the one read, or forced then and not now.
     let reformatted = match rules.format {
         Some(format) => entry.format != Some(format),
         None => entry.forced_format,
     };
-    lost || outdated || wanted_now || external_now || orphaned || reformatted
+    lost || outdated || wanted_now || external_now || orphaned || reformatted || taken_back
 }
 
 /// A recorded transcript whose state may follow it to a new path: one settled with a

@@ -18,13 +18,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::session::Agent;
 
-pub(crate) use coverage::Coverage;
+pub(crate) use coverage::{Counts, Coverage};
 pub(crate) use decide::*;
-pub(crate) use forgotten::{FORGOTTEN_VERSION, Forgotten, rebuilt_note};
+pub(crate) use forgotten::{FORGOTTEN_VERSION, Forgetting, Forgotten, forget, ids_named, rebuilt_note, unforget};
 pub(crate) use index::Presence;
 pub(crate) use key::SourceKey;
 pub(crate) use reason::Reason;
-pub(crate) use report::{HintFlags, SessionReport, hints, warning_lines};
+pub(crate) use report::{Caps, HintFlags, LeftOut, SessionReport, left_out, notes, warning_lines};
 pub(crate) use store::Store;
 
 /// Bumped when the file's shape changes incompatibly.
@@ -154,7 +154,9 @@ impl FileStat {
 pub(crate) struct Windows {
     pub(crate) now: Timestamp,
     pub(crate) min_idle: SignedDuration,
-    pub(crate) max_age: SignedDuration,
+    /// `None`: no age window (the built-in engine's default: it costs nothing to read old
+    /// sessions).
+    pub(crate) max_age: Option<SignedDuration>,
     /// `--all`: ignore both windows.
     pub(crate) all: bool,
 }
@@ -225,13 +227,40 @@ pub(crate) fn plan(entry: Option<&SourceEntry>, stat: FileStat, windows: Windows
     if windows.all {
         return Plan::Read;
     }
+    windows.place(stat.modified())
+}
+
+impl Windows {
+    /// Where a session last active at `last` stands: still active, too old, or to read.
+    pub(crate) fn place(&self, last: Timestamp) -> Plan {
+        if last > self.now - self.min_idle {
+            Plan::Active
+        } else if self.max_age.is_some_and(|age| last < self.now - age) {
+            Plan::TooOld
+        } else {
+            Plan::Read
+        }
+    }
+}
+
+/// When a session read now was last active: the newest record's own time, where the format
+/// records one, and never later than the file's modification time. A copied or restored
+/// folder is freshly written on disk, not freshly used, so its records decide; a record
+/// stamped in the future (a skewed clock) cannot keep a session active for good.
+pub(crate) fn last_active(newest_record: Option<Timestamp>, stat: FileStat) -> Timestamp {
     let modified = stat.modified();
-    if modified > windows.now - windows.min_idle {
-        Plan::Active
-    } else if modified < windows.now - windows.max_age {
-        Plan::TooOld
-    } else {
-        Plan::Read
+    newest_record.map_or(modified, |record| record.min(modified))
+}
+
+/// What the windows say of a session once it has been read (`--all` or named sessions:
+/// nothing): `Active` or `TooOld` when it is to be left alone, judged by [`last_active`].
+pub(crate) fn left_alone(newest_record: Option<Timestamp>, stat: FileStat, windows: Windows) -> Option<Plan> {
+    if windows.all {
+        return None;
+    }
+    match windows.place(last_active(newest_record, stat)) {
+        Plan::Read => None,
+        plan => Some(plan),
     }
 }
 
@@ -243,7 +272,7 @@ pub(crate) mod tests {
         Windows {
             now: "2026-11-29T12:00:00Z".parse().unwrap(),
             min_idle: SignedDuration::from_hours(6),
-            max_age: SignedDuration::from_hours(240),
+            max_age: Some(SignedDuration::from_hours(240)),
             all,
         }
     }
@@ -279,6 +308,24 @@ pub(crate) mod tests {
         assert_eq!(plan(None, stat_at("2026-11-01T10:00:00Z", 1), windows(false)), Plan::TooOld);
         assert_eq!(plan(None, stat_at("2026-11-25T10:00:00Z", 1), windows(false)), Plan::Read);
         assert_eq!(plan(None, stat_at("2026-11-29T10:00:00Z", 1), windows(true)), Plan::Read);
+    }
+
+    #[test]
+    fn a_session_is_as_active_as_its_newest_record() {
+        let copied_now = stat_at("2026-11-29T11:30:00Z", 1);
+        let old = Some("2026-11-20T10:00:00Z".parse().unwrap());
+        assert_eq!(left_alone(old, copied_now, windows(false)), None, "a copied folder is not being written");
+        let live = Some("2026-11-29T11:29:00Z".parse().unwrap());
+        assert_eq!(left_alone(live, copied_now, windows(false)), Some(Plan::Active));
+        assert_eq!(left_alone(None, copied_now, windows(false)), Some(Plan::Active), "no record time: the mtime");
+        let ancient = Some("2026-10-01T10:00:00Z".parse().unwrap());
+        assert_eq!(left_alone(ancient, copied_now, windows(false)), Some(Plan::TooOld));
+        let no_window = Windows { max_age: None, ..windows(false) };
+        assert_eq!(left_alone(ancient, copied_now, no_window), None, "no age window: every age is read");
+        let future = Some("2027-01-01T00:00:00Z".parse().unwrap());
+        let quiet = stat_at("2026-11-25T10:00:00Z", 1);
+        assert_eq!(left_alone(future, quiet, windows(false)), None, "a skewed clock does not keep it active");
+        assert_eq!(left_alone(live, copied_now, windows(true)), None, "--all reads everything");
     }
 
     #[test]

@@ -4,7 +4,8 @@
 use jiff::SignedDuration;
 use serde::Serialize;
 
-use super::{Coverage, SourceState};
+use super::coverage::Class;
+use super::{Coverage, Reason, SourceState};
 use crate::core::extract::Memory;
 use crate::core::session::{Agent, LineWarning};
 use crate::core::words::count;
@@ -130,19 +131,123 @@ pub(crate) fn hints(flags: HintFlags<'_>, coverage: &Coverage) -> Vec<String> {
         ));
     }
     let nothing_read = coverage.extracted + coverage.no_op == 0;
-    if coverage.still_active > 0 && nothing_read {
-        hints.push(format!(
-            "sessions written to in the last {} h count as still active; --min-idle 0 (or --all) reads them now",
-            flags.min_idle.as_secs_f64() / 3600.0
-        ));
-    }
-    if coverage.too_old > 0 && nothing_read {
-        hints.push(format!(
-            "sessions untouched for over {} days are too old; --max-age (or --all) reads them",
-            flags.max_age.as_secs_f64() / 86_400.0
-        ));
+    if nothing_read {
+        let windows = windows_left_out(flags, coverage);
+        hints.extend(windows.iter().map(LeftOut::line));
     }
     hints
+}
+
+/// Sessions a run left out on purpose: how many, why, and what would include them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct LeftOut {
+    pub(crate) sessions: u64,
+    /// Why, as a phrase: `still active`, `too old`, `deferred`, `sub-agent`, `forgotten`...
+    pub(crate) why: &'static str,
+    /// What brings them in: a flag, a setting or a command.
+    pub(crate) include: String,
+    /// The sentence the run prints.
+    #[serde(skip)]
+    text: String,
+}
+
+impl LeftOut {
+    fn new(sessions: u64, why: &'static str, include: impl Into<String>, text: String) -> LeftOut {
+        LeftOut { sessions, why, include: include.into(), text }
+    }
+
+    /// The line a run prints about them.
+    pub(crate) fn line(&self) -> String {
+        self.text.clone()
+    }
+}
+
+/// What else a run needs to know to say what would include what it left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Caps {
+    /// The per-run session limit, when one applied.
+    pub(crate) limit: Option<usize>,
+    /// The per-run allowance of model input tokens, when one applied.
+    pub(crate) input_tokens: Option<u64>,
+}
+
+fn windows_left_out(flags: HintFlags<'_>, coverage: &Coverage) -> Vec<LeftOut> {
+    let mut out = Vec::new();
+    if coverage.still_active > 0 {
+        let hours = flags.min_idle.as_secs_f64() / 3600.0;
+        let text = format!(
+            "{} left alone: sessions written to in the last {hours} h count as still active; --min-idle 0 (or --all) reads them now",
+            count(coverage.still_active as usize, "session")
+        );
+        out.push(LeftOut::new(coverage.still_active, "still active", "--min-idle 0", text));
+    }
+    if coverage.too_old > 0 {
+        let days = flags.max_age.as_secs_f64() / 86_400.0;
+        let text = format!(
+            "{} left alone: sessions untouched for over {days} days are too old; --all (or a longer --max-age) reads them",
+            count(coverage.too_old as usize, "session")
+        );
+        out.push(LeftOut::new(coverage.too_old, "too old", "--all", text));
+    }
+    out
+}
+
+/// Every group of sessions a run left out on purpose, with what would include them: the
+/// windows, the per-run caps, and the exclusions a setting or a command undoes.
+pub(crate) fn left_out(flags: HintFlags<'_>, caps: Caps, coverage: &Coverage) -> Vec<LeftOut> {
+    let mut out = windows_left_out(flags, coverage);
+    if coverage.deferred > 0 {
+        let n = count(coverage.deferred as usize, "session");
+        let (include, text) = match caps {
+            Caps { limit: Some(limit), .. } => (
+                "--limit 0".to_string(),
+                format!("{n} wait for a later run (at most {limit} a run); --limit 0 reads them all now"),
+            ),
+            Caps { input_tokens: Some(tokens), .. } => (
+                "--max-input-tokens-per-run 0".to_string(),
+                format!(
+                    "{n} wait for a later run (the allowance of {tokens} input tokens a run ran out); the next run reads them"
+                ),
+            ),
+            _ => ("the next run".to_string(), format!("{n} wait for a later run, which reads them")),
+        };
+        out.push(LeftOut::new(coverage.deferred, "deferred", include, text));
+    }
+    let excluded = |reason: &Reason| coverage.reasons.get(&(Class::Excluded, reason.label().to_string())).copied();
+    if let Some(n) = excluded(&Reason::SubAgent) {
+        let text = format!(
+            "{} left out as sub-agents; --include-subagents extracts them on their own",
+            count(n as usize, "session")
+        );
+        out.push(LeftOut::new(n, "sub-agent", "--include-subagents", text));
+    }
+    if let Some(n) = excluded(&Reason::ExternalContext) {
+        let text = format!(
+            "{} left out for using web or MCP tools; HANDBOOK_EXCLUDE_EXTERNAL_CONTEXT=false includes them",
+            count(n as usize, "session")
+        );
+        out.push(LeftOut::new(n, "external context", "HANDBOOK_EXCLUDE_EXTERNAL_CONTEXT=false", text));
+    }
+    if let Some(n) = excluded(&Reason::Forgotten) {
+        let text = format!(
+            "{} left out as forgotten; `handbook forget --undo <id>` takes a forget back",
+            count(n as usize, "session")
+        );
+        out.push(LeftOut::new(n, "forgotten", "handbook forget --undo", text));
+    }
+    out
+}
+
+/// The lines a run ends with on stderr: the hints, then what else it left out.
+pub(crate) fn notes(flags: HintFlags<'_>, caps: Caps, coverage: &Coverage) -> Vec<String> {
+    let mut lines = hints(flags, coverage);
+    for left in left_out(flags, caps, coverage) {
+        let line = left.line();
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -185,5 +290,42 @@ mod tests {
         let named = ["abc".to_string()];
         let nothing = Coverage::default();
         assert!(hints(HintFlags { sessions: &named, ..flags }, &nothing)[0].contains("--session abc"));
+    }
+
+    #[test]
+    fn every_group_left_out_says_how_many_why_and_what_includes_it() {
+        let flags = HintFlags {
+            sessions: &[],
+            min_idle: SignedDuration::from_hours(6),
+            max_age: SignedDuration::from_hours(240),
+        };
+        let mut c =
+            Coverage { sessions: 9, extracted: 1, still_active: 2, too_old: 1, deferred: 3, ..Coverage::default() };
+        c.count_reason(Class::Excluded, &Reason::SubAgent);
+        c.count_reason(Class::Excluded, &Reason::Forgotten);
+        let caps = Caps { limit: Some(16), input_tokens: None };
+        let left = left_out(flags, caps, &c);
+        let whys: Vec<(&str, u64, &str)> = left.iter().map(|l| (l.why, l.sessions, l.include.as_str())).collect();
+        assert_eq!(
+            whys,
+            [
+                ("still active", 2, "--min-idle 0"),
+                ("too old", 1, "--all"),
+                ("deferred", 3, "--limit 0"),
+                ("sub-agent", 1, "--include-subagents"),
+                ("forgotten", 1, "handbook forget --undo"),
+            ]
+        );
+        let lines = notes(flags, caps, &c);
+        assert_eq!(lines.len(), 5, "{lines:?}");
+        assert_eq!(
+            lines[0],
+            "2 sessions left alone: sessions written to in the last 6 h count as still active; --min-idle 0 (or --all) reads them now"
+        );
+        assert_eq!(lines[2], "3 sessions wait for a later run (at most 16 a run); --limit 0 reads them all now");
+        let json = serde_json::to_value(&left[1]).unwrap();
+        assert_eq!(json, serde_json::json!({"sessions": 1, "why": "too old", "include": "--all"}));
+        let nothing_read = Coverage { extracted: 0, ..c };
+        assert_eq!(notes(flags, caps, &nothing_read).len(), 5, "a hint is not said twice");
     }
 }
