@@ -23,7 +23,7 @@ use crate::core::session::Agent;
 #[derive(Debug, Parser)]
 #[command(name = "handbook", version, max_term_width = 100)]
 #[command(
-    after_help = "Exit status: 0 success, 1 nothing found (search), 2 error, 3 the workspace is locked by another run, 130 or 143 extract or update stopped by Ctrl-C or SIGTERM (what was finished is kept)."
+    after_help = "Exit status: 0 success, 1 nothing found (search) or something wrong (doctor), 2 error, 3 the workspace is locked by another run, 130 or 143 extract or update stopped by Ctrl-C or SIGTERM (what was finished is kept)."
 )]
 pub struct Cli {
     #[arg(long, global = true, value_name = "DIR", help = table::HOME.flag_help(), help_heading = GLOBAL)]

@@ -194,3 +194,18 @@ fn doctor_names_what_is_wrong_and_how_to_fix_it() {
     assert_eq!(json.last().unwrap()["data"]["problems"].as_u64(), Some(problems as u64));
     assert!(problems >= 3, "{json:?}");
 }
+
+/// The README's first steps, walked in a scratch HOME by `scripts/readme-walk`: every command
+/// prints what the README shows.
+#[test]
+fn the_readme_s_first_steps_hold() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/readme-walk");
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HANDBOOK_BIN", env!("CARGO_BIN_EXE_handbook"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
