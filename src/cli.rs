@@ -23,29 +23,32 @@ use crate::core::session::Agent;
 #[derive(Debug, Parser)]
 #[command(name = "handbook", version, max_term_width = 100)]
 #[command(
-    after_help = "Exit status: 0 success, 1 nothing found (search), 2 error, 3 the workspace is locked by another run, 130 or 143 extract or update stopped by Ctrl-C or SIGTERM (what was finished is kept)."
+    after_help = "Exit status: 0 success, 1 nothing found (search) or something wrong (doctor), 2 error, 3 the workspace is locked by another run, 130 or 143 extract or update stopped by Ctrl-C or SIGTERM (what was finished is kept)."
 )]
 pub struct Cli {
-    #[arg(long, global = true, value_name = "DIR", help = table::HOME.flag_help())]
+    #[arg(long, global = true, value_name = "DIR", help = table::HOME.flag_help(), help_heading = GLOBAL)]
     pub(crate) home: Option<PathBuf>,
 
-    #[arg(long, global = true, value_name = "FILE", help = table::CONFIG.flag_help())]
+    #[arg(long, global = true, value_name = "FILE", help = table::CONFIG.flag_help(), help_heading = GLOBAL)]
     pub(crate) config: Option<PathBuf>,
 
-    /// Print one JSON object per line on stdout instead of text
-    #[arg(long, global = true)]
+    /// Print one JSON object per line on stdout instead of text (an error too, as the last line)
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub(crate) json: bool,
 
     /// Print only warnings and errors: no per-session lines, no coverage line, no progress bar
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
     pub(crate) quiet: bool,
 
-    #[arg(long, global = true, value_enum, value_name = "WHEN", help = table::COLOR.flag_help())]
+    #[arg(long, global = true, value_enum, value_name = "WHEN", help = table::COLOR.flag_help(), help_heading = GLOBAL)]
     pub(crate) color: Option<ColorChoice>,
 
     #[command(subcommand)]
     pub(crate) command: Command,
 }
+
+/// The heading the options every command takes are listed under, apart from the command's own.
+const GLOBAL: &str = "Global options";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ColorChoice {
@@ -142,6 +145,24 @@ pub(crate) enum Command {
     /// With no AGENT, lists the agents found on this machine and the state of each door.
     Integrate(IntegrateArgs),
 
+    /// Say what is wrong and how to fix it: sources, skipped sessions, doors, summary, config
+    ///
+    /// Looks for transcripts where the agents keep them, counts the sessions being skipped or
+    /// failing and why, checks every door integrate set up (as integrate --check does), the
+    /// summary against each door's cap, the config file's keys that nothing reads or that a
+    /// variable or the default overrides, and scans the workspace for secrets and
+    /// instruction-like text (as status does). Exits 0 when all is well, 1 when something is
+    /// wrong.
+    Doctor,
+
+    /// Print a shell completion script on stdout
+    ///
+    /// bash: `handbook completions bash > ~/.local/share/bash-completion/completions/handbook`;
+    /// zsh: into a folder of $fpath as `_handbook`; fish:
+    /// `handbook completions fish > ~/.config/fish/completions/handbook.fish`; elvish and
+    /// powershell: source the output from the shell's startup file.
+    Completions(CompletionsArgs),
+
     /// Print the settings in effect, and where each came from
     ///
     /// Every setting, with its value and its origin: a flag, an environment variable, a key of
@@ -165,6 +186,12 @@ pub(crate) fn asks_for_hook(args: &[OsString]) -> bool {
         "--for" => words.get(i + 1).is_some_and(|name| hook_door(name)),
         word => word.strip_prefix("--for=").is_some_and(hook_door),
     })
+}
+
+/// Whether `args` (the whole command line) ask for `--json` before any `--`, so that a flag
+/// clap refuses is reported as JSON too.
+pub(crate) fn asks_for_json(args: &[OsString]) -> bool {
+    args.iter().skip(1).take_while(|w| *w != "--").any(|w| w == "--json")
 }
 
 /// Whether `args` ask for `summary -v`, so hook mode says on stderr why it printed nothing;
@@ -294,7 +321,7 @@ impl SummaryArgs {
     }
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub(crate) struct IntegrateArgs {
     /// The agent: claude, codex, gemini, pi or opencode [default: every agent found]
     #[arg(value_name = "AGENT")]
@@ -400,6 +427,13 @@ pub(crate) struct ForgetArgs {
     /// Take a forget back: the session is read again at the next extract
     #[arg(long)]
     pub(crate) undo: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

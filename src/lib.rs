@@ -41,57 +41,78 @@ use crate::edge::terminal::Terminal;
 pub const EXIT_OK: u8 = 0;
 /// Exit status: `search` found nothing.
 pub const EXIT_NOTHING_FOUND: u8 = 1;
+/// Exit status: `doctor` found something wrong.
+pub const EXIT_PROBLEMS: u8 = 1;
 /// Exit status: an error stopped the run.
 pub const EXIT_ERROR: u8 = 2;
 /// Exit status: another run holds the workspace lock.
 pub const EXIT_LOCKED: u8 = 3;
 
-/// Run handbook with parsed flags, returning the exit status.
-pub fn run(cli: cli::Cli) -> Result<u8> {
+/// Run handbook with parsed flags and return the exit status. An error that stops the run is
+/// printed here: `handbook: error: …` on stderr and, with `--json`, an `error` object as the
+/// last line on stdout.
+pub fn run(cli: cli::Cli) -> ExitCode {
     // `summary --hook` runs at every agent start: nothing may stop the agent, not even a
     // broken config file or environment, and only `-v` makes it say why on stderr.
     let (hook, verbose) = match &cli.command {
         cli::Command::Summary(args) => (args.hook_mode(), args.verbose),
         _ => (false, false),
     };
-    match run_settled(cli) {
+    let fallback = Terminal::detect(&config::Output::before_settings(cli.json, cli.color, &Env::from_process()));
+    let mut term = None;
+    let result = match &cli.command {
+        // A shell's startup file runs this: no config file or variable may break it.
+        cli::Command::Completions(args) => cmd::completions::run(args.shell).map(|()| EXIT_OK),
+        _ => run_settled(cli, &mut term),
+    };
+    match result {
+        Ok(status) => ExitCode::from(status),
         Err(e) if hook => {
             if verbose {
                 eprintln!("handbook: warning: {e:#}; printing nothing");
             }
-            Ok(EXIT_OK)
+            ExitCode::from(EXIT_OK)
         }
-        other => other,
+        Err(e) => {
+            let (status, message) = exit_for(&e);
+            if let Some(message) = message {
+                term.unwrap_or(fallback).error(&message);
+            }
+            status
+        }
     }
 }
 
-fn run_settled(cli: cli::Cli) -> Result<u8> {
+/// Resolve the settings, then run the command; `term` is set once the terminal is decided, so
+/// an error is printed by the same colour rule as the run's warnings.
+fn run_settled(cli: cli::Cli, term: &mut Option<Terminal>) -> Result<u8> {
     let settings = Settings::resolve(cli, &Env::from_process())?;
-    let term = Terminal::detect(&settings.output);
+    let term = *term.insert(Terminal::detect(&settings.output));
     let silent = matches!(&settings.command, CommandSettings::Summary(opts) if opts.hook && !opts.verbose);
     for warning in settings.warnings.iter().filter(|_| !silent) {
         term.warn(warning);
     }
-    if !matches!(settings.command, CommandSettings::Config) {
+    if !matches!(settings.command, CommandSettings::Config | CommandSettings::Completions(_)) {
         edge::workspace::check_home(&settings.home)?;
     }
+    let term = &term;
     match &settings.command {
-        CommandSettings::Extract(opts) => cmd::extract::run(&settings, opts, &term)?,
-        CommandSettings::Consolidate(opts) => cmd::consolidate::run(&settings, opts, &term)?,
-        CommandSettings::Update(extract, consolidate) => cmd::update::run(&settings, extract, consolidate, &term)?,
-        CommandSettings::Summary(opts) => cmd::summary::run(&settings, opts, &term)?,
-        CommandSettings::Search(opts) => return cmd::search::run(&settings, opts, &term),
-        CommandSettings::Note(opts) => cmd::note::run(&settings, opts, &term)?,
+        CommandSettings::Extract(opts) => cmd::extract::run(&settings, opts, term)?,
+        CommandSettings::Consolidate(opts) => cmd::consolidate::run(&settings, opts, term)?,
+        CommandSettings::Update(extract, consolidate) => cmd::update::run(&settings, extract, consolidate, term)?,
+        CommandSettings::Summary(opts) => cmd::summary::run(&settings, opts, term)?,
+        CommandSettings::Search(opts) => return cmd::search::run(&settings, opts, term),
+        CommandSettings::Note(opts) => cmd::note::run(&settings, opts, term)?,
         CommandSettings::Mcp(opts) => cmd::mcp::run(&settings, opts)?,
         CommandSettings::Forget { sessions, undo, lock_wait } => {
-            cmd::forget::run(&settings, sessions, *undo, *lock_wait, &term)?
+            cmd::forget::run(&settings, sessions, *undo, *lock_wait, term)?
         }
-        CommandSettings::Status => cmd::status::run(&settings, &term)?,
-        CommandSettings::Reset { yes, notes, lock_wait } => {
-            cmd::reset::run(&settings, *yes, *notes, *lock_wait, &term)?
-        }
-        CommandSettings::Config => cmd::config::run(&settings, &term)?,
-        CommandSettings::Integrate(opts) => cmd::integrate::run(&settings, opts, &term)?,
+        CommandSettings::Status => cmd::status::run(&settings, term)?,
+        CommandSettings::Reset { yes, notes, lock_wait } => cmd::reset::run(&settings, *yes, *notes, *lock_wait, term)?,
+        CommandSettings::Config => cmd::config::run(&settings, term)?,
+        CommandSettings::Integrate(opts) => cmd::integrate::run(&settings, opts, term)?,
+        CommandSettings::Doctor(opts) => return cmd::doctor::run(&settings, opts, term),
+        CommandSettings::Completions(shell) => cmd::completions::run(*shell)?,
     }
     Ok(EXIT_OK)
 }
@@ -107,12 +128,22 @@ pub fn exit_for_flags(error: &clap::Error, args: &[std::ffi::OsString]) -> ExitC
         return ExitCode::from(EXIT_OK);
     }
     let _ = error.print();
+    if error.use_stderr() && cli::asks_for_json(args) {
+        Terminal::json_error(&flag_error_message(error));
+    }
     ExitCode::from(if error.use_stderr() { EXIT_ERROR } else { EXIT_OK })
 }
 
-/// The exit status and message for an error: a held lock has its own status, a run stopped
-/// by a signal exits 128 plus its number (130 for Ctrl-C, 143 for SIGTERM), and a closed
-/// stdout (`handbook … | head`) is not an error at all.
+/// clap's message without its `error: ` label, usage and hints: its first line.
+fn flag_error_message(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
+}
+
+/// The exit status and message (without the `handbook: error:` label) for an error: a held
+/// lock has its own status, a run stopped by a signal exits 128 plus its number (130 for
+/// Ctrl-C, 143 for SIGTERM), and a closed stdout (`handbook … | head`) is not an error at all.
 pub fn exit_for(error: &anyhow::Error) -> (ExitCode, Option<String>) {
     if error
         .chain()
@@ -125,5 +156,5 @@ pub fn exit_for(error: &anyhow::Error) -> (ExitCode, Option<String>) {
         (None, Some(Interrupted(signal))) => signal.exit_status(),
         (None, None) => EXIT_ERROR,
     };
-    (ExitCode::from(status), Some(format!("handbook: error: {error:#}")))
+    (ExitCode::from(status), Some(format!("{error:#}")))
 }

@@ -13,7 +13,7 @@ const CONTRACT: &str = r#".SH "EXIT STATUS"
 Success. A run in which some transcripts failed still succeeds; the coverage line says which and why.
 .TP
 1
-Nothing found (search).
+Nothing found (search); something is wrong (doctor).
 .TP
 2
 An error stopped the run: a bad flag or config file, a damaged state file, a source that does not exist.
@@ -24,17 +24,14 @@ Another handbook run holds the workspace lock and did not release it within \fB\
 130, 143
 \fBextract\fR or \fBupdate\fR was stopped by Ctrl\-C (SIGINT) or SIGTERM. The run stopped at the next session boundary: the sessions finished so far are committed, the coverage so far is printed, and the rest wait for the next run. A second signal stops at once; the state stays consistent.
 .SH OUTPUT
-Results go to stdout; warnings, errors and progress to stderr. A progress bar is drawn only when stderr is a terminal and neither \fB\-\-json\fR nor \fB\-\-quiet\fR is given. With \fB\-\-json\fR, stdout holds one JSON object per line, \fB{"type": ..., "data": ...}\fR: for \fBextract\fR, one \fBsession\fR object per transcript acted on, then one \fBtotals\fR object with the coverage counts; for \fBconsolidate\fR a \fBconsolidate\fR object; for \fBstatus\fR a \fBstatus\fR object; for \fBnote\fR a \fBnote\fR object; for \fBforget\fR one \fBforgotten\fR object per session; for \fBconfig\fR one \fBsetting\fR object per setting (its \fBname\fR, \fBvalue\fR and \fBorigin\fR: flag, variable, file or default). Text taken from transcripts is printed with control characters escaped.
+Results go to stdout; warnings, errors and progress to stderr. A progress bar is drawn only when stderr is a terminal and neither \fB\-\-json\fR nor \fB\-\-quiet\fR is given. With \fB\-\-json\fR, stdout holds one JSON object per line, \fB{"type": ..., "data": ...}\fR: for \fBextract\fR, one \fBsession\fR object per transcript acted on, then one \fBtotals\fR object with the coverage counts; for \fBconsolidate\fR a \fBconsolidate\fR object; for \fBstatus\fR a \fBstatus\fR object; for \fBnote\fR a \fBnote\fR object; for \fBforget\fR one \fBforgotten\fR object per session; for \fBconfig\fR one \fBsetting\fR object per setting (its \fBname\fR, \fBvalue\fR and \fBorigin\fR: flag, variable, file or default); for \fBdoctor\fR one \fBfinding\fR object per finding (its \fBarea\fR, \fBlevel\fR: ok, warn or fail, and \fBtext\fR), then a \fBtotals\fR object. An error that stops the run is printed on stderr as \fBhandbook: error: ...\fR and, with \fB\-\-json\fR, also as \fB{"type": "error", "data": {"message": ...}}\fR, the last line on stdout. \fBerror\fR and \fBwarning\fR are coloured by the same rule (\fB\-\-color\fR). Text taken from transcripts is printed with control characters escaped.
 .PP
 \fBsummary \-\-hook\fR (and \fBsummary \-\-for claude\fR, \fBcodex\fR or \fBgemini\fR) prints \fB{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}\fR, which Claude Code, Codex and Gemini CLI read from a SessionStart hook. In hook mode the JSON the agent sends on stdin is read (at most 1 MiB, not from a terminal, for half a second at most; anything but a JSON object is ignored), and without \fB\-\-project\fR its \fBcwd\fR names the project. A failure prints nothing on stdout or stderr and exits 0, so a broken handbook never keeps an agent from starting; \fB\-v\fR reports the reason on stderr.
 "#;
 
-/// The sections after ENVIRONMENT, which is made from the settings table.
-const FILES: &str = r#".SH FILES
-.TP
-\fI$XDG_CONFIG_HOME/handbook/config.toml\fR
-Configuration: sources, min_idle_hours, max_age_days, max_sessions_per_run, include_subagents, lock_wait_seconds, max_raw_memories, max_unused_days, summary_max_tokens, consolidate_cooldown_hours.
-.TP
+/// The sections after ENVIRONMENT, which is made from the settings table, as is the list of
+/// the config file's keys that opens them.
+const FILES: &str = r#".TP
 \fI$XDG_CONFIG_HOME/handbook/read_path.md\fR, \fI$XDG_CONFIG_HOME/handbook/read_path_gemini.md\fR
 Replace the built\-in wrapper of \fBsummary \-\-prompt\fR, and the one \fBsummary \-\-for gemini\fR uses (it must hold no angle bracket, which Gemini CLI escapes).
 .TP
@@ -75,10 +72,12 @@ fn render_man_page() -> String {
     man.render_synopsis_section(&mut out).unwrap();
     man.render_description_section(&mut out).unwrap();
     man.render_options_section(&mut out).unwrap();
-    man.render_subcommands_section(&mut out).unwrap();
     let mut page = String::from_utf8(out).unwrap();
+    page.push_str(&commands_section(&command));
     page.push_str(CONTRACT);
     page.push_str(&handbook::config::docs::man_environment());
+    page.push_str(".SH FILES\n.TP\n\\fI$XDG_CONFIG_HOME/handbook/config.toml\\fR\n");
+    page.push_str(&format!("Configuration; its keys: {}.\n", handbook::config::docs::man_config_keys()));
     page.push_str(FILES);
     for sub in command.get_subcommands() {
         // clap wants a 'static name; a test can afford to leak a few bytes.
@@ -98,6 +97,24 @@ fn render_man_page() -> String {
     page
 }
 
+/// The commands, each pointing at its section of this page (clap_mangen's own list names a
+/// page per command, `handbook-extract(1)`, which is not installed).
+fn commands_section(command: &clap::Command) -> String {
+    let roff = |text: &str| text.replace('\\', "\\\\").replace('-', "\\-").replace('\'', "\\(aq");
+    let mut out = String::from(".SH COMMANDS\n");
+    for sub in command.get_subcommands() {
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        let section = format!("HANDBOOK {}", sub.get_name().to_uppercase());
+        out.push_str(&format!(
+            ".TP\n\\fBhandbook {}\\fR\n{}; see {} below.\n",
+            roff(sub.get_name()),
+            roff(&about),
+            roff(&section)
+        ));
+    }
+    out
+}
+
 #[test]
 fn the_man_page_is_fresh() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("man/handbook.1");
@@ -110,6 +127,39 @@ fn the_man_page_is_fresh() {
         committed == fresh,
         "man/handbook.1 is stale: run `UPDATE_MAN=1 cargo test --test integration the_man_page_is_fresh`"
     );
+}
+
+/// The man page is one page: it names no page per command, which is not installed, and it
+/// documents no variable only the test suite sets.
+#[test]
+fn the_man_page_points_only_at_itself_and_documents_no_test_switch() {
+    let page = render_man_page();
+    let command = handbook::cli::Cli::command();
+    for sub in command.get_subcommands() {
+        let name = sub.get_name().replace('-', "\\-");
+        assert!(!page.contains(&format!("handbook\\-{name}(1)")), "the man page names handbook-{name}(1)");
+        assert!(page.contains(&format!(".SH \"HANDBOOK {}\"", sub.get_name().to_uppercase())), "{name} has no section");
+    }
+    assert!(!page.contains("(1)"), "the man page names another page");
+    for variable in ["HANDBOOK_NOW", "HANDBOOK_FAULT"] {
+        assert!(!page.contains(variable), "the man page documents {variable}, a switch for the tests");
+    }
+    for key in ["max_retries", "engine", "summary_max_tokens", "exclude_external_context"] {
+        assert!(page.contains(key), "the man page's FILES section lacks {key}");
+    }
+}
+
+/// The help keeps the options every command takes apart from the command's own.
+#[test]
+fn the_help_lists_global_options_apart() {
+    let mut command = handbook::cli::Cli::command();
+    command.build();
+    for sub in command.get_subcommands_mut().filter(|s| s.get_name() != "help") {
+        let help = sub.render_help().to_string();
+        let global =
+            help.find("Global options:").unwrap_or_else(|| panic!("{}: no global heading\n{help}", sub.get_name()));
+        assert!(help[global..].contains("--home <DIR>") && help[global..].contains("--json"), "{help}");
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod common;
 mod compressed;
 mod config;
 mod consolidate;
+mod conventions;
 mod damaged;
 mod databases;
 mod docs;

@@ -184,6 +184,8 @@ fn no_handbook_yet_prints_nothing_and_succeeds() {
 fn output_writes_only_when_the_bytes_change() {
     let (hb, _dir) = handbook_of_fixtures();
     let target = hb.user.path().join("agents/handbook.md");
+    // `--output` writes into a folder that exists; it creates none.
+    fs::create_dir_all(target.parent().unwrap()).unwrap();
     summary(&hb, &["--output", target.to_str().unwrap()]);
     let first = fs::metadata(&target).unwrap().modified().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));

@@ -185,6 +185,51 @@ fn file_door(settings: &Settings, plan: &DoorPlan, action: Action, apply: bool, 
 }
 
 fn check_door(settings: &Settings, opts: &IntegrateSettings, plan: &DoorPlan, term: &Terminal) -> Result<()> {
+    let findings = findings(settings, opts, plan, term)?;
+    term.json("integrate-check", &serde_json::json!({ "door": plan.door.name(), "findings": findings }))?;
+    for f in &findings {
+        let label = match f.level {
+            Level::Ok => "ok",
+            Level::Warn => "warning",
+            Level::Fail => "not working",
+        };
+        term.line(&format!("{label}: {}", f.text))?;
+    }
+    if findings.iter().any(|f| f.level == Level::Fail) {
+        bail!("the {} door is not in place or not working; see above", plan.door.name());
+    }
+    Ok(())
+}
+
+/// What `integrate DOOR --check` finds, for `doctor`: `None` when the door is not in place
+/// (its first file does not name handbook), so an agent never set up is no failure.
+pub(crate) fn door_findings(
+    settings: &Settings,
+    opts: &IntegrateSettings,
+    door: Door,
+    term: &Terminal,
+) -> Result<Option<Vec<check::Finding>>> {
+    let plan = door_plan(settings, opts, door)?;
+    if !in_place(&plan)? {
+        return Ok(None);
+    }
+    findings(settings, opts, &plan, term).map(Some)
+}
+
+/// Whether the door's first file holds handbook's door.
+fn in_place(plan: &DoorPlan) -> Result<bool> {
+    let target = &plan.targets[0];
+    let text = agents::read(&target.path).with_context(|| format!("cannot read {}", target.path.display()))?.text;
+    Ok(text.as_deref().is_some_and(|t| integrate::has_door(target, plan.door, t, &plan.doors_dir)))
+}
+
+/// What the door's files, the programs they run, Codex's trust and the summary say.
+fn findings(
+    settings: &Settings,
+    opts: &IntegrateSettings,
+    plan: &DoorPlan,
+    term: &Terminal,
+) -> Result<Vec<check::Finding>> {
     let mut files = Vec::new();
     for target in &plan.targets {
         files.push((target.clone(), agents::read(&target.path)?.text));
@@ -208,7 +253,7 @@ fn check_door(settings: &Settings, opts: &IntegrateSettings, plan: &DoorPlan, te
     let owned_texts =
         door_text.as_ref().map(|(_, bytes, _)| bytes.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()));
     let resolve = |program: &str| agents::resolve(program, &opts.path);
-    let findings = check::check(&Observed {
+    Ok(check::check(&Observed {
         door: plan.door,
         files: &files,
         codex_config: codex_config.as_deref(),
@@ -220,20 +265,7 @@ fn check_door(settings: &Settings, opts: &IntegrateSettings, plan: &DoorPlan, te
             wanted: summary.as_deref().unwrap_or(""),
             registered: registry.contains(door),
         }),
-    });
-    term.json("integrate-check", &serde_json::json!({ "door": plan.door.name(), "findings": findings }))?;
-    for f in &findings {
-        let label = match f.level {
-            Level::Ok => "ok",
-            Level::Warn => "warning",
-            Level::Fail => "not working",
-        };
-        term.line(&format!("{label}: {}", f.text))?;
-    }
-    if findings.iter().any(|f| f.level == Level::Fail) {
-        bail!("the {} door is not in place or not working; see above", plan.door.name());
-    }
-    Ok(())
+    }))
 }
 
 /// List the agents found on this machine and whether each has its door.
@@ -243,8 +275,7 @@ fn list(settings: &Settings, opts: &IntegrateSettings, term: &Terminal) -> Resul
         any = true;
         let plan = door_plan(settings, &IntegrateSettings { mcp: false, ..opts.clone() }, door)?;
         let target = &plan.targets[0];
-        let text = agents::read(&target.path).with_context(|| format!("cannot read {}", target.path.display()))?.text;
-        let present = text.as_deref().is_some_and(|t| integrate::has_door(target, door, t, &plan.doors_dir));
+        let present = in_place(&plan)?;
         let state = if present { "door in place" } else { "no door" };
         term.json("agent", &serde_json::json!({ "door": door.name(), "path": target.path, "in_place": present }))?;
         let hint = if present {

@@ -2,8 +2,10 @@
 //! function over 60 lines here means a decision that belongs in the core.
 #![warn(clippy::too_many_lines)]
 
+pub(crate) mod completions;
 pub(crate) mod config;
 pub(crate) mod consolidate;
+pub(crate) mod doctor;
 pub(crate) mod extract;
 pub(crate) mod forget;
 pub(crate) mod integrate;

@@ -9,19 +9,15 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::config::Settings;
-use crate::core::injection::looks_like_instruction;
+use crate::core::doctor::{Flagged as Finding, scan};
 use crate::core::layout::{SUMMARY, timestamp};
 use crate::core::manifest::Snapshot;
 use crate::core::manifest::{self, Change};
-use crate::core::redact::secret_kinds;
 use crate::core::state::{Counts, SourceState, Sources};
 use crate::core::tokens::estimate;
 use crate::core::words::count;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
-
-/// Instruction-like lines listed at most.
-const MAX_FLAGGED: usize = 20;
 
 #[derive(Serialize)]
 struct Status {
@@ -52,13 +48,6 @@ struct Failure {
     path: String,
     reason: String,
     tries: u32,
-}
-
-#[derive(Serialize)]
-struct Finding {
-    path: String,
-    line: usize,
-    what: String,
 }
 
 /// Run `status`.
@@ -145,19 +134,8 @@ fn count_sessions(status: &mut Status, sources: &Sources) {
 
 /// Every line of every workspace file checked for secrets and for instruction-like text.
 fn scan_files(status: &mut Status, snapshot: &Snapshot) {
-    for (path, bytes) in &snapshot.files {
-        let text = String::from_utf8_lossy(bytes);
-        for (index, line) in text.lines().enumerate() {
-            let kinds = secret_kinds(line);
-            if !kinds.is_empty() {
-                status.secrets.push(Finding { path: path.clone(), line: index + 1, what: kinds.join(", ") });
-            }
-            if status.instruction_like.len() < MAX_FLAGGED && looks_like_instruction(line) {
-                let what = crate::core::extract::clip_at_word(line.trim(), 160);
-                status.instruction_like.push(Finding { path: path.clone(), line: index + 1, what });
-            }
-        }
-    }
+    let found = scan(&snapshot.files);
+    (status.secrets, status.instruction_like) = (found.secrets, found.instruction_like);
 }
 
 fn render(status: &Status) -> Vec<String> {

@@ -2,9 +2,9 @@
 //! Fast enough to run at every agent start: it reads one file and nothing else.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::config::{Settings, SummarySettings};
 use crate::edge::fsio::write_if_changed;
@@ -18,7 +18,7 @@ use crate::edge::terminal::Terminal;
 /// `-v` asks, since agents show a hook's stderr to the user at every start.
 pub(crate) fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result<()> {
     let told = !opts.hook || opts.verbose;
-    let term = &Terminal { quiet: term.quiet || !told, ..*term };
+    let term = &Terminal { quiet: term.quiet || !told, silent: !told, ..*term };
     let text = match render(settings, opts, term) {
         Ok(text) => text,
         Err(e) if opts.hook => {
@@ -65,9 +65,26 @@ pub(crate) fn run(settings: &Settings, opts: &SummarySettings, term: &Terminal) 
 
 /// The text to print, or `None` when there is no summary yet.
 fn render(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result<Option<String>> {
+    if let Some(path) = &opts.output {
+        output_folder(path)?;
+    }
     let key = project_dir(opts, term).map(|dir| project_of_dir(&dir));
     let request = Request { wrapper: opts.prompt, cap: opts.cap, project: key.as_deref() };
     summary::render(settings, &request, term)
+}
+
+/// `--output`'s folder must already exist: a mistyped path is not a folder to create (as root,
+/// `--output /nonexistent/dir/summary.md` would otherwise make `/nonexistent/dir`).
+fn output_folder(path: &Path) -> Result<()> {
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !folder.is_dir() {
+        bail!(
+            "cannot write the summary to {}: the folder {} does not exist; create it first, or give --output a file in a folder that exists",
+            path.display(),
+            folder.display()
+        );
+    }
+    Ok(())
 }
 
 /// The directory whose project to keep: `--project`, or in hook mode the agent's `cwd`.

@@ -1,7 +1,7 @@
 //! The documentation made from the settings table: the man page's ENVIRONMENT section and
 //! the README's configuration section. Tests compare them with the committed files.
 
-use crate::config::table::{ALL, OTHER_VARIABLES, Spec};
+use crate::config::table::{ALL, OTHER_VARIABLES, Spec, TEST_ONLY};
 
 /// Text made safe for roff: backslashes and hyphens escaped.
 fn roff(text: &str) -> String {
@@ -12,8 +12,14 @@ fn bold(text: &str) -> String {
     format!("\\fB{}\\fR", roff(text))
 }
 
+/// The settings the docs describe: all but the test suite's own.
 fn specs() -> impl Iterator<Item = Spec> {
-    ALL.iter().map(|s| s.spec())
+    ALL.iter().map(|s| s.spec()).filter(|s| !TEST_ONLY.contains(&s.name))
+}
+
+/// Every key the config file takes, for the man page's FILES section, roff-escaped.
+pub fn man_config_keys() -> String {
+    roff(&specs().filter_map(|s| s.key).collect::<Vec<_>>().join(", "))
 }
 
 /// Where else a setting is set and what applies without it, as one sentence: names set with
@@ -108,5 +114,14 @@ mod tests {
             }
         }
         assert!(!man.contains("HANDBOOK_FAULT") && !readme.contains("HANDBOOK_FAULT"));
+    }
+
+    #[test]
+    fn the_test_suite_s_own_settings_stay_out_of_the_docs() {
+        let (man, readme) = (man_environment(), readme_configuration());
+        for variable in ["HANDBOOK_NOW", "HANDBOOK_FAULT"] {
+            assert!(!man.contains(variable) && !readme.contains(variable), "{variable} is documented");
+        }
+        assert!(man_config_keys().contains("max_retries") && !man_config_keys().contains("now"));
     }
 }

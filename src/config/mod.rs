@@ -36,6 +36,23 @@ pub(crate) struct Output {
     pub(crate) color: ColorChoice,
 }
 
+impl Output {
+    /// How to print an error that stopped the run before its settings were resolved (a bad
+    /// config file, a value out of bounds): the flags, and the colour rule the settings would
+    /// have followed (`--color`, else `NO_COLOR`, else `HANDBOOK_COLOR`, else auto).
+    pub(crate) fn before_settings(json: bool, color: Option<ColorChoice>, env: &Env) -> Output {
+        let color = match (color, env.get("NO_COLOR")) {
+            (Some(flag), _) => flag,
+            (None, Some(_)) => ColorChoice::Never,
+            (None, None) => env
+                .get(table::COLOR.env.unwrap_or_default())
+                .and_then(|v| ColorChoice::from_text(v).ok())
+                .unwrap_or(table::DEFAULT_COLOR),
+        };
+        Output { json, quiet: false, color }
+    }
+}
+
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
@@ -82,6 +99,18 @@ pub(crate) enum CommandSettings {
     /// Show the settings in effect (`Settings::resolved`).
     Config,
     Integrate(IntegrateSettings),
+    Doctor(Box<DoctorSettings>),
+    Completions(clap_complete::Shell),
+}
+
+/// What `doctor` looks at: the sources `extract` would read, the doors `integrate` knows, and
+/// the config file's keys (to tell the ones nothing reads from `Settings::resolved`).
+#[derive(Debug, Clone)]
+pub(crate) struct DoctorSettings {
+    pub(crate) extract: ExtractSettings,
+    pub(crate) integrate: IntegrateSettings,
+    /// The config file read, with the keys it sets; `None` when there is none.
+    pub(crate) config_file: Option<(PathBuf, Vec<String>)>,
 }
 
 /// What `integrate` does.
@@ -441,16 +470,16 @@ impl Settings {
                 CommandSettings::Reset { yes: args.yes, notes: args.notes, lock_wait: lock_wait(&mut r, None)? }
             }
             Command::Config => {
-                // Everything `update` would resolve; what an engine lacks is shown, not fatal.
-                let consolidate = ConsolidateArgs {
-                    options: ConsolidateOptions::default(),
-                    wait: None,
-                    engine: EngineArgs::default(),
-                };
-                extract_settings(ExtractArgs::default(), &mut r, Needs::Warn)?;
-                consolidate_settings(&consolidate, &mut r, Needs::Warn)?;
+                resolve_everything(&mut r)?;
                 CommandSettings::Config
             }
+            Command::Doctor => {
+                let extract = resolve_everything(&mut r)?;
+                let integrate = integrate_settings(IntegrateArgs::default(), env)?;
+                let config_file = r.file.as_ref().map(|f| (f.path.clone(), f.key_names()));
+                CommandSettings::Doctor(Box::new(DoctorSettings { extract, integrate, config_file }))
+            }
+            Command::Completions(args) => CommandSettings::Completions(args.shell),
         };
         // A test-only switch, and so no setting: it is neither documented nor shown.
         #[cfg(feature = "fault-injection")]
@@ -469,6 +498,16 @@ impl Settings {
             warnings: r.warnings,
         })
     }
+}
+
+/// Everything `update` would resolve, recorded in `r`; what an engine lacks is a warning, not
+/// an error. The extraction's settings, for the sources it would read.
+fn resolve_everything(r: &mut Resolver) -> Result<ExtractSettings> {
+    let consolidate =
+        ConsolidateArgs { options: ConsolidateOptions::default(), wait: None, engine: EngineArgs::default() };
+    let extract = extract_settings(ExtractArgs::default(), r, Needs::Warn)?;
+    consolidate_settings(&consolidate, r, Needs::Warn)?;
+    Ok(extract)
 }
 
 /// Find and read the config file into `r`; its path, which must exist when it was named.

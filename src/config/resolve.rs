@@ -143,6 +143,11 @@ impl ConfigFile {
         ConfigFile::parse(path, &text).map(Some)
     }
 
+    /// The keys the file sets, in its order.
+    pub(crate) fn key_names(&self) -> Vec<String> {
+        self.keys.keys().cloned().collect()
+    }
+
     /// Parse the file's text. Unknown keys are an error, so a typo never goes unnoticed.
     pub(crate) fn parse(path: &Path, text: &str) -> Result<ConfigFile> {
         let keys: toml::Table =

@@ -131,6 +131,11 @@ pub(crate) static COLOR: Setting<ColorChoice> = Setting {
     check: any,
 };
 
+/// Settings only the test suite sets (`HANDBOOK_NOW` fixes the clock, so a run's output can be
+/// compared byte for byte): read like the others, but left out of the help, the man page and
+/// the README, since no user should reach for them.
+pub(crate) const TEST_ONLY: &[&str] = &["now"];
+
 pub(crate) static NOW: Setting<Timestamp> = Setting {
     name: "now",
     key: false,
@@ -426,7 +431,7 @@ pub(crate) static MAX_RETRIES: Setting<u32> = Setting {
     env: Some("HANDBOOK_MAX_RETRIES"),
     flag: Some("--max-retries"),
     old: None,
-    help: "Retries of a request that failed with 429, a 5xx status or a timeout",
+    help: "Retries of a request answered with 408, 429 or a 5xx status, or whose connection was refused or dropped (one that timed out is not retried)",
     default: "3",
     check: |&n| if n <= 20 { Ok(()) } else { Err("expected a whole number from 0 to 20") },
 };

@@ -8,6 +8,7 @@
 pub(crate) mod citations;
 pub(crate) mod consolidate;
 pub(crate) mod dates;
+pub(crate) mod doctor;
 pub(crate) mod door;
 pub(crate) mod echo;
 pub(crate) mod escape;

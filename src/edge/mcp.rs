@@ -232,7 +232,14 @@ impl Handbook {
         if scope.transcripts {
             // Their problems were reported when they were extracted: notes stay quiet, and a
             // warning goes to stderr, never to stdout.
-            let quiet = Terminal { json: false, quiet: true, color: false, color_stdout: false, progress: false };
+            let quiet = Terminal {
+                json: false,
+                quiet: true,
+                color: false,
+                color_stdout: false,
+                progress: false,
+                silent: false,
+            };
             read_transcripts(&self.workspace, &Bounds::default(), &query, &mut corpus, &quiet)?;
         }
         let hits = rank(&corpus.docs, &query, corpus.collection);

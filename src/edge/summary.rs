@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use crate::config::Settings;
 use crate::core::door::{Door, Wrapper};
 use crate::core::layout::{SUMMARY, WHOLE_SUMMARY};
-use crate::core::summary::Summary;
+use crate::core::summary::{Day, Entry, Project, Section, Summary};
 use crate::core::templates;
 use crate::core::tokens::{Cap, estimate};
 use crate::edge::templates::load as load_template;
@@ -46,14 +46,13 @@ pub(crate) fn render(settings: &Settings, request: &Request<'_>, term: &Terminal
     let home = settings.home.to_string_lossy();
     let template = request.wrapper.map(|w| load_template(settings.config_dir.as_deref(), w.template())).transpose()?;
     // The caps hold for everything printed: the template's own text comes off first.
-    let cap = match &template {
-        Some(template) => {
-            let frame = templates::render(template, &[("home", &home), ("summary", "")]);
-            Cap {
-                tokens: request.cap.tokens.map(|t| t.saturating_sub(estimate(&frame))),
-                chars: request.cap.chars.map(|c| c.saturating_sub(frame.chars().count())),
-            }
-        }
+    let frame = template.as_ref().map(|t| templates::render(t, &[("home", &home), ("summary", "")]));
+    let frame_tokens = frame.as_deref().map_or(0, estimate);
+    let cap = match &frame {
+        Some(frame) => Cap {
+            tokens: request.cap.tokens.map(|t| t.saturating_sub(frame_tokens)),
+            chars: request.cap.chars.map(|c| c.saturating_sub(frame.chars().count())),
+        },
         None => request.cap,
     };
     let body = match request.project {
@@ -72,7 +71,18 @@ pub(crate) fn render(settings: &Settings, request: &Request<'_>, term: &Terminal
                 }
                 None => parsed,
             };
-            parsed.fit(cap)
+            let fitted = parsed.fit(cap);
+            // A cap the wrapper alone exceeds is an error below.
+            if let Some(smallest) =
+                starved(&parsed, &fitted).filter(|_| request.cap.fits(frame.as_deref().unwrap_or("")))
+            {
+                term.warn(&format!(
+                    "the cap ({}) leaves room for no entry of the summary, only its first line: the smallest entry needs about {} tokens with its headings; raise --max-tokens",
+                    describe_cap(request.cap),
+                    smallest + frame_tokens
+                ));
+            }
+            fitted
         }
     };
     let text = match template {
@@ -102,6 +112,40 @@ fn whole_summary(workspace: &Workspace, settings: &Settings, written: &str) -> O
     let cap = Cap { tokens: Some(settings.summary_max_tokens), chars: None };
     let fitted = if cap.fits(&whole) { whole.clone() } else { parsed.fit(cap) };
     (fitted == written).then(|| Summary::parse(&escaped(whole)).ok()).flatten()
+}
+
+/// When `fitted` kept no entry of `parsed`, which had some: the size in tokens of the
+/// smallest summary that holds one entry (`v1`, that entry and its headings), the least a
+/// cap must allow for any lesson to be printed.
+fn starved(parsed: &Summary, fitted: &str) -> Option<usize> {
+    let kept = Summary::parse(fitted).map_or(0, |s| one_entry_summaries(&s).count());
+    if kept > 0 {
+        return None;
+    }
+    one_entry_summaries(parsed).map(|one| estimate(&one.render())).min()
+}
+
+/// For every entry of `summary`, a summary that holds it alone, under its headings.
+fn one_entry_summaries(summary: &Summary) -> impl Iterator<Item = Summary> + '_ {
+    summary.sections.iter().flat_map(|s| {
+        let section = move |entries: Vec<Entry>, projects: Vec<Project>| Summary {
+            sections: vec![Section { heading: s.heading.clone(), entries, projects }],
+        };
+        let own = s.entries.iter().map(move |e| section(vec![e.clone()], Vec::new()));
+        let projects = s.projects.iter().flat_map(move |p| {
+            let project =
+                move |entries: Vec<Entry>, days: Vec<Day>| Project { heading: p.heading.clone(), entries, days };
+            let text = p.entries.iter().map(move |e| section(Vec::new(), vec![project(vec![e.clone()], Vec::new())]));
+            let topics = p.days.iter().flat_map(move |d| {
+                d.entries.iter().map(move |e| {
+                    let day = Day { heading: d.heading.clone(), entries: vec![e.clone()] };
+                    section(Vec::new(), vec![project(Vec::new(), vec![day])])
+                })
+            });
+            text.chain(topics)
+        });
+        own.chain(projects)
+    })
 }
 
 /// `text` with its control, bidi and invisible characters written out (see [`escape`]).

@@ -10,6 +10,11 @@ use crate::cli::ColorChoice;
 use crate::config::Output;
 pub(crate) use crate::core::escape::escape;
 
+/// The labels of diagnostics and their colours (SGR codes): one policy for both, under the
+/// same `--color` rule.
+const WARNING: (&str, &str) = ("warning", "33");
+const ERROR: (&str, &str) = ("error", "31");
+
 /// How this run talks to the user.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Terminal {
@@ -21,6 +26,9 @@ pub(crate) struct Terminal {
     pub(crate) color_stdout: bool,
     /// Progress bars on stderr.
     pub(crate) progress: bool,
+    /// Nothing on stderr, not even warnings: `summary`'s hook mode without `-v`, since agents
+    /// show a hook's stderr to the user at every start.
+    pub(crate) silent: bool,
 }
 
 impl Terminal {
@@ -37,18 +45,42 @@ impl Terminal {
             color: color_on(stderr_tty),
             color_stdout: !output.json && color_on(std::io::stdout().is_terminal()),
             progress: stderr_tty && !output.json && !output.quiet,
+            silent: false,
         }
     }
 
     /// A diagnostic on stderr: `handbook: warning: …`.
     pub(crate) fn warn(&self, message: &str) {
-        let label = if self.color { "\x1b[33mwarning\x1b[0m" } else { "warning" };
+        self.diagnostic(WARNING, message);
+    }
+
+    /// The error that stopped the run: `handbook: error: …` on stderr, coloured as warnings
+    /// are, and with `--json` also an `error` object, the last line on stdout.
+    pub(crate) fn error(&self, message: &str) {
+        self.diagnostic(ERROR, message);
+        if self.json {
+            Terminal::json_error(message);
+        }
+    }
+
+    /// `{"type": "error", "data": {"message": …}}` on stdout, for a run that failed under
+    /// `--json` (also before there is a terminal, when the flags themselves were refused).
+    pub(crate) fn json_error(message: &str) {
+        let object = serde_json::json!({ "type": "error", "data": { "message": message } });
+        let _ = writeln!(std::io::stdout().lock(), "{object}");
+    }
+
+    fn diagnostic(&self, (label, colour): (&str, &str), message: &str) {
+        if self.silent {
+            return;
+        }
+        let label = if self.color { format!("\x1b[{colour}m{label}\x1b[0m") } else { label.to_string() };
         let _ = writeln!(std::io::stderr().lock(), "handbook: {label}: {}", escape(message));
     }
 
     /// A note on stderr that is not a problem, unless `--quiet`.
     pub(crate) fn note(&self, message: &str) {
-        if !self.quiet {
+        if !self.quiet && !self.silent {
             let _ = writeln!(std::io::stderr().lock(), "handbook: {}", escape(message));
         }
     }
@@ -123,7 +155,8 @@ mod tests {
 
     #[test]
     fn progress_messages_are_escaped() {
-        let term = Terminal { json: false, quiet: false, color: false, color_stdout: false, progress: false };
+        let term =
+            Terminal { json: false, quiet: false, color: false, color_stdout: false, progress: false, silent: false };
         let bar = term.progress(3, "extract");
         bar.set_message("rollout-\u{1b}]0;pwned\u{7}\u{202e}.jsonl");
         assert_eq!(bar.message(), "rollout-\\u{1b}]0;pwned\\u{7}\\u{202e}.jsonl");

@@ -29,22 +29,37 @@ impl Bounds<'_> {
     }
 }
 
-/// The ranked hits inside the bounds, in rank order. `project_of` tells a document's project;
-/// it is asked only with a project bound and only for documents inside the period, since
-/// finding it may mean reading a record.
+/// The ranked hits inside the bounds, in rank order, each shown once (see [`distinct`]).
+/// `project_of` tells a document's project; it is asked only with a project bound and only
+/// for documents inside the period, since finding it may mean reading a record.
 pub(crate) fn kept_hits<'h>(
     hits: &'h [Hit],
     docs: &[Doc],
     bounds: &Bounds,
     project_of: &mut dyn FnMut(&Doc) -> Option<String>,
 ) -> Vec<&'h Hit> {
-    hits.iter()
-        .filter(|hit| {
-            let doc = &docs[hit.doc];
-            bounds.in_period(doc.date, doc.date_end)
-                && (bounds.project.is_none() || bounds.in_project(project_of(doc).as_deref()))
-        })
-        .collect()
+    let kept = hits.iter().filter(|hit| {
+        let doc = &docs[hit.doc];
+        bounds.in_period(doc.date, doc.date_end)
+            && (bounds.project.is_none() || bounds.in_project(project_of(doc).as_deref()))
+    });
+    distinct(kept, docs)
+}
+
+/// The hits without repeats, the best-ranked of each kept: two documents that show the same
+/// line of a file, or the same text of one file for the same session and day (two tasks of a
+/// session with the same keywords line), would print the same result twice. A transcript's
+/// repeated line is a second event, and is kept.
+fn distinct<'h>(hits: impl Iterator<Item = &'h Hit>, docs: &[Doc]) -> Vec<&'h Hit> {
+    let mut lines = std::collections::HashSet::new();
+    let mut texts = std::collections::HashSet::new();
+    hits.filter(|hit| {
+        let doc = &docs[hit.doc];
+        let at = (doc.path.as_str(), doc.place.as_deref(), hit.line);
+        let said = (doc.path.as_str(), hit.text.as_str(), doc.session_id.as_deref(), doc.date);
+        lines.insert(at) && (doc.kind == super::docs::Kind::Transcript || texts.insert(said))
+    })
+    .collect()
 }
 
 /// The sessions inside the bounds, newest first; sessions that ended together by id.

@@ -166,3 +166,31 @@ pub(super) fn session(id: &str, updated_at: &str, project: &str) -> crate::core:
         last_usage: None,
     }
 }
+
+#[test]
+fn the_same_line_or_the_same_text_of_a_file_is_shown_once() {
+    use super::bounds::{Bounds, kept_hits};
+    let keywords = "### keywords\n\n- bench, cache, cargo\n";
+    let mut docs = vec![
+        doc("MEMORY.md", &format!("## Task 1: speed up the cache\n{keywords}")),
+        doc("MEMORY.md", &format!("## Task 2: use a map\n{keywords}")),
+        doc("notes/a.md", keywords),
+        doc("notes/a.md", keywords),
+        doc("notes/a.md", keywords),
+    ];
+    docs[1].first_line = 10;
+    docs[4].first_line = 20;
+    docs[4].session_id = Some("s2".to_string());
+    let q = query(&["cargo"]);
+    let collection = Collection { documents: docs.len(), total_bytes: 0 };
+    let hits = rank(&docs, &q, collection);
+    assert_eq!(hits.len(), 5);
+    let kept = kept_hits(&hits, &docs, &Bounds::default(), &mut |_| None);
+    let mut shown: Vec<(&str, usize, Option<&str>)> =
+        kept.iter().map(|h| (docs[h.doc].path.as_str(), h.line, docs[h.doc].session_id.as_deref())).collect();
+    shown.sort();
+    // MEMORY.md's two tasks have the same keywords line: one result. Two of the note's
+    // documents show the same line: one result; the third is another session's: it stays.
+    assert_eq!(shown.iter().filter(|s| s.0 == "MEMORY.md").count(), 1, "{shown:?}");
+    assert_eq!(shown.iter().filter(|s| s.0 == "notes/a.md").count(), 2, "{shown:?}");
+}
