@@ -23,11 +23,15 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:from now on|going forward|in (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
         r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
-        r"|\b(?:in|for|across|on|to|with) (?:all|every|any)\b",
+        r"|\b(?:in|for|across|on|to|with) (?:all|every|any)(?:thing|where|one)?\b|\b(?:nowhere|anywhere|everywhere) else\b",
+        // "Same drill as always: vet plus staticcheck before you commit."
+        r"|\b(?:as always|as usual|same drill|the usual|like always)\b",
+        r"|\b(?:a |the |one |our )?(?:house )?rules? (?:for|in|of) (?:this|our|the|these) (?:repo|repository|project|codebase|code base|docs|monorepo|team|code)\b|\bhouse rules?\b",
+        r"|\b(?:in|for|across) (?:this|our|the) (?:repo|repository|project|codebase|monorepo|workspace|code base)\b",
         r"|^(?:(?:please|also|and|but|so|then)\s+)?(?:keep|format|write|run|use|lint|name|put|make|check|prefix|sign|tag|document|type|test|give|end|start|lock|pin)\s+(?:all|every|any|each)\b",
         r"|\bin (?:this|our|the) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b|\bin here\b",
         r"|^(?:all|every|each|any|no)\s+(?:\w+\s+)?(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
-        r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to)\b",
+        r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to|write|store|keep|name|format|pin|deploy|release|ship)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
         r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
         r"|,\s*ever\b|\bever again\b",
@@ -309,6 +313,11 @@ mod tests {
             "The house style here is that every exported C symbol is snake_case with the `cinder_` prefix.",
             "Don't run terraform apply, ever, from here.",
             "By the way, `npm run lint` here is eslint with --max-warnings 0, so any warning fails CI.",
+            "Same drill as always: vet plus staticcheck before you commit, please.",
+            "Again: no pandas in anything you write, it's polars now.",
+            "And a rule for this codebase: API responses always render timestamps as ISO 8601 in UTC with a Z suffix.",
+            "In log lines we write timestamps as Unix epoch milliseconds, not ISO strings.",
+            "And `anyhow` is only allowed in the binary crate, crates/saltmarsh, nowhere else.",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }
