@@ -12,7 +12,7 @@ use score::{Report, TARGETS, Targets};
 
 /// What the held-back part has reached so far; a change that lowers a figure is a regression.
 /// Raise these as the rules improve; the aim is [`TARGETS`].
-const HELD_BACK_FLOOR: Targets = Targets { recall: 0.84, precision: 0.77, wrong: 3, duplicate: 1 };
+const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.8, wrong: 1, duplicate: 1 };
 
 fn scored(part: &str) -> Report {
     let quality = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/quality");

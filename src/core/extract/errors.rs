@@ -134,9 +134,13 @@ fn candidate_lines(text: &str) -> impl Iterator<Item = &str> {
         .take(MAX_CANDIDATES)
 }
 
-/// A line worth quoting: not blank, not a status header agents add, not aimed at an AI.
+/// A line worth quoting: not blank, not a status header agents add, not aimed at an AI, not
+/// only the frame a tool draws around its message (`╵`).
 fn usable(line: &str) -> bool {
-    !line.is_empty() && !is_status_header(line) && !looks_like_instruction(line)
+    !line.is_empty()
+        && line.chars().any(|c| c.is_alphanumeric())
+        && !is_status_header(line)
+        && !looks_like_instruction(line)
 }
 
 /// Lines agents add around an output (`Exit code: 1`, `Wall time: …`), not part of it.
@@ -146,6 +150,9 @@ fn is_status_header(line: &str) -> bool {
             .iter()
             .any(|h| line.starts_with(h))
 }
+
+/// A diagnostic's own label at the start of a line.
+static ERROR_LABEL: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"^(?i:error|warning|fatal)(?:\[\w+\])?:"));
 
 /// Words and codes that name an error outright.
 static ERROR_WORD: LazyLock<Regex> = LazyLock::new(|| {
@@ -209,6 +216,12 @@ fn is_relay(line: &str) -> bool {
 /// bars, or only carets and tildes.
 fn is_quoted_context(line: &str) -> bool {
     let trimmed = line.trim_start();
+    // Terraform boxes its diagnostics: `│ Error: Inconsistent dependency lock file`.
+    if let Some(inside) = trimmed.strip_prefix('│')
+        && ERROR_LABEL.is_match(inside.trim_start())
+    {
+        return false;
+    }
     let gutter = trimmed.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
     (gutter.len() < trimmed.len() && gutter.starts_with(['|', '│']))
         || trimmed.starts_with(['|', '│'])
@@ -284,6 +297,11 @@ fn has_location(line: &str) -> bool {
 
 /// The line without escape sequences, control characters or surrounding space.
 fn clean(line: &str) -> std::borrow::Cow<'_, str> {
+    // The frame of a boxed diagnostic is not part of its message.
+    let line = match line.trim_start().strip_prefix('│') {
+        Some(inside) if ERROR_LABEL.is_match(inside.trim_start()) => inside,
+        _ => line,
+    };
     if !line.contains(['\u{1b}', '\r']) {
         return std::borrow::Cow::Borrowed(line.trim());
     }
@@ -386,6 +404,12 @@ mod tests {
             error_line_of("make: *** [all] Error 1\n", Some("make")).as_deref(),
             Some("make: *** [all] Error 1")
         );
+    }
+
+    #[test]
+    fn a_boxed_diagnostic_is_read_inside_its_box() {
+        let terraform = "\n╷\n│ Error: Inconsistent dependency lock file\n│ \n│ The following dependency selections recorded in the lock file are inconsistent\n│ with the current configuration:\n│   - provider registry.terraform.io/hashicorp/aws: required by this configuration but no version is selected\n╵\n";
+        assert_eq!(error_line(terraform).as_deref(), Some("Error: Inconsistent dependency lock file"));
     }
 
     #[test]

@@ -27,7 +27,7 @@ use signals::{Feedback, SignalKind};
 
 /// Bumped when extraction changes what it keeps: files settled by an older extractor are
 /// read again.
-pub(crate) const EXTRACTOR_VERSION: u32 = 4;
+pub(crate) const EXTRACTOR_VERSION: u32 = 5;
 
 /// Tasks kept per session; later requests join the last one.
 const MAX_TASKS: usize = 12;
@@ -588,10 +588,15 @@ impl Extractor {
                 &open.edited,
                 &open.ran,
             );
+            let same_job = shell::runs_the_same(&call.command, &open.failure.command);
+            let fixed_by = if same_job { shell::job_line(&call.command) } else { call.command.clone() };
             let mut fix = Fix {
                 failure: open.failure,
                 attempts: open.attempts,
-                command: call.command.clone(),
+                // Of `bin/rails runner '…' && bin/rails test`, the test is what got through; a
+                // chain of other steps (`cp .env.example .env && php artisan key:generate`) is
+                // the way around.
+                command: fixed_by,
                 line: call.line,
                 edited: open.edited,
                 ran: open.ran,

@@ -18,7 +18,7 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
         r"implicit declaration|imported but unused|never used|unused|mismatched types|type error|typeerror|",
         r"nameerror|syntaxerror|compileerror|compilation failed|does not compile|cannot be applied|",
         r"no matching function|is not assignable|property .* does not exist|missing (?:field|argument)|",
-        r"wrong number of arguments|arity|FAILED|[0-9]+ (?:failed|failures?)|test.*fail|fail(?:ed|ing)? (?:test|spec|example)|warning|would be reformatted|",
+        r"wrong number of arguments|arity|FAILED|[0-9]+ (?:failed|failures?)|test.*fail|^failure:|fail(?:ed|ing)? (?:test|spec|example)|warning|would be reformatted|",
         r"would reformat|not formatted|formatting|\bfail\b|\bexpected\b|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|",
         r"\bactual\b|not in scope|data race|\b[A-Z]{2,5}-[0-9]{3,6}\b|panicked at|unwrap\(\)|traceback|exception",
     ))

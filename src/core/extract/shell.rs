@@ -104,6 +104,19 @@ pub(crate) fn job_line(command: &str) -> String {
     parts.join(" && ")
 }
 
+/// Whether a segment of `chain` runs what `command` ran: the same program and sub-commands
+/// (`bin/rails test` in `PGHOST=… bin/rails test`), whatever settings, flags and paths follow.
+pub(crate) fn runs_the_same(chain: &str, command: &str) -> bool {
+    fn job_words(words: &[String]) -> Vec<&str> {
+        let mut rest = words.iter().map(String::as_str).skip_while(|w| w.contains('=') && !w.starts_with('-'));
+        let Some(program) = rest.next() else { return Vec::new() };
+        let subs = rest.take_while(|w| !w.starts_with('-') && !w.contains(['/', '.', '='])).take(2);
+        std::iter::once(program).chain(subs).collect()
+    }
+    let Some(wanted) = segments(command).first().map(|words| job_words(words).join(" ")) else { return false };
+    !wanted.is_empty() && segments(chain).iter().any(|words| job_words(words).join(" ") == wanted)
+}
+
 /// Whether any segment of `command` does the job `family` names: `pnpm lint && pnpm test`
 /// runs `pnpm lint` as well as the test it is classified by.
 pub(crate) fn runs_job(command: &str, family: &str) -> bool {
@@ -701,6 +714,16 @@ mod tests {
         assert_eq!(job_line("cargo test -p core 2>&1 | tail -2"), "cargo test -p core");
         assert_eq!(job_line("cd app && npm run test:unit"), "cd app && npm run test:unit");
         assert_eq!(job_line("node bin/x.js export --dry-run && npm test"), "npm test");
+    }
+
+    #[test]
+    fn the_same_invocation_is_found_in_a_chain() {
+        assert!(runs_the_same(
+            "bin/rails runner 'x' && PGHOST=localhost bin/rails test",
+            "bin/rails test test/services/a_test.rb"
+        ));
+        assert!(!runs_the_same("cp .env.example .env && php artisan key:generate", "php artisan test"));
+        assert!(runs_the_same("cargo test -p core", "cargo test"));
     }
 
     #[test]
