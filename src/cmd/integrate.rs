@@ -136,7 +136,7 @@ fn change(settings: &Settings, plan: &DoorPlan, action: Action, apply: bool, ter
         (false, _, Action::Remove) => term.note(&format!("no {door} door of handbook's to remove; nothing changed")),
         (true, false, _) => term.note(&format!("run `handbook integrate {door} --write` to make this change")),
         (true, true, Action::Add) if plan.door == Door::Codex => term
-            .note("Codex runs a hook only once it is trusted: run `codex`, type /hooks, and trust the handbook hook"),
+            .note("Codex runs a hook only once it is trusted: start `codex`, which asks to review new hooks (or type /hooks), and trust the handbook hook"),
         _ => {}
     }
     Ok(())
