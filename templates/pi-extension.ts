@@ -18,6 +18,11 @@ export default function (pi: ExtensionAPI) {
       summary = "";
     }
   });
-  pi.on("before_agent_start", async (event) =>
-    summary ? { systemPrompt: `${event.systemPrompt}\n\n${summary}` } : undefined);
+  // pi passes the system prompt as one string; Oh My Pi as a list of sections, which a
+  // template string would join with commas.
+  pi.on("before_agent_start", async (event) => {
+    if (!summary) return undefined;
+    const prompt: string | string[] = event.systemPrompt;
+    return { systemPrompt: Array.isArray(prompt) ? [...prompt, summary] : `${prompt}\n\n${summary}` };
+  });
 }

@@ -258,3 +258,23 @@ fn a_file_door_turned_into_a_link_is_warned_about_and_not_written_through() {
     assert!(stderr.contains("handbook integrate opencode --write"), "{stderr}");
     assert_eq!(fs::read_to_string(&target).unwrap(), "mine");
 }
+
+#[test]
+fn a_summary_that_does_not_parse_still_gets_its_file_door() {
+    let hb = Handbook::new();
+    let summary = hb.home.path().join("memory_summary.md");
+    fs::write(&summary, b"\x00\x01 not a summary {{ }}\n".repeat(200)).unwrap();
+    let (success, _, stderr) = run(&hb, &["opencode", "--write"]);
+    assert!(success, "the door does not depend on the summary: {stderr}");
+    assert!(stderr.contains("memory_summary.md") && stderr.contains("handbook consolidate"), "{stderr}");
+    let door = hb.home.path().join(".handbook/doors/opencode.md");
+    assert_eq!(fs::read_to_string(&door).unwrap(), "", "there before an agent is told to read it");
+    let settings = fs::read_to_string(hb.user.path().join(".config/opencode/opencode.json")).unwrap();
+    assert!(settings.contains("/.handbook/doors/opencode.md"), "{settings}");
+    // Once there is a summary again, consolidation fills the door.
+    fs::remove_file(&summary).unwrap();
+    hb.update(&fixtures());
+    assert!(!fs::read_to_string(&door).unwrap().is_empty());
+    let (success, _, stderr) = run(&hb, &["opencode", "--write"]);
+    assert!(success && !stderr.contains("warning"), "{stderr}");
+}

@@ -136,7 +136,7 @@ fn change(settings: &Settings, plan: &DoorPlan, action: Action, apply: bool, ter
         (false, _, Action::Remove) => term.note(&format!("no {door} door of handbook's to remove; nothing changed")),
         (true, false, _) => term.note(&format!("run `handbook integrate {door} --write` to make this change")),
         (true, true, Action::Add) if plan.door == Door::Codex => term
-            .note("Codex runs a hook only once it is trusted: run `codex`, type /hooks, and trust the handbook hook"),
+            .note("Codex runs a hook only once it is trusted: start `codex`, which asks to review new hooks (or type /hooks), and trust the handbook hook"),
         _ => {}
     }
     Ok(())
@@ -161,8 +161,10 @@ fn file_door(settings: &Settings, plan: &DoorPlan, action: Action, apply: bool, 
     let Some(door) = &plan.file_door else { return Ok(false) };
     let registered = doors::load(&settings.home)?.contains(door);
     let present = Home::new(&settings.home).exists(&door.path)?;
-    let text = doors::text(settings, door.project.as_deref(), term)?;
-    let fresh = Home::new(&settings.home).read_if_exists(&door.path)?.is_some_and(|b| b == text.as_bytes());
+    // A summary that cannot be read leaves the file as it is (`register` says why).
+    let text = doors::text(settings, door.project.as_deref(), term).ok();
+    let held = Home::new(&settings.home).read_if_exists(&door.path)?;
+    let fresh = held.is_some_and(|b| text.is_none_or(|t| b == t.as_bytes()));
     let needed = match action {
         Action::Add => !(registered && fresh),
         Action::Remove => registered || present,

@@ -50,13 +50,24 @@ fn save(home: &Path, doors: Vec<Registered>) -> Result<()> {
 }
 
 /// Register `door` (replacing an entry of the same path) and write its file now, so it
-/// exists before any agent is told to read it.
+/// exists before any agent is told to read it. A summary that cannot be read (a hand edit
+/// gone wrong) does not stop the door: it is a warning, and the file is left as it is, or
+/// made empty when there is none, until a consolidation writes a summary again.
 pub(crate) fn register(settings: &Settings, door: Registered, term: &Terminal) -> Result<bool> {
     let mut doors = load(&settings.home)?;
     doors.retain(|d| d.path != door.path);
     doors.push(door.clone());
     save(&settings.home, doors)?;
-    write(settings, &door, &text(settings, door.project.as_deref(), term)?)
+    match text(settings, door.project.as_deref(), term) {
+        Ok(text) => write(settings, &door, &text),
+        Err(e) => {
+            term.warn(&format!(
+                "{e:#}; the file door {} is registered and will hold the summary once `handbook consolidate` has run",
+                door.path.display()
+            ));
+            if Home::new(&settings.home).exists(&door.path)? { Ok(false) } else { write(settings, &door, "") }
+        }
+    }
 }
 
 /// Forget the file door at `path` and remove its file.

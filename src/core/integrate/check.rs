@@ -172,7 +172,7 @@ fn check_trust(config: Option<&str>, key: &str) -> Finding {
         ),
         Trust::None => finding(
             Level::Fail,
-            "Codex has not trusted this hook and skips it silently: run `codex`, type /hooks, and trust the handbook hook",
+            "Codex has not trusted this hook and skips it silently: start `codex`, which asks to review new hooks (or type /hooks), and trust the handbook hook",
         ),
         Trust::Disabled => finding(Level::Fail, "the hook is turned off in Codex's /hooks: turn it back on there"),
         Trust::Unreadable => {

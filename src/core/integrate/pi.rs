@@ -64,6 +64,15 @@ mod tests {
     }
 
     #[test]
+    fn a_system_prompt_given_as_sections_stays_a_list() {
+        // Oh My Pi hands `before_agent_start` the prompt as a list of sections; a template
+        // string would join them with commas.
+        let text = extension(&Invocation { binary: "/bin/handbook".into(), home: None });
+        assert!(text.contains("Array.isArray(prompt) ? [...prompt, summary]"), "{text}");
+        assert!(!text.contains("`${event.systemPrompt}"), "{text}");
+    }
+
+    #[test]
     fn someone_else_s_extension_is_left_alone() {
         let run = Invocation { binary: "/bin/handbook".into(), home: None };
         assert!(edit_extension(Some("export default () => {}"), &run, Action::Add).is_err());
