@@ -77,7 +77,7 @@ pub(crate) fn extract(
     run.read_all(surveyed.to_read)?;
     drop(scratch);
     if opts.sessions.is_empty() {
-        run.coverage.vanished += run.ledger.vanish_under(&found.roots);
+        run.coverage.counts.vanished += run.ledger.vanish_under(&found.roots);
     }
     run.finish(workspace, settings.now)
 }
@@ -112,7 +112,7 @@ impl Run<'_> {
             let out_of_tokens = self.extracting.out_of_tokens(self.opts.max_input_tokens_per_run);
             if self.stopped.is_some() || self.interrupted.is_some() || out_of_tokens {
                 // What is left waits for the next run, untouched.
-                self.coverage.deferred += (to_read.len() - index) as u64;
+                self.coverage.counts.deferred += (to_read.len() - index) as u64;
                 break;
             }
             if index % READ_AHEAD == 0 {
@@ -134,7 +134,7 @@ impl Run<'_> {
         if let (true, Origin::File(path)) = (touched, origin)
             && hash_file(path).ok() == self.ledger.get(key).and_then(|e| e.hash.clone())
         {
-            self.coverage.unchanged += 1;
+            self.coverage.counts.unchanged += 1;
             self.ledger.touch(key, *stat);
             return Ok(());
         }
@@ -213,7 +213,7 @@ impl Run<'_> {
             Asked::Extracted(extraction) => extraction,
             // A command engine's child dies of the same Ctrl-C: that is no failure of the session.
             Asked::Failed(_) if self.stop.requested().is_some() => {
-                self.coverage.deferred += 1;
+                self.coverage.counts.deferred += 1;
                 return Ok(());
             }
             Asked::Failed(reason) => {
@@ -222,7 +222,7 @@ impl Run<'_> {
             }
             Asked::Stop(reason) => {
                 self.stopped = Some(reason);
-                self.coverage.deferred += 1;
+                self.coverage.counts.deferred += 1;
                 return Ok(());
             }
         };

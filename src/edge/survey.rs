@@ -74,7 +74,7 @@ pub(crate) fn survey(
         if !state::selected(scope.sessions, &key.path, session_id) {
             continue;
         }
-        coverage.sessions += 1;
+        coverage.counts.sessions += 1;
         let stat = match stat_of(path) {
             Ok(stat) => stat,
             Err(e) => {
@@ -83,13 +83,13 @@ pub(crate) fn survey(
             }
         };
         if ledger.follow_move(path, stat)? {
-            coverage.unchanged += 1;
+            coverage.counts.unchanged += 1;
             continue;
         }
         let origin = Origin::File(path.clone());
         triage(ToRead { key, stat, touched: false, origin }, ledger, rules, coverage, &mut found);
     }
-    coverage.deferred = state::newest_first(&mut found.to_read, scope.limit, |f| (f.stat.mtime_ns, &f.key));
+    coverage.counts.deferred = state::newest_first(&mut found.to_read, scope.limit, |f| (f.stat.mtime_ns, &f.key));
     Ok(found)
 }
 
@@ -112,7 +112,7 @@ fn survey_database(
         // A database none of whose sessions could be the ones asked for is not counted.
         Err(_) if !state::selected(scope.sessions, &db, None) => return,
         Err(e) => {
-            coverage.sessions += 1;
+            coverage.counts.sessions += 1;
             // The report names the database; the error does too, for when it stands alone.
             let error = format!("{e:#}");
             let error = error.strip_prefix(&format!("{db}: ")).unwrap_or(&error);
@@ -128,14 +128,14 @@ fn survey_database(
     };
     if scope.sessions.is_empty() {
         let listed: BTreeSet<&str> = members.iter().map(|m| m.id.as_str()).collect();
-        coverage.vanished += ledger.vanish_members(&db, &listed);
+        coverage.counts.vanished += ledger.vanish_members(&db, &listed);
     }
     for member in members {
         let key = SourceKey::member(db.clone(), member.id.clone());
         if !state::selected(scope.sessions, &db, Some(&member.id)) {
             continue;
         }
-        coverage.sessions += 1;
+        coverage.counts.sessions += 1;
         let origin = Origin::Member { snapshot: Rc::clone(&snapshot), id: member.id };
         triage(ToRead { key, stat: member.stat, touched: false, origin }, ledger, rules, coverage, found);
     }

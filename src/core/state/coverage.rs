@@ -14,18 +14,9 @@ use crate::core::words::count;
 /// How a run's files were accounted for: the coverage report.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub(crate) struct Coverage {
-    pub(crate) sessions: u64,
-    pub(crate) extracted: u64,
-    pub(crate) no_op: u64,
-    pub(crate) unchanged: u64,
-    pub(crate) still_active: u64,
-    pub(crate) too_old: u64,
-    pub(crate) excluded: u64,
-    pub(crate) skipped: u64,
-    pub(crate) failed: u64,
-    pub(crate) vanished: u64,
-    /// Left for a later run by `--limit` or the per-run session cap.
-    pub(crate) deferred: u64,
+    /// How many sessions went which way.
+    #[serde(flatten)]
+    pub(crate) counts: Counts,
     pub(crate) warnings: u64,
     /// Why sessions were excluded or skipped, with counts (`excluded: sub-agent`).
     #[serde(serialize_with = "reason_keys")]
@@ -48,6 +39,7 @@ pub(crate) struct Counts {
     pub(crate) skipped: u64,
     pub(crate) failed: u64,
     pub(crate) vanished: u64,
+    /// Left for a later run by `--limit` or the per-run session cap.
     pub(crate) deferred: u64,
 }
 
@@ -119,39 +111,27 @@ fn reason_keys<S: Serializer>(reasons: &BTreeMap<(Class, String), u64>, serializ
 impl Coverage {
     /// The counts alone.
     pub(crate) fn counts(&self) -> Counts {
-        Counts {
-            sessions: self.sessions,
-            extracted: self.extracted,
-            no_op: self.no_op,
-            unchanged: self.unchanged,
-            still_active: self.still_active,
-            too_old: self.too_old,
-            excluded: self.excluded,
-            skipped: self.skipped,
-            failed: self.failed,
-            vanished: self.vanished,
-            deferred: self.deferred,
-        }
+        self.counts
     }
 
     /// The one-line summary printed at the end of a run.
     pub(crate) fn line(&self) -> String {
         let mut out = format!(
             "{}: {} extracted, {} no-op, {} unchanged, {} still active, {} too old, {} excluded",
-            count(self.sessions as usize, "session"),
-            self.extracted,
-            self.no_op,
-            self.unchanged,
-            self.still_active,
-            self.too_old,
-            self.excluded,
+            count(self.counts.sessions as usize, "session"),
+            self.counts.extracted,
+            self.counts.no_op,
+            self.counts.unchanged,
+            self.counts.still_active,
+            self.counts.too_old,
+            self.counts.excluded,
         );
         self.write_reasons(&mut out, Class::Excluded);
-        if self.skipped > 0 {
-            let _ = write!(out, ", {} skipped", self.skipped);
+        if self.counts.skipped > 0 {
+            let _ = write!(out, ", {} skipped", self.counts.skipped);
             self.write_reasons(&mut out, Class::Skipped);
         }
-        let _ = write!(out, ", {} failed", self.failed);
+        let _ = write!(out, ", {} failed", self.counts.failed);
         if !self.failures.is_empty() {
             let shown: Vec<String> =
                 self.failures.iter().take(3).map(|f| format!("{}: {}", f.path, f.describe())).collect();
@@ -161,11 +141,11 @@ impl Coverage {
             };
             let _ = write!(out, " ({}{more})", shown.join("; "));
         }
-        if self.vanished > 0 {
-            let _ = write!(out, ", {} vanished", self.vanished);
+        if self.counts.vanished > 0 {
+            let _ = write!(out, ", {} vanished", self.counts.vanished);
         }
-        if self.deferred > 0 {
-            let _ = write!(out, ", {} deferred to a later run", self.deferred);
+        if self.counts.deferred > 0 {
+            let _ = write!(out, ", {} deferred to a later run", self.counts.deferred);
         }
         if self.warnings > 0 {
             let _ = write!(out, "; {}", count(self.warnings as usize, "warning"));
@@ -201,15 +181,15 @@ impl Coverage {
         match plan {
             // Unchanged, and still forgotten: that is what the user needs to hear.
             Plan::Unchanged if entry.is_some_and(|e| e.reason == Some(Reason::Forgotten)) => {
-                self.excluded += 1;
+                self.counts.excluded += 1;
                 self.count_reason(Class::Excluded, &Reason::Forgotten);
             }
-            Plan::Unchanged => self.unchanged += 1,
-            Plan::Active => self.still_active += 1,
-            Plan::TooOld => self.too_old += 1,
+            Plan::Unchanged => self.counts.unchanged += 1,
+            Plan::Active => self.counts.still_active += 1,
+            Plan::TooOld => self.counts.too_old += 1,
             Plan::GaveUp => {
                 let reason = entry.and_then(|e| e.last_error.clone()).unwrap_or_default();
-                self.failed += 1;
+                self.counts.failed += 1;
                 self.failures.push(Failure { path: key.to_string(), reason, gave_up: true });
             }
             Plan::Read => {}
@@ -220,14 +200,14 @@ impl Coverage {
     /// skipped. A skipped file is a warning too.
     pub(crate) fn settled(&mut self, state: SourceState, reason: Option<&Reason>) {
         let class = match state {
-            SourceState::Extracted => return self.extracted += 1,
-            SourceState::NoOp => return self.no_op += 1,
+            SourceState::Extracted => return self.counts.extracted += 1,
+            SourceState::NoOp => return self.counts.no_op += 1,
             SourceState::Excluded => {
-                self.excluded += 1;
+                self.counts.excluded += 1;
                 Class::Excluded
             }
             SourceState::Skipped => {
-                (self.skipped, self.warnings) = (self.skipped + 1, self.warnings + 1);
+                (self.counts.skipped, self.warnings) = (self.counts.skipped + 1, self.warnings + 1);
                 Class::Skipped
             }
             SourceState::Failed | SourceState::Vanished => return,
@@ -258,7 +238,7 @@ impl Coverage {
 
     /// Count a session that failed this run.
     pub(crate) fn fail(&mut self, path: &str, reason: &str) {
-        self.failed += 1;
+        self.counts.failed += 1;
         self.failures.push(Failure { path: path.to_string(), reason: reason.to_string(), gave_up: false });
     }
 
@@ -278,7 +258,10 @@ mod tests {
 
     #[test]
     fn reasons_read_as_counts_of_nouns_or_counted_sentences() {
-        let mut c = Coverage { sessions: 5, excluded: 2, skipped: 3, ..Coverage::default() };
+        let mut c = Coverage {
+            counts: Counts { sessions: 5, excluded: 2, skipped: 3, ..Counts::default() },
+            ..Coverage::default()
+        };
         c.count_reason(Class::Excluded, &Reason::SubAgent);
         c.count_reason(Class::Excluded, &Reason::SubAgent);
         c.count_reason(Class::Skipped, &sentence("pi transcripts are not supported yet"));
@@ -294,7 +277,11 @@ mod tests {
 
     #[test]
     fn the_coverage_line_names_reasons_and_failures() {
-        let mut c = Coverage { sessions: 4, extracted: 1, excluded: 2, failed: 1, warnings: 3, ..Coverage::default() };
+        let mut c = Coverage {
+            counts: Counts { sessions: 4, extracted: 1, excluded: 2, failed: 1, ..Counts::default() },
+            warnings: 3,
+            ..Coverage::default()
+        };
         c.count_reason(Class::Excluded, &Reason::SubAgent);
         c.count_reason(Class::Excluded, &Reason::SubAgent);
         c.failures.push(Failure { path: "a.jsonl".into(), reason: "permission denied".into(), gave_up: false });
@@ -323,7 +310,7 @@ mod tests {
         forgotten.reason = Some(Reason::Forgotten);
         let mut c = Coverage::default();
         c.count("/a.jsonl", Plan::Unchanged, Some(&forgotten));
-        assert_eq!((c.unchanged, c.excluded), (0, 1));
+        assert_eq!((c.counts.unchanged, c.counts.excluded), (0, 1));
         assert!(c.line().contains("1 excluded (1 forgotten)"), "{}", c.line());
     }
 
@@ -333,7 +320,7 @@ mod tests {
         c.settled(SourceState::Extracted, None);
         c.settled(SourceState::Excluded, Some(&Reason::DuplicateOf("/a".into())));
         c.settled(SourceState::Skipped, Some(&Reason::NotATranscript("empty file".into())));
-        assert_eq!((c.extracted, c.excluded, c.skipped, c.warnings), (1, 1, 1, 1));
+        assert_eq!((c.counts.extracted, c.counts.excluded, c.counts.skipped, c.warnings), (1, 1, 1, 1));
         assert!(c.line().contains("1 excluded (1 duplicate), 1 skipped (empty file)"), "{}", c.line());
         for path in ["a", "b"] {
             c.failures.push(Failure { path: path.into(), reason: "torn".into(), gave_up: false });
@@ -348,8 +335,11 @@ mod tests {
 mod examples {
     #[test]
     fn line_example() {
-        use crate::core::state::Coverage;
-        let c = Coverage { sessions: 3, extracted: 2, no_op: 1, ..Coverage::default() };
+        use crate::core::state::{Counts, Coverage};
+        let c = Coverage {
+            counts: Counts { sessions: 3, extracted: 2, no_op: 1, ..Counts::default() },
+            ..Coverage::default()
+        };
         assert_eq!(
             c.line(),
             "3 sessions: 2 extracted, 1 no-op, 0 unchanged, 0 still active, 0 too old, 0 excluded, 0 failed"

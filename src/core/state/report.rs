@@ -124,13 +124,13 @@ pub(crate) struct HintFlags<'a> {
 /// What to try when a run found nothing to do for a reason a flag changes.
 pub(crate) fn hints(flags: HintFlags<'_>, coverage: &Coverage) -> Vec<String> {
     let mut hints = Vec::new();
-    if !flags.sessions.is_empty() && coverage.sessions == 0 {
+    if !flags.sessions.is_empty() && coverage.counts.sessions == 0 {
         hints.push(format!(
             "no transcript matches --session {}: give a session id or a part of a transcript's path",
             flags.sessions.join(", ")
         ));
     }
-    let nothing_read = coverage.extracted + coverage.no_op == 0;
+    let nothing_read = coverage.counts.extracted + coverage.counts.no_op == 0;
     if nothing_read {
         let windows = windows_left_out(flags, coverage);
         hints.extend(windows.iter().map(LeftOut::line));
@@ -173,21 +173,21 @@ pub(crate) struct Caps {
 
 fn windows_left_out(flags: HintFlags<'_>, coverage: &Coverage) -> Vec<LeftOut> {
     let mut out = Vec::new();
-    if coverage.still_active > 0 {
+    if coverage.counts.still_active > 0 {
         let hours = flags.min_idle.as_secs_f64() / 3600.0;
         let text = format!(
             "{} left alone: sessions written to in the last {hours} h count as still active; --min-idle 0 (or --all) reads them now",
-            count(coverage.still_active as usize, "session")
+            count(coverage.counts.still_active as usize, "session")
         );
-        out.push(LeftOut::new(coverage.still_active, "still active", "--min-idle 0", text));
+        out.push(LeftOut::new(coverage.counts.still_active, "still active", "--min-idle 0", text));
     }
-    if coverage.too_old > 0 {
+    if coverage.counts.too_old > 0 {
         let days = flags.max_age.as_secs_f64() / 86_400.0;
         let text = format!(
             "{} left alone: sessions untouched for over {days} days are too old; --all (or a longer --max-age) reads them",
-            count(coverage.too_old as usize, "session")
+            count(coverage.counts.too_old as usize, "session")
         );
-        out.push(LeftOut::new(coverage.too_old, "too old", "--all", text));
+        out.push(LeftOut::new(coverage.counts.too_old, "too old", "--all", text));
     }
     out
 }
@@ -196,8 +196,8 @@ fn windows_left_out(flags: HintFlags<'_>, coverage: &Coverage) -> Vec<LeftOut> {
 /// windows, the per-run caps, and the exclusions a setting or a command undoes.
 pub(crate) fn left_out(flags: HintFlags<'_>, caps: Caps, coverage: &Coverage) -> Vec<LeftOut> {
     let mut out = windows_left_out(flags, coverage);
-    if coverage.deferred > 0 {
-        let n = count(coverage.deferred as usize, "session");
+    if coverage.counts.deferred > 0 {
+        let n = count(coverage.counts.deferred as usize, "session");
         let (include, text) = match caps {
             Caps { limit: Some(limit), .. } => (
                 "--limit 0".to_string(),
@@ -211,7 +211,7 @@ pub(crate) fn left_out(flags: HintFlags<'_>, caps: Caps, coverage: &Coverage) ->
             ),
             _ => ("the next run".to_string(), format!("{n} wait for a later run, which reads them")),
         };
-        out.push(LeftOut::new(coverage.deferred, "deferred", include, text));
+        out.push(LeftOut::new(coverage.counts.deferred, "deferred", include, text));
     }
     let excluded = |reason: &Reason| coverage.reasons.get(&(Class::Excluded, reason.label().to_string())).copied();
     if let Some(n) = excluded(&Reason::SubAgent) {
@@ -253,6 +253,7 @@ pub(crate) fn notes(flags: HintFlags<'_>, caps: Caps, coverage: &Coverage) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::state::Counts;
 
     #[test]
     fn lines_say_the_outcome_and_why() {
@@ -282,10 +283,11 @@ mod tests {
             min_idle: SignedDuration::from_hours(6),
             max_age: SignedDuration::from_hours(240),
         };
-        let idle = Coverage { sessions: 1, still_active: 1, ..Coverage::default() };
+        let idle =
+            Coverage { counts: Counts { sessions: 1, still_active: 1, ..Counts::default() }, ..Coverage::default() };
         assert_eq!(hints(flags, &idle).len(), 1);
         assert!(hints(flags, &idle)[0].contains("last 6 h"));
-        let read_some = Coverage { extracted: 1, ..idle.clone() };
+        let read_some = Coverage { counts: Counts { extracted: 1, ..idle.counts }, ..idle.clone() };
         assert!(hints(flags, &read_some).is_empty());
         let named = ["abc".to_string()];
         let nothing = Coverage::default();
@@ -299,8 +301,10 @@ mod tests {
             min_idle: SignedDuration::from_hours(6),
             max_age: SignedDuration::from_hours(240),
         };
-        let mut c =
-            Coverage { sessions: 9, extracted: 1, still_active: 2, too_old: 1, deferred: 3, ..Coverage::default() };
+        let mut c = Coverage {
+            counts: Counts { sessions: 9, extracted: 1, still_active: 2, too_old: 1, deferred: 3, ..Counts::default() },
+            ..Coverage::default()
+        };
         c.count_reason(Class::Excluded, &Reason::SubAgent);
         c.count_reason(Class::Excluded, &Reason::Forgotten);
         let caps = Caps { limit: Some(16), input_tokens: None };
@@ -325,7 +329,7 @@ mod tests {
         assert_eq!(lines[2], "3 sessions wait for a later run (at most 16 a run); --limit 0 reads them all now");
         let json = serde_json::to_value(&left[1]).unwrap();
         assert_eq!(json, serde_json::json!({"sessions": 1, "why": "too old", "include": "--all"}));
-        let nothing_read = Coverage { extracted: 0, ..c };
+        let nothing_read = Coverage { counts: Counts { extracted: 0, ..c.counts }, ..c };
         assert_eq!(notes(flags, caps, &nothing_read).len(), 5, "a hint is not said twice");
     }
 }
