@@ -44,6 +44,17 @@ fn main() {
         }
         short.extend(report.shortfalls(&score::TARGETS));
     }
+    // The tuning part again at the held-back part's size, where the summary's tail shows.
+    let report = score::score_in_slices(&binary, &quality, "tune").unwrap_or_else(|e| {
+        eprintln!("quality: tune in slices: {e}");
+        std::process::exit(2);
+    });
+    if json {
+        println!("{}", report.json());
+    } else {
+        print!("{}", report.render(true));
+    }
+    short.extend(report.shortfalls(&score::TARGETS));
     if !short.is_empty() {
         eprintln!("quality below target:\n{}", short.join("\n"));
         std::process::exit(1);

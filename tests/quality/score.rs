@@ -35,7 +35,7 @@ struct Labels {
     session: Vec<SessionLabel>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct SessionLabel {
     path: String,
@@ -106,6 +106,23 @@ pub struct Report {
 }
 
 impl Report {
+    /// Two reports of disjoint sessions as one: every count summed.
+    fn plus(mut self, other: Report) -> Report {
+        self.sessions += other.sessions;
+        self.lessons += other.lessons;
+        self.stage1_found += other.stage1_found;
+        self.stage1_total += other.stage1_total;
+        self.memory_found += other.memory_found;
+        self.summary_found += other.summary_found;
+        self.lines.extend(other.lines);
+        self.trivial += other.trivial;
+        self.trivial_no_op += other.trivial_no_op;
+        self.memory_wrong.extend(other.memory_wrong);
+        self.leaks.extend(other.leaks);
+        self.missed.extend(other.missed);
+        self
+    }
+
     pub fn stage1_recall(&self) -> f64 {
         ratio(self.stage1_found, self.stage1_total)
     }
@@ -226,30 +243,72 @@ fn ratio(part: usize, whole: usize) -> f64 {
     if whole == 0 { 1.0 } else { part as f64 / whole as f64 }
 }
 
-/// Scores `fixtures/quality/<part>` with the binary at `binary`.
+/// The most sessions one slice of a part holds: the held-back part's size, about a week of a
+/// busy user's sessions.
+pub const SLICE: usize = 25;
+
+/// Scores `fixtures/quality/<part>` with the binary at `binary`, all its sessions in one
+/// workspace.
 pub fn score(binary: &Path, quality: &Path, part: &str) -> Result<Report, String> {
-    let dir = quality.join(part);
-    let labels_file = dir.join("labels.toml");
-    let text = std::fs::read_to_string(&labels_file).map_err(|e| format!("{}: {e}", labels_file.display()))?;
-    let labels: Labels = toml::from_str(&text).map_err(|e| format!("{}: {e}", labels_file.display()))?;
-    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let copy = scratch.path().join("sessions");
-    lay_out(&dir, &copy)?;
-    let home = scratch.path().join("home");
-    let outcomes = run(binary, &home, scratch.path(), &copy, &labels)?;
-    Ok(judge(part, &labels, &copy, &home, &outcomes))
+    let labels = labels(quality, part)?;
+    score_sessions(binary, quality, part, part.to_string(), labels)
 }
 
-/// Copies the part's tree, dropping the `.txt` that keeps its transcripts out of folder walks.
-fn lay_out(from: &Path, to: &Path) -> Result<(), String> {
+/// Scores `fixtures/quality/<part>` in slices of at most [`SLICE`] sessions, in label order,
+/// each in a workspace of its own, and sums them into one report. A summary of a large part
+/// is cut by its cap long before its tail, so only slices of a week's size show the summary
+/// lines a smaller workspace would carry.
+pub fn score_in_slices(binary: &Path, quality: &Path, part: &str) -> Result<Report, String> {
+    let all = labels(quality, part)?;
+    let count = all.session.len().div_ceil(SLICE).max(1);
+    let size = all.session.len().div_ceil(count);
+    let mut total: Option<Report> = None;
+    for (index, chunk) in all.session.chunks(size.max(1)).enumerate() {
+        let labels = Labels { session: chunk.to_vec() };
+        let name = format!("{part} slice {}", index + 1);
+        let report = score_sessions(binary, quality, part, name, labels)?;
+        total = Some(match total {
+            None => report,
+            Some(sum) => sum.plus(report),
+        });
+    }
+    let mut total = total.ok_or_else(|| format!("{part}: no sessions"))?;
+    total.part = format!("{part} in slices of {size}");
+    Ok(total)
+}
+
+fn labels(quality: &Path, part: &str) -> Result<Labels, String> {
+    let labels_file = quality.join(part).join("labels.toml");
+    let text = std::fs::read_to_string(&labels_file).map_err(|e| format!("{}: {e}", labels_file.display()))?;
+    toml::from_str(&text).map_err(|e| format!("{}: {e}", labels_file.display()))
+}
+
+fn score_sessions(binary: &Path, quality: &Path, part: &str, name: String, labels: Labels) -> Result<Report, String> {
+    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let copy = scratch.path().join("sessions");
+    let sessions: BTreeSet<&str> = labels.session.iter().map(|s| s.path.as_str()).collect();
+    lay_out(&quality.join(part), &copy, &sessions)?;
+    let home = scratch.path().join("home");
+    let outcomes = run(binary, &home, scratch.path(), &copy, &labels)?;
+    Ok(judge(&name, &labels, &copy, &home, &outcomes))
+}
+
+/// Copies the part's tree, dropping the `.txt` that keeps its transcripts out of folder walks:
+/// the labelled sessions in `sessions` and every file that is no session (Gemini's
+/// `projects.json`).
+fn lay_out(from: &Path, to: &Path, sessions: &BTreeSet<&str>) -> Result<(), String> {
+    let every: Labels = toml::from_str(&std::fs::read_to_string(from.join("labels.toml")).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let labelled = |name: &str| every.session.iter().any(|s| s.path == name);
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.map_err(|e| e.to_string())?;
         let relative = entry.path().strip_prefix(from).map_err(|e| e.to_string())?;
         let name = relative.to_string_lossy();
-        let target = to.join(name.strip_suffix(".txt").unwrap_or(&name));
+        let plain = name.strip_suffix(".txt").unwrap_or(&name);
+        let target = to.join(plain);
         if entry.file_type().is_dir() {
             std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
-        } else if name != "labels.toml" && name != "README.md" {
+        } else if name != "labels.toml" && name != "README.md" && (sessions.contains(plain) || !labelled(plain)) {
             std::fs::copy(entry.path(), &target).map_err(|e| format!("{}: {e}", entry.path().display()))?;
         }
     }
