@@ -95,6 +95,11 @@ pub struct Report {
     /// Distinct lessons found in the summary.
     pub summary_found: usize,
     pub lines: Vec<(Verdict, String)>,
+    /// The summary section of each of `lines`, in the same order.
+    pub sections: Vec<String>,
+    /// Summary lines that name a project no label names (a session read under another
+    /// project key than its label says): a label's fault or a project key's, not a rule's.
+    pub unknown_projects: usize,
     pub trivial: usize,
     pub trivial_no_op: usize,
     /// Wrong lines in `MEMORY.md` (the summary's are among `lines`).
@@ -115,6 +120,8 @@ impl Report {
         self.memory_found += other.memory_found;
         self.summary_found += other.summary_found;
         self.lines.extend(other.lines);
+        self.sections.extend(other.sections);
+        self.unknown_projects += other.unknown_projects;
         self.trivial += other.trivial;
         self.trivial_no_op += other.trivial_no_op;
         self.memory_wrong.extend(other.memory_wrong);
@@ -202,6 +209,10 @@ impl Report {
             self.memory_wrong.len(),
             self.leaks.len(),
         );
+        out.push_str(&self.by_section());
+        if self.unknown_projects > 0 {
+            out.push_str(&format!("  lines naming a project no label names: {}\n", self.unknown_projects));
+        }
         if details {
             out.extend(self.missed.iter().map(|m| format!("  missed: {m}\n")));
             for (verdict, line) in &self.lines {
@@ -212,6 +223,44 @@ impl Report {
             out.extend(self.memory_wrong.iter().map(|m| format!("  wrong in MEMORY.md: {m}\n")));
         }
         out
+    }
+
+    /// How many lines of each summary section were judged each way: where precision is lost,
+    /// without the lines themselves.
+    fn by_section(&self) -> String {
+        let mut counts: BTreeMap<(&str, Verdict), usize> = BTreeMap::new();
+        let mut order: Vec<&str> = Vec::new();
+        for ((verdict, _), section) in self.lines.iter().zip(&self.sections) {
+            *counts.entry((section.as_str(), *verdict)).or_default() += 1;
+            if !order.contains(&section.as_str()) {
+                order.push(section);
+            }
+        }
+        let mut out = String::from("  by section:");
+        for section in order {
+            let of = |v: Verdict| counts.get(&(section, v)).copied().unwrap_or(0);
+            let all: usize =
+                [Verdict::Expected, Verdict::Acceptable, Verdict::Duplicate, Verdict::Wrong, Verdict::Noise]
+                    .into_iter()
+                    .map(of)
+                    .sum();
+            out.push_str(&format!(
+                " {section} {all} ({} expected, {} acceptable, {} duplicate, {} wrong, {} noise);",
+                of(Verdict::Expected),
+                of(Verdict::Acceptable),
+                of(Verdict::Duplicate),
+                of(Verdict::Wrong),
+                of(Verdict::Noise)
+            ));
+        }
+        out.push('\n');
+        out
+    }
+
+    /// Every summary line with its verdict, in order.
+    #[cfg_attr(test, allow(dead_code, reason = "the example prints it"))]
+    pub fn render_lines(&self) -> String {
+        self.lines.iter().map(|(verdict, line)| format!("  {verdict:?}: {line}\n")).collect()
     }
 
     /// The figures as one JSON object.
@@ -429,6 +478,12 @@ fn judge(part: &str, labels: &Labels, copy: &Path, home: &Path, outcomes: &BTree
         memory_found,
         summary_found,
         lines: summary_verdicts(&summary, labels, &wrong, &secrets, &topics(labels, copy, &records)),
+        sections: summary_sections(&summary),
+        unknown_projects: summary
+            .lines()
+            .filter_map(line_project)
+            .filter(|named| !labels.session.iter().any(|s| project_name(&s.project).as_deref() == Some(named.as_str())))
+            .count(),
         trivial,
         trivial_no_op,
         memory_wrong,
@@ -437,18 +492,16 @@ fn judge(part: &str, labels: &Labels, copy: &Path, home: &Path, outcomes: &BTree
     }
 }
 
-/// The project a summary line names: `- name: …` (a tip) or `(kind; name)` (a preference).
+/// The project a summary line names: `(kind; name)` at its end (a preference, whose own text
+/// may open with `Again: …`), else `- name: …` (a tip).
 fn line_project(line: &str) -> Option<String> {
     let body = line.trim_start().strip_prefix("- ")?;
-    if let Some((name, _)) = body.split_once(": ")
-        && !name.is_empty()
-        && !name.contains(' ')
-        && !name.contains('`')
-    {
+    let annotated = body.trim_end().strip_suffix(')').and_then(|b| b.rsplit_once('(')).map(|(_, inner)| inner);
+    if let Some(name) = annotated.and_then(|inner| inner.split("; ").nth(1)) {
         return Some(name.to_lowercase());
     }
-    let inner = body.trim_end().strip_suffix(')')?.rsplit_once('(')?.1;
-    inner.split("; ").nth(1).map(str::to_lowercase)
+    let (name, _) = body.split_once(": ")?;
+    (!name.is_empty() && !name.contains(' ') && !name.contains('`')).then(|| name.to_lowercase())
 }
 
 /// The name a summary gives a labelled project: its last path part.
@@ -555,6 +608,21 @@ fn summary_verdicts(
         verdicts.push((verdict, line.to_string()));
     }
     verdicts
+}
+
+/// The section heading over each list item of the summary, in order.
+fn summary_sections(summary: &str) -> Vec<String> {
+    let mut section = String::new();
+    let mut sections = Vec::new();
+    for line in summary.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            section = heading.trim().to_string();
+        }
+        if line.trim_start().starts_with("- ") {
+            sections.push(section.clone());
+        }
+    }
+    sections
 }
 
 /// Secrets and `CANARY` text in any file of the workspace.
