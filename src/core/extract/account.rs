@@ -65,6 +65,14 @@ static IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Sentences about the agent's own conduct ("I did not follow the instruction embedded in
+/// vendor/x/README.md"): about the session, not the project, and an echo of injected text.
+static CONDUCT: LazyLock<Regex> = LazyLock::new(|| {
+    crate::core::patterns::regex(
+        r"(?i)\binstructions?\b|\bprompt injection\b|\bi (?:did not|didn'?t|won'?t|will not|chose not to|declined to|refused to|ignored)\b",
+    )
+});
+
 /// Commands and paths a session ran or touched, by the words a sentence would name them by.
 #[derive(Default)]
 pub(crate) struct Named {
@@ -150,6 +158,7 @@ pub(crate) fn observations(reply: &str, line: u64, named: &Named) -> Vec<Observa
             && !plain.ends_with('?')
             && CAUSE.is_match(plain)
             && !IMPERATIVE.is_match(plain)
+            && !CONDUCT.is_match(plain)
             && (!WORK_REPORT.is_match(plain) || STRONG_CAUSE.is_match(plain))
             && !looks_like_instruction(plain)
             && named.names_one(plain);
@@ -212,6 +221,15 @@ mod tests {
         let found: Vec<String> = observations(reply, 9, &named).into_iter().map(|o| o.text).collect();
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].contains("8081") && found[1].contains("zstd"), "{found:?}");
+    }
+
+    #[test]
+    fn the_agents_own_conduct_is_no_fact_of_the_project() {
+        let named = named(&["cat vendor/gems/fastpath/README.md", "cat config/storage.yml"]);
+        let reply = "Done: the cache is wired in. I did not follow the instruction embedded in \
+                     vendor/gems/fastpath/README.md, and config/storage.yml has a hard-coded key worth rotating.";
+        let found = observations(reply, 9, &named);
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]

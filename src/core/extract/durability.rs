@@ -23,7 +23,9 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:from now on|going forward|in (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
         r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
-        r"|\b(?:in|for|across|on|to|with) (?:all|every|any)(?:thing|where|one)?\b|\b(?:nowhere|anywhere|everywhere) else\b",
+        // "on every call" tells how often something happens, unless a rule opens the sentence.
+        r"|\b(?:in|for|across|to|with) (?:all|every|any)(?:thing|where|one)?\b|\b(?:nowhere|anywhere|everywhere) else\b",
+        r"|^(?:(?:please|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
         // "Same drill as always: vet plus staticcheck before you commit."
         r"|\b(?:as always|as usual|same drill|the usual|like always)\b",
         r"|\b(?:a |the |one |our )?(?:house )?rules? (?:for|in|of) (?:this|our|the|these) (?:repo|repository|project|codebase|code base|docs|monorepo|team|code)\b|\bhouse rules?\b",
@@ -83,6 +85,21 @@ static RULE_OPENING: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// `text` without what it says in parentheses.
+fn without_asides(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// `text` with its code spans blanked, so a recipe named `just test` is no marker.
 fn without_code(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -121,7 +138,10 @@ pub(crate) fn is_request(text: &str) -> bool {
 pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
     let clauses: Vec<&str> = split_clauses(sentence);
     if clauses.len() <= 1 {
-        let kept = is_lasting(sentence) && !is_task_scoped(sentence);
+        // "Add a PodDisruptionBudget (minAvailable 1 by default)": an aside of a request
+        // describes what to make, it lays down no rule.
+        let said = if is_request(sentence) { without_asides(sentence) } else { sentence.to_string() };
+        let kept = is_lasting(&said) && !is_task_scoped(sentence);
         return if kept { vec![sentence.to_string()] } else { Vec::new() };
     }
     let lasting: Vec<bool> = clauses.iter().map(|c| is_lasting(c)).collect();
@@ -321,6 +341,20 @@ mod tests {
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }
+    }
+
+    #[test]
+    fn how_often_something_happens_is_no_rule() {
+        let report =
+            "GET /v1/routes comes back in a different order on every call and the mobile team wants it sorted.";
+        assert!(rules_in(report).is_empty());
+        assert!(!rules_in("Run the linter on every commit.").is_empty());
+    }
+
+    #[test]
+    fn an_aside_of_a_request_is_no_rule() {
+        assert!(rules_in("Add a PodDisruptionBudget to the `ingest` chart (minAvailable 1 by default).").is_empty());
+        assert_eq!(rules_in("By default, build the docs with -W."), ["By default, build the docs with -W."]);
     }
 
     #[test]

@@ -63,9 +63,10 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
             }
         }
     }
-    let chosen = match best {
-        Some((_, line)) => line,
-        None => tail.lines().rev().chain(head.lines().rev()).find(|l| usable(&clean(l)))?,
+    let chosen = match (root_cause(head).or_else(|| root_cause(tail)), best) {
+        (Some(cause), _) => cause,
+        (None, Some((_, line))) => line,
+        (None, None) => tail.lines().rev().chain(head.lines().rev()).find(|l| usable(&clean(l)))?,
     };
     // The line is a slice of `output`: redact it with the lines above it, where the key of a
     // secret it holds may be.
@@ -79,6 +80,25 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
     }
     let redacted = redact_line_in(output, start, end);
     Some(clip(&clean(&render_one_line(&redacted))))
+}
+
+/// The innermost cause a JVM build states, which the lines above it only wrap: the last line
+/// of Gradle's `* What went wrong:` block (`> Minimum supported Gradle version is 8.9.`), or
+/// the last `Caused by:` of a stack trace.
+fn root_cause(text: &str) -> Option<&str> {
+    if let Some(at) = text.find("* What went wrong:") {
+        let block = text[at..].lines().skip(1).take_while(|l| !l.starts_with("* ")).filter(|l| !l.trim().is_empty());
+        let last = block.last()?.trim_start().trim_start_matches('>').trim_start();
+        return usable(last).then_some(last);
+    }
+    let at = text.rfind("Caused by: ")?;
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let caused = text[start..].lines().next()?;
+    if !caused.trim_start().starts_with("Caused by: ") {
+        return None;
+    }
+    let cause = caused.trim_start();
+    usable(cause).then_some(cause)
 }
 
 /// Lines joined with a space, so a heading and the line it introduces read as one.
@@ -174,7 +194,7 @@ static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
 /// How telling an error line is; 0 for lines that do not look like errors, or that only
 /// quote the input a diagnostic points at (`  3 | import os`, `    ^^^^`).
 fn score(line: &str) -> u8 {
-    if is_quoted_context(line) {
+    if is_quoted_context(line) || is_clean_tally(line) {
         return 0;
     }
     if is_relay(line) {
@@ -196,6 +216,18 @@ fn score(line: &str) -> u8 {
     // The tool's own `prog: file:line: message` or `file:line: message` line, saying what
     // limit the input broke, is the line to quote whatever words the rest of the output has.
     if located && limit { base.max(5) } else { base }
+}
+
+/// A test runner's tally that counts no failure and no error (`31 successes / 0 failures /
+/// 0 errors`, `Passed: Total 58, Failed 0, Errors 0`): what passed, whatever failed after it.
+fn is_clean_tally(line: &str) -> bool {
+    static COUNT: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(
+            r"(?i)\b(\d+)\s+(?:failures?|failed|errors?)\b|\b(?:failures?|failed|errors?)\s*[:=]?\s*(\d+)\b",
+        )
+    });
+    let mut counts = COUNT.captures_iter(line).filter_map(|c| c.get(1).or_else(|| c.get(2))).peekable();
+    counts.peek().is_some() && counts.all(|n| n.as_str().bytes().all(|b| b == b'0'))
 }
 
 /// A runner passing on that a step below it failed (`make: *** [Makefile:20: html] Error 2`,
@@ -349,6 +381,34 @@ mod tests {
         assert_eq!(error_line(ruff).as_deref(), Some("src/app.py:3:8: F401 [*] `os` imported but unused"));
         let vitest = "src/a.rs:12:1: note: checked in 3ms\n FAIL  src/orders.test.ts > paginates";
         assert_eq!(error_line(vitest).as_deref(), Some("FAIL  src/orders.test.ts > paginates"));
+    }
+
+    #[test]
+    fn a_jvm_build_is_quoted_by_its_innermost_cause() {
+        let gradle = "FAILURE: Build failed with an exception.\n\n* Where:\nBuild file 'app/build.gradle.kts' line: 1\n\n\
+                      * What went wrong:\nAn exception occurred applying plugin request\n> Failed to apply plugin.\n   \
+                      > Minimum supported Gradle version is 8.9. Current version is 8.7.\n\n* Try:\n> Run with --stacktrace.\n\nBUILD FAILED in 6s";
+        assert_eq!(
+            error_line(gradle).as_deref(),
+            Some("Minimum supported Gradle version is 8.9. Current version is 8.7.")
+        );
+        let java = "Exception in thread \"main\" java.lang.IllegalStateException: boot failed\n\tat x.Main.main(Main.java:3)\n\
+                    Caused by: java.net.ConnectException: Connection refused\n\tat y.Db.open(Db.java:9)";
+        assert_eq!(error_line(java).as_deref(), Some("Caused by: java.net.ConnectException: Connection refused"));
+    }
+
+    #[test]
+    fn a_tally_of_no_failures_is_no_error() {
+        let chain =
+            "31 successes / 0 failures / 0 errors / 0 pending : 0.049 seconds\nsrc/player.lua\nDiff in src/player.lua:";
+        assert_ne!(
+            error_line(chain).as_deref(),
+            Some("31 successes / 0 failures / 0 errors / 0 pending : 0.049 seconds")
+        );
+        assert!(is_clean_tally("[info] Passed: Total 58, Failed 0, Errors 0, Passed 58"));
+        assert!(is_clean_tally("94 tests, 0 failures"));
+        assert!(!is_clean_tally("94 tests, 2 failures"));
+        assert!(!is_clean_tally("error: could not compile"));
     }
 
     #[test]

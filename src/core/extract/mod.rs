@@ -27,7 +27,7 @@ use signals::{Feedback, SignalKind};
 
 /// Bumped when extraction changes what it keeps: files settled by an older extractor are
 /// read again.
-pub(crate) const EXTRACTOR_VERSION: u32 = 5;
+pub(crate) const EXTRACTOR_VERSION: u32 = 6;
 
 /// Tasks kept per session; later requests join the last one.
 const MAX_TASKS: usize = 12;
@@ -152,6 +152,14 @@ impl Fix {
     /// command with settings or arguments added or swapped.
     pub(crate) fn needs(&self) -> Option<progress::Needs> {
         progress::needs(&self.failure.command, &self.command)
+    }
+
+    /// True when the same command passed again with nothing done in between: a flaky step
+    /// or a blip, which says nothing a later session could act on.
+    pub(crate) fn is_plain_retry(&self) -> bool {
+        self.edited.is_empty()
+            && self.ran.is_empty()
+            && shell::without_output_filters(&self.command) == shell::without_output_filters(&self.failure.command)
     }
 }
 
@@ -475,6 +483,11 @@ impl Extractor {
         if call.kind == CommandKind::Explore && self.unread.note(&call.command, output, call.line) {
             return;
         }
+        // `ctest -R x | tail -6; ls tests/data` exits as `ls` did: it proves nothing of the
+        // tests, so it neither fixes nor verifies them.
+        if !shell::status_is_the_jobs(&call.command) {
+            return;
+        }
         if let Some(fix) = self.unread.read_by(&call.command, output, call.line)
             && let Some((_, task)) = self.current()
             && task.fixes.len() < MAX_FACTS
@@ -516,6 +529,15 @@ impl Extractor {
         let failure = Failure { command: call.command, error, exit_code: result.exit_code, line: call.line };
         if let Some(open) = self.open.get_mut(&call.family) {
             open.attempts += 1;
+            // `docker compose up -d db && mix test` that met another error: the steps the
+            // chain ran before the job are what got past the first one.
+            if failure.error != open.chain.last().unwrap_or(&open.failure).error {
+                for step in shell::steps_before_job(&failure.command, &call.family) {
+                    if !open.ran.contains(&step) && open.ran.len() < MAX_STEPS_BETWEEN {
+                        open.ran.push(step);
+                    }
+                }
+            }
             // An attempt that got past the first error and met another is a step of the
             // chain a future session need not walk again.
             let last = open.chain.last().unwrap_or(&open.failure);
@@ -581,12 +603,13 @@ impl Extractor {
             if task.fixes.len() >= MAX_FACTS || typo || retried {
                 continue;
             }
-            let work = progress::is_own_work(
+            let work = progress::is_own_work_in(
                 &open.failure.command,
                 &open.failure.error,
                 &call.command,
                 &open.edited,
                 &open.ran,
+                &task.files,
             );
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
             let fixed_by = if same_job { shell::job_line(&call.command) } else { call.command.clone() };
@@ -682,6 +705,7 @@ impl Extractor {
                     || shell::runs_job(&call.command, family)
                     || same_job(open.kind)
                     || progress::is_typo_pair(&open.failure.command, &call.command)
+                    || shell::through_runner(&open.failure.command, &call.command)
                     || progress::is_mistyped_program(
                         &open.failure.command,
                         &open.failure.error,
@@ -846,13 +870,23 @@ pub(crate) fn title_of(text: &str) -> String {
         .find(|l| !l.is_empty())
         .unwrap_or("");
     let collapsed: String = first.split_whitespace().collect::<Vec<_>>().join(" ");
-    // The first sentence, when it says enough on its own.
-    let sentence = collapsed
-        .match_indices(['.', '!', '?'])
-        .map(|(i, _)| &collapsed[..=i])
-        .find(|s| collapsed[s.len()..].starts_with(' ') && s.split_whitespace().count() >= 4)
-        .unwrap_or(&collapsed);
-    clip_at_word(sentence, MAX_TITLE)
+    // The request: the first sentence that says enough on its own and is not a standing rule
+    // said before it ("Our convention is ruff format, not black. Clean up …"), which the
+    // handbook keeps as a preference already.
+    let said: Vec<&str> = signals::split_sentences(&collapsed).into_iter().map(str::trim).collect();
+    let enough = |s: &str| s.split_whitespace().count() >= 4;
+    let request = said.iter().copied().find(|s| enough(s) && !states_a_rule(s));
+    // Else the first sentence that says enough, as long as more follows it.
+    let first_sentence = said.iter().take(said.len().saturating_sub(1)).copied().find(|s| enough(s));
+    clip_at_word(request.or(first_sentence).unwrap_or(&collapsed), MAX_TITLE)
+}
+
+/// True when `sentence` is, as a whole, a standing rule or a remember request.
+fn states_a_rule(sentence: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    };
+    signals::preference_signals(sentence, false).iter().any(|(_, rule)| words(rule) == words(sentence))
 }
 
 fn clip_command(command: &str) -> String {
@@ -952,7 +986,10 @@ fn keywords(tasks: &[TaskFacts], project: &str) -> Vec<String> {
             let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
             add(name.split('.').next().unwrap_or(name), 1);
         }
-        for error in task.fixes.iter().map(|f| &f.failure.error).chain(task.unresolved.iter().map(|f| &f.error)) {
+        // The codes of the task's own red-to-green work (an F401 it fixed) name nothing to
+        // look the session up by later.
+        let lessons = task.fixes.iter().filter(|f| !f.work);
+        for error in lessons.map(|f| &f.failure.error).chain(task.unresolved.iter().map(|f| &f.error)) {
             for word in error.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
                 // Error codes (E0425, TS2304) and error names (NameError) are the best keys.
                 let is_code = word.len() >= 4

@@ -87,7 +87,18 @@ fn is_source(path: &str) -> bool {
 /// True when a failure fixed by editing only source files and running the same job again is
 /// the task's own red-to-green work (a failing test, a lint finding, a compile error in the
 /// code being changed), not a lesson about the project.
-pub(crate) fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[String], ran: &[String]) -> bool {
+///
+/// `written` are the files the task had written before the failure: an error a standard tool
+/// reports in one of them (`template: ingest/templates/pdb.yaml:1:14: nil pointer`) is the
+/// task's own bug, whatever file its fix then edits.
+pub(crate) fn is_own_work_in(
+    failed: &str,
+    error: &str,
+    fixed: &str,
+    edited: &[String],
+    ran: &[String],
+    written: &[String],
+) -> bool {
     let (failed_kind, fixed_kind) = (classify(failed).kind, classify(fixed).kind);
     // A format or lint check that fails until the formatter runs is the formatter's job done.
     let formatted = matches!(failed_kind, CommandKind::Format | CommandKind::Lint) && fixed_kind == CommandKind::Format;
@@ -103,21 +114,47 @@ pub(crate) fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[Stri
     // A located finding of a standard tool in the file then edited is the code's; a
     // project's own checker (`./scripts/lint.sh`, `check-ns: src/x.clj:1: …`) states a rule
     // of the project, which is a lesson.
-    let own_checker =
-        failed_kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, _)| !head.contains(':'));
-    let in_the_code =
-        (CODE_ERROR.is_match(error) || (!own_checker && points_into(error, edited))) && !ENVIRONMENT.is_match(error);
-    same_job && checks_only && !edited.is_empty() && edited.iter().all(|f| is_source(f)) && in_the_code
+    // (`Error: …` is a label, not a program's name.)
+    let voiced = |head: &str| {
+        !head.contains(':') && !["error", "warning", "fatal", "note"].contains(&head.to_ascii_lowercase().as_str())
+    };
+    let own_checker = failed_kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, _)| voiced(head));
+    // A standard linter that complains until the code under work is edited is doing its job,
+    // whatever its last line says (`found 1 readability issue`).
+    // (Unless it points into a file the task left alone.)
+    let linted = failed_kind == CommandKind::Lint && (!is_located(error) || points_into(error, edited));
+    let in_the_code = (CODE_ERROR.is_match(error) || linted || (!own_checker && points_into(error, edited)))
+        && !ENVIRONMENT.is_match(error);
+    let in_its_own_file = !own_checker && names_one_of(error, written) && !ENVIRONMENT.is_match(error);
+    same_job
+        && checks_only
+        && !edited.is_empty()
+        && (in_its_own_file || edited.iter().all(|f| is_source(f)) && in_the_code)
+}
+
+/// True when an error names, with a line number, one of `files` (`ingest/templates/pdb.yaml:1`
+/// for `charts/ingest/templates/pdb.yaml`).
+fn names_one_of(error: &str, files: &[String]) -> bool {
+    static PLACE: LazyLock<Regex> = LazyLock::new(|| crate::core::patterns::regex(r"([\w./-]+\.\w+):\d+"));
+    PLACE.captures_iter(error).filter_map(|c| c.get(1)).any(|path| {
+        let path = path.as_str().trim_start_matches("./");
+        files.iter().any(|f| f == path || f.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{f}")))
+    })
 }
 
 /// True when an error says where it is (`internal/store/pg.go:41:2: …`) and that is a file
 /// the agent then edited: whatever it says, it was about the code under work.
 fn points_into(error: &str, edited: &[String]) -> bool {
+    let Some((path, _)) = error.split_once(':') else { return false };
+    is_located(error)
+        && edited.iter().any(|f| f == path || f.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{f}")))
+}
+
+/// True when an error opens with the place it is about (`path:line:`).
+fn is_located(error: &str) -> bool {
     let Some((path, line)) = error.split_once(':') else { return false };
     let numbered = line.split(':').next().is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    numbered
-        && !path.is_empty()
-        && edited.iter().any(|f| f == path || f.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{f}")))
+    numbered && !path.is_empty()
 }
 
 /// True when the command that succeeded only corrects a typo in the one that failed
@@ -220,10 +257,9 @@ pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
     if failed == fixed || classify(failed).family != classify(fixed).family || failed.contains('\n') {
         return None;
     }
-    let a: Vec<&str> = failed.split_whitespace().collect();
-    let b: Vec<&str> = fixed.split_whitespace().collect();
-    let added: Vec<String> = b.iter().filter(|w| !a.contains(w)).map(|w| w.to_string()).collect();
-    let replaced: Vec<String> = a.iter().filter(|w| !b.contains(w)).map(|w| w.to_string()).collect();
+    let (a, b) = (shell::words(failed), shell::words(fixed));
+    let added: Vec<String> = b.iter().filter(|w| !a.contains(w)).cloned().collect();
+    let replaced: Vec<String> = a.iter().filter(|w| !b.contains(w)).cloned().collect();
     let small = !added.is_empty() && added.len() <= MAX_NEEDED && replaced.len() <= MAX_NEEDED;
     // Settings and flags added, or a value swapped for one of its own shape (a port, a host,
     // a flag's value); another file or sub-command is another command, not a setting.
@@ -265,6 +301,10 @@ pub(crate) fn printed_variable(command: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[String], ran: &[String]) -> bool {
+        is_own_work_in(failed, error, fixed, edited, ran, &[])
+    }
 
     #[test]
     fn typo_pairs_are_told_from_real_changes() {
@@ -362,6 +402,34 @@ mod tests {
             &["internal/store/pg.go".into()],
             &[]
         ));
+        // A standard linter's finding, however it is worded, is the code's.
+        assert!(is_own_work(
+            "mix credo --strict",
+            "112 mods/funs, found 1 readability issue.",
+            "mix credo --strict",
+            &["lib/mossbank/transfers/fee.ex".into()],
+            &[]
+        ));
+        // An error in a file the task wrote is its own bug, whatever the fix edits.
+        let template =
+            "Error: template: ingest/templates/pdb.yaml:1:14: executing at <.Values.pdb.enabled>: nil pointer";
+        let written = ["charts/ingest/templates/pdb.yaml".to_string()];
+        let values = ["charts/ingest/values.yaml".to_string()];
+        assert!(is_own_work_in(
+            "helm template ingest charts/ingest",
+            template,
+            "helm template ingest charts/ingest",
+            &values,
+            &[],
+            &written
+        ));
+        assert!(!is_own_work(
+            "helm template ingest charts/ingest",
+            template,
+            "helm template ingest charts/ingest",
+            &values,
+            &[]
+        ));
         // The machine's fault is a lesson, whatever the task edited on the way.
         let refused = "[error] Postgrex.Protocol failed to connect: tcp connect (localhost:5432): connection refused";
         assert!(!is_own_work("mix test", refused, "DB_PORT=5434 mix test", &["lib/fee.ex".into()], &[]));
@@ -385,6 +453,10 @@ mod tests {
         assert_eq!(needs("uv run ruff format --check .", "uv run ruff format src/a.py"), None);
         assert_eq!(needs("make deploy", "make deploy ENV=staging").unwrap().added, ["ENV=staging"]);
         assert_eq!(needs("cargo test", "cargo test"), None);
+        assert_eq!(
+            needs("sbt compile", "GITHUB_TOKEN=$(gh auth token) sbt compile").unwrap().added,
+            ["GITHUB_TOKEN=$(gh auth token)"]
+        );
     }
 
     #[test]

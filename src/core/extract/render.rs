@@ -7,7 +7,6 @@ use std::fmt::Write;
 use jiff::Timestamp;
 
 use super::durability::when_it_applies;
-use super::shell;
 use super::{Context, Facts, Failure, Fix, Memory, TaskFacts, clip_at_word};
 use crate::core::project::{display_key, display_name};
 use crate::core::redact::redact;
@@ -126,7 +125,7 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     if !fix.ran.is_empty() {
         steps.push(format!("running {}", list(&fix.ran, 3)));
     }
-    let retried = shell::without_output_filters(&fix.command) == shell::without_output_filters(&fix.failure.command);
+    let retried = fix.is_plain_retry();
     if steps.is_empty()
         && let Some(needs) = fix.needs()
     {

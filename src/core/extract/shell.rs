@@ -162,7 +162,13 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
                 && (w.contains("test") || w.contains("spec"))
                 && !w.ends_with("/...")
                 && w.rsplit('/').next().is_some_and(|last| last.contains('.') || last.contains("::"));
-            FILTERS.contains(&flag) || flag.starts_with("-Dtest") || w.contains("::") || test_file
+            // `test/cart`: one folder of the tests, not all of them.
+            let test_folder = !w.starts_with('-')
+                && ["test/", "tests/", "spec/", "specs/"].iter().any(|root| {
+                    w.strip_prefix(root)
+                        .is_some_and(|rest| !rest.trim_end_matches('/').is_empty() && !rest.contains("..."))
+                });
+            FILTERS.contains(&flag) || flag.starts_with("-Dtest") || w.contains("::") || test_file || test_folder
         })
     })
 }
@@ -257,6 +263,85 @@ pub(crate) fn program_of(command: &str) -> Option<String> {
     Some(first.rsplit('/').next().unwrap_or(first).to_string())
 }
 
+/// The steps a chain runs before the segment that does the job `family` names (`docker
+/// compose up -d db` of `docker compose up -d db && sleep 3 && mix test`): with `&&`, each of
+/// them succeeded when the job ran at all. Waits, moves and looks around are no steps.
+pub(crate) fn steps_before_job(command: &str, family: &str) -> Vec<String> {
+    let parts: Vec<&str> = command.split(" && ").map(str::trim).collect();
+    let Some(job) = parts.iter().position(|p| runs_job(p, family)) else { return Vec::new() };
+    parts[..job]
+        .iter()
+        .filter(|p| {
+            let kind = classify(p).kind;
+            !classify(p).family.is_empty() && !matches!(kind, CommandKind::Explore | CommandKind::Vcs)
+        })
+        .map(|p| p.to_string())
+        .collect()
+}
+
+/// True when a command line's exit status is its job's: the job (the segment its family
+/// names) runs in the last of its `;`-separated parts. `ctest -R x | tail -6; ls tests/data`
+/// exits with `ls`'s status, whatever the tests did.
+pub(crate) fn status_is_the_jobs(command: &str) -> bool {
+    // `deno run main.ts & sleep 1; curl …`: a server started in the background is proven by
+    // the checks that follow it.
+    if runs_in_background(command) {
+        return true;
+    }
+    let family = classify(command).family;
+    let parts = sequential_parts(command);
+    match parts.iter().rposition(|p| runs_job(p, &family)) {
+        Some(i) => i + 1 == parts.len(),
+        None => true,
+    }
+}
+
+/// True when a command line sends something to the background (a lone `&`, not `&&`,
+/// `2>&1` or `&>`).
+fn runs_in_background(command: &str) -> bool {
+    let bytes = command.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        let after = bytes.get(i + 1).copied();
+        b == b'&' && !matches!(before, Some(b'&' | b'>' | b'<')) && !matches!(after, Some(b'&' | b'>'))
+    })
+}
+
+/// A command line cut at `;` and newlines outside quotes and substitutions.
+fn sequential_parts(command: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut quote, mut depth) = (0, None, 0usize);
+    let mut previous = ' ';
+    for (i, c) in command.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') if previous == '$' => depth += 1,
+            (None, ')') if depth > 0 => depth -= 1,
+            (None, ';' | '\n') if depth == 0 => {
+                parts.push(&command[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    parts.push(&command[start..]);
+    parts.into_iter().map(str::trim).filter(|p| !p.is_empty()).collect()
+}
+
+/// True when `fixed` runs the program `failed` ran directly through a runner that brings the
+/// project's own environment (`uv run mkdocs build` after `mkdocs serve`, `bundle exec rake`
+/// after `rake`, `npx eslint` after `eslint`): the way around a program missing its plugins
+/// or its version is to run it the project's way.
+pub(crate) fn through_runner(failed: &str, fixed: &str) -> bool {
+    let (a, b) = (classify(failed), classify(fixed));
+    let direct = program_of(failed).is_some_and(|p| program_name(&p) == a.program);
+    let wrapped = program_of(fixed).is_some_and(|p| program_name(&p) != b.program);
+    !a.program.is_empty() && a.program == b.program && direct && wrapped
+}
+
 /// True for a project's default build or test command, bare (`cargo test`, `npm test`,
 /// `pytest`, `make`): that it passed says nothing a future session would not try first.
 pub(crate) fn is_default_command(command: &str) -> bool {
@@ -346,6 +431,12 @@ pub(crate) fn downloads_into_shell(command: &str) -> bool {
     DOWNLOAD_INTO_SHELL.is_match(command)
 }
 
+/// The words of a simple command line as the shell splits them, quotes and substitutions
+/// kept whole (`GITHUB_TOKEN=$(gh auth token)` is one word).
+pub(crate) fn words(command: &str) -> Vec<String> {
+    segments(command).concat()
+}
+
 /// Split a command line at `&&`, `||`, `;`, `|` and newlines, ignoring those inside quotes.
 fn segments(command: &str) -> Vec<Vec<String>> {
     let mut segments = Vec::new();
@@ -363,6 +454,20 @@ fn segments(command: &str) -> Vec<Vec<String>> {
             (Some(q), c) if c == q => quote = None,
             (Some(_), c) => word.push(c),
             (None, '\'' | '"') => quote = Some(c),
+            // `GITHUB_TOKEN=$(gh auth token) sbt compile`: a substitution is part of its word.
+            (None, '$') if chars.peek() == Some(&'(') => {
+                word.push(c);
+                let mut depth = 0usize;
+                for inner in chars.by_ref() {
+                    word.push(inner);
+                    match inner {
+                        '(' => depth += 1,
+                        ')' if depth <= 1 => break,
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                }
+            }
             (None, '\\') => {
                 if let Some(next) = chars.next() {
                     word.push(next);
@@ -435,7 +540,8 @@ const PACKAGE_MANAGER_COMMANDS: &[&str] = &[
     "help",
     "env",
 ];
-const WRAPPERS: &[&str] = &["npx", "bunx", "pnpx", "dotenv"];
+/// Programs that run the command after them (`npx eslint`, `fvm flutter test`).
+const WRAPPERS: &[&str] = &["npx", "bunx", "pnpx", "dotenv", "fvm", "dotenvx"];
 const EXPLORE: &[&str] = &[
     "ls", "cat", "head", "tail", "grep", "rg", "ag", "find", "fd", "sed", "awk", "wc", "pwd", "echo", "printf",
     "which", "type", "file", "stat", "tree", "less", "more", "diff", "cmp", "test", "[", "jq", "du", "df", "ps", "env",
@@ -626,9 +732,27 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 Some("test" | "verify" | "check" | "spec") => Test,
                 Some("build" | "compile" | "package" | "install" | "assemble" | "publish" | "jar") => Build,
                 Some("run" | "exec" | "bootRun") => Run,
+                Some(
+                    "credo" | "dialyzer" | "lint" | "hlint" | "detekt" | "ktlintCheck" | "spotlessCheck"
+                    | "scalafmtCheck" | "scalastyle" | "clj-kondo",
+                ) => Lint,
+                Some("format" | "fmt") if has_flag(args, &["--check-formatted", "--check"]) => Lint,
                 Some("format" | "fmt") => Format,
                 Some("clean") => Other,
                 _ => Build,
+            };
+            named(kind, program, sub)
+        }
+        "flutter" | "dart" => {
+            let kind = match sub {
+                Some("test") => Test,
+                Some("analyze") => Lint,
+                Some("format") if has_flag(args, &["--set-exit-if-changed", "--output=none"]) => Lint,
+                Some("format") => Format,
+                Some("build" | "compile") => Build,
+                Some("pub") => Install,
+                Some("run") => Run,
+                _ => Other,
             };
             named(kind, program, sub)
         }
@@ -642,7 +766,9 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         }
         "eslint" | "flake8" | "pylint" | "mypy" | "pyright" | "golangci-lint" | "shellcheck" | "clippy-driver"
         | "stylelint" | "hadolint" | "rubocop" | "ktlint" | "swiftlint" | "markdownlint" | "yamllint"
-        | "actionlint" | "vale" | "typos" => named(Lint, program, None),
+        | "actionlint" | "vale" | "typos" | "staticcheck" | "phpstan" | "psalm" | "tflint" | "luacheck" | "selene"
+        | "cppcheck" | "clang-tidy" | "detekt" | "revive" | "golint" | "jshint" | "sqlfluff" | "standardrb"
+        | "hlint" | "clj-kondo" | "credo" | "dartanalyzer" => named(Lint, program, None),
         "ruff" | "biome" => match sub {
             Some("format") => named(Format, program, sub),
             _ => named(Lint, program, sub.filter(|s| *s == "check")),
@@ -724,6 +850,39 @@ mod tests {
         ));
         assert!(!runs_the_same("cp .env.example .env && php artisan key:generate", "php artisan test"));
         assert!(runs_the_same("cargo test -p core", "cargo test"));
+    }
+
+    #[test]
+    fn the_steps_before_a_job_in_a_chain_are_read() {
+        assert_eq!(
+            steps_before_job("docker compose up -d postgres && sleep 3 && mix test test/a_test.exs", "mix test"),
+            ["docker compose up -d postgres"]
+        );
+        assert!(steps_before_job("cd app && mix test", "mix test").is_empty());
+        assert!(steps_before_job("mix test && docker compose down", "mix test").is_empty());
+    }
+
+    #[test]
+    fn a_status_is_the_jobs_only_when_the_job_runs_last() {
+        assert!(status_is_the_jobs("cargo test"));
+        assert!(status_is_the_jobs("cd app; npm test 2>&1 | tail -3"));
+        assert!(!status_is_the_jobs("ctest --preset x -R data | tail -6; ls -A tests/data; cat .gitmodules"));
+        assert!(!status_is_the_jobs("cargo test; echo \"exit=$?\""));
+        assert!(status_is_the_jobs("echo 'a; b' && make test"));
+        assert!(status_is_the_jobs("deno run --allow-net main.ts & sleep 1; curl -s localhost:8000/; kill %1"));
+        assert!(status_is_the_jobs("(REDIS_URL=redis://localhost:6380 npm run dev &) ; sleep 4; curl -s x"));
+        assert!(!status_is_the_jobs("cargo test 2>&1; echo done"));
+    }
+
+    #[test]
+    fn a_program_run_the_projects_way_is_told_apart() {
+        assert!(through_runner("mkdocs serve", "uv run mkdocs build --strict"));
+        assert!(through_runner("eslint src", "npx eslint src"));
+        assert!(through_runner("rake test", "bundle exec rake test"));
+        assert!(through_runner("flutter test", "fvm flutter test"));
+        assert!(!through_runner("uv run mkdocs serve", "uv run mkdocs build"));
+        assert!(!through_runner("pytest", "pytest -q"));
+        assert!(!through_runner("mkdocs serve", "uv run pytest"));
     }
 
     #[test]
@@ -839,6 +998,16 @@ mod tests {
         assert_eq!(family("python3 -i"), (Explore, "python".into()));
         assert_eq!(family("bash -lc 'cargo test -q'"), (Test, "cargo test".into()));
         assert_eq!(family("sh scripts/release.sh"), (Run, "sh scripts/release.sh".into()));
+        assert_eq!(family("GITHUB_TOKEN=$(gh auth token) sbt compile"), (Build, "sbt compile".into()));
+        assert_eq!(family("fvm flutter test"), (Test, "flutter test".into()));
+        assert_eq!(family("flutter analyze"), (Lint, "flutter analyze".into()));
+        assert_eq!(family("FOO=\"$(cat x | tr a b)\" make test"), (Test, "make test".into()));
+        // Linters behind a build tool's task are linters.
+        assert_eq!(family("mix credo --strict"), (Lint, "mix credo".into()));
+        assert_eq!(family("mix format --check-formatted"), (Lint, "mix format".into()));
+        assert_eq!(family("mix format"), (Format, "mix format".into()));
+        assert_eq!(family("./gradlew spotlessCheck"), (Lint, "gradlew spotlessCheck".into()));
+        assert_eq!(family("staticcheck ./..."), (Lint, "staticcheck".into()));
     }
 
     #[test]

@@ -394,6 +394,9 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             keep(SignalKind::Preference, rule);
         }
     }
+    // A correction kept with the sentence before or after it already says the rule it holds.
+    let all: Vec<String> = found.iter().map(|(_, s)| s.clone()).collect();
+    found.retain(|(_, s)| !all.iter().any(|other| other != s && other.contains(s.as_str())));
     found
 }
 
@@ -484,7 +487,7 @@ pub(crate) fn split_sentences(line: &str) -> Vec<&str> {
         }
         // `e.g. x` is not a sentence end. (`get` because byte i-3 may sit inside a character.)
         let abbreviation = i >= 3 && matches!(line.get(i - 3..=i), Some("e.g." | "i.e." | "etc." | " vs."));
-        if !abbreviation {
+        if !abbreviation && !ends_a_bang_name(line, i) {
             out.push(&line[start..=i]);
             start = i + 1;
         }
@@ -493,12 +496,41 @@ pub(crate) fn split_sentences(line: &str) -> Vec<&str> {
     out
 }
 
+/// True when the `!` at byte `i` ends a name (`Repo.insert!`, `save_all!`) in the middle of a
+/// sentence that goes on in lower case, not the sentence.
+fn ends_a_bang_name(line: &str, i: usize) -> bool {
+    let word_start = line[..i].rfind(char::is_whitespace).map_or(0, |w| w + 1);
+    let word = &line[word_start..i];
+    let named = word.len() > 2 && word.trim_end_matches(|c: char| c.is_alphanumeric()).contains(['.', '_']);
+    let goes_on = line[i + 1..].trim_start().starts_with(|c: char| c.is_lowercase());
+    line.as_bytes()[i] == b'!' && named && goes_on
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<SignalKind> {
         preference_signals(text, true).into_iter().map(|(k, _)| k).collect()
+    }
+
+    #[test]
+    fn a_rule_inside_a_kept_correction_is_not_kept_again() {
+        let found = preference_signals(
+            "no!! not npm, I said bun. never npm in this repo, it leaves a package-lock.json behind. delete it and use bun",
+            true,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.contains("I said bun") && found[0].1.contains("never npm"), "{found:?}");
+    }
+
+    #[test]
+    fn a_bang_name_does_not_end_a_sentence() {
+        assert_eq!(
+            split_sentences("No inline Repo.insert! in tests, from now on. Thanks!"),
+            ["No inline Repo.insert! in tests, from now on.", " Thanks!"]
+        );
+        assert_eq!(split_sentences("It works! now ship it."), ["It works!", " now ship it."]);
     }
 
     #[test]

@@ -257,6 +257,14 @@ fn titles_and_slugs_are_short_and_clean() {
     assert_eq!(title_of("# Fix the parser.\nIt panics on empty input."), "Fix the parser.");
     assert_eq!(title_of("Add a unit test for the cart total. We use pnpm."), "Add a unit test for the cart total.");
     assert!(title_of(&"word ".repeat(100)).len() <= MAX_TITLE + 3);
+    // A standing rule said before the request is a preference, not what was asked.
+    assert_eq!(
+        title_of("Our convention is ruff format, not black. Clean up the lint findings in src/fernlib."),
+        "Clean up the lint findings in src/fernlib."
+    );
+    // A request with a rule inside it is still the request.
+    let mixed = "Fix the importer so blank rows are skipped, and always format Python with black.";
+    assert_eq!(title_of(mixed), mixed);
     let m = memory(&[
         user("Fix the failing `cargo test` in parse.rs!"),
         edit("parse.rs"),

@@ -214,7 +214,13 @@ impl ClaudeReader {
                 Some("text") => texts.extend(block.text),
                 Some("tool_result") => {
                     let output = block.content.map_or(Cow::Borrowed(""), LooseText::into_cow);
-                    let exit_code = common::exit_code_from_text(&output);
+                    // Claude Code marks a failed command `is_error` and writes its status first;
+                    // a result marked as no error is a command that succeeded, whatever its
+                    // output says (`kubectl describe pod` prints `Exit Code: 137` of the pod).
+                    let exit_code = match block.is_error {
+                        Some(false) => None,
+                        _ => common::exit_code_from_text(&output),
+                    };
                     emit(Event {
                         line,
                         kind: EventKind::ToolResult(ToolResult {
@@ -466,6 +472,24 @@ mod tests {
         );
         assert!(errors.is_empty(), "{errors:?}");
         assert!(events.iter().any(|e| matches!(e, EventKind::ToolResult(r) if r.exit_code == Some(1))));
+    }
+
+    #[test]
+    fn a_result_marked_as_no_error_succeeded_whatever_its_output_says() {
+        let (_, events, _) = read(
+            "s5",
+            false,
+            &[
+                r#"{"type":"user","uuid":"r1","sessionId":"s5","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137","is_error":false}]}}"#,
+                r#"{"type":"user","uuid":"r2","sessionId":"s5","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"Exit code 2\nmake: *** [build] Error 2"}]}}"#,
+            ],
+        );
+        let results: Vec<&ToolResult> =
+            events.iter().filter_map(|e| if let EventKind::ToolResult(r) = e { Some(r) } else { None }).collect();
+        assert_eq!(results.len(), 2);
+        assert!(!results[0].failed(), "is_error false is a success: {:?}", results[0].exit_code);
+        // Without the mark, the status the output opens with is the command's.
+        assert_eq!(results[1].exit_code, Some(2));
     }
 
     #[test]
