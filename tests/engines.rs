@@ -1019,6 +1019,9 @@ fn a_summary_tip_naming_a_command_no_session_ran_is_dropped() {
     assert_eq!(report["ungrounded"][0], json!({"part": "summary", "dropped": 3, "of": 4, "builtin_kept": true}));
     let summary = read(&hb, "memory_summary.md");
     assert!(summary.starts_with("v1\n\n## User Profile\n\nLessons from 1 session (claude)"), "{summary}");
-    assert!(summary.contains("\n- We use pnpm, not npm. (preference; webshop)\n"), "{summary}");
+    assert!(
+        summary.contains("\n- No, use pnpm: run `pnpm vitest run` for the unit tests. (correction; webshop)\n"),
+        "{summary}"
+    );
     assert!(!summary.contains("Bazel") && !summary.contains("Initech"), "{summary}");
 }

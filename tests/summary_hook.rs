@@ -50,10 +50,10 @@ fn for_claude_scopes_to_the_project_of_the_cwd_on_stdin() {
         assert!(text.contains("<handbook-citation>"), "{args:?}: the wrapper is missing");
     }
     let every = context(&summary_with(&hb, "", &["--for", "claude"]));
-    assert!(every.contains("(preference; firmware)") && every.contains("(preference; webshop)"), "{every}");
+    assert!(every.contains("(preference; firmware)") && every.contains("; webshop)"), "{every}");
     // An explicit project wins over the cwd; an empty one still means every project.
     let parser = context(&summary_with(&hb, WEBSHOP_START, &["--for", "claude", "--project", "/home/dev/parser"]));
-    assert!(parser.contains("(preference; parser)") && !parser.contains("(preference; webshop)"), "{parser}");
+    assert!(parser.contains("(preference; parser)") && !parser.contains("; webshop)"), "{parser}");
     let empty = context(&summary_with(&hb, WEBSHOP_START, &["--for", "claude", "--project", ""]));
     assert_eq!(empty, every);
     // Outside hook mode stdin is not read.

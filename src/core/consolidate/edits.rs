@@ -53,13 +53,21 @@ pub(crate) struct Edits {
     pub(crate) files: BTreeMap<String, FileEdits>,
 }
 
+/// What opens the other wordings a merged lesson lists after itself in `MEMORY.md`.
+pub(crate) const ALSO_SAID: &str = "also said:";
+
 /// A line without what a rebuild may change in it (the support annotation `(preference;
-/// 2 sessions)`, the task references `[Task 3]`), so an edit still matches the line after its
-/// counts move.
+/// 2 sessions)`, the task references `[Task 3]`, the other wordings merged into it), so an
+/// edit still matches the line after its counts move.
 pub(crate) fn identity(line: &str) -> String {
     let mut text = line.trim_end();
     loop {
         let before = text.len();
+        if text.ends_with(')')
+            && let Some(open) = text.rfind(&format!(" ({ALSO_SAID} "))
+        {
+            text = text[..open].trim_end();
+        }
         if text.ends_with(']')
             && let Some(open) = text.rfind("[Task ")
         {
@@ -75,6 +83,19 @@ pub(crate) fn identity(line: &str) -> String {
             return text.to_string();
         }
     }
+}
+
+/// A line's [`identity`] and, for a merged lesson, that of each other wording it lists: a
+/// lesson removed by hand stays removed when a later rebuild shows it under another of its
+/// wordings.
+fn identities(line: &str) -> Vec<String> {
+    let mut ids = vec![identity(line)];
+    let marker = format!(" ({ALSO_SAID} ");
+    if let Some(open) = line.trim_end().strip_suffix(')').and_then(|l| l.rfind(&marker).map(|at| (l, at))) {
+        let (body, at) = open;
+        ids.extend(body[at + marker.len()..].split(" | ").map(|wording| format!("- {}", wording.trim())));
+    }
+    ids
 }
 
 /// Lines that give a file its shape rather than its content.
@@ -161,7 +182,7 @@ impl FileEdits {
             } else if line.starts_with("# ") {
                 in_removed_group = false;
             }
-            if in_removed_group || self.removed.contains(&identity(line)) {
+            if in_removed_group || identities(line).iter().any(|id| self.removed.contains(id)) {
                 continue;
             }
             lines.push(line.to_string());
@@ -332,6 +353,15 @@ mod tests {
         // Putting the heading back brings the group back.
         edits.learn(without_app, BASE);
         assert!(edits.removed_groups.is_empty());
+    }
+
+    #[test]
+    fn a_line_is_known_by_its_lesson_whatever_its_counts_and_merged_wordings() {
+        let once = "- Use pnpm. (preference; 1 session) [Task 1]";
+        let later = "- Use pnpm. (preference; 2 sessions) [Task 1][Task 4] (also said: We use pnpm, not npm.)";
+        assert_eq!(identity(once), identity(later));
+        assert_eq!(identity(later), "- Use pnpm.");
+        assert_eq!(identities(later), ["- Use pnpm.", "- We use pnpm, not npm."]);
     }
 
     #[test]

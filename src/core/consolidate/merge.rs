@@ -2,7 +2,7 @@
 //! whether two of them say the same thing, and whether one says anything once its secrets
 //! are gone.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::core::extract::strip_redactions;
 
@@ -37,6 +37,50 @@ pub(crate) fn same_rule(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
     (shared * 10 >= union * 7) || (small.len() >= 3 && shared == small.len())
 }
 
+/// Which projects' preferences use each content word, across the whole selection: a word
+/// only one project's preferences use (`tflint`, `polars`, `thiserror`) names what that
+/// project's rules are about, where `docs`, `build` or `timestamps` could be any project's.
+#[derive(Debug, Default)]
+pub(crate) struct Vocabulary {
+    projects: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Vocabulary {
+    /// Takes in one preference of `project`.
+    pub(crate) fn add(&mut self, project: &str, words: &BTreeSet<String>) {
+        for word in words {
+            self.projects.entry(word.clone()).or_default().insert(project.to_string());
+        }
+    }
+
+    /// True when `word` is one only `project`'s preferences use, and not its own name
+    /// (`saltmarsh-core` in saltmarsh says nothing of a rule).
+    pub(crate) fn is_own_term(&self, project: &str, name: &str, word: &str) -> bool {
+        let only_here = self.projects.get(word).is_some_and(|p| p.len() == 1 && p.contains(project));
+        only_here && (name.len() < 3 || !word.contains(name))
+    }
+}
+
+/// True when two preferences of one project say the same thing: [`same_rule`], or they
+/// share two of the project's own terms (`terraform fmt plus tflint` and `run terraform fmt
+/// -recursive and tflint --recursive`), or one of them and half the words of the shorter.
+pub(crate) fn same_rule_of_project(a: &BTreeSet<String>, b: &BTreeSet<String>, own: impl Fn(&str) -> bool) -> bool {
+    if same_rule(a, b) {
+        return true;
+    }
+    // A word shared as it stands or as the start of the other's (`scalafmt`, `scalafmtAll`).
+    let shared: Vec<&String> = a.iter().filter(|w| b.iter().any(|v| same_word(w, v))).collect();
+    let own_terms = shared.iter().filter(|w| own(w) || b.iter().any(|v| same_word(w, v) && own(v))).count();
+    let small = a.len().min(b.len());
+    own_terms >= 2 || (own_terms == 1 && shared.len() * 2 >= small)
+}
+
+/// One word in two forms: the same, or one the start of the other and five letters or more.
+fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.len() >= 5 && long.starts_with(short))
+}
+
 /// True when a preference says nothing once its redacted secrets are taken out ("Remember
 /// that the CI token is [REDACTED:github].").
 pub(crate) fn mostly_redacted(text: &str) -> bool {
@@ -67,6 +111,45 @@ mod tests {
         assert!(same_rule(&c, &d));
         assert!(!same_rule(&a, &c));
         assert!(!same_rule(&content_words("Use port 8443 for staging."), &content_words("Use port 8080 for staging.")));
+    }
+
+    #[test]
+    fn two_rules_that_share_the_projects_own_terms_are_one() {
+        let mut vocabulary = Vocabulary::default();
+        let rules = [
+            ("skyrail", "Every time you change HCL: terraform fmt plus tflint, please."),
+            (
+                "skyrail",
+                "Whenever you touch a module, run `terraform fmt -recursive` and `tflint --recursive` afterwards.",
+            ),
+            ("skyrail", "Don't run terraform apply, ever, from here. Applies only happen through Atlantis."),
+            ("wren", "Logs are different from the API: in log lines we write timestamps as epoch milliseconds."),
+            ("wren", "API responses always render timestamps as ISO 8601 in UTC."),
+            ("parcel", "Timestamps come from timezone.now(), never datetime.now()."),
+            ("inkwell", "Front matter dates are ISO 8601, and the API is documented in docs/api.md."),
+        ];
+        for (project, text) in rules {
+            vocabulary.add(project, &content_words(text));
+        }
+        let same = |p: &str, a: usize, b: usize| {
+            same_rule_of_project(&content_words(rules[a].1), &content_words(rules[b].1), |w| {
+                vocabulary.is_own_term(p, p, w)
+            })
+        };
+        assert!(same("skyrail", 0, 1));
+        let mut scala = Vocabulary::default();
+        let (fmt, restated) = (
+            "Please always run `sbt scalafmtAll` and `sbt \"scalafixAll --check\"` before you say you're done.",
+            "Same as always, scalafmt + scalafix --check before done",
+        );
+        scala.add("marlin", &content_words(fmt));
+        scala.add("marlin", &content_words(restated));
+        assert!(same_rule_of_project(&content_words(fmt), &content_words(restated), |w| scala
+            .is_own_term("marlin", "marlin", w)));
+        // One shared tool is two rules about it.
+        assert!(!same("skyrail", 0, 2));
+        // Related rules in words other projects use too are two rules.
+        assert!(!same("wren", 3, 4));
     }
 
     #[test]

@@ -37,7 +37,7 @@ use crate::core::tokens::Cap;
 
 /// Names this consolidator in the manifest; bump it when the rendering changes, so a clean
 /// workspace is re-rendered once.
-pub(crate) const RENDERER: &str = "builtin-1";
+pub(crate) const RENDERER: &str = "builtin-2";
 
 /// Keywords shown per task.
 const SHOWN_KEYWORDS: usize = 7;
@@ -84,6 +84,11 @@ struct Lesson {
     commands: Vec<String>,
     /// Kept in `MEMORY.md` but not told in the summary.
     quiet: bool,
+    /// The same rule as other sessions worded it, merged into this one: shown after it in
+    /// `MEMORY.md`, so a merge hides nothing that was said.
+    variants: Vec<String>,
+    /// The commands a fix ran on its way (an install, a service started), by their job line.
+    steps: Vec<String>,
 }
 
 impl Lesson {
@@ -98,6 +103,8 @@ impl Lesson {
             last: at,
             commands: Vec::new(),
             quiet: false,
+            variants: Vec::new(),
+            steps: Vec::new(),
         }
     }
 
@@ -127,7 +134,11 @@ impl Lesson {
 
     fn bullet(&self) -> String {
         let tasks: String = self.tasks.iter().map(|t| format!("[Task {t}]")).collect();
-        format!("- {} ({}) {tasks}", self.body, self.annotation(None))
+        let mut bullet = format!("- {} ({}) {tasks}", self.body, self.annotation(None));
+        if !self.variants.is_empty() {
+            let _ = write!(bullet, " ({} {})", edits::ALSO_SAID, self.variants.join(" | "));
+        }
+        bullet
     }
 }
 
@@ -162,14 +173,23 @@ struct Group<'a> {
 
 /// Preferences that say the same thing in other words, merged into the one said first (or
 /// by more sessions): its text stays, and the others' support joins it.
-fn merge_near_duplicates(lessons: BTreeMap<String, Lesson>) -> BTreeMap<String, Lesson> {
+fn merge_near_duplicates(
+    lessons: BTreeMap<String, Lesson>,
+    own_term: impl Fn(&str) -> bool,
+) -> BTreeMap<String, Lesson> {
     let mut ordered: Vec<(String, Lesson)> = lessons.into_iter().collect();
-    ordered.sort_by(|(_, a), (_, b)| b.sessions.len().cmp(&a.sessions.len()).then_with(|| a.body.cmp(&b.body)));
+    // The wording more sessions used is kept, else the one that says most.
+    let said = |l: &Lesson| merge::content_words(&l.body).len();
+    ordered.sort_by(|(_, a), (_, b)| {
+        b.sessions.len().cmp(&a.sessions.len()).then_with(|| said(b).cmp(&said(a))).then_with(|| a.body.cmp(&b.body))
+    });
     let mut kept: Vec<(String, Lesson, BTreeSet<String>)> = Vec::new();
     for (key, lesson) in ordered {
         let words = merge::content_words(&lesson.body);
-        match kept.iter_mut().find(|(_, _, seen)| merge::same_rule(seen, &words)) {
+        match kept.iter_mut().find(|(_, _, seen)| merge::same_rule_of_project(seen, &words, &own_term)) {
             Some((_, into, _)) => {
+                into.variants.push(lesson.body);
+                into.variants.extend(lesson.variants);
                 into.sessions.extend(lesson.sessions);
                 into.tasks.extend(lesson.tasks);
                 into.usage += lesson.usage;
@@ -279,6 +299,10 @@ impl Gathered {
                 .entry(failure_key(&fix.failure.command, &fix.failure.error))
                 .or_insert_with(|| Lesson::new(fix_lesson(fix, false), 0, session.updated_at));
             lesson.commands = vec![fix.failure.command.clone(), fix.command.clone()];
+            lesson.steps = fix.ran.iter().map(|r| shell::job_line(r)).collect();
+            // A step that passed on a plain retry is kept in the handbook, but the summary has
+            // nothing to tell a later session to do about it.
+            lesson.quiet = fix.is_plain_retry();
             lesson.support(session, number);
         }
         for failure in &task.unresolved {
@@ -295,13 +319,18 @@ impl Gathered {
                 .entry(failure_key(&failure.command, &failure.error))
                 .or_insert_with(|| Lesson::new(body, 1, session.updated_at));
             lesson.commands = vec![failure.command.clone()];
-            lesson.quiet = !matches!(task.outcome, Outcome::Fail | Outcome::Partial);
+            // The agent's account of the same command says what was wrong, and the summary
+            // tells that instead of the bare failure.
+            let family = classify(&failure.command).family.to_lowercase();
+            let explained =
+                !family.is_empty() && task.observations.iter().any(|o| o.text.to_lowercase().contains(&family));
+            lesson.quiet = explained || !matches!(task.outcome, Outcome::Fail | Outcome::Partial);
             lesson.support(session, number);
         }
     }
 }
 
-fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>) -> Group<'a> {
+fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>, vocabulary: &merge::Vocabulary) -> Group<'a> {
     sessions.sort_by(|a, b| session_order(a, b));
     let mut gathered = Gathered::default();
     let mut task_number = 0;
@@ -317,10 +346,12 @@ fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>) -> Group<'a> {
     fixes.extend(open);
     let usage = sessions.iter().map(|s| u64::from(s.usage_count)).sum();
     let last = sessions.iter().map(|s| s.last_usage.unwrap_or(s.updated_at)).max().unwrap_or(Timestamp::UNIX_EPOCH);
+    let name = display_name(&key).to_lowercase();
+    let preferences = rank(merge_near_duplicates(preferences, |w| vocabulary.is_own_term(&key, &name, w)));
     Group {
         key,
         sessions,
-        preferences: rank(merge_near_duplicates(preferences)),
+        preferences,
         knowledge: rank(knowledge),
         accounts: rank(accounts),
         failures: rank(fixes),
@@ -335,7 +366,9 @@ pub(crate) fn consolidate(input: &Input) -> Output {
     for session in input.sessions {
         by_project.entry(session.project.clone()).or_default().push(session);
     }
-    let mut groups: Vec<Group> = by_project.into_iter().map(|(key, sessions)| group(key, sessions)).collect();
+    let vocabulary = vocabulary(input.sessions);
+    let mut groups: Vec<Group> =
+        by_project.into_iter().map(|(key, sessions)| group(key, sessions, &vocabulary)).collect();
     groups.sort_by(|a, b| b.usage.cmp(&a.usage).then_with(|| b.last.cmp(&a.last)).then_with(|| a.key.cmp(&b.key)));
     let mut notes: Vec<&Note> = input.notes.iter().collect();
     // Newest first: note files start with their creation time.
@@ -348,6 +381,17 @@ pub(crate) fn consolidate(input: &Input) -> Output {
         Err(_) => whole_summary.clone(),
     };
     Output { memory, summary, whole_summary }
+}
+
+/// The words of every preference of the selection, by the projects that use them.
+fn vocabulary(sessions: &[Stage1]) -> merge::Vocabulary {
+    let mut vocabulary = merge::Vocabulary::default();
+    for session in sessions {
+        for preference in session.facts.tasks.iter().flat_map(|t| &t.preferences) {
+            vocabulary.add(&session.project, &merge::content_words(&fact_of(&preference.text)));
+        }
+    }
+    vocabulary
 }
 
 fn date(ts: Timestamp) -> String {
@@ -505,13 +549,14 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
     for group in groups {
         let _ = write!(out, "\n### {}\n", display_key(&group.key));
         let mut days: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        // One entry a session, named by its first request: its later ones share its keywords,
+        // and `MEMORY.md` lists every task.
         for session in &group.sessions {
-            for task in &session.facts.tasks {
-                let topic = one_line(task.title.trim_end_matches(['.', '!', '?', ':']));
-                let keywords = one_line(&rarest(&session.facts.keywords, &rarity).join(", "));
-                let entry = format!("- {} ({}): {keywords}", topic, task.outcome.name());
-                days.entry(date(session.updated_at)).or_default().push(entry);
-            }
+            let Some(task) = session.facts.tasks.first() else { continue };
+            let topic = one_line(task.title.trim_end_matches(['.', '!', '?', ':']));
+            let keywords = one_line(&rarest(&session.facts.keywords, &rarity).join(", "));
+            let entry = format!("- {} ({}): {keywords}", topic, session.facts.outcome.name());
+            days.entry(date(session.updated_at)).or_default().push(entry);
         }
         for (day, entries) in days.iter().rev() {
             let _ = write!(out, "\n#### {day}\n\n");
@@ -528,15 +573,28 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
 fn tips_of(group: &Group) -> Vec<String> {
     // A failure of a task that went on to succeed was got past somehow: the summary keeps to
     // the landmines it can say something about. The same commands fixed the same way with
-    // another error line are one landmine.
+    // another error line are one landmine, and so are two failures one step got past (a
+    // missing extension that failed both the install and the tests): the way around is told
+    // once, with the first.
     let mut seen: BTreeSet<String> = BTreeSet::new();
-    let way_around = |l: &Lesson| format!("{:?}{}", l.commands, l.body.split_once(" -> ").map_or("", |(_, fix)| fix));
-    let failures: Vec<&Lesson> = group
-        .failures
-        .iter()
-        .filter(|l| !l.quiet && (l.commands.is_empty() || seen.insert(way_around(l))))
-        .take(TIPS_FIXES_PER_PROJECT)
-        .collect();
+    let way_around = |l: &Lesson| match l.body.split_once(" -> ") {
+        Some((_, fix)) => fix.to_string(),
+        None => format!("{:?}", l.commands),
+    };
+    // A fix whose every step an earlier tip already names (the same install got two jobs
+    // past the same missing compiler) would tell it again.
+    let mut steps_told: BTreeSet<&str> = BTreeSet::new();
+    let mut failures: Vec<&Lesson> = Vec::new();
+    for lesson in group.failures.iter().filter(|l| !l.quiet) {
+        let told_before = !lesson.steps.is_empty() && lesson.steps.iter().all(|s| steps_told.contains(s.as_str()));
+        if failures.len() == TIPS_FIXES_PER_PROJECT || told_before {
+            continue;
+        }
+        if lesson.commands.is_empty() || seen.insert(way_around(lesson)) {
+            steps_told.extend(lesson.steps.iter().map(String::as_str));
+            failures.push(lesson);
+        }
+    }
     let mut tips: Vec<String> = failures.iter().map(|l| l.body.clone()).collect();
     // A job a landmine above or a preference already names would be told twice.
     let told: String = failures.iter().copied().chain(&group.preferences).map(|l| l.body.to_lowercase()).collect();
