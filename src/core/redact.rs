@@ -160,7 +160,9 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "jwt",
-        pattern: r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        // A JSON header (`eyJ` is `{"` in base64) and two more parts: a JWT, whatever its
+        // payload (a Cachix or Supabase token need not encode JSON there).
+        pattern: r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
         group: None,
         keep: None,
     },
@@ -184,7 +186,7 @@ const RULES: &[Rule] = &[
         // Credentials passed as command-line options: `--password X`, `--token=X`,
         // `curl -u user:X`, `redis-cli -a X`, `mysql -pX` (only a lowercase `-p` joined to its
         // value is a password: `-P` is the port, a bare `-p` asks for it), `sshpass -p X`.
-        pattern: r#"(?i)(?:--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|access-token|auth-token)(?:=|\s+)|(?:\s-u|--user)\s+[^\s:]+:|\bredis-cli\b[^\n]*?\s-a\s+|\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump)\b[^\n]*?\s(?-i:-p)|\bsshpass\s+(?-i:-p)\s*)["']?([^\s"']{3,})"#,
+        pattern: r#"(?i)(?:--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|access-token|auth-token)(?:=|\s+)|\b(?:add-)?authtoken\s+|(?:\s-u|--user)\s+[^\s:]+:|\bredis-cli\b[^\n]*?\s-a\s+|\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump)\b[^\n]*?\s(?-i:-p)|\bsshpass\s+(?-i:-p)\s*)["']?([^\s"']{3,})"#,
         group: Some(1),
         keep: Some(is_reference),
     },
@@ -899,6 +901,9 @@ mod tests {
     fn jwts_and_bearer_tokens() {
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
         hides(&format!("jwt={jwt}"), "dozjgNryP4J3", "jwt");
+        // A JSON header is enough, whatever the payload holds.
+        hides("cachix use x with eyJhbGciOiJIUzI1NiJ9.CorrieFake0123456789.abcdefFAKEsig", "CorrieFake", "jwt");
+        hides("cachix authtoken Zm9vYmFyYmF6cXV4cXV1eDAxMjM0NTY3", "Zm9vYmFyYmF6", "cli_password");
         let out = redact("curl -H 'Authorization: Bearer abcdef0123456789abcdef'");
         assert_eq!(out, "curl -H 'Authorization: Bearer [REDACTED:bearer]'");
     }

@@ -36,7 +36,7 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         r"overrides?|shadows?|ignores?|silently|quietly|hard-?coded|pinned|falls? back|fell back|only sets|",
         r"which is why|that'?s why|that is why|so it|still holds|is taken|was taken|moved to|defaults? to|",
         r"points? (?:at|to)|resolves? to|is set to|is bound to|binds? to|already (?:running|in use|taken)|held by|",
-        r"in use|conflicts? with|collides? with|lives (?:in|at|on)|runs on|served (?:from|on)|not set|unset|missing|must)\b",
+        r"already in use|in use by|is in use|conflicts? with|collides? with|lives (?:in|at|on)|runs on|served (?:from|on)|not set|unset|missing|must)\b",
         // "on 8081, not 8080": one value where another was expected.
         r"|\b\d+\b[^.;]*,\s*not\s+(?:the\s+)?\S*\d",
     ))
@@ -46,7 +46,7 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
 /// …"): what the task did, not what the project is like, unless it gives a cause.
 static WORK_REPORT: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
-        r"(?i)^(?:(?:all )?done|(?:i(?:'ve| have)? )?(?:also )?(?:added|implemented|fixed|updated|created|wrote|changed|moved|renamed|swapped|",
+        r"(?i)^(?:(?:all )?done|(?:i(?:'ve| have)? )?(?:also )?(?:added|applied|implemented|fixed|updated|created|wrote|changed|moved|renamed|swapped|",
         r"refactored|removed|replaced|switched|bumped|opened|made|converted|rewrote|split|wired|kept))\b|\bas (?:you )?(?:asked|requested)\b",
     ))
 });

@@ -29,9 +29,10 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "Same drill as always: vet plus staticcheck before you commit."
         r"|\b(?:as always|as usual|same drill|the usual|like always)\b",
         r"|\b(?:a |the |one |our )?(?:house )?rules? (?:for|in|of) (?:this|our|the|these) (?:repo|repository|project|codebase|code base|docs|monorepo|team|code)\b|\bhouse rules?\b",
-        r"|\b(?:in|for|across) (?:this|our|the) (?:repo|repository|project|codebase|monorepo|workspace|code base)\b",
+        // "in this repo" lays down a convention; "shows up in the repo" only says where.
+        r"|\b(?:in|for|across) (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|code base)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
         r"|^(?:(?:please|also|and|but|so|then)\s+)?(?:keep|format|write|run|use|lint|name|put|make|check|prefix|sign|tag|document|type|test|give|end|start|lock|pin)\s+(?:all|every|any|each)\b",
-        r"|\bin (?:this|our|the) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b|\bin here\b",
+        r"|\bin (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b|\bin here\b",
         r"|^(?:all|every|each|any|no)\s+(?:\w+\s+)?(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to|write|store|keep|name|format|pin|deploy|release|ship)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
@@ -58,6 +59,8 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
 static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round)\b",
+        // "Don't fix anything, I want to look at it myself": hands off this task.
+        r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
         r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
         r"|\b(?:this|that|these|those)\s+(?:file|files|function|bug|test|tests|pr|branch|change|changes|commit|task|issue|error|module|class|method|line|lines|script|case|step|failure|query|endpoint|ticket|migration|fix|patch|run)\b",
     ))
@@ -341,6 +344,13 @@ mod tests {
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }
+    }
+
+    #[test]
+    fn hands_off_this_task_and_a_place_that_is_no_convention_are_no_rules() {
+        assert!(rules_in("Don't fix anything, I want to look at it myself.").is_empty());
+        assert!(rules_in("Last night's backup didn't run, or at least nothing new shows up in the repo.").is_empty());
+        assert!(!rules_in("Don't use console.log in this repo.").is_empty());
     }
 
     #[test]

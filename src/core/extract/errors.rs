@@ -101,6 +101,23 @@ fn root_cause(text: &str) -> Option<&str> {
     usable(cause).then_some(cause)
 }
 
+/// True when an output says, on its own, that the run failed: a line that names an error
+/// outright, or a test tally that counts failures. For a job whose status a filter hid.
+pub(crate) fn reports_failure(output: &str) -> bool {
+    static FAILED_TALLY: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(
+            r"(?i)\b[1-9]\d*\s+(?:failures?|failed|errors?)\b|\b(?:failures?|failed|errors?)\s*[:=]?\s*[1-9]\d*\b|^(?:--- )?FAIL\b",
+        )
+    });
+    let (head, tail) = windows(output);
+    [head, tail].iter().any(|window| {
+        candidate_lines(window).any(|line| {
+            let clean = clean(line);
+            score(&clean) >= 4 || FAILED_TALLY.is_match(clean.trim_start())
+        })
+    })
+}
+
 /// Lines joined with a space, so a heading and the line it introduces read as one.
 fn render_one_line(text: &str) -> String {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
@@ -395,6 +412,15 @@ mod tests {
         let java = "Exception in thread \"main\" java.lang.IllegalStateException: boot failed\n\tat x.Main.main(Main.java:3)\n\
                     Caused by: java.net.ConnectException: Connection refused\n\tat y.Db.open(Db.java:9)";
         assert_eq!(error_line(java).as_deref(), Some("Caused by: java.net.ConnectException: Connection refused"));
+    }
+
+    #[test]
+    fn an_output_that_reports_failure_is_told_from_a_clean_one() {
+        assert!(reports_failure("--- FAIL: TestDepartures (0.01s)\nFAIL\tgithub.com/x/ferryman 0.2s"));
+        assert!(reports_failure("Tests: 2 failed, 40 passed"));
+        assert!(reports_failure("error[E0425]: cannot find value `x`"));
+        assert!(!reports_failure("ok  \tgithub.com/x/ferryman\t0.3s\n94 tests, 0 failures"));
+        assert!(!reports_failure("Passed: Total 58, Failed 0, Errors 0, Passed 58"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub(crate) mod durability;
 pub(crate) mod errors;
 pub(crate) mod progress;
 pub(crate) mod render;
+pub(crate) mod settings;
 pub(crate) mod shell;
 pub(crate) mod signals;
 pub(crate) mod soft;
@@ -134,6 +135,9 @@ pub(crate) struct Fix {
     /// Other commands that succeeded in between (an install, a config change).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) ran: Vec<String>,
+    /// The setting lines the edits of settings files in between wrote (`MAILER_DSN=null://null`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) settings: Vec<String>,
     /// Later failures of the same job with another error: how far each attempt got.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) chain: Vec<Failure>,
@@ -284,6 +288,7 @@ struct OpenFailure {
     attempts: u32,
     edited: Vec<String>,
     ran: Vec<String>,
+    settings: Vec<String>,
 }
 
 #[derive(Default)]
@@ -408,10 +413,21 @@ impl Extractor {
             self.start_task("Work before the first request", line);
         }
         if !call.writes.is_empty() {
+            // What an edit of settings files set is what a fix through it did.
+            let set = if call.writes.iter().all(|f| settings::is_settings_file(f)) {
+                settings::settings_in(call.input.for_scanning())
+            } else {
+                Vec::new()
+            };
             for failure in self.open.values_mut() {
                 for file in &call.writes {
                     if !failure.edited.contains(file) && failure.edited.len() < MAX_FILES {
                         failure.edited.push(file.clone());
+                    }
+                }
+                for line in &set {
+                    if !failure.settings.contains(line) && failure.settings.len() < MAX_STEPS_BETWEEN {
+                        failure.settings.push(line.clone());
                     }
                 }
             }
@@ -460,7 +476,13 @@ impl Extractor {
             None => self.unpaired.take(),
         };
         let Some(call) = call else { return };
-        let failed = result.failed();
+        // `go test ./... | tail -20` reports tail's status: what it printed says how the tests
+        // went.
+        let hidden = !result.failed()
+            && call.kind != CommandKind::Explore
+            && shell::status_hidden_by_filter(&call.command)
+            && errors::reports_failure(result.output.for_scanning());
+        let failed = result.failed() || hidden;
         self.count_command(failed);
         // What a hijacked agent ran teaches nothing, however it ended: not a verified command,
         // not a fix, not a landmine, and no step on the way to a fix.
@@ -471,7 +493,8 @@ impl Extractor {
         // `cargo clippy 2>&1 | tail -2 && rg -n anyhow src` ends in a search that found nothing.
         let no_match = result.exit_code == Some(1) && shell::ends_in_search(&call.command);
         if failed && !no_match {
-            self.failed(call, result);
+            let exit_code = if hidden { None } else { result.exit_code };
+            self.failed(call, result, exit_code);
             return;
         }
         let output = result.output.for_scanning();
@@ -511,10 +534,10 @@ impl Extractor {
 
     /// A failed command opens a failure (a landmine, until something fixes it), or counts as
     /// one more attempt at an open one.
-    fn failed(&mut self, call: PendingCall, result: &ToolResult<'_>) {
+    fn failed(&mut self, call: PendingCall, result: &ToolResult<'_>, exit_code: Option<i64>) {
         // A command stopped by Ctrl-C (exit 130) or a kill (143) was interrupted, not refused:
         // nothing in its output says what is wrong with it.
-        if call.kind == CommandKind::Explore || matches!(result.exit_code, Some(130 | 143)) {
+        if call.kind == CommandKind::Explore || matches!(exit_code, Some(130 | 143)) {
             return;
         }
         // A push the remote turned away until the branch caught up is the day's work.
@@ -526,7 +549,7 @@ impl Extractor {
         let error = errors::error_line_of(result.output.for_scanning(), program.as_deref())
             .map(|e| redact(&e).into_owned())
             .unwrap_or_default();
-        let failure = Failure { command: call.command, error, exit_code: result.exit_code, line: call.line };
+        let failure = Failure { command: call.command, error, exit_code, line: call.line };
         if let Some(open) = self.open.get_mut(&call.family) {
             open.attempts += 1;
             // `docker compose up -d db && mix test` that met another error: the steps the
@@ -559,6 +582,7 @@ impl Extractor {
             attempts: 1,
             edited: Vec::new(),
             ran: Vec::new(),
+            settings: Vec::new(),
         };
         self.open.insert(call.family, open);
     }
@@ -600,7 +624,14 @@ impl Extractor {
                     || (open.kind != CommandKind::Test && progress::is_network_blip(&failure.error)));
             let typo = progress::is_typo_pair(&failure.command, &call.command)
                 || progress::is_mistyped_program(&failure.command, &failure.error, failure.exit_code, &call.command);
-            if task.fixes.len() >= MAX_FACTS || typo || retried {
+            // `busted spec/` right after `busted spec/ && stylua --check src` failed ran less,
+            // it got past nothing.
+            let parts: Vec<String> = failure.command.split(" && ").map(shell::job_line).collect();
+            let less_of_it = parts.len() > 1
+                && open.ran.is_empty()
+                && open.edited.is_empty()
+                && parts.contains(&shell::job_line(&call.command));
+            if task.fixes.len() >= MAX_FACTS || typo || retried || less_of_it {
                 continue;
             }
             let work = progress::is_own_work_in(
@@ -623,6 +654,7 @@ impl Extractor {
                 line: call.line,
                 edited: open.edited,
                 ran: open.ran,
+                settings: open.settings,
                 chain: open.chain,
                 before: Vec::new(),
                 work,

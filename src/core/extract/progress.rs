@@ -12,7 +12,9 @@ use super::shell::{self, CommandKind, classify};
 /// fixes, not a landmine of the project.
 static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
-        r"(?i)\b[A-Z]{1,3}[0-9]{3,5}\b|assert|expected .* (?:to (?:be|equal)|got|but)|left == right|",
+        r"(?i)\b[A-Z]{1,3}[0-9]{3,5}\b|assert|failure/error|expected .* (?:to (?:be|equal)|got|but)|left == right|",
+        // A lint rule named in brackets (`error[prefer-const]`, `[no-unused-vars]`).
+        r"\[[a-z]+(?:-[a-z]+)+\]|",
         r"cannot find (?:value|function|type|symbol|name|module)|undefined(?: name| function| variable| method|:)|",
         r"is not defined|not declared|undeclared|unresolved|no method named|has no attribute|has no member|",
         r"implicit declaration|imported but unused|never used|unused|mismatched types|type error|typeerror|",
@@ -105,7 +107,11 @@ pub(crate) fn is_own_work_in(
     if formatted && ran.is_empty() {
         return true;
     }
-    let same_job = shell::runs_job(fixed, &classify(failed).family);
+    // A test run of the same tool builds what failed to build (`cabal build` → `cabal test`).
+    let (a, b) = (classify(failed), classify(fixed));
+    let builds_it =
+        a.kind == CommandKind::Build && b.kind == CommandKind::Test && !a.program.is_empty() && a.program == b.program;
+    let same_job = shell::runs_job(fixed, &a.family) || builds_it;
     // Checking the work on the way (a build, another test, a diff) is no setup step.
     let checks_only = ran.iter().all(|r| {
         let kind = classify(r).kind;
@@ -259,7 +265,10 @@ pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
     }
     let (a, b) = (shell::words(failed), shell::words(fixed));
     let added: Vec<String> = b.iter().filter(|w| !a.contains(w)).cloned().collect();
-    let replaced: Vec<String> = a.iter().filter(|w| !b.contains(w)).cloned().collect();
+    // A test file or folder the failed run was narrowed to is no setting it lacked.
+    let program = a.first().cloned().unwrap_or_default();
+    let narrowing = |w: &String| !w.starts_with('-') && shell::is_narrowed(&format!("{program} {w}"));
+    let replaced: Vec<String> = a.iter().filter(|w| !b.contains(w) && !narrowing(w)).cloned().collect();
     let small = !added.is_empty() && added.len() <= MAX_NEEDED && replaced.len() <= MAX_NEEDED;
     // Settings and flags added, or a value swapped for one of its own shape (a port, a host,
     // a flag's value); another file or sub-command is another command, not a setting.
@@ -452,6 +461,9 @@ mod tests {
         assert_eq!(needs("npm test", "pnpm vitest run"), None);
         assert_eq!(needs("uv run ruff format --check .", "uv run ruff format src/a.py"), None);
         assert_eq!(needs("make deploy", "make deploy ENV=staging").unwrap().added, ["ENV=staging"]);
+        // The one test file the failed run was narrowed to is no setting.
+        let wider = needs("bin/rails test test/services/a_test.rb", "PGHOST=localhost PGPORT=55433 bin/rails test");
+        assert_eq!(wider.unwrap().added, ["PGHOST=localhost", "PGPORT=55433"]);
         assert_eq!(needs("cargo test", "cargo test"), None);
         assert_eq!(
             needs("sbt compile", "GITHUB_TOKEN=$(gh auth token) sbt compile").unwrap().added,

@@ -120,13 +120,16 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     }
     let mut steps = Vec::new();
     if !fix.edited.is_empty() {
-        steps.push(format!("editing {}", list(&fix.edited, 5)));
+        let set = if fix.settings.is_empty() { String::new() } else { format!(" (set {})", list(&fix.settings, 3)) };
+        steps.push(format!("editing {}{set}", list(&fix.edited, 5)));
     }
     if !fix.ran.is_empty() {
         steps.push(format!("running {}", list(&fix.ran, 3)));
     }
     let retried = fix.is_plain_retry();
-    if steps.is_empty()
+    // Settings added to the same command are the lesson, whatever code the task edited on
+    // the way; a step run before it may be what made them work, so it is told instead.
+    if fix.ran.is_empty()
         && let Some(needs) = fix.needs()
     {
         let _ = write!(s, " -> {} needs {}", code(&fix.failure.command), list(&needs.added, 3));

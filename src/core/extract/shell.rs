@@ -86,7 +86,9 @@ pub(crate) fn classify(command: &str) -> Classified {
         let Some(classified) = classify_segment(&segment) else {
             continue;
         };
-        if best.as_ref().is_none_or(|b| classified.kind.priority() > b.kind.priority()) {
+        // Of two that do jobs of one kind, the later is the chain's point (`make testdb &&
+        // pytest`).
+        if best.as_ref().is_none_or(|b| classified.kind.priority() >= b.kind.priority()) {
             best = Some(classified);
         }
     }
@@ -100,6 +102,10 @@ pub(crate) fn job_line(command: &str) -> String {
     let mut parts: Vec<&str> = line.split(" && ").collect();
     while parts.len() > 1 && parts.last().is_some_and(|p| classify(p).kind == CommandKind::Explore) {
         parts.pop();
+    }
+    // `grep -n sqlc-check Makefile && make sqlc-check`: the look before it is no part either.
+    while parts.len() > 1 && parts.first().is_some_and(|p| classify(p).kind == CommandKind::Explore) {
+        parts.remove(0);
     }
     parts.join(" && ")
 }
@@ -141,7 +147,13 @@ pub(crate) fn without_output_filters(command: &str) -> String {
         if word == "|" && words.peek().is_some_and(|next| matches!(*next, "tail" | "head" | "cat" | "less")) {
             break;
         }
-        if !matches!(word, "2>&1" | "&>/dev/null" | ">/dev/null") {
+        // `> /tmp/dev.log`: where the output went is no part of the job.
+        if matches!(word, ">" | ">>" | "2>" | "&>" | "2>>") {
+            words.next();
+            continue;
+        }
+        let redirected = ["&>", ">", "1>", "2>"].iter().any(|r| word.starts_with(r));
+        if !redirected {
             kept.push(word);
         }
     }
@@ -226,6 +238,7 @@ const QUERY_SUBCOMMANDS: &[&str] = &[
     "which",
     "version",
     "--version",
+    "port",
 ];
 
 /// What a version-control tool answers without changing anything.
@@ -245,12 +258,17 @@ pub(crate) fn main_segment(command: &str) -> Option<String> {
         return None;
     }
     let best = doing.iter().max_by_key(|(_, c)| c.kind.priority())?;
-    let words: Vec<&str> = best
-        .0
-        .iter()
-        .map(String::as_str)
-        .filter(|w| !w.starts_with(['>', '<']) && !w.contains(">&") && !w.starts_with("2>"))
-        .collect();
+    let mut words: Vec<&str> = Vec::new();
+    let mut target_next = false;
+    for word in best.0.iter().map(String::as_str) {
+        let redirect = word.starts_with(['>', '<']) || word.contains(">&") || word.starts_with("2>") || word == "&>";
+        // `> /tmp/dev.log`: the file after a lone redirection is where output went.
+        if redirect || std::mem::take(&mut target_next) {
+            target_next = redirect && word.trim_start_matches(['2', '&', '>', '<']).is_empty();
+            continue;
+        }
+        words.push(word);
+    }
     Some(words.join(" "))
 }
 
@@ -294,6 +312,43 @@ pub(crate) fn status_is_the_jobs(command: &str) -> bool {
         Some(i) => i + 1 == parts.len(),
         None => true,
     }
+}
+
+/// True when the job's exit status is lost in a pipe into a filter (`go test ./... | tail
+/// -20`, `make test | grep -v cd`): the shell reports the filter's status, so only the output
+/// says whether the job passed.
+pub(crate) fn status_hidden_by_filter(command: &str) -> bool {
+    const FILTERS: &[&str] = &[
+        "tail", "head", "grep", "egrep", "rg", "sed", "awk", "cut", "sort", "uniq", "tee", "less", "more", "cat",
+        "column", "wc", "tr", "nl", "jq",
+    ];
+    let family = classify(command).family;
+    sequential_parts(command).into_iter().flat_map(|part| part.split("&&").collect::<Vec<_>>()).any(|part| {
+        let pipes = pipe_parts(part);
+        pipes.len() >= 2
+            && runs_job(pipes[0], &family)
+            && pipes[1..].iter().all(|p| program_of(p).is_some_and(|program| FILTERS.contains(&program.as_str())))
+    })
+}
+
+/// The commands of a pipeline: `a | b` cut at each lone `|` outside quotes.
+fn pipe_parts(command: &str) -> Vec<&str> {
+    let bytes = command.as_bytes();
+    let (mut parts, mut start, mut quote) = (Vec::new(), 0, None);
+    for (i, &b) in bytes.iter().enumerate() {
+        match (quote, b) {
+            (Some(q), b) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'|') if bytes.get(i + 1) != Some(&b'|') && (i == 0 || bytes[i - 1] != b'|') => {
+                parts.push(&command[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&command[start..]);
+    parts.into_iter().map(str::trim).filter(|p| !p.is_empty()).collect()
 }
 
 /// True when a command line sends something to the background (a lone `&`, not `&&`,
@@ -392,6 +447,11 @@ pub(crate) fn is_default_command(command: &str) -> bool {
         "vitest run",
     ];
     let mut words: Vec<&str> = command.split_whitespace().collect();
+    // The preset named `default` is what the tool picks anyway (`ctest --preset default`).
+    if let Some(at) = words.windows(2).position(|w| w == ["--preset", "default"]) {
+        words.drain(at..at + 2);
+    }
+    words.retain(|w| *w != "--preset=default");
     // A runner in front changes nothing: `bundle exec rake test` is `rake test`.
     if let ["bundle" | "poetry" | "uv" | "pipenv" | "pdm" | "pnpm" | "hatch", "exec" | "run", ..] = words.as_slice() {
         words.drain(..2);
@@ -616,7 +676,9 @@ fn named(kind: CommandKind, program: &str, sub: Option<&str>) -> Classified {
 /// The kind of an npm-style script by its name.
 fn script_kind(script: &str) -> CommandKind {
     let s = script.to_ascii_lowercase();
-    if s.contains("test") || s == "e2e" || s.starts_with("spec") {
+    // `testdb`, `test-data`, `test-setup`: what a test run needs, not the run.
+    let prepares = ["db", "data", "setup", "env", "fixture", "seed", "clean", "deps"].iter().any(|p| s.contains(p));
+    if (s.contains("test") && !prepares) || s == "e2e" || s.starts_with("spec") {
         CommandKind::Test
     } else if s.contains("lint")
         || s.contains("typecheck")
@@ -725,10 +787,18 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             _ => named(Run, program, sub),
         },
         "cmake" => named(if has_flag(args, &["--build"]) { Build } else { Other }, "cmake", None),
+        "dotnet" if matches!(sub, Some("csharpier" | "format")) => {
+            let check = has_flag(args, &["--check", "--verify-no-changes"]);
+            named(if check { Lint } else { Format }, program, sub)
+        }
+        "dotnet" if matches!(sub, Some("tool" | "restore" | "add")) => named(Install, program, sub),
         "mvn" | "gradle" | "gradlew" | "./gradlew" | "mvnw" | "sbt" | "lein" | "mix" | "dotnet" | "swift" | "zig"
         | "bazel" | "buck" | "stack" | "cabal" | "dune" => {
             let program = program.trim_start_matches("./");
             let kind = match sub {
+                // `mix deps.get`, `mix ecto.gen.migration x`, `mix phx.server`: tasks, not builds.
+                Some("deps.get" | "deps.update") => Install,
+                Some(task) if program == "mix" && task.contains('.') => Run,
                 Some("test" | "verify" | "check" | "spec") => Test,
                 Some("build" | "compile" | "package" | "install" | "assemble" | "publish" | "jar") => Build,
                 Some("run" | "exec" | "bootRun") => Run,
@@ -743,6 +813,18 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             };
             named(kind, program, sub)
         }
+        "crystal" => {
+            let kind = match sub {
+                Some("spec") => Test,
+                Some("build") => Build,
+                Some("tool") if has_flag(args, &["--check"]) => Lint,
+                Some("tool") => Format,
+                Some("run") => Run,
+                _ => Other,
+            };
+            named(kind, program, sub)
+        }
+        "shards" => named(Install, program, sub),
         "flutter" | "dart" => {
             let kind = match sub {
                 Some("test") => Test,
@@ -840,6 +922,9 @@ mod tests {
         assert_eq!(job_line("cargo test -p core 2>&1 | tail -2"), "cargo test -p core");
         assert_eq!(job_line("cd app && npm run test:unit"), "cd app && npm run test:unit");
         assert_eq!(job_line("node bin/x.js export --dry-run && npm test"), "npm test");
+        assert_eq!(job_line("grep -n -A3 '^sqlc-check' Makefile && make sqlc-check"), "make sqlc-check");
+        assert_eq!(job_line("cd api && make dev > /tmp/dev.log 2>&1"), "cd api && make dev");
+        assert_eq!(without_output_filters("make dev >/tmp/dev.log"), "make dev");
     }
 
     #[test]
@@ -872,6 +957,15 @@ mod tests {
         assert!(status_is_the_jobs("deno run --allow-net main.ts & sleep 1; curl -s localhost:8000/; kill %1"));
         assert!(status_is_the_jobs("(REDIS_URL=redis://localhost:6380 npm run dev &) ; sleep 4; curl -s x"));
         assert!(!status_is_the_jobs("cargo test 2>&1; echo done"));
+    }
+
+    #[test]
+    fn a_status_lost_in_a_filter_is_told() {
+        assert!(status_hidden_by_filter("go test ./... 2>&1 | tail -20"));
+        assert!(status_hidden_by_filter("cd app && make test SIM=x | grep -v '^ cd '"));
+        assert!(!status_hidden_by_filter("go test ./..."));
+        assert!(!status_hidden_by_filter("cat x.log | go test ./..."));
+        assert!(!status_hidden_by_filter("make test || echo 'a | b'"));
     }
 
     #[test]
@@ -923,9 +1017,16 @@ mod tests {
 
     #[test]
     fn default_commands_are_the_ones_a_manifest_names() {
-        for default in
-            ["cargo test", "bundle exec rake test", "npm run lint", "pnpm lint", "make", "sbt test", "npx jest"]
-        {
+        for default in [
+            "cargo test",
+            "bundle exec rake test",
+            "npm run lint",
+            "pnpm lint",
+            "make",
+            "sbt test",
+            "npx jest",
+            "ctest --preset default",
+        ] {
             assert!(is_default_command(default), "{default}");
         }
         for specific in [
@@ -1000,12 +1101,23 @@ mod tests {
         assert_eq!(family("sh scripts/release.sh"), (Run, "sh scripts/release.sh".into()));
         assert_eq!(family("GITHUB_TOKEN=$(gh auth token) sbt compile"), (Build, "sbt compile".into()));
         assert_eq!(family("fvm flutter test"), (Test, "flutter test".into()));
+        assert_eq!(
+            family("make testdb && poetry run alembic upgrade head && poetry run pytest -q tests/a.py"),
+            (Test, "pytest".into())
+        );
+        assert_eq!(family("dotnet csharpier --check ."), (Lint, "dotnet csharpier".into()));
+        assert_eq!(family("dotnet csharpier src/A.cs"), (Format, "dotnet csharpier".into()));
+        assert_eq!(family("dotnet format --verify-no-changes"), (Lint, "dotnet format".into()));
+        assert_eq!(family("dotnet test"), (Test, "dotnet test".into()));
+        assert_eq!(family("dotnet tool restore"), (Install, "dotnet tool".into()));
         assert_eq!(family("flutter analyze"), (Lint, "flutter analyze".into()));
+        assert_eq!(family("crystal spec spec/a_spec.cr"), (Test, "crystal spec".into()));
         assert_eq!(family("FOO=\"$(cat x | tr a b)\" make test"), (Test, "make test".into()));
         // Linters behind a build tool's task are linters.
         assert_eq!(family("mix credo --strict"), (Lint, "mix credo".into()));
         assert_eq!(family("mix format --check-formatted"), (Lint, "mix format".into()));
         assert_eq!(family("mix format"), (Format, "mix format".into()));
+        assert_eq!(family("mix ecto.gen.migration add_x"), (Run, "mix ecto.gen.migration".into()));
         assert_eq!(family("./gradlew spotlessCheck"), (Lint, "gradlew spotlessCheck".into()));
         assert_eq!(family("staticcheck ./..."), (Lint, "staticcheck".into()));
     }

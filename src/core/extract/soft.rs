@@ -74,6 +74,7 @@ impl Unread {
             line,
             edited: Vec::new(),
             ran: Vec::new(),
+            settings: Vec::new(),
             chain: Vec::new(),
             before: Vec::new(),
             work: false,
