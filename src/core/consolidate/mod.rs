@@ -89,6 +89,9 @@ struct Lesson {
     variants: Vec<String>,
     /// The commands a fix ran on its way (an install, a service started), by their job line.
     steps: Vec<String>,
+    /// What a fix that added a setting comes down to (`go test needs CGO_ENABLED=1`), however
+    /// narrowly each session ran the job.
+    gist: Option<String>,
 }
 
 impl Lesson {
@@ -105,6 +108,7 @@ impl Lesson {
             quiet: false,
             variants: Vec::new(),
             steps: Vec::new(),
+            gist: None,
         }
     }
 
@@ -300,6 +304,16 @@ impl Gathered {
                 .or_insert_with(|| Lesson::new(fix_lesson(fix, false), 0, session.updated_at));
             lesson.commands = vec![fix.failure.command.clone(), fix.command.clone()];
             lesson.steps = fix.ran.iter().map(|r| shell::job_line(r)).collect();
+            // Another command that worked instead is a step too (`sudo apt-get install -y
+            // libpq-dev` told once, whether it came before the job or instead of it).
+            if !shell::runs_the_same(&fix.command, &fix.failure.command) {
+                let job = classify(&fix.failure.command).family;
+                let line = shell::job_line(&fix.command);
+                lesson.steps.extend(line.split(" && ").filter(|part| classify(part).family != job).map(str::to_string));
+            }
+            lesson.gist = fix
+                .needs()
+                .map(|needs| format!("{} needs {}", classify(&fix.failure.command).family, needs.added.join(" ")));
             // A step that passed on a plain retry is kept in the handbook, but the summary has
             // nothing to tell a later session to do about it.
             lesson.quiet = fix.is_plain_retry();
@@ -534,14 +548,18 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
     }
 
     out.push_str("\n## General Tips\n\n");
-    let mut tips = 0;
-    for group in groups {
-        for tip in tips_of(group) {
-            let _ = writeln!(out, "- {}: {tip}", display_name(&group.key));
-            tips += 1;
-        }
+    // The surest kinds of tip first, each kind in the projects' order, so that the cap, which
+    // drops tips from the end, drops the least sure.
+    let mut tips: Vec<(Tier, usize, String)> = Vec::new();
+    for (rank, group) in groups.iter().enumerate() {
+        let name = display_name(&group.key);
+        tips.extend(tips_of(group).into_iter().map(|(tier, tip)| (tier, rank, format!("- {name}: {tip}"))));
     }
-    if tips == 0 {
+    tips.sort_by_key(|(tier, rank, _)| (*tier, *rank));
+    for (_, _, tip) in &tips {
+        let _ = writeln!(out, "{tip}");
+    }
+    if tips.is_empty() {
         out.push_str("- none recorded yet\n");
     }
 
@@ -568,21 +586,57 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
     out
 }
 
+/// How sure a kind of tip is, surest first: a landmine with the way past it the session
+/// proved, what an agent's account found (its word only), a command that worked (what anyone
+/// might have tried), and a failure nothing got past (which a later step may have fixed
+/// unseen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    Landmine,
+    Account,
+    Verified,
+    Open,
+}
+
 /// A project's tips in the summary: its top landmines, the verified commands they do not
 /// already name, and what agents' closing accounts found, labelled as such.
-fn tips_of(group: &Group) -> Vec<String> {
-    // A failure of a task that went on to succeed was got past somehow: the summary keeps to
-    // the landmines it can say something about. The same commands fixed the same way with
-    // another error line are one landmine, and so are two failures one step got past (a
-    // missing extension that failed both the install and the tests): the way around is told
-    // once, with the first.
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    let way_around = |l: &Lesson| match l.body.split_once(" -> ") {
-        Some((_, fix)) => fix.to_string(),
-        None => format!("{:?}", l.commands),
+fn tips_of(group: &Group) -> Vec<(Tier, String)> {
+    let failures = landmines_told(group);
+    let tier = |l: &Lesson| if l.body.contains(" -> ") { Tier::Landmine } else { Tier::Open };
+    let mut tips: Vec<(Tier, String)> = failures.iter().map(|l| (tier(l), l.body.clone())).collect();
+    // A job or a step a landmine above or a preference already names would be told twice.
+    let told: String = failures.iter().copied().chain(&group.preferences).map(|l| l.body.to_lowercase()).collect();
+    let mut families: BTreeSet<String> =
+        failures.iter().flat_map(|l| &l.commands).map(|c| classify(c).family).collect();
+    if let Some(verified) = verified_tip(group, &told, &mut families) {
+        tips.push((Tier::Verified, verified));
+    }
+    // An account of what a landmine above already tells (`chezmoi apply` failed …, or the
+    // `podman.socket` its fix enabled) is not told again.
+    let names_told = |l: &Lesson| {
+        l.body.split('`').skip(1).step_by(2).any(|span| {
+            families.contains(&classify(span).family) || (span.len() >= 6 && told.contains(&span.to_lowercase()))
+        })
     };
-    // A fix whose every step an earlier tip already names (the same install got two jobs
-    // past the same missing compiler) would tell it again.
+    let accounts = group.accounts.iter().filter(|l| !l.quiet && !names_told(l)).take(TIPS_ACCOUNTS_PER_PROJECT);
+    tips.extend(accounts.map(|l| (Tier::Account, l.body.clone())));
+    tips
+}
+
+/// The landmines a project's tips tell, at most [`TIPS_FIXES_PER_PROJECT`]. A failure of a
+/// task that went on to succeed was got past somehow: the summary keeps to the landmines it
+/// can say something about. The same commands fixed the same way with another error line are
+/// one landmine, and so are two failures one step got past (a missing extension that failed
+/// both the install and the tests) or one job that needed the same setting twice: the way
+/// around is told once, with the first. A fix whose every step an earlier tip already names
+/// (the same install got two jobs past the same missing compiler) would tell it again.
+fn landmines_told<'g>(group: &'g Group) -> Vec<&'g Lesson> {
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let way_around = |l: &Lesson| match (&l.gist, l.body.split_once(" -> ")) {
+        (Some(gist), _) => gist.clone(),
+        (None, Some((_, fix))) => fix.to_string(),
+        (None, None) => format!("{:?}", l.commands),
+    };
     let mut steps_told: BTreeSet<&str> = BTreeSet::new();
     let mut failures: Vec<&Lesson> = Vec::new();
     for lesson in group.failures.iter().filter(|l| !l.quiet) {
@@ -595,11 +649,12 @@ fn tips_of(group: &Group) -> Vec<String> {
             failures.push(lesson);
         }
     }
-    let mut tips: Vec<String> = failures.iter().map(|l| l.body.clone()).collect();
-    // A job a landmine above or a preference already names would be told twice.
-    let told: String = failures.iter().copied().chain(&group.preferences).map(|l| l.body.to_lowercase()).collect();
-    let mut families: BTreeSet<String> =
-        failures.iter().flat_map(|l| &l.commands).map(|c| classify(c).family).collect();
+    failures
+}
+
+/// The line of a project's verified ways to build, test, lint or format, other than those
+/// `told` already names (a job, or a step of its chain) and those of the `families` told.
+fn verified_tip(group: &Group, told: &str, families: &mut BTreeSet<String>) -> Option<String> {
     let mut commands = Vec::new();
     for command in group.knowledge.iter().flat_map(|l| &l.commands) {
         let family = classify(command).family;
@@ -610,22 +665,22 @@ fn tips_of(group: &Group) -> Vec<String> {
         let kind = classify(command).kind;
         let job = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint | CommandKind::Format);
         let plain = shell::is_default_command(command) || shell::is_narrowed(command) || !job;
-        if plain {
+        // `source ~/.app.env && dotnet test` after a landmine fixed by that `source`, or
+        // `GITHUB_TOKEN=… sbt test` after one that needed the setting.
+        let step_told = command.split(" && ").count() > 1
+            && command.split(" && ").any(|part| classify(part).family != family && told.contains(&part.to_lowercase()));
+        let setting_told = shell::words(command)
+            .iter()
+            .any(|w| w.contains('=') && !w.starts_with('-') && told.contains(&w.to_lowercase()));
+        let step_told = step_told || setting_told;
+        if plain || one_off || step_told || family.is_empty() || told.contains(&family.to_lowercase()) {
             continue;
         }
-        if one_off || family.is_empty() || told.contains(&family.to_lowercase()) || !families.insert(family) {
-            continue;
-        }
-        if commands.len() < TIPS_COMMANDS_PER_PROJECT {
+        if families.insert(family) && commands.len() < TIPS_COMMANDS_PER_PROJECT {
             commands.push(code(command));
         }
     }
-    if !commands.is_empty() {
-        tips.push(format!("verified {}", commands.join(", ")));
-    }
-    let accounts = group.accounts.iter().filter(|l| !l.quiet).take(TIPS_ACCOUNTS_PER_PROJECT);
-    tips.extend(accounts.map(|l| l.body.clone()));
-    tips
+    (!commands.is_empty()).then(|| format!("verified {}", commands.join(", ")))
 }
 
 /// A factual paragraph about where the lessons come from.

@@ -63,6 +63,7 @@ fn sessions() -> Vec<Stage1> {
         line: 9,
         edited: vec!["src/lib.rs".into()],
         ran: Vec::new(),
+        settings: Vec::new(),
         chain: Vec::new(),
         before: Vec::new(),
         work: false,
