@@ -568,7 +568,8 @@ fn summary_verdicts(
         labels.session.iter().flat_map(|s| s.lesson.iter().map(move |l| (l, &s.project))).collect();
     let acceptable: Vec<(&Pattern, &Option<String>)> =
         labels.session.iter().flat_map(|s| s.acceptable.iter().map(move |a| (a, &s.project))).collect();
-    let mut seen: BTreeSet<String> = BTreeSet::new();
+    // Each judged line with the lessons and acceptable items it holds, to be matched below.
+    let mut holdings: Vec<Option<(bool, Vec<String>)>> = Vec::new();
     let mut verdicts = Vec::new();
     let mut in_index = false;
     for line in summary.lines() {
@@ -595,19 +596,60 @@ fn summary_verdicts(
                 .filter(|(_, (a, p))| holds_in(line, &a.tokens, p))
                 .map(|(i, _)| format!("acceptable #{i}"))
                 .collect();
-            let new = held.iter().chain(&accepted).any(|id| !seen.contains(id));
-            let verdict = match (held.is_empty(), accepted.is_empty(), new) {
-                (true, true, _) => Verdict::Noise,
-                (_, _, false) => Verdict::Duplicate,
-                (false, _, true) => Verdict::Expected,
-                (true, false, true) => Verdict::Acceptable,
-            };
-            seen.extend(held.into_iter().chain(accepted));
-            verdict
+            if held.is_empty() && accepted.is_empty() {
+                Verdict::Noise
+            } else {
+                holdings.resize(verdicts.len(), None);
+                holdings.push(Some((!held.is_empty(), held.into_iter().chain(accepted).collect())));
+                Verdict::Duplicate
+            }
         };
         verdicts.push((verdict, line.to_string()));
     }
+    holdings.resize(verdicts.len(), None);
+    let items: Vec<Option<&[String]>> = holdings.iter().map(|h| h.as_ref().map(|(_, ids)| ids.as_slice())).collect();
+    for (line, matched) in one_item_per_line(&items).into_iter().enumerate() {
+        if let (true, Some((holds_lesson, _))) = (matched, &holdings[line]) {
+            verdicts[line].0 = if *holds_lesson { Verdict::Expected } else { Verdict::Acceptable };
+        }
+    }
     verdicts
+}
+
+/// Which lines can each be given an item of their own (a lesson or an acceptable pattern they
+/// hold), earlier lines first: a maximum matching of lines to items. A line left without one
+/// says nothing the matched lines do not, a duplicate, whatever order the lines come in.
+fn one_item_per_line(items: &[Option<&[String]>]) -> Vec<bool> {
+    fn place<'a>(
+        line: usize,
+        items: &[Option<&'a [String]>],
+        owner: &mut BTreeMap<&'a str, usize>,
+        tried: &mut BTreeSet<&'a str>,
+    ) -> bool {
+        for item in items[line].unwrap_or_default() {
+            if !tried.insert(item.as_str()) {
+                continue;
+            }
+            let free = match owner.get(item.as_str()).copied() {
+                None => true,
+                Some(other) => place(other, items, owner, tried),
+            };
+            if free {
+                owner.insert(item.as_str(), line);
+                return true;
+            }
+        }
+        false
+    }
+    let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
+    for line in 0..items.len() {
+        place(line, items, &mut owner, &mut BTreeSet::new());
+    }
+    let mut matched = vec![false; items.len()];
+    for line in owner.into_values() {
+        matched[line] = true;
+    }
+    matched
 }
 
 /// The section heading over each list item of the summary, in order.
@@ -643,4 +685,26 @@ fn leaks(home: &Path, secrets: &[&String]) -> Vec<String> {
         );
     }
     found
+}
+
+#[cfg(test)]
+mod matching {
+    use super::one_item_per_line;
+
+    fn ids(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn a_line_that_holds_another_item_is_no_duplicate_whatever_the_order() {
+        let (broad, narrow) = (ids(&["feed", "tools", "project"]), ids(&["feed"]));
+        assert_eq!(one_item_per_line(&[Some(&broad), Some(&narrow)]), [true, true]);
+        assert_eq!(one_item_per_line(&[Some(&narrow), Some(&broad)]), [true, true]);
+    }
+
+    #[test]
+    fn a_line_with_nothing_of_its_own_is_a_duplicate() {
+        let (one, again) = (ids(&["podman"]), ids(&["podman"]));
+        assert_eq!(one_item_per_line(&[Some(&one), None, Some(&again)]), [true, false, false]);
+    }
 }
