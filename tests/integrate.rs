@@ -278,3 +278,85 @@ fn a_summary_that_does_not_parse_still_gets_its_file_door() {
     let (success, _, stderr) = run(&hb, &["opencode", "--write"]);
     assert!(success && !stderr.contains("warning"), "{stderr}");
 }
+
+/// A hook whose binary was uninstalled ends with status 0 and no output at all, in the shells
+/// the agents run hooks with (Claude Code and Gemini CLI: bash; Codex: `$SHELL`, else sh),
+/// while `--check` and `doctor` still name the missing binary.
+#[cfg(unix)]
+#[test]
+fn a_hook_whose_binary_is_gone_ends_quietly_and_check_still_says_so() {
+    let hb = Handbook::new();
+    hb.update(&fixtures());
+    let bin = tempfile::tempdir().unwrap();
+    let copy = bin.path().join("handbook");
+    fs::copy(env!("CARGO_BIN_EXE_handbook"), &copy).unwrap();
+    let mut commands = Vec::new();
+    for (door, file) in
+        [("claude", ".claude/settings.json"), ("codex", ".codex/hooks.json"), ("gemini", ".gemini/settings.json")]
+    {
+        let out = hb.process_of(&copy).args(["integrate", door, "--write"]).output().unwrap();
+        assert!(out.status.success(), "{door}: {}", String::from_utf8_lossy(&out.stderr));
+        let settings: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(hb.user.path().join(file)).unwrap()).unwrap();
+        let command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"].as_str().unwrap().to_string();
+        assert!(
+            command.starts_with(&format!("[ -x {} ] || exit 0; {} --home ", copy.display(), copy.display())),
+            "{command}"
+        );
+        commands.push((door, command));
+    }
+    let start = r#"{"session_id":"s","cwd":"/home/dev/webshop","hook_event_name":"SessionStart","source":"startup"}"#;
+    let hook = |shell: &str, command: &str| {
+        use std::io::Write;
+        let mut child = std::process::Command::new(shell)
+            .args(["-c", command])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", hb.user.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A guard that ends the hook at once never reads it: the pipe may be closed by then.
+        let _ = child.stdin.take().unwrap().write_all(start.as_bytes());
+        child.wait_with_output().unwrap()
+    };
+    let shells: Vec<&str> = ["sh", "bash"].into_iter().filter(|s| which(s)).collect();
+    assert!(!shells.is_empty());
+    for shell in &shells {
+        for (door, command) in &commands {
+            let out = hook(shell, command);
+            assert_eq!(out.status.code(), Some(0), "{shell} {door}");
+            assert!(String::from_utf8_lossy(&out.stdout).contains("additionalContext"), "{shell} {door}");
+            assert!(out.stderr.is_empty(), "{shell} {door}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+    fs::remove_file(&copy).unwrap();
+    for shell in &shells {
+        for (door, command) in &commands {
+            let out = hook(shell, command);
+            assert_eq!(out.status.code(), Some(0), "{shell} {door}");
+            assert!(
+                out.stdout.is_empty() && out.stderr.is_empty(),
+                "{shell} {door}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let (success, stdout, _) = run(&hb, &["gemini", "--check"]);
+    assert!(!success, "{stdout}");
+    assert!(stdout.contains(&format!("runs {}, which does not exist", copy.display())), "{stdout}");
+    assert!(stdout.contains("until then the hook passes nothing, and the agent starts without a word"), "{stdout}");
+    let doctor = hb.cmd().arg("doctor").output().unwrap();
+    let doctor = String::from_utf8_lossy(&doctor.stdout);
+    for door in ["claude", "codex", "gemini"] {
+        assert!(doctor.contains(&format!("problem: doors: {door}: SessionStart hook in")), "{doctor}");
+    }
+    assert!(doctor.contains("which does not exist"), "{doctor}");
+}
+
+#[cfg(unix)]
+fn which(program: &str) -> bool {
+    std::process::Command::new(program).args(["-c", ":"]).output().is_ok_and(|o| o.status.success())
+}
