@@ -101,6 +101,13 @@ impl Door {
         }
     }
 
+    /// Whether the summary's `<` and `>` are written as HTML entities for this agent: Gemini
+    /// CLI escapes them in a hook's context (see [`crate::core::escape::html_entities`]), so
+    /// written that way already they reach the model as printed.
+    pub(crate) fn writes_entities(self) -> bool {
+        self == Door::Gemini
+    }
+
     /// The cap for this agent, from the caps `asked` for on the command line and the
     /// configured token cap. The agent's own limit holds unless a lower cap was asked for;
     /// Codex's is only a default, since `additionalContextLimit` raises it: an explicit token
@@ -122,6 +129,51 @@ impl Door {
 /// The cap without an agent: the one asked for, the configured token cap by default.
 pub(crate) fn plain_cap(asked: Cap, configured_tokens: usize) -> Cap {
     Cap { tokens: Some(asked.tokens.unwrap_or(configured_tokens)), chars: asked.chars }
+}
+
+/// How `summary` was asked to print, in the terms of its flags (caps as asked, before an
+/// agent's limit or the configured cap applies). A file `summary --output` wrote is recorded
+/// with it, so a later run writes the file again the same way, under the caps then in effect.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct Printing {
+    /// `--for AGENT`.
+    #[serde(rename = "for", skip_serializing_if = "Option::is_none")]
+    pub(crate) door: Option<Door>,
+    /// The wrapper is on: `--prompt`, or `--for` without `--no-prompt`.
+    pub(crate) prompt: bool,
+    /// Hook mode: SessionStart JSON (`--hook`, or `--for` a hook agent).
+    pub(crate) hook: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) max_tokens: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) max_chars: Option<usize>,
+}
+
+impl Printing {
+    /// What `summary --for door` prints, with no cap asked for.
+    pub(crate) fn for_door(door: Door) -> Printing {
+        Printing { door: Some(door), prompt: true, hook: door.shape() == Shape::HookJson, ..Printing::default() }
+    }
+
+    /// The cap everything printed must fit, from the configured token cap.
+    pub(crate) fn cap(&self, configured_tokens: usize) -> Cap {
+        let asked = Cap { tokens: self.max_tokens, chars: self.max_chars };
+        match self.door {
+            Some(door) => door.cap(asked, configured_tokens),
+            None => plain_cap(asked, configured_tokens),
+        }
+    }
+
+    /// The wrapper around the summary, when there is one: the agent's, else the tagged one.
+    pub(crate) fn wrapper(&self) -> Option<Wrapper> {
+        self.prompt.then(|| self.door.map_or(Wrapper::Tags, Door::wrapper))
+    }
+
+    /// Whether `<` and `>` are written as entities (see [`Door::writes_entities`]).
+    pub(crate) fn entities(&self) -> bool {
+        self.door.is_some_and(Door::writes_entities)
+    }
 }
 
 fn lowest(asked: Option<usize>, limit: usize) -> usize {
@@ -195,6 +247,32 @@ mod tests {
         }
         assert_eq!(plain_cap(none, 2500), asked(Some(2500), None));
         assert_eq!(plain_cap(asked(Some(10), Some(20)), 2500), asked(Some(10), Some(20)));
+    }
+
+    #[test]
+    fn gemini_alone_gets_entities() {
+        let entities: Vec<Door> = Door::ALL.into_iter().filter(|d| d.writes_entities()).collect();
+        assert_eq!(entities, [Door::Gemini]);
+        assert!(Printing::for_door(Door::Gemini).entities());
+        assert!(!Printing { prompt: true, ..Printing::default() }.entities());
+    }
+
+    #[test]
+    fn a_printing_gives_its_caps_and_wrapper() {
+        let pi = Printing { max_tokens: Some(800), ..Printing::for_door(Door::Pi) };
+        assert_eq!(pi.cap(2500), Cap { tokens: Some(800), chars: None });
+        assert_eq!(pi.wrapper(), Some(Wrapper::Tags));
+        let claude = Printing::for_door(Door::Claude);
+        assert!(claude.hook);
+        assert_eq!(claude.cap(2500), Cap { tokens: Some(2500), chars: Some(CLAUDE_HOOK_CHARS) });
+        let bare = Printing { prompt: false, ..Printing::for_door(Door::Gemini) };
+        assert_eq!(bare.wrapper(), None);
+        let plain = Printing { prompt: true, hook: true, max_chars: Some(900), ..Printing::default() };
+        assert_eq!(plain.cap(2500), Cap { tokens: Some(2500), chars: Some(900) });
+        // As recorded with a file `--output` wrote.
+        let json = serde_json::to_string(&pi).unwrap();
+        assert_eq!(json, r#"{"for":"pi","prompt":true,"hook":false,"max_tokens":800}"#);
+        assert_eq!(serde_json::from_str::<Printing>(&json).unwrap(), pi);
     }
 
     #[test]
