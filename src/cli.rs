@@ -310,7 +310,9 @@ pub(crate) struct SummaryArgs {
     #[arg(short, long)]
     pub(crate) verbose: bool,
 
-    /// Write to FILE (atomically, and only when its bytes change) instead of stdout
+    /// Write to FILE (atomically, and only when its bytes change) instead of stdout, and keep
+    /// it fresh: every consolidate, update or note that changes the summary rewrites FILE the
+    /// same way, until FILE is deleted (`doctor` names it when it is stale or missing)
     #[arg(long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
 }

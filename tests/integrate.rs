@@ -360,3 +360,60 @@ fn a_hook_whose_binary_is_gone_ends_quietly_and_check_still_says_so() {
 fn which(program: &str) -> bool {
     std::process::Command::new(program).args(["-c", ":"]).output().is_ok_and(|o| o.status.success())
 }
+
+/// `summary --output FILE` remembers FILE and how it was printed: every run that changes the
+/// summary rewrites it; `doctor` names it when stale or missing with the command that writes
+/// it again; once deleted it is forgotten, with a warning, and never made again.
+#[test]
+fn a_file_summary_output_wrote_is_kept_fresh_until_it_is_deleted() {
+    let hb = Handbook::new();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("summary.md");
+    let write =
+        || hb.cmd().args(["summary", "--for", "pi", "--max-tokens", "2000", "--output"]).arg(&file).output().unwrap();
+    // Before there is a summary the file is there, empty, so an agent never reads its path.
+    let out = write();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "");
+    assert!(stderr.contains("stays empty until then") && stderr.contains("is kept fresh from now on"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&write().stderr).contains("kept fresh"), "said once");
+    let printed = || hb.cmd().args(["summary", "--for", "pi", "--max-tokens", "2000"]).output().unwrap().stdout;
+    hb.update(&fixtures());
+    assert!(!printed().is_empty());
+    assert_eq!(fs::read(&file).unwrap(), printed(), "update rewrote it as it was first printed");
+    let doctor = || String::from_utf8_lossy(&hb.cmd().arg("doctor").output().unwrap().stdout).into_owned();
+    let shown = file.display().to_string();
+    assert!(
+        doctor().contains(&format!("ok: doors: {shown}, from `summary --output`, holds the summary")),
+        "{}",
+        doctor()
+    );
+    let again = format!("`handbook summary --for pi --max-tokens 2000 --output {shown}` writes it again");
+    fs::write(&file, "an older summary\n").unwrap();
+    let found = doctor();
+    assert!(
+        found
+            .contains(&format!("problem: doors: {shown}, from `summary --output`, is older than the summary: {again}")),
+        "{found}"
+    );
+    hb.cmd().args(["note", "staging needs the VPN"]).assert().success();
+    assert_eq!(fs::read(&file).unwrap(), printed(), "a note that changed the summary rewrote it");
+    fs::remove_file(&file).unwrap();
+    let found = doctor();
+    assert!(
+        found.contains(&format!("problem: doors: {shown}, from `summary --output`, is missing: {again}")),
+        "{found}"
+    );
+    let out = hb.cmd().arg("consolidate").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success()
+            && stderr.contains(&format!(
+                "{shown}, which `handbook summary --output` wrote, is gone, so it is no longer kept fresh"
+            )),
+        "{stderr}"
+    );
+    assert!(!file.exists(), "a deleted file is not made again");
+    assert!(!doctor().contains(&shown), "and is forgotten");
+}

@@ -11,7 +11,7 @@ use crate::core::integrate::check::Level;
 use crate::core::layout::SUMMARY;
 use crate::core::tokens::estimate;
 use crate::edge::doors;
-use crate::edge::fsio::Home;
+use crate::edge::fsio::{Home, read_if_exists};
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 use crate::{EXIT_OK, EXIT_PROBLEMS};
@@ -68,15 +68,27 @@ pub(crate) fn run(settings: &Settings, opts: &DoctorSettings, term: &Terminal) -
     print(&findings, term)
 }
 
-/// The registered file doors, each compared with what it should hold now.
+/// The registered file doors and the files `summary --output` wrote, each compared with what
+/// it should hold now.
 fn file_doors(settings: &Settings, term: &Terminal) -> Result<Vec<FileDoorSeen>> {
     let mut out = Vec::new();
     for door in doors::load(&settings.home)? {
-        let wanted = doors::text(settings, door.project.as_deref(), term)?;
+        // A summary that cannot be printed is a finding of its own (`integrate --check`).
+        let Ok(wanted) = doors::text(settings, door.project.as_deref(), term) else { continue };
         let now = Home::new(&settings.home).read_if_exists(&door.path)?;
         out.push(FileDoorSeen {
             path: door.path.display().to_string(),
             fresh: now.map(|bytes| bytes == wanted.as_bytes()),
+            output: None,
+        });
+    }
+    for output in doors::outputs(&settings.home)? {
+        let Ok(wanted) = output.text(settings, term) else { continue };
+        let now = read_if_exists(&output.path)?;
+        out.push(FileDoorSeen {
+            path: output.path.display().to_string(),
+            fresh: now.map(|bytes| bytes == wanted.as_bytes()),
+            output: Some(output.command()),
         });
     }
     Ok(out)

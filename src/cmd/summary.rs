@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::config::{Settings, SummarySettings};
+use crate::edge::doors::{self, Output};
 use crate::edge::fsio::write_if_changed;
 use crate::edge::git::project_of_dir;
 use crate::edge::stdin::hook_input;
@@ -38,17 +39,19 @@ fn print(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result
     let dir = project_dir(opts, term);
     let key = dir.as_deref().map(project_of_dir);
     let text = summary::printed(settings, &opts.printing, key.as_deref(), term)?;
-    let Some(text) = text else {
+    if text.is_none() {
+        let empty = opts.output.as_ref().map(|p| format!("; {} stays empty until then", p.display()));
         term.note(&format!(
-            "no handbook yet in {}: run `handbook update` (or extract and consolidate) first",
-            settings.home.display()
+            "no handbook yet in {}: run `handbook update` (or extract and consolidate) first{}",
+            settings.home.display(),
+            empty.unwrap_or_default()
         ));
-        return Ok(());
-    };
-    if let Some(path) = &opts.output {
-        // Unchanged bytes are not rewritten, so a file other tools import stays cache-friendly.
-        return write_if_changed(path, text.as_bytes()).map(drop);
     }
+    if let Some(path) = &opts.output {
+        // Written even when empty, so an agent told to read the file never reads its path.
+        return write_output(settings, opts, path, dir, key, text.unwrap_or_default(), term);
+    }
+    let Some(text) = text else { return Ok(()) };
     let out = match term.json && !opts.printing.hook {
         true => {
             let tokens = crate::core::tokens::estimate(&text);
@@ -58,6 +61,34 @@ fn print(settings: &Settings, opts: &SummarySettings, term: &Terminal) -> Result
         false => text,
     };
     std::io::stdout().lock().write_all(out.as_bytes()).context("cannot write the summary")
+}
+
+/// Write the file (unchanged bytes are not rewritten, so a file other tools import stays
+/// cache-friendly) and remember it, so the runs that change the summary keep it fresh.
+fn write_output(
+    settings: &Settings,
+    opts: &SummarySettings,
+    path: &Path,
+    dir: Option<PathBuf>,
+    key: Option<String>,
+    text: String,
+    term: &Terminal,
+) -> Result<()> {
+    write_if_changed(path, text.as_bytes())?;
+    let absolute = |p: &Path| std::path::absolute(p).with_context(|| format!("cannot resolve {}", p.display()));
+    let output = Output {
+        path: absolute(path)?,
+        printing: opts.printing.clone(),
+        project_dir: dir.as_deref().map(absolute).transpose()?,
+        project: key,
+    };
+    if doors::remember_output(&settings.home, output)? {
+        term.note(&format!(
+            "{} is kept fresh from now on: every consolidation that changes the summary rewrites it (delete the file to stop that)",
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 /// `--output`'s folder must already exist: a mistyped path is not a folder to create (as root,

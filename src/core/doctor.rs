@@ -71,12 +71,15 @@ pub(crate) struct Record<'a> {
     pub(crate) origin: String,
 }
 
-/// A file door `consolidate` keeps fresh, as it is.
+/// A file `consolidate` keeps fresh, as it is: a file door `integrate` set up, or a file
+/// `summary --output` wrote.
 #[derive(Debug, Clone)]
 pub(crate) struct FileDoorSeen {
     pub(crate) path: String,
     /// `None`: missing; `Some(false)`: not the current summary.
     pub(crate) fresh: Option<bool>,
+    /// For a file `summary --output` wrote, the command that writes it again.
+    pub(crate) output: Option<String>,
 }
 
 /// Everything `doctor` looks at, gathered by the edge.
@@ -217,19 +220,23 @@ fn doors(doors: &[(Door, Vec<check::Finding>)], file_doors: &[FileDoorSeen]) -> 
         }
     }
     for door in file_doors {
-        match door.fresh {
-            Some(true) => {}
-            Some(false) => out.push(finding(
-                "doors",
-                Level::Fail,
-                format!("{} is older than the summary: `handbook consolidate` rewrites it", door.path),
-            )),
-            None => out.push(finding(
-                "doors",
-                Level::Fail,
-                format!("{} is registered but missing: `handbook consolidate` writes it again", door.path),
-            )),
-        }
+        let path = &door.path;
+        let text = match (&door.output, door.fresh) {
+            (None, Some(true)) => continue,
+            (None, Some(false)) => format!("{path} is older than the summary: `handbook consolidate` rewrites it"),
+            (None, None) => format!("{path} is registered but missing: `handbook consolidate` writes it again"),
+            (Some(_), Some(true)) => {
+                out.push(finding("doors", Level::Ok, format!("{path}, from `summary --output`, holds the summary")));
+                continue;
+            }
+            (Some(again), Some(false)) => {
+                format!("{path}, from `summary --output`, is older than the summary: `{again}` writes it again")
+            }
+            (Some(again), None) => format!(
+                "{path}, from `summary --output`, is missing: `{again}` writes it again (deleted on purpose? the next consolidation stops keeping it)"
+            ),
+        };
+        out.push(finding("doors", Level::Fail, text));
     }
     if doors.is_empty() && file_doors.is_empty() {
         out.push(finding(
@@ -338,6 +345,22 @@ mod tests {
         let used = [Record { name: "extract.model", file_key: Some("model"), origin: "x".into() }];
         let found = config(Some(("/c.toml", &keys[1..2])), &used);
         assert_eq!(found[0].level, Level::Ok, "{found:?}");
+    }
+
+    #[test]
+    fn a_stale_or_missing_output_file_says_the_command_that_writes_it_again() {
+        let again = "handbook summary --for pi --output /c/s.md".to_string();
+        let seen = |fresh| FileDoorSeen { path: "/c/s.md".into(), fresh, output: Some(again.clone()) };
+        let found = doors(&[], &[seen(Some(false)), seen(None), seen(Some(true))]);
+        assert_eq!(found.iter().map(|f| f.level).collect::<Vec<_>>(), [Level::Fail, Level::Fail, Level::Ok]);
+        assert!(
+            found[0]
+                .text
+                .contains("is older than the summary: `handbook summary --for pi --output /c/s.md` writes it again")
+        );
+        assert!(found[1].text.contains("is missing: `handbook summary --for pi --output /c/s.md` writes it again"));
+        let door = FileDoorSeen { path: "/w/.handbook/doors/opencode.md".into(), fresh: None, output: None };
+        assert!(doors(&[], &[door])[0].text.ends_with("`handbook consolidate` writes it again"));
     }
 
     #[test]

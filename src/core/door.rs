@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::integrate::quote;
 use crate::core::tokens::Cap;
 
 /// Claude Code keeps 10,000 characters of a hook's output and shows the model only a 2 KB
@@ -174,6 +175,38 @@ impl Printing {
     pub(crate) fn entities(&self) -> bool {
         self.door.is_some_and(Door::writes_entities)
     }
+
+    /// The `summary` flags that print this way again, as command-line words.
+    pub(crate) fn flags(&self) -> Vec<String> {
+        let mut words = Vec::new();
+        match self.door {
+            Some(door) => {
+                words.extend(["--for".to_string(), door.name().to_string()]);
+                if !self.prompt {
+                    words.push("--no-prompt".to_string());
+                }
+                if self.hook && door.shape() != Shape::HookJson {
+                    words.push("--hook".to_string());
+                }
+            }
+            None => {
+                words.extend(self.prompt.then(|| "--prompt".to_string()));
+                words.extend(self.hook.then(|| "--hook".to_string()));
+            }
+        }
+        words.extend(self.max_tokens.iter().flat_map(|n| ["--max-tokens".to_string(), n.to_string()]));
+        words.extend(self.max_chars.iter().flat_map(|n| ["--max-chars".to_string(), n.to_string()]));
+        words
+    }
+
+    /// The command line that writes `path` this way again, for the project of `project_dir`.
+    pub(crate) fn command(&self, project_dir: Option<&str>, path: &str) -> String {
+        let mut words = vec!["handbook".to_string(), "summary".to_string()];
+        words.extend(self.flags());
+        words.extend(project_dir.iter().flat_map(|dir| ["--project".to_string(), dir.to_string()]));
+        words.extend(["--output".to_string(), path.to_string()]);
+        words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+    }
 }
 
 fn lowest(asked: Option<usize>, limit: usize) -> usize {
@@ -258,17 +291,25 @@ mod tests {
     }
 
     #[test]
-    fn a_printing_gives_its_caps_and_wrapper() {
+    fn a_printing_gives_its_caps_and_wrapper_and_the_flags_that_print_it_again() {
         let pi = Printing { max_tokens: Some(800), ..Printing::for_door(Door::Pi) };
         assert_eq!(pi.cap(2500), Cap { tokens: Some(800), chars: None });
         assert_eq!(pi.wrapper(), Some(Wrapper::Tags));
+        assert_eq!(pi.flags(), ["--for", "pi", "--max-tokens", "800"]);
         let claude = Printing::for_door(Door::Claude);
         assert!(claude.hook);
         assert_eq!(claude.cap(2500), Cap { tokens: Some(2500), chars: Some(CLAUDE_HOOK_CHARS) });
+        assert_eq!(claude.flags(), ["--for", "claude"]);
         let bare = Printing { prompt: false, ..Printing::for_door(Door::Gemini) };
-        assert_eq!(bare.wrapper(), None);
+        assert_eq!((bare.wrapper(), bare.flags()), (None, vec!["--for".into(), "gemini".into(), "--no-prompt".into()]));
         let plain = Printing { prompt: true, hook: true, max_chars: Some(900), ..Printing::default() };
         assert_eq!(plain.cap(2500), Cap { tokens: Some(2500), chars: Some(900) });
+        assert_eq!(plain.flags(), ["--prompt", "--hook", "--max-chars", "900"]);
+        assert_eq!(Printing::default().flags(), Vec::<String>::new());
+        assert_eq!(
+            pi.command(Some("/home/me/my app"), "/home/me/.config/summary.md"),
+            "handbook summary --for pi --max-tokens 800 --project '/home/me/my app' --output /home/me/.config/summary.md"
+        );
         // As recorded with a file `--output` wrote.
         let json = serde_json::to_string(&pi).unwrap();
         assert_eq!(json, r#"{"for":"pi","prompt":true,"hook":false,"max_tokens":800}"#);
