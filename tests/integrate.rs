@@ -417,3 +417,28 @@ fn a_file_summary_output_wrote_is_kept_fresh_until_it_is_deleted() {
     assert!(!file.exists(), "a deleted file is not made again");
     assert!(!doctor().contains(&shown), "and is forgotten");
 }
+
+/// `reset` keeps the files agents are told to read, registered and in place, emptied: an agent
+/// reads nothing stale, and the next consolidation fills them again.
+#[test]
+fn reset_empties_the_files_agents_read_and_the_next_run_fills_them() {
+    let hb = Handbook::new();
+    ok(&hb, &["opencode", "--write"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("summary.md");
+    hb.cmd().args(["summary", "--for", "pi", "--output"]).arg(&file).assert().success();
+    hb.update(&fixtures());
+    let door = hb.home.path().join(".handbook/doors/opencode.md");
+    let filled = || [&door, &file].map(|p| !fs::read_to_string(p).unwrap().is_empty());
+    assert_eq!(filled(), [true, true]);
+    let out = hb.cmd().args(["reset", "--yes"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.contains("2 kept-fresh files agents read, now empty (the next consolidation fills them)"),
+        "{stdout}"
+    );
+    assert_eq!(filled(), [false, false]);
+    hb.update(&fixtures());
+    assert_eq!(filled(), [true, true]);
+}
