@@ -442,3 +442,49 @@ fn reset_empties_the_files_agents_read_and_the_next_run_fills_them() {
     hb.update(&fixtures());
     assert_eq!(filled(), [true, true]);
 }
+
+/// `--project-level` writes each door into the repository the current folder is in (found by
+/// its `.git`), not the user's settings; a second write changes nothing; `--remove` leaves no
+/// file behind. opencode's project door gets a file door of its own.
+#[test]
+fn project_level_doors_go_into_the_repository_and_out_again() {
+    let hb = Handbook::new();
+    hb.update(&fixtures());
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    fs::create_dir_all(root.join(".git")).unwrap();
+    let inside = root.join("src/deep");
+    fs::create_dir_all(&inside).unwrap();
+    for (agent, file, ours) in [
+        ("claude", root.join(".claude/settings.local.json"), "summary --for claude --hook"),
+        ("codex", root.join(".codex/hooks.json"), "summary --for codex --hook"),
+        ("gemini", root.join(".gemini/settings.json"), "summary --for gemini --hook"),
+        ("pi", root.join(".pi/extensions/handbook.ts"), "before_agent_start"),
+        ("opencode", root.join("opencode.json"), "/.handbook/doors/opencode-"),
+    ] {
+        let run = |action: &str| {
+            let out =
+                hb.cmd().current_dir(&inside).args(["integrate", agent, "--project-level", action]).output().unwrap();
+            (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        let (success, stdout) = run("--write");
+        assert!(success, "{agent}: {stdout}");
+        let text = fs::read_to_string(&file).unwrap_or_else(|e| panic!("{agent}: {}: {e}", file.display()));
+        assert!(text.contains(ours), "{agent}: {text}");
+        let (success, stdout) = run("--write");
+        assert!(success && stdout.contains("unchanged:"), "{agent}: {stdout}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), text, "{agent}");
+        if agent == "opencode" {
+            let door = text.split('"').find(|s| s.contains("/.handbook/doors/opencode-")).unwrap().to_string();
+            assert!(!fs::read_to_string(&door).unwrap().is_empty(), "the project's door holds its summary");
+            let (success, stdout) = run("--check");
+            assert!(success, "{stdout}");
+        }
+        let (success, stdout) = run("--remove");
+        assert!(success, "{agent}: {stdout}");
+        assert!(!file.exists(), "{agent}: {}", file.display());
+    }
+    for own in [".claude", ".codex", ".gemini", ".pi"] {
+        assert!(!hb.user.path().join(own).exists(), "the user's own {own} was left alone");
+    }
+}
