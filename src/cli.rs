@@ -283,8 +283,9 @@ pub(crate) struct SummaryArgs {
     /// characters (Claude Code shows the model only a 2 KB preview of hook output over 10,000);
     /// codex to 2,500 tokens and 3.8 characters a token by default (Codex's own per-hook limit:
     /// after raising the hook's additionalContextLimit, pass that number as --max-tokens);
-    /// gemini gets a wrapper without angle brackets, which Gemini CLI escapes. pi and opencode
-    /// get plain text with only the configured caps. A lower --max-tokens or --max-chars still
+    /// gemini gets a wrapper without angle brackets, and the summary's `<` and `>` as `&lt;` and
+    /// `&gt;`, as Gemini CLI would escape them, so what is printed is what its model reads. pi
+    /// and opencode get plain text with only the configured caps. A lower --max-tokens or --max-chars still
     /// wins. Implies --prompt, since an agent needs the wrapper to treat memory as evidence
     /// and to cite what it used; --no-prompt prints the summary alone.
     #[arg(long = "for", value_enum, value_name = "AGENT")]
@@ -309,7 +310,9 @@ pub(crate) struct SummaryArgs {
     #[arg(short, long)]
     pub(crate) verbose: bool,
 
-    /// Write to FILE (atomically, and only when its bytes change) instead of stdout
+    /// Write to FILE (atomically, and only when its bytes change) instead of stdout, and keep
+    /// it fresh: every consolidate, update or note that changes the summary rewrites FILE the
+    /// same way, until FILE is deleted (`doctor` names it when it is stale or missing)
     #[arg(long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
 }

@@ -88,7 +88,7 @@ pub fn run(cli: cli::Cli) -> ExitCode {
 fn run_settled(cli: cli::Cli, term: &mut Option<Terminal>) -> Result<u8> {
     let settings = Settings::resolve(cli, &Env::from_process())?;
     let term = *term.insert(Terminal::detect(&settings.output));
-    let silent = matches!(&settings.command, CommandSettings::Summary(opts) if opts.hook && !opts.verbose);
+    let silent = matches!(&settings.command, CommandSettings::Summary(opts) if opts.printing.hook && !opts.verbose);
     for warning in settings.warnings.iter().filter(|_| !silent) {
         term.warn(warning);
     }

@@ -29,7 +29,12 @@ impl Handbook {
 
     /// The same, as a process to spawn and signal while it runs.
     pub fn process(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_handbook"));
+        self.process_of(Path::new(env!("CARGO_BIN_EXE_handbook")))
+    }
+
+    /// The same with another copy of the binary.
+    pub fn process_of(&self, binary: &Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(binary);
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.user.path())

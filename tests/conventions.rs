@@ -112,6 +112,24 @@ fn a_cap_too_small_for_any_entry_says_so() {
 }
 
 #[test]
+fn status_says_to_consolidate_when_the_cap_was_lowered_since() {
+    let hb = claude_home();
+    let config = hb.user.path().join(".config/handbook/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "summary_max_tokens = 120\n").unwrap();
+    let status = || String::from_utf8(hb.cmd().arg("status").output().unwrap().stdout).unwrap();
+    let before = status();
+    assert!(
+        before.contains(" tokens of 120, ")
+            && before.contains("over the cap: run `handbook consolidate` to fit it again"),
+        "{before}"
+    );
+    hb.cmd().arg("consolidate").assert().success();
+    let after = status();
+    assert!(after.contains(" tokens of 120, ") && !after.contains("over the cap"), "{after}");
+}
+
+#[test]
 fn search_shows_each_line_once() {
     let hb = Handbook::new();
     hb.update(&fixtures());

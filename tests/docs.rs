@@ -231,3 +231,20 @@ fn each_flag_names_its_variable_as_the_table_says() {
         assert!(found.contains(spec.name), "no command has {}'s flag {:?}", spec.name, spec.flag);
     }
 }
+
+#[test]
+fn every_licence_cargo_toml_declares_has_its_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let declared = manifest.lines().find_map(|l| l.strip_prefix("license = ")).unwrap().trim_matches('"');
+    let known =
+        [("MIT", "LICENSE-MIT", "Permission is hereby granted"), ("Apache-2.0", "LICENSE-APACHE", "Apache License")];
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for id in declared.split(" OR ") {
+        let (_, file, words) =
+            known.iter().find(|(i, ..)| *i == id).unwrap_or_else(|| panic!("no file known for {id}"));
+        let text = std::fs::read_to_string(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(text.contains(words), "{file} is not the {id} licence");
+        assert!(readme.contains(&format!("]({file})")), "the README links {file}");
+    }
+}

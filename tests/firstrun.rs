@@ -147,6 +147,14 @@ fn still_active_is_judged_by_the_newest_record_and_said_by_a_first_update() {
     );
     let status = text(&hb.cmd().arg("status").output().unwrap().stdout);
     assert!(status.contains("  2 sessions: 1 extracted, 0 no-op, 0 unchanged, 1 still active, 0 too old,"), "{status}");
+    // `doctor` says the same, from what the last extract recorded.
+    let doctor = text(&hb.cmd().env("HANDBOOK_NOW", now).arg("doctor").output().unwrap().stdout);
+    assert!(
+        doctor.contains(
+            "note: sessions: at the last extract (2026-12-01T12:00:00Z), 1 session left alone: sessions written to in the last 6 h count as still active; --min-idle 0 (or --all) reads them now"
+        ),
+        "{doctor}"
+    );
     // Consolidated once, a cron run stays quiet about it; --json still carries it.
     let output = hb.cmd().env("HANDBOOK_NOW", "2026-12-01T12:30:00Z").arg("update").arg(dir.path()).output().unwrap();
     assert!(output.stderr.is_empty(), "{}", text(&output.stderr));

@@ -278,3 +278,217 @@ fn a_summary_that_does_not_parse_still_gets_its_file_door() {
     let (success, _, stderr) = run(&hb, &["opencode", "--write"]);
     assert!(success && !stderr.contains("warning"), "{stderr}");
 }
+
+/// A hook whose binary was uninstalled ends with status 0 and no output at all, in the shells
+/// the agents run hooks with (Claude Code and Gemini CLI: bash; Codex: `$SHELL`, else sh),
+/// while `--check` and `doctor` still name the missing binary.
+#[cfg(unix)]
+#[test]
+fn a_hook_whose_binary_is_gone_ends_quietly_and_check_still_says_so() {
+    let hb = Handbook::new();
+    hb.update(&fixtures());
+    let bin = tempfile::tempdir().unwrap();
+    let copy = bin.path().join("handbook");
+    // A second name for the binary (a copy where the folders are on different disks), so
+    // taking it away leaves the one the other tests run.
+    if fs::hard_link(env!("CARGO_BIN_EXE_handbook"), &copy).is_err() {
+        fs::copy(env!("CARGO_BIN_EXE_handbook"), &copy).unwrap();
+    }
+    let mut commands = Vec::new();
+    for (door, file) in
+        [("claude", ".claude/settings.json"), ("codex", ".codex/hooks.json"), ("gemini", ".gemini/settings.json")]
+    {
+        let out = hb.process_of(&copy).args(["integrate", door, "--write"]).output().unwrap();
+        assert!(out.status.success(), "{door}: {}", String::from_utf8_lossy(&out.stderr));
+        let settings: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(hb.user.path().join(file)).unwrap()).unwrap();
+        let command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"].as_str().unwrap().to_string();
+        assert!(
+            command.starts_with(&format!("[ -x {} ] || exit 0; {} --home ", copy.display(), copy.display())),
+            "{command}"
+        );
+        commands.push((door, command));
+    }
+    let start = r#"{"session_id":"s","cwd":"/home/dev/webshop","hook_event_name":"SessionStart","source":"startup"}"#;
+    let hook = |shell: &str, command: &str| {
+        use std::io::Write;
+        let mut child = std::process::Command::new(shell)
+            .args(["-c", command])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", hb.user.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A guard that ends the hook at once never reads it: the pipe may be closed by then.
+        let _ = child.stdin.take().unwrap().write_all(start.as_bytes());
+        child.wait_with_output().unwrap()
+    };
+    let shells: Vec<&str> = ["sh", "bash"].into_iter().filter(|s| which(s)).collect();
+    assert!(!shells.is_empty());
+    for shell in &shells {
+        for (door, command) in &commands {
+            let out = hook(shell, command);
+            assert_eq!(out.status.code(), Some(0), "{shell} {door}");
+            assert!(String::from_utf8_lossy(&out.stdout).contains("additionalContext"), "{shell} {door}");
+            assert!(out.stderr.is_empty(), "{shell} {door}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+    fs::remove_file(&copy).unwrap();
+    for shell in &shells {
+        for (door, command) in &commands {
+            let out = hook(shell, command);
+            assert_eq!(out.status.code(), Some(0), "{shell} {door}");
+            assert!(
+                out.stdout.is_empty() && out.stderr.is_empty(),
+                "{shell} {door}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let (success, stdout, _) = run(&hb, &["gemini", "--check"]);
+    assert!(!success, "{stdout}");
+    assert!(stdout.contains(&format!("runs {}, which does not exist", copy.display())), "{stdout}");
+    assert!(stdout.contains("until then the hook passes nothing, and the agent starts without a word"), "{stdout}");
+    let doctor = hb.cmd().arg("doctor").output().unwrap();
+    let doctor = String::from_utf8_lossy(&doctor.stdout);
+    for door in ["claude", "codex", "gemini"] {
+        assert!(doctor.contains(&format!("problem: doors: {door}: SessionStart hook in")), "{doctor}");
+    }
+    assert!(doctor.contains("which does not exist"), "{doctor}");
+}
+
+#[cfg(unix)]
+fn which(program: &str) -> bool {
+    std::process::Command::new(program).args(["-c", ":"]).output().is_ok_and(|o| o.status.success())
+}
+
+/// `summary --output FILE` remembers FILE and how it was printed: every run that changes the
+/// summary rewrites it; `doctor` names it when stale or missing with the command that writes
+/// it again; once deleted it is forgotten, with a warning, and never made again.
+#[test]
+fn a_file_summary_output_wrote_is_kept_fresh_until_it_is_deleted() {
+    let hb = Handbook::new();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("summary.md");
+    let write =
+        || hb.cmd().args(["summary", "--for", "pi", "--max-tokens", "2000", "--output"]).arg(&file).output().unwrap();
+    // Before there is a summary the file is there, empty, so an agent never reads its path.
+    let out = write();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "");
+    assert!(stderr.contains("stays empty until then") && stderr.contains("is kept fresh from now on"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&write().stderr).contains("kept fresh"), "said once");
+    let printed = || hb.cmd().args(["summary", "--for", "pi", "--max-tokens", "2000"]).output().unwrap().stdout;
+    hb.update(&fixtures());
+    assert!(!printed().is_empty());
+    assert_eq!(fs::read(&file).unwrap(), printed(), "update rewrote it as it was first printed");
+    let doctor = || String::from_utf8_lossy(&hb.cmd().arg("doctor").output().unwrap().stdout).into_owned();
+    let shown = file.display().to_string();
+    assert!(
+        doctor().contains(&format!("ok: doors: {shown}, from `summary --output`, holds the summary")),
+        "{}",
+        doctor()
+    );
+    let again = format!("`handbook summary --for pi --max-tokens 2000 --output {shown}` writes it again");
+    fs::write(&file, "an older summary\n").unwrap();
+    let found = doctor();
+    assert!(
+        found
+            .contains(&format!("problem: doors: {shown}, from `summary --output`, is older than the summary: {again}")),
+        "{found}"
+    );
+    hb.cmd().args(["note", "staging needs the VPN"]).assert().success();
+    assert_eq!(fs::read(&file).unwrap(), printed(), "a note that changed the summary rewrote it");
+    fs::remove_file(&file).unwrap();
+    let found = doctor();
+    assert!(
+        found.contains(&format!("problem: doors: {shown}, from `summary --output`, is missing: {again}")),
+        "{found}"
+    );
+    let out = hb.cmd().arg("consolidate").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success()
+            && stderr.contains(&format!(
+                "{shown}, which `handbook summary --output` wrote, is gone, so it is no longer kept fresh"
+            )),
+        "{stderr}"
+    );
+    assert!(!file.exists(), "a deleted file is not made again");
+    assert!(!doctor().contains(&shown), "and is forgotten");
+}
+
+/// `reset` keeps the files agents are told to read, registered and in place, emptied: an agent
+/// reads nothing stale, and the next consolidation fills them again.
+#[test]
+fn reset_empties_the_files_agents_read_and_the_next_run_fills_them() {
+    let hb = Handbook::new();
+    ok(&hb, &["opencode", "--write"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("summary.md");
+    hb.cmd().args(["summary", "--for", "pi", "--output"]).arg(&file).assert().success();
+    hb.update(&fixtures());
+    let door = hb.home.path().join(".handbook/doors/opencode.md");
+    let filled = || [&door, &file].map(|p| !fs::read_to_string(p).unwrap().is_empty());
+    assert_eq!(filled(), [true, true]);
+    let out = hb.cmd().args(["reset", "--yes"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.contains("2 kept-fresh files agents read, now empty (the next consolidation fills them)"),
+        "{stdout}"
+    );
+    assert_eq!(filled(), [false, false]);
+    hb.update(&fixtures());
+    assert_eq!(filled(), [true, true]);
+}
+
+/// `--project-level` writes each door into the repository the current folder is in (found by
+/// its `.git`), not the user's settings; a second write changes nothing; `--remove` leaves no
+/// file behind. opencode's project door gets a file door of its own.
+#[test]
+fn project_level_doors_go_into_the_repository_and_out_again() {
+    let hb = Handbook::new();
+    hb.update(&fixtures());
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    fs::create_dir_all(root.join(".git")).unwrap();
+    let inside = root.join("src/deep");
+    fs::create_dir_all(&inside).unwrap();
+    for (agent, file, ours) in [
+        ("claude", root.join(".claude/settings.local.json"), "summary --for claude --hook"),
+        ("codex", root.join(".codex/hooks.json"), "summary --for codex --hook"),
+        ("gemini", root.join(".gemini/settings.json"), "summary --for gemini --hook"),
+        ("pi", root.join(".pi/extensions/handbook.ts"), "before_agent_start"),
+        ("opencode", root.join("opencode.json"), "/.handbook/doors/opencode-"),
+    ] {
+        let run = |action: &str| {
+            let out =
+                hb.cmd().current_dir(&inside).args(["integrate", agent, "--project-level", action]).output().unwrap();
+            (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        let (success, stdout) = run("--write");
+        assert!(success, "{agent}: {stdout}");
+        let text = fs::read_to_string(&file).unwrap_or_else(|e| panic!("{agent}: {}: {e}", file.display()));
+        assert!(text.contains(ours), "{agent}: {text}");
+        let (success, stdout) = run("--write");
+        assert!(success && stdout.contains("unchanged:"), "{agent}: {stdout}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), text, "{agent}");
+        if agent == "opencode" {
+            let door = text.split('"').find(|s| s.contains("/.handbook/doors/opencode-")).unwrap().to_string();
+            assert!(!fs::read_to_string(&door).unwrap().is_empty(), "the project's door holds its summary");
+            let (success, stdout) = run("--check");
+            assert!(success, "{stdout}");
+        }
+        let (success, stdout) = run("--remove");
+        assert!(success, "{agent}: {stdout}");
+        assert!(!file.exists(), "{agent}: {}", file.display());
+    }
+    for own in [".claude", ".codex", ".gemini", ".pi"] {
+        assert!(!hb.user.path().join(own).exists(), "the user's own {own} was left alone");
+    }
+}

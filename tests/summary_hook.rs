@@ -230,6 +230,28 @@ fn the_gemini_wrapper_has_no_angle_bracket_and_its_citations_read_back() {
     assert_eq!(record["last_usage"], "2026-11-28T09:00:09Z");
 }
 
+/// Gemini CLI writes `<` and `>` in a hook's context as `&lt;` and `&gt;`: the summary for it
+/// holds them so already, and an `&` that would start an entity as `&amp;`, so what is printed
+/// is what reaches the model and reading the entities back gives every lesson exactly.
+#[test]
+fn gemini_gets_the_lessons_angle_brackets_as_entities_that_read_back() {
+    let hb = Handbook::new();
+    let lesson = "Run `make test 2>&1 | tee \"log\" && echo ok`; parse Vec<String>; write &amp; in the HTML";
+    hb.cmd().args(["note", lesson]).assert().success();
+    hb.cmd().arg("consolidate").assert().success();
+    let claude = context(&summary_with(&hb, "", &["--for", "claude"]));
+    let gemini = context(&summary_with(&hb, "", &["--for", "gemini"]));
+    assert!(!gemini.contains('<') && !gemini.contains('>'), "{gemini}");
+    let line = |text: &str| text.lines().find(|l| l.contains("tee")).unwrap_or_else(|| panic!("{text}")).to_string();
+    let (theirs, ours) = (line(&claude), line(&gemini));
+    assert!(ours.contains("make test 2&gt;&1 | tee \"log\" && echo ok"), "{ours}");
+    assert!(ours.contains("Vec&lt;String&gt;") && ours.contains("write &amp;amp; in"), "{ours}");
+    assert_eq!(ours.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"), theirs);
+    // Without the wrapper too: it is the agent's, not the wrapper's.
+    let bare = context(&summary_with(&hb, "", &["--for", "gemini", "--no-prompt"]));
+    assert_eq!(line(&bare), ours);
+}
+
 #[test]
 fn a_broken_home_in_hook_mode_prints_nothing_anywhere_and_exits_0() {
     let (fixture_hb, _dir) = handbook_of_fixtures();

@@ -5,13 +5,14 @@
 use anyhow::Result;
 
 use crate::config::{DoctorSettings, Origin, Settings};
-use crate::core::doctor::{self, FileDoorSeen, Observed, Record, SourceSeen};
+use crate::core::doctor::{self, FileDoorSeen, LastExtract, Observed, Record, SourceSeen};
 use crate::core::door::Door;
 use crate::core::integrate::check::Level;
-use crate::core::layout::SUMMARY;
+use crate::core::layout::{SUMMARY, timestamp};
+use crate::core::state::{Caps, HintFlags};
 use crate::core::tokens::estimate;
 use crate::edge::doors;
-use crate::edge::fsio::Home;
+use crate::edge::fsio::{Home, read_if_exists};
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 use crate::{EXIT_OK, EXIT_PROBLEMS};
@@ -26,6 +27,13 @@ pub(crate) fn run(settings: &Settings, opts: &DoctorSettings, term: &Terminal) -
         .map(|s| SourceSeen { path: s.path.display().to_string(), explicit: s.explicit, exists: s.path.exists() })
         .collect();
     let state = workspace.exists().then(|| workspace.load_sources().map_err(|e| format!("{e:#}")));
+    let extract = &opts.extract;
+    let flags = HintFlags { sessions: &[], min_idle: extract.min_idle, max_age: extract.max_age };
+    let caps = Caps { limit: extract.limit, input_tokens: extract.max_input_tokens_per_run };
+    // A damaged history only loses these lines; the state's own findings say what is wrong.
+    let last_extract = workspace.exists().then(|| workspace.last_extract().ok().flatten()).flatten();
+    let last_extract =
+        last_extract.map(|last| LastExtract { at: timestamp(last.at), counts: last.counts, flags, caps });
     let quiet = Terminal { quiet: true, ..*term };
     let mut doors = Vec::new();
     for door in Door::ALL {
@@ -57,6 +65,7 @@ pub(crate) fn run(settings: &Settings, opts: &DoctorSettings, term: &Terminal) -
     let findings = doctor::diagnose(&Observed {
         sources: &sources,
         state: state.as_ref().map(|s| s.as_ref().map_err(String::clone)),
+        last_extract,
         doors: &doors,
         file_doors: &file_doors,
         summary_tokens,
@@ -68,15 +77,27 @@ pub(crate) fn run(settings: &Settings, opts: &DoctorSettings, term: &Terminal) -
     print(&findings, term)
 }
 
-/// The registered file doors, each compared with what it should hold now.
+/// The registered file doors and the files `summary --output` wrote, each compared with what
+/// it should hold now.
 fn file_doors(settings: &Settings, term: &Terminal) -> Result<Vec<FileDoorSeen>> {
     let mut out = Vec::new();
     for door in doors::load(&settings.home)? {
-        let wanted = doors::text(settings, door.project.as_deref(), term)?;
+        // A summary that cannot be printed is a finding of its own (`integrate --check`).
+        let Ok(wanted) = doors::text(settings, door.project.as_deref(), term) else { continue };
         let now = Home::new(&settings.home).read_if_exists(&door.path)?;
         out.push(FileDoorSeen {
             path: door.path.display().to_string(),
             fresh: now.map(|bytes| bytes == wanted.as_bytes()),
+            output: None,
+        });
+    }
+    for output in doors::outputs(&settings.home)? {
+        let Ok(wanted) = output.text(settings, term) else { continue };
+        let now = read_if_exists(&output.path)?;
+        out.push(FileDoorSeen {
+            path: output.path.display().to_string(),
+            fresh: now.map(|bytes| bytes == wanted.as_bytes()),
+            output: Some(output.command()),
         });
     }
     Ok(out)

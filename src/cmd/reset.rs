@@ -14,6 +14,7 @@ use anyhow::{Context, Result, bail};
 use crate::config::Settings;
 use crate::core::state::{SOURCES_VERSION, Sources};
 use crate::core::words::count;
+use crate::edge::doors;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::{NOTES_ROOT, OWN_ENTRIES, Workspace};
 
@@ -40,15 +41,20 @@ pub(crate) fn run(
     let mut excluded = workspace.load_forgotten()?;
     let sources = workspace.load_sources().ok();
     let notes_kept = if remove_notes { 0 } else { workspace.notes().map_or(0, |notes| notes.len()) };
+    let files_kept = doors::load(&home).map_or(0, |d| d.len()) + doors::outputs(&home).map_or(0, |o| o.len());
     let entries: Vec<&str> = OWN_ENTRIES.iter().copied().filter(|e| remove_notes || *e != NOTES_ROOT).collect();
     let found = workspace.clear(&entries)?;
     let was_empty = !found && sources.as_ref().is_none_or(|s| s.sources.is_empty());
     excluded.extend(sources.map(|s| s.excluded).unwrap_or_default());
     let excluded_count = excluded.len();
     workspace.save_sources(&Sources { version: SOURCES_VERSION, excluded, ..Sources::default() })?;
+    // With no summary left, the file doors and `summary --output` files are emptied: an agent
+    // reads nothing stale, and the next consolidation fills them again.
+    doors::refresh(settings, term);
     let others = workspace.other_entries();
     let report = serde_json::json!({
-        "home": home, "forgotten_kept": excluded_count, "notes_kept": notes_kept, "other_entries_kept": others
+        "home": home, "forgotten_kept": excluded_count, "notes_kept": notes_kept, "other_entries_kept": others,
+        "agent_files_kept": files_kept
     });
     term.json("reset", &report)?;
     if !term.quiet {
@@ -58,13 +64,13 @@ pub(crate) fn run(
         };
         let what = if was_empty { "nothing to remove (already reset)" } else { "removed the handbook" };
         term.line(&format!("reset: {what} in {}{kept}", home.display()))?;
-        term.line(&kept_line(notes_kept, excluded_count))?;
+        term.line(&kept_line(notes_kept, excluded_count, files_kept))?;
     }
     Ok(())
 }
 
 /// What a reset kept, and how to remove or take it back.
-fn kept_line(notes: usize, forgotten: usize) -> String {
+fn kept_line(notes: usize, forgotten: usize, agent_files: usize) -> String {
     let mut kept = Vec::new();
     if notes > 0 {
         kept.push(format!("{} (`handbook reset --notes` removes them)", count(notes, "note")));
@@ -73,6 +79,12 @@ fn kept_line(notes: usize, forgotten: usize) -> String {
         kept.push(format!(
             "the list of {} (`handbook forget --undo <id>` takes one back)",
             count(forgotten, "forgotten session")
+        ));
+    }
+    if agent_files > 0 {
+        kept.push(format!(
+            "{} agents read, now empty (the next consolidation fills them)",
+            count(agent_files, "kept-fresh file")
         ));
     }
     match kept.is_empty() {

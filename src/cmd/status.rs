@@ -177,7 +177,12 @@ fn render(status: &Status) -> Vec<String> {
     out.push(workspace_line(status));
     match (status.summary_tokens, status.summary_chars) {
         (Some(tokens), Some(chars)) => {
-            out.push(format!("summary: {tokens} tokens of {}, {chars} characters", status.summary_max_tokens))
+            // A cap lowered since the last consolidation: the file waits to be fitted again.
+            let over = match tokens > status.summary_max_tokens {
+                true => "; over the cap: run `handbook consolidate` to fit it again",
+                false => "",
+            };
+            out.push(format!("summary: {tokens} tokens of {}, {chars} characters{over}", status.summary_max_tokens))
         }
         _ => out.push("summary: none yet".to_string()),
     }

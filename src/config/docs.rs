@@ -69,9 +69,10 @@ pub fn readme_configuration() -> String {
     let mut out = String::from(
         "Flags win over `HANDBOOK_*` variables, which win over the config file\n\
          (`--config`, `HANDBOOK_CONFIG`, or `$XDG_CONFIG_HOME/handbook/config.toml`), which wins\n\
-         over the defaults. Unknown keys in the file are an error, and so is a value out of\n\
-         bounds, with where it came from: `--wait 7200: …`, `HANDBOOK_MAX_RETRIES=50: …`,\n\
-         `lock_wait_seconds in ~/.config/handbook/config.toml: …`.\n\n\
+         over the defaults. An unknown key in the file is an error that names the key meant\n\
+         after a typo (`unknown key \"min_idle_hour\" (did you mean \"min_idle_hours\"?)`), and\n\
+         so is a value out of bounds, with where it came from: `--wait 7200: …`,\n\
+         `HANDBOOK_MAX_RETRIES=50: …`, `lock_wait_seconds in ~/.config/handbook/config.toml: …`.\n\n\
          `handbook config` prints every setting in effect and where it came from (a flag, a\n\
          variable, a key of the config file, or the default); with `--json`, one `setting`\n\
          object per line. An API key is never printed: only the variable that holds it, and\n\

@@ -22,11 +22,10 @@ pub(crate) use crate::config::resolve::{ConfigFile, Env, Origin, Resolved, Resol
 use crate::config::table::Setting;
 use crate::config::value::Kind;
 use crate::core::dates::{Edge, parse_when};
-use crate::core::door::{Door, Wrapper, plain_cap};
+use crate::core::door::{Door, Printing};
 use crate::core::hook::Scope;
 use crate::core::integrate::{Places, Scope as Level};
 use crate::core::session::Agent;
-use crate::core::tokens::Cap;
 
 /// How output looks, decided once per run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,13 +151,10 @@ pub(crate) struct ConsolidateSettings {
 
 #[derive(Debug, Clone)]
 pub(crate) struct SummarySettings {
-    /// The cap for everything printed, the agent's (`--for`) already applied.
-    pub(crate) cap: Cap,
+    /// The agent, the wrapper, the shape and the caps as asked for; `printing.hook` is hook
+    /// mode: SessionStart JSON, the hook's stdin read, and no failure.
+    pub(crate) printing: Printing,
     pub(crate) project: Scope,
-    /// The wrapper to frame the summary in, when there is one.
-    pub(crate) prompt: Option<Wrapper>,
-    /// Hook mode: SessionStart JSON, the hook's stdin read, and no failure.
-    pub(crate) hook: bool,
     /// In hook mode, diagnostics on stderr.
     pub(crate) verbose: bool,
     pub(crate) output: Option<PathBuf>,
@@ -451,7 +447,7 @@ impl Settings {
                 let consolidate = consolidate_settings(&consolidate, &mut r, Needs::Stop)?;
                 CommandSettings::Update(Box::new(extract), Box::new(consolidate))
             }
-            Command::Summary(args) => CommandSettings::Summary(summary_settings(args, summary_max_tokens)),
+            Command::Summary(args) => CommandSettings::Summary(summary_settings(args)),
             Command::Search(args) => CommandSettings::Search(search_settings(args, now)?),
             Command::Note(args) => CommandSettings::Note(note_settings(args, &mut r)?),
             Command::Mcp(args) => CommandSettings::Mcp(McpSettings {
@@ -616,28 +612,21 @@ fn consolidate_settings(args: &ConsolidateArgs, r: &mut Resolver, needs: Needs) 
     })
 }
 
-fn summary_settings(args: SummaryArgs, default_tokens: usize) -> SummarySettings {
-    let asked = Cap { tokens: args.max_tokens, chars: args.max_chars };
-    let cap = match args.door {
-        Some(door) => door.cap(asked, default_tokens),
-        None => plain_cap(asked, default_tokens),
-    };
+fn summary_settings(args: SummaryArgs) -> SummarySettings {
     // `--for` implies the wrapper (see its help), which `--no-prompt` turns off.
-    let wrapped = args.prompt || (args.door.is_some() && !args.no_prompt);
-    let hook = args.hook_mode();
+    let printing = Printing {
+        door: args.door,
+        prompt: args.prompt || (args.door.is_some() && !args.no_prompt),
+        hook: args.hook_mode(),
+        max_tokens: args.max_tokens,
+        max_chars: args.max_chars,
+    };
     let project = match args.project {
         None => Scope::Unset,
         Some(dir) if dir.is_empty() => Scope::Every,
         Some(dir) => Scope::Project(PathBuf::from(dir)),
     };
-    SummarySettings {
-        cap,
-        project,
-        prompt: wrapped.then(|| args.door.map_or(Wrapper::Tags, Door::wrapper)),
-        hook,
-        verbose: args.verbose,
-        output: args.output,
-    }
+    SummarySettings { printing, project, verbose: args.verbose, output: args.output }
 }
 
 const DEFAULT_SEARCH_LIMIT: usize = 20;

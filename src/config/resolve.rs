@@ -154,7 +154,14 @@ impl ConfigFile {
             toml::from_str(text).with_context(|| format!("invalid config file {}", path.display()))?;
         if let Some(key) = keys.keys().find(|key| !table::config_keys().any(|known| known == key.as_str())) {
             let known: Vec<String> = table::config_keys().map(str::to_string).collect();
-            bail!("invalid config file {}: unknown key {key:?}; the keys are {}", path.display(), either(&known));
+            let meant = crate::core::words::closest(key, table::config_keys())
+                .map(|near| format!(" (did you mean {near:?}?)"))
+                .unwrap_or_default();
+            bail!(
+                "invalid config file {}: unknown key {key:?}{meant}; the keys are {}",
+                path.display(),
+                either(&known)
+            );
         }
         Ok(ConfigFile { path: path.to_path_buf(), keys })
     }

@@ -205,7 +205,7 @@ fn unknown_keys_in_the_config_file_are_an_error() {
     let (_dir, path) = with_config("min_idle_hour = 3\n");
     let env = Env::from_pairs([("HOME", "/h"), ("HANDBOOK_CONFIG", path.to_str().unwrap())]);
     let err = format!("{:#}", resolve(&["status"], &env).unwrap_err());
-    assert!(err.contains("unknown key \"min_idle_hour\"") && err.contains("min_idle_hours"), "{err}");
+    assert!(err.contains("unknown key \"min_idle_hour\" (did you mean \"min_idle_hours\"?); the keys are"), "{err}");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::core::door::Door;
 use crate::core::injection::looks_like_instruction;
 use crate::core::integrate::check::{self, Level};
 use crate::core::redact::secret_kinds;
-use crate::core::state::{SourceState, Sources};
+use crate::core::state::{Caps, Counts, Coverage, HintFlags, SourceState, Sources, left_out};
 use crate::core::words::count;
 
 /// Instruction-like lines listed at most.
@@ -71,12 +71,25 @@ pub(crate) struct Record<'a> {
     pub(crate) origin: String,
 }
 
-/// A file door `consolidate` keeps fresh, as it is.
+/// A file `consolidate` keeps fresh, as it is: a file door `integrate` set up, or a file
+/// `summary --output` wrote.
 #[derive(Debug, Clone)]
 pub(crate) struct FileDoorSeen {
     pub(crate) path: String,
     /// `None`: missing; `Some(false)`: not the current summary.
     pub(crate) fresh: Option<bool>,
+    /// For a file `summary --output` wrote, the command that writes it again.
+    pub(crate) output: Option<String>,
+}
+
+/// What the last extract recorded (when it finished, and its coverage counts), with the
+/// windows and caps in effect now, which name the flags that would take in what it left out.
+#[derive(Debug, Clone)]
+pub(crate) struct LastExtract<'a> {
+    pub(crate) at: String,
+    pub(crate) counts: Counts,
+    pub(crate) flags: HintFlags<'a>,
+    pub(crate) caps: Caps,
 }
 
 /// Everything `doctor` looks at, gathered by the edge.
@@ -84,6 +97,7 @@ pub(crate) struct Observed<'a> {
     pub(crate) sources: &'a [SourceSeen],
     /// The session state; `None` with no workspace, `Err` when it cannot be read.
     pub(crate) state: Option<Result<&'a Sources, String>>,
+    pub(crate) last_extract: Option<LastExtract<'a>>,
     /// The doors in place, with what `integrate --check` found for each.
     pub(crate) doors: &'a [(Door, Vec<check::Finding>)],
     pub(crate) file_doors: &'a [FileDoorSeen],
@@ -113,6 +127,7 @@ fn finding(area: &'static str, level: Level, text: impl Into<String>) -> Finding
 pub(crate) fn diagnose(seen: &Observed) -> Vec<Finding> {
     let mut out = sources(seen.sources);
     out.extend(sessions(seen.state.as_ref()));
+    out.extend(seen.last_extract.as_ref().map_or_else(Vec::new, left_alone));
     out.extend(doors(seen.doors, seen.file_doors));
     out.push(summary(seen.summary_tokens, seen.summary_max_tokens));
     out.extend(config(seen.config, seen.records));
@@ -193,6 +208,16 @@ fn sessions(state: Option<&Result<&Sources, String>>) -> Vec<Finding> {
     out
 }
 
+/// The sessions the last extract left for later (still being written, too old, over the
+/// per-run cap), from the counts it recorded: how many, why, and the flag that reads them.
+fn left_alone(last: &LastExtract) -> Vec<Finding> {
+    let coverage = Coverage { counts: last.counts, ..Coverage::default() };
+    left_out(last.flags, last.caps, &coverage)
+        .iter()
+        .map(|left| finding("sessions", Level::Warn, format!("at the last extract ({}), {}", last.at, left.line())))
+        .collect()
+}
+
 /// How to have sessions skipped for `reason` read after all, when a setting does it.
 fn hint(reason: &str) -> &'static str {
     match reason {
@@ -217,19 +242,23 @@ fn doors(doors: &[(Door, Vec<check::Finding>)], file_doors: &[FileDoorSeen]) -> 
         }
     }
     for door in file_doors {
-        match door.fresh {
-            Some(true) => {}
-            Some(false) => out.push(finding(
-                "doors",
-                Level::Fail,
-                format!("{} is older than the summary: `handbook consolidate` rewrites it", door.path),
-            )),
-            None => out.push(finding(
-                "doors",
-                Level::Fail,
-                format!("{} is registered but missing: `handbook consolidate` writes it again", door.path),
-            )),
-        }
+        let path = &door.path;
+        let text = match (&door.output, door.fresh) {
+            (None, Some(true)) => continue,
+            (None, Some(false)) => format!("{path} is older than the summary: `handbook consolidate` rewrites it"),
+            (None, None) => format!("{path} is registered but missing: `handbook consolidate` writes it again"),
+            (Some(_), Some(true)) => {
+                out.push(finding("doors", Level::Ok, format!("{path}, from `summary --output`, holds the summary")));
+                continue;
+            }
+            (Some(again), Some(false)) => {
+                format!("{path}, from `summary --output`, is older than the summary: `{again}` writes it again")
+            }
+            (Some(again), None) => format!(
+                "{path}, from `summary --output`, is missing: `{again}` writes it again (deleted on purpose? the next consolidation stops keeping it)"
+            ),
+        };
+        out.push(finding("doors", Level::Fail, text));
     }
     if doors.is_empty() && file_doors.is_empty() {
         out.push(finding(
@@ -338,6 +367,51 @@ mod tests {
         let used = [Record { name: "extract.model", file_key: Some("model"), origin: "x".into() }];
         let found = config(Some(("/c.toml", &keys[1..2])), &used);
         assert_eq!(found[0].level, Level::Ok, "{found:?}");
+    }
+
+    #[test]
+    fn the_sessions_the_last_extract_left_alone_are_named_with_the_flag_that_reads_them() {
+        let counts = Counts { sessions: 9, extracted: 2, still_active: 3, too_old: 4, ..Counts::default() };
+        let flags = HintFlags {
+            sessions: &[],
+            min_idle: jiff::SignedDuration::from_hours(6),
+            max_age: jiff::SignedDuration::from_hours(240),
+        };
+        let last = LastExtract { at: "2026-12-02T00:17:57Z".into(), counts, flags, caps: Caps::default() };
+        let found = left_alone(&last);
+        let texts: Vec<&str> = found.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "at the last extract (2026-12-02T00:17:57Z), 3 sessions left alone: sessions written to in the last 6 h count as still active; --min-idle 0 (or --all) reads them now",
+                "at the last extract (2026-12-02T00:17:57Z), 4 sessions left alone: sessions untouched for over 10 days are too old; --all (or a longer --max-age) reads them",
+            ]
+        );
+        assert!(found.iter().all(|f| f.level == Level::Warn && f.area == "sessions"));
+        let deferred = Counts { deferred: 5, ..Counts::default() };
+        let capped = LastExtract { counts: deferred, caps: Caps { limit: Some(16), input_tokens: None }, ..last };
+        assert!(
+            left_alone(&capped)[0]
+                .text
+                .ends_with("5 sessions wait for a later run (at most 16 a run); --limit 0 reads them all now")
+        );
+        assert!(left_alone(&LastExtract { counts: Counts::default(), ..capped }).is_empty());
+    }
+
+    #[test]
+    fn a_stale_or_missing_output_file_says_the_command_that_writes_it_again() {
+        let again = "handbook summary --for pi --output /c/s.md".to_string();
+        let seen = |fresh| FileDoorSeen { path: "/c/s.md".into(), fresh, output: Some(again.clone()) };
+        let found = doors(&[], &[seen(Some(false)), seen(None), seen(Some(true))]);
+        assert_eq!(found.iter().map(|f| f.level).collect::<Vec<_>>(), [Level::Fail, Level::Fail, Level::Ok]);
+        assert!(
+            found[0]
+                .text
+                .contains("is older than the summary: `handbook summary --for pi --output /c/s.md` writes it again")
+        );
+        assert!(found[1].text.contains("is missing: `handbook summary --for pi --output /c/s.md` writes it again"));
+        let door = FileDoorSeen { path: "/w/.handbook/doors/opencode.md".into(), fresh: None, output: None };
+        assert!(doors(&[], &[door])[0].text.ends_with("`handbook consolidate` writes it again"));
     }
 
     #[test]

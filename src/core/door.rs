@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::integrate::quote;
 use crate::core::tokens::Cap;
 
 /// Claude Code keeps 10,000 characters of a hook's output and shows the model only a 2 KB
@@ -101,6 +102,13 @@ impl Door {
         }
     }
 
+    /// Whether the summary's `<` and `>` are written as HTML entities for this agent: Gemini
+    /// CLI escapes them in a hook's context (see [`crate::core::escape::html_entities`]), so
+    /// written that way already they reach the model as printed.
+    pub(crate) fn writes_entities(self) -> bool {
+        self == Door::Gemini
+    }
+
     /// The cap for this agent, from the caps `asked` for on the command line and the
     /// configured token cap. The agent's own limit holds unless a lower cap was asked for;
     /// Codex's is only a default, since `additionalContextLimit` raises it: an explicit token
@@ -122,6 +130,83 @@ impl Door {
 /// The cap without an agent: the one asked for, the configured token cap by default.
 pub(crate) fn plain_cap(asked: Cap, configured_tokens: usize) -> Cap {
     Cap { tokens: Some(asked.tokens.unwrap_or(configured_tokens)), chars: asked.chars }
+}
+
+/// How `summary` was asked to print, in the terms of its flags (caps as asked, before an
+/// agent's limit or the configured cap applies). A file `summary --output` wrote is recorded
+/// with it, so a later run writes the file again the same way, under the caps then in effect.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct Printing {
+    /// `--for AGENT`.
+    #[serde(rename = "for", skip_serializing_if = "Option::is_none")]
+    pub(crate) door: Option<Door>,
+    /// The wrapper is on: `--prompt`, or `--for` without `--no-prompt`.
+    pub(crate) prompt: bool,
+    /// Hook mode: SessionStart JSON (`--hook`, or `--for` a hook agent).
+    pub(crate) hook: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) max_tokens: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) max_chars: Option<usize>,
+}
+
+impl Printing {
+    /// What `summary --for door` prints, with no cap asked for.
+    pub(crate) fn for_door(door: Door) -> Printing {
+        Printing { door: Some(door), prompt: true, hook: door.shape() == Shape::HookJson, ..Printing::default() }
+    }
+
+    /// The cap everything printed must fit, from the configured token cap.
+    pub(crate) fn cap(&self, configured_tokens: usize) -> Cap {
+        let asked = Cap { tokens: self.max_tokens, chars: self.max_chars };
+        match self.door {
+            Some(door) => door.cap(asked, configured_tokens),
+            None => plain_cap(asked, configured_tokens),
+        }
+    }
+
+    /// The wrapper around the summary, when there is one: the agent's, else the tagged one.
+    pub(crate) fn wrapper(&self) -> Option<Wrapper> {
+        self.prompt.then(|| self.door.map_or(Wrapper::Tags, Door::wrapper))
+    }
+
+    /// Whether `<` and `>` are written as entities (see [`Door::writes_entities`]).
+    pub(crate) fn entities(&self) -> bool {
+        self.door.is_some_and(Door::writes_entities)
+    }
+
+    /// The `summary` flags that print this way again, as command-line words.
+    pub(crate) fn flags(&self) -> Vec<String> {
+        let mut words = Vec::new();
+        match self.door {
+            Some(door) => {
+                words.extend(["--for".to_string(), door.name().to_string()]);
+                if !self.prompt {
+                    words.push("--no-prompt".to_string());
+                }
+                if self.hook && door.shape() != Shape::HookJson {
+                    words.push("--hook".to_string());
+                }
+            }
+            None => {
+                words.extend(self.prompt.then(|| "--prompt".to_string()));
+                words.extend(self.hook.then(|| "--hook".to_string()));
+            }
+        }
+        words.extend(self.max_tokens.iter().flat_map(|n| ["--max-tokens".to_string(), n.to_string()]));
+        words.extend(self.max_chars.iter().flat_map(|n| ["--max-chars".to_string(), n.to_string()]));
+        words
+    }
+
+    /// The command line that writes `path` this way again, for the project of `project_dir`.
+    pub(crate) fn command(&self, project_dir: Option<&str>, path: &str) -> String {
+        let mut words = vec!["handbook".to_string(), "summary".to_string()];
+        words.extend(self.flags());
+        words.extend(project_dir.iter().flat_map(|dir| ["--project".to_string(), dir.to_string()]));
+        words.extend(["--output".to_string(), path.to_string()]);
+        words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+    }
 }
 
 fn lowest(asked: Option<usize>, limit: usize) -> usize {
@@ -195,6 +280,40 @@ mod tests {
         }
         assert_eq!(plain_cap(none, 2500), asked(Some(2500), None));
         assert_eq!(plain_cap(asked(Some(10), Some(20)), 2500), asked(Some(10), Some(20)));
+    }
+
+    #[test]
+    fn gemini_alone_gets_entities() {
+        let entities: Vec<Door> = Door::ALL.into_iter().filter(|d| d.writes_entities()).collect();
+        assert_eq!(entities, [Door::Gemini]);
+        assert!(Printing::for_door(Door::Gemini).entities());
+        assert!(!Printing { prompt: true, ..Printing::default() }.entities());
+    }
+
+    #[test]
+    fn a_printing_gives_its_caps_and_wrapper_and_the_flags_that_print_it_again() {
+        let pi = Printing { max_tokens: Some(800), ..Printing::for_door(Door::Pi) };
+        assert_eq!(pi.cap(2500), Cap { tokens: Some(800), chars: None });
+        assert_eq!(pi.wrapper(), Some(Wrapper::Tags));
+        assert_eq!(pi.flags(), ["--for", "pi", "--max-tokens", "800"]);
+        let claude = Printing::for_door(Door::Claude);
+        assert!(claude.hook);
+        assert_eq!(claude.cap(2500), Cap { tokens: Some(2500), chars: Some(CLAUDE_HOOK_CHARS) });
+        assert_eq!(claude.flags(), ["--for", "claude"]);
+        let bare = Printing { prompt: false, ..Printing::for_door(Door::Gemini) };
+        assert_eq!((bare.wrapper(), bare.flags()), (None, vec!["--for".into(), "gemini".into(), "--no-prompt".into()]));
+        let plain = Printing { prompt: true, hook: true, max_chars: Some(900), ..Printing::default() };
+        assert_eq!(plain.cap(2500), Cap { tokens: Some(2500), chars: Some(900) });
+        assert_eq!(plain.flags(), ["--prompt", "--hook", "--max-chars", "900"]);
+        assert_eq!(Printing::default().flags(), Vec::<String>::new());
+        assert_eq!(
+            pi.command(Some("/home/me/my app"), "/home/me/.config/summary.md"),
+            "handbook summary --for pi --max-tokens 800 --project '/home/me/my app' --output /home/me/.config/summary.md"
+        );
+        // As recorded with a file `--output` wrote.
+        let json = serde_json::to_string(&pi).unwrap();
+        assert_eq!(json, r#"{"for":"pi","prompt":true,"hook":false,"max_tokens":800}"#);
+        assert_eq!(serde_json::from_str::<Printing>(&json).unwrap(), pi);
     }
 
     #[test]

@@ -91,6 +91,30 @@ pub(crate) fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` with `<` and `>` written as the HTML entities `&lt;` and `&gt;`, and an `&` that
+/// would start an entity (one followed by a letter or `#`) as `&amp;`, so reading the
+/// entities back gives `text` exactly; other ampersands (`&&`, `2>&1`) stay as they are.
+/// This is how the summary reaches Gemini CLI, which HTML-escapes `<` and `>` in a hook's
+/// context (and nothing else): written so already, it arrives unchanged, and a model reads
+/// it the way it reads HTML-escaped code. Borrowed when there is nothing to write out.
+pub(crate) fn html_entities(text: &str) -> Cow<'_, str> {
+    let starts_entity = |rest: &str| rest.chars().nth(1).is_some_and(|c| c.is_ascii_alphabetic() || c == '#');
+    let needs = |(at, c): (usize, char)| matches!(c, '<' | '>') || (c == '&' && starts_entity(&text[at..]));
+    if !text.char_indices().any(needs) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for (at, c) in text.char_indices() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' if starts_entity(&text[at..]) => out.push_str("&amp;"),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `text` without its unsafe characters, for the workspace: terminal escape sequences go
 /// whole (colour codes, window titles, hyperlinks), so a coloured error line stays readable;
 /// a carriage return ends a line (`\r\n` is one line end); every other unsafe character is
@@ -169,6 +193,22 @@ fn skip_string(chars: &mut Peekable<Chars<'_>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn angle_brackets_become_entities_that_read_back_exactly() {
+        assert_eq!(html_entities("plain && text 2>&1 | tee log"), "plain && text 2&gt;&1 | tee log");
+        assert_eq!(html_entities("Vec<String>"), "Vec&lt;String&gt;");
+        assert!(matches!(html_entities("cargo test && echo ok"), Cow::Borrowed(_)));
+        // An ampersand that would start an entity is written out too, so nothing is ambiguous.
+        assert_eq!(html_entities("write &lt; or &#60; for <"), "write &amp;lt; or &amp;#60; for &lt;");
+        assert_eq!(html_entities("?a=1&b=2 & more&"), "?a=1&amp;b=2 & more&");
+        let back = |text: &str| text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+        for text in ["a<b>&c", "&lt;", "&&amp;", "x &#x3c; y", "naïve ✓ <é>"] {
+            let written = html_entities(text);
+            assert!(!written.contains(['<', '>']), "{written}");
+            assert_eq!(back(&written), text, "{written}");
+        }
+    }
 
     #[test]
     fn control_characters_are_escaped() {

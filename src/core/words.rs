@@ -18,6 +18,30 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// The word of `known` closest to `word`, when one is close enough to be what was meant: at
+/// most a third of its letters (and at least one) added, removed or changed. For "did you
+/// mean" hints after a typo.
+pub(crate) fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let most = (word.chars().count() / 3).max(1);
+    known.into_iter().map(|k| (edits(word, k), k)).filter(|(d, _)| *d <= most).min().map(|(_, k)| k)
+}
+
+/// How many characters must be added, removed or changed to turn `a` into `b`.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 /// Worked examples of this module's functions.
 #[cfg(test)]
 mod examples {
@@ -29,5 +53,15 @@ mod examples {
         assert_eq!(count(2, "fix"), "2 fixes");
         assert_eq!(count(3, "try"), "3 tries");
         assert_eq!(count(2, "more line"), "2 more lines");
+    }
+
+    #[test]
+    fn closest_example() {
+        use crate::core::words::closest;
+        let keys = ["min_idle_hours", "max_age_days", "summary_max_tokens"];
+        assert_eq!(closest("min_idle_hour", keys), Some("min_idle_hours"));
+        assert_eq!(closest("sumary_max_token", keys), Some("summary_max_tokens"));
+        assert_eq!(closest("engine", keys), None);
+        assert_eq!(closest("", keys), None);
     }
 }

@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use anyhow::{Context, Result, bail};
 
 use crate::config::Settings;
-use crate::core::door::{Door, Wrapper};
+use crate::core::door::{Door, Printing, Wrapper};
+use crate::core::escape::html_entities;
 use crate::core::layout::{SUMMARY, WHOLE_SUMMARY};
 use crate::core::summary::{Day, Entry, Project, Section, Summary};
 use crate::core::templates;
@@ -17,19 +18,52 @@ use crate::edge::terminal::{Terminal, escape};
 use crate::edge::workspace::Workspace;
 
 /// What to print: the wrapper (none for the bare summary), the cap everything printed must
-/// fit, and the project whose topics to keep (its key, as [`crate::edge::git::project_of_dir`]
-/// gives it).
+/// fit, the project whose topics to keep (its key, as [`crate::edge::git::project_of_dir`]
+/// gives it), and whether `<` and `>` are written as entities (for Gemini CLI).
 pub(crate) struct Request<'a> {
     pub(crate) wrapper: Option<Wrapper>,
     pub(crate) cap: Cap,
     pub(crate) project: Option<&'a str>,
+    pub(crate) entities: bool,
 }
 
 impl<'a> Request<'a> {
+    /// What `printing` asks for, under the configured cap.
+    pub(crate) fn new(printing: &Printing, settings: &Settings, project: Option<&'a str>) -> Request<'a> {
+        Request {
+            wrapper: printing.wrapper(),
+            cap: printing.cap(settings.summary_max_tokens),
+            project,
+            entities: printing.entities(),
+        }
+    }
+
     /// What `summary --for door` prints, with no cap asked on the command line.
     pub(crate) fn for_door(door: Door, settings: &Settings, project: Option<&'a str>) -> Request<'a> {
-        Request { wrapper: Some(door.wrapper()), cap: door.cap(Cap::default(), settings.summary_max_tokens), project }
+        Request::new(&Printing::for_door(door), settings, project)
     }
+}
+
+/// What `summary` prints for `printing`: the text, or in hook mode the SessionStart JSON
+/// around it; `None` when there is no summary yet.
+pub(crate) fn printed(
+    settings: &Settings,
+    printing: &Printing,
+    project: Option<&str>,
+    term: &Terminal,
+) -> Result<Option<String>> {
+    let text = render(settings, &Request::new(printing, settings, project), term)?;
+    Ok(match text {
+        Some(text) if printing.hook => Some(hook_json(&text)?),
+        other => other,
+    })
+}
+
+/// The SessionStart hook output Claude Code, Codex and Gemini CLI all accept.
+fn hook_json(text: &str) -> Result<String> {
+    let value =
+        serde_json::json!({ "hookSpecificOutput": { "hookEventName": "SessionStart", "additionalContext": text } });
+    Ok(format!("{}\n", serde_json::to_string(&value)?))
 }
 
 /// The text to print, or `None` when there is no summary yet.
@@ -42,8 +76,9 @@ pub(crate) fn render(settings: &Settings, request: &Request<'_>, term: &Terminal
     // Escaped before the caps are applied, so they hold for what is printed; a clean summary
     // (all of them, unless a hand edit or an older version let a control character in) is
     // left byte for byte.
-    let raw = escaped(written.clone());
+    let raw = escaped(written.clone(), request.entities);
     let home = settings.home.to_string_lossy();
+    let home = if request.entities { html_entities(&home).into_owned() } else { home.into_owned() };
     let template = request.wrapper.map(|w| load_template(settings.config_dir.as_deref(), w.template())).transpose()?;
     // The caps hold for everything printed: the template's own text comes off first.
     let frame = template.as_ref().map(|t| templates::render(t, &[("home", &home), ("summary", "")]));
@@ -63,7 +98,7 @@ pub(crate) fn render(settings: &Settings, request: &Request<'_>, term: &Terminal
             let parsed = match project {
                 Some(key) => {
                     // Narrowed before the cap, so other projects' lessons take none of it.
-                    let parsed = whole_summary(&workspace, settings, &written).unwrap_or(parsed);
+                    let parsed = whole_summary(&workspace, settings, &written, request.entities).unwrap_or(parsed);
                     if !parsed.has_project(key) {
                         term.note(&format!("the handbook has no topics of {key} yet; printing the general sections"));
                     }
@@ -105,13 +140,13 @@ pub(crate) fn render(settings: &Settings, request: &Request<'_>, term: &Terminal
 /// The whole summary (see [`WHOLE_SUMMARY`]), escaped like the summary, when `written` is
 /// what consolidation fitted it into; `None` when there is none or `written` has changed
 /// since (a hand edit, another cap), so a project's view never contradicts the file.
-fn whole_summary(workspace: &Workspace, settings: &Settings, written: &str) -> Option<Summary> {
+fn whole_summary(workspace: &Workspace, settings: &Settings, written: &str, entities: bool) -> Option<Summary> {
     // A whole summary that cannot be read is only a lost refinement: the file still serves.
     let whole = workspace.read(WHOLE_SUMMARY).ok().flatten()?;
     let parsed = Summary::parse(&whole).ok()?;
     let cap = Cap { tokens: Some(settings.summary_max_tokens), chars: None };
     let fitted = if cap.fits(&whole) { whole.clone() } else { parsed.fit(cap) };
-    (fitted == written).then(|| Summary::parse(&escaped(whole)).ok()).flatten()
+    (fitted == written).then(|| Summary::parse(&escaped(whole, entities)).ok()).flatten()
 }
 
 /// When `fitted` kept no entry of `parsed`, which had some: the size in tokens of the
@@ -148,13 +183,18 @@ fn one_entry_summaries(summary: &Summary) -> impl Iterator<Item = Summary> + '_ 
     })
 }
 
-/// `text` with its control, bidi and invisible characters written out (see [`escape`]).
-fn escaped(text: String) -> String {
+/// `text` with its control, bidi and invisible characters written out (see [`escape`]), and
+/// with `entities` its angle brackets as HTML entities (see [`html_entities`]).
+fn escaped(text: String, entities: bool) -> String {
     let owned = match escape(&text) {
         Cow::Owned(escaped) => Some(escaped),
         Cow::Borrowed(_) => None,
     };
-    owned.unwrap_or(text)
+    let text = owned.unwrap_or(text);
+    match entities {
+        true => html_entities(&text).into_owned(),
+        false => text,
+    }
 }
 
 fn describe_cap(cap: Cap) -> String {

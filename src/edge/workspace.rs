@@ -761,8 +761,9 @@ impl Workspace {
         for path in self.fs().list_dir(&self.state_dir())? {
             let name = path.file_name().and_then(|n| n.to_str());
             // The lock stays: it is held right now, and removing it would let another run in.
-            // The forgotten sessions stay forgotten.
-            if name == Some("lock") || name == Some("forgotten.json") {
+            // The forgotten sessions stay forgotten. The files agents are told to read stay
+            // registered (and in place), to be emptied and filled again like any summary.
+            if matches!(name, Some("lock" | "forgotten.json" | "doors.json" | "doors")) {
                 continue;
             }
             found |= name != Some("sources.json");

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::codex::{self, Trust};
 use super::edit::{find_hook, find_instruction, find_server};
 use super::json::Document;
-use super::{Part, Target, pi, shell_words};
+use super::{Part, Target, hook_words, is_guarded, pi};
 use crate::core::door::Door;
 use crate::core::tokens::estimate;
 
@@ -137,8 +137,13 @@ fn check_file(seen: &Observed, target: &Target, text: &str) -> Vec<Finding> {
         Part::Hook => match find_hook(&root, seen.door) {
             None => vec![finding(Level::Fail, format!("no handbook hook in {path}: run `{again}`"))],
             Some((group, handler, command)) => {
-                let program = shell_words(&command).into_iter().next();
+                let program = hook_words(&command).into_iter().next();
                 let mut found = check_program(seen, &format!("SessionStart hook in {path}"), program, &again);
+                if is_guarded(&command) {
+                    for f in found.iter_mut().filter(|f| f.level == Level::Fail) {
+                        f.text.push_str(" (until then the hook passes nothing, and the agent starts without a word)");
+                    }
+                }
                 if seen.door == Door::Codex {
                     found.push(check_trust(seen.codex_config, &codex::trust_key(&target.path, group, handler)));
                 }
@@ -280,6 +285,9 @@ mod tests {
         let found = seen(&files, None);
         assert_eq!(found[0].level, Level::Fail);
         assert!(found[0].text.contains("/gone/handbook, which does not exist"), "{found:?}");
+        if cfg!(unix) {
+            assert!(found[0].text.ends_with("the agent starts without a word)"), "{found:?}");
+        }
         let missing = [(Target { path, part: Part::Hook }, None)];
         let found = seen(&missing, None);
         assert!(found[0].text.ends_with("run `handbook integrate codex --write` to add the door"), "{found:?}");

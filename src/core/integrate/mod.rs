@@ -106,10 +106,37 @@ impl Invocation {
         self.words(tail).iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
     }
 
-    /// What a SessionStart hook of `door` runs.
+    /// What a SessionStart hook of `door` runs: the summary, after a guard that ends the hook
+    /// quietly (status 0, no output) when the binary is not there, so an uninstalled handbook
+    /// shows the user nothing either. Claude Code runs a hook's command with bash, Codex with
+    /// `$SHELL -lc` (else `/bin/sh`), Gemini CLI with `bash -c`: all read the POSIX guard. On
+    /// Windows they differ (Git Bash, `cmd /C`, PowerShell), so there the command stands alone.
     pub(crate) fn hook_command(&self, door: Door) -> String {
-        self.shell(&["summary", "--for", door.name(), "--hook"])
+        let run = self.shell(&["summary", "--for", door.name(), "--hook"]);
+        match cfg!(windows) {
+            true => run,
+            false => format!("[ -x {} ] || exit 0; {run}", quote(&self.binary)),
+        }
     }
+}
+
+/// The words of the command a hook runs, after the guard [`Invocation::hook_command`] puts
+/// first when it is there (a hook written without one is read as it is).
+pub(crate) fn hook_words(command: &str) -> Vec<String> {
+    let words = shell_words(command);
+    match words.as_slice() {
+        [open, test, _, close, or, exit, zero, rest @ ..]
+            if [open, test, close, or, exit, zero].map(String::as_str) == ["[", "-x", "]", "||", "exit", "0;"] =>
+        {
+            rest.to_vec()
+        }
+        _ => words,
+    }
+}
+
+/// Whether a hook's command ends quietly when its binary is gone (see [`hook_words`]).
+pub(crate) fn is_guarded(command: &str) -> bool {
+    hook_words(command).len() != shell_words(command).len()
 }
 
 /// The files `door` touches in `scope` (`project` is the repository's root for a project
@@ -212,7 +239,7 @@ pub(crate) fn is_handbook(program: &str) -> bool {
 /// True for a hook command that `integrate` wrote for `door`: a handbook binary running
 /// `summary --for <door>`, whatever its path, home or other flags.
 pub(crate) fn is_our_hook(command: &str, door: Door) -> bool {
-    let words = shell_words(command);
+    let words = hook_words(command);
     let wanted = ["summary", "--for", door.name()];
     words.first().is_some_and(|p| is_handbook(p)) && words.windows(3).any(|w| w == wanted)
 }
@@ -273,15 +300,27 @@ mod tests {
         assert_eq!(shell_words(r#"a "b c" d\ e"#), ["a", "b c", "d e"]);
     }
 
+    #[cfg(unix)]
     #[test]
-    fn the_hook_command_names_the_home_only_when_it_is_not_the_default() {
+    fn the_hook_command_is_guarded_and_names_the_home_only_when_it_is_not_the_default() {
         let plain = Invocation { binary: "/bin/handbook".into(), home: None };
-        assert_eq!(plain.hook_command(Door::Claude), "/bin/handbook summary --for claude --hook");
+        assert_eq!(
+            plain.hook_command(Door::Claude),
+            "[ -x /bin/handbook ] || exit 0; /bin/handbook summary --for claude --hook"
+        );
         let homed = Invocation { binary: "/opt/my tools/handbook".into(), home: Some("/w".into()) };
-        assert_eq!(homed.hook_command(Door::Gemini), "'/opt/my tools/handbook' --home /w summary --for gemini --hook");
-        assert!(is_our_hook(&homed.hook_command(Door::Gemini), Door::Gemini));
-        assert!(!is_our_hook(&homed.hook_command(Door::Gemini), Door::Claude));
+        let gemini = homed.hook_command(Door::Gemini);
+        assert_eq!(
+            gemini,
+            "[ -x '/opt/my tools/handbook' ] || exit 0; '/opt/my tools/handbook' --home /w summary --for gemini --hook"
+        );
+        assert!(is_guarded(&gemini) && !is_guarded("/bin/handbook summary --for gemini --hook"));
+        assert_eq!(hook_words(&gemini)[0], "/opt/my tools/handbook");
+        assert!(is_our_hook(&gemini, Door::Gemini));
+        assert!(!is_our_hook(&gemini, Door::Claude));
         assert!(!is_our_hook("/bin/other summary --for gemini --hook", Door::Gemini));
+        // A hook written before the guard is still handbook's, to replace or remove.
+        assert!(is_our_hook("/old/handbook summary --for gemini --hook", Door::Gemini));
     }
 
     #[test]
