@@ -106,12 +106,6 @@ fn find(lines: &[&str]) -> Result<Option<(usize, usize)>, BlockError> {
     }
 }
 
-/// Whether the block holds the lesson `id`.
-pub(crate) fn holds(text: &str, id: &str) -> Result<bool, BlockError> {
-    let lines: Vec<&str> = text.split('\n').collect();
-    Ok(find(&lines)?.is_some_and(|(b, e)| lines[b..e].iter().any(|l| entry_id(l) == Some(id))))
-}
-
 /// The id an entry's comment line names.
 fn entry_id(line: &str) -> Option<&str> {
     let rest = line.trim().strip_prefix("<!-- L-")?;
@@ -194,6 +188,12 @@ pub(crate) fn remove(text: &str, id: &str) -> Result<Option<String>, BlockError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether the block holds the lesson `id`.
+    fn holds(text: &str, id: &str) -> Result<bool, BlockError> {
+        let lines: Vec<&str> = text.split('\n').collect();
+        Ok(find(&lines)?.is_some_and(|(b, e)| lines[b..e].iter().any(|l| entry_id(l) == Some(id))))
+    }
 
     fn entry(id: &str, text: &str) -> Entry {
         Entry {

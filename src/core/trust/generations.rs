@@ -79,10 +79,6 @@ impl Changes {
             self.lessons_removed.len()
         )
     }
-
-    pub(crate) fn moves_lessons(&self) -> bool {
-        !(self.lessons_added.is_empty() && self.lessons_changed.is_empty() && self.lessons_removed.is_empty())
-    }
 }
 
 /// One generation.
@@ -173,16 +169,6 @@ impl Log {
         }
         dropped
     }
-
-    /// The objects every kept generation (and the pending one) needs, besides the files
-    /// their trees name.
-    pub(crate) fn objects(&self) -> BTreeSet<String> {
-        self.generations
-            .iter()
-            .chain(&self.pending)
-            .flat_map(|g| std::iter::once(g.tree.clone()).chain(g.whole.clone()))
-            .collect()
-    }
 }
 
 /// The sessions a `raw_memories.md` holds, each with its last activity.
@@ -260,6 +246,28 @@ pub(crate) fn lesson_changes(old: Option<&str>, new: Option<&str>) -> Vec<Lesson
     }
     out.sort_by_key(|c| (c.status, c.lesson().line_number));
     out
+}
+
+impl LessonChange {
+    /// `+ L-3f2a9c1b preference, github.com/acme/app: We use pnpm, not npm.`, then for a
+    /// changed lesson its line as it was and as it is.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let lesson = self.lesson();
+        let words = crate::core::extract::render::one_line(&lesson.text);
+        let title = lesson.title.as_ref().map(|t| format!(" ({t})")).unwrap_or_default();
+        let mut out = vec![format!(
+            "{} {} {}, {}{title}: {words}",
+            self.status.sign(),
+            lesson.id,
+            lesson.kind.name(),
+            lesson.scope()
+        )];
+        if let (Status::Changed, Some(before), Some(after)) = (self.status, &self.before, &self.after) {
+            out.push(format!("    was: {}", before.line.trim()));
+            out.push(format!("    now: {}", after.line.trim()));
+        }
+        out
+    }
 }
 
 /// The changes from a handbook (`MEMORY.md` text and sessions) to the next.
@@ -351,7 +359,6 @@ mod tests {
         let ids: Vec<u64> = log.generations.iter().map(|g| g.id).collect();
         assert_eq!(ids, [2, 3]);
         assert_eq!(log.previous().map(|g| g.id), Some(2));
-        assert_eq!(log.objects(), BTreeSet::from(["t2".to_string(), "t3".to_string()]));
     }
 
     #[test]

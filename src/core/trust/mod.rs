@@ -211,6 +211,121 @@ impl Trust {
     }
 }
 
+/// What an undo holds back and lets go.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct Undone {
+    pub(crate) lessons_held: Vec<LessonId>,
+    pub(crate) sessions_held: Vec<String>,
+    pub(crate) released: usize,
+}
+
+impl Trust {
+    /// Going back from the handbook `current` to generation `to`'s (`MEMORY.md` text and
+    /// sessions with their last activity): what `current` has that `to` has not is held back
+    /// until new evidence arrives; what `to` has is let go of any hold, the user having
+    /// chosen it.
+    pub(crate) fn undo(
+        &mut self,
+        current: (Option<&str>, &BTreeMap<String, String>),
+        target: (Option<&str>, &BTreeMap<String, String>),
+        to: u64,
+        now: Timestamp,
+    ) -> Undone {
+        let now_lessons = lesson::lessons(current.0.unwrap_or(""));
+        let then: BTreeSet<LessonId> = lesson::lessons(target.0.unwrap_or("")).into_iter().map(|l| l.id).collect();
+        let before = self.held_lessons.len() + self.held_sessions.len();
+        self.held_lessons.retain(|id, _| !then.contains(id));
+        self.held_sessions.retain(|id, _| !target.1.contains_key(id));
+        let released = before - self.held_lessons.len() - self.held_sessions.len();
+        let out: Vec<&Lesson> = now_lessons.iter().filter(|l| !then.contains(&l.id)).collect();
+        self.hold(&out, Hold::Undone, now, Some(to));
+        let mut undone =
+            Undone { lessons_held: out.iter().map(|l| l.id.clone()).collect(), released, ..Undone::default() };
+        for (session, updated_at) in current.1.iter().filter(|(s, _)| !target.1.contains_key(*s)) {
+            let held = HeldSession { at: now, generation: to, updated_at: updated_at.clone() };
+            self.held_sessions.insert(session.clone(), held);
+            undone.sessions_held.push(session.clone());
+        }
+        undone
+    }
+}
+
+/// The state of the handbook's trust decisions, for `status` and `doctor`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct Overview {
+    pub(crate) generations: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) current: Option<u64>,
+    /// What the pending generation would change, when one waits for review.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) pending: Option<generations::Changes>,
+    pub(crate) stale: Vec<Stale>,
+    pub(crate) held_lessons: usize,
+    pub(crate) held_sessions: usize,
+    pub(crate) promoted: Vec<String>,
+}
+
+/// A stale lesson of the handbook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Stale {
+    pub(crate) id: LessonId,
+    pub(crate) text: String,
+    pub(crate) reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) since: Option<Timestamp>,
+}
+
+impl Overview {
+    /// What `trust` and `log` say of the handbook whose `MEMORY.md` is `memory`.
+    pub(crate) fn of(trust: &Trust, log: &generations::Log, memory: &str) -> Overview {
+        let stale = lesson::lessons(memory)
+            .into_iter()
+            .filter_map(|l| {
+                let check = trust.checks.get(&l.id)?;
+                let reason = check.reason()?;
+                let text = crate::core::extract::clip_at_word(&crate::core::extract::render::one_line(&l.text), 80);
+                Some(Stale { id: l.id, text, reason, since: check.stale_since })
+            })
+            .collect();
+        Overview {
+            generations: log.generations.len(),
+            current: log.current().map(|g| g.id),
+            pending: log.pending.as_ref().map(|p| p.changes.clone()),
+            stale,
+            held_lessons: trust.held_lessons.len(),
+            held_sessions: trust.held_sessions.len(),
+            promoted: trust.promoted.values().map(|p| p.file.clone()).collect::<BTreeSet<_>>().into_iter().collect(),
+        }
+    }
+
+    /// `status`'s lines.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let mut out = vec![match self.current {
+            Some(id) => format!("generations: {} kept, the current one is {id} (`handbook log`)", self.generations),
+            None => "generations: none yet".to_string(),
+        }];
+        if let Some(pending) = &self.pending {
+            out.push(format!("pending review: {} (`handbook review`)", pending.counts()));
+        }
+        out.push(match self.stale.len() {
+            0 => "stale lessons: none".to_string(),
+            n => format!("stale lessons: {n}, left out of the summary until their names are back"),
+        });
+        out.extend(self.stale.iter().map(|s| format!("  {}: {}: {}", s.id, s.text, s.reason)));
+        if self.held_lessons + self.held_sessions > 0 {
+            out.push(format!(
+                "held back: {} and {} (rejected or undone), until new evidence arrives",
+                crate::core::words::count(self.held_lessons, "lesson"),
+                crate::core::words::count(self.held_sessions, "session")
+            ));
+        }
+        if !self.promoted.is_empty() {
+            out.push(format!("promoted to: {}", self.promoted.join(", ")));
+        }
+        out
+    }
+}
+
 /// The first piece of evidence `now` has that `then` did not (a new session, or a session
 /// with newer activity), named for a notice.
 fn new_evidence(then: &BTreeMap<String, String>, now: &BTreeMap<String, String>) -> Option<String> {
@@ -271,6 +386,24 @@ applies_to: x
             notices[0]
         );
         assert!(trust.held_lessons.is_empty());
+    }
+
+    #[test]
+    fn an_undo_holds_back_what_the_target_lacks_and_lets_go_what_it_has() {
+        let now: Timestamp = "2026-11-29T12:00:00Z".parse().unwrap();
+        let target = MEMORY.replace("- We use pnpm. (preference; 1 session) [Task 1]\n", "");
+        let sessions = |ids: &[&str]| -> BTreeMap<String, String> {
+            ids.iter().map(|s| (s.to_string(), "2026-11-22T10:00:00Z".to_string())).collect()
+        };
+        let mut trust = Trust::default();
+        let undone = trust.undo((Some(MEMORY), &sessions(&["a", "b"])), (Some(&target), &sessions(&["a"])), 1, now);
+        assert_eq!(undone.lessons_held.len(), 1);
+        assert_eq!(undone.sessions_held, ["b"]);
+        assert_eq!(trust.held_sessions["b"].generation, 1);
+        // Undoing the undo lets both go.
+        let redone = trust.undo((Some(&target), &sessions(&["a"])), (Some(MEMORY), &sessions(&["a", "b"])), 2, now);
+        assert_eq!(redone.released, 2);
+        assert!(trust.held_lessons.is_empty() && trust.held_sessions.is_empty());
     }
 
     #[test]

@@ -130,7 +130,11 @@ pub(crate) fn rank_in_memory(lesson: &Lesson, peers: &[&Lesson], usage: &BTreeMa
         describe(&mine)
     );
     if position > 1 {
-        text.push_str(&format!("; the one above: {}", describe(&standing(peers[position - 2], usage))));
+        let above = standing(peers[position - 2], usage);
+        text.push_str(&format!("; the one above: {}", describe(&above)));
+        if above == mine {
+            text.push_str(" (a tie, settled by the kind of lesson, then its words)");
+        }
     }
     if let Some(below) = peers.get(position) {
         text.push_str(&format!("; the one below: {}", describe(&standing(below, usage))));
