@@ -25,10 +25,8 @@ use crate::core::model::consolidate::ModelRun;
 use crate::core::notes::Note;
 use crate::core::stage1::Stage1;
 use crate::core::tokens::estimate;
-use crate::core::trust::generations::Made;
-use crate::edge::control::{Control, propose, write_and_commit};
+use crate::edge::control::{Control, keep_as_found, settle};
 use crate::edge::fault;
-use crate::edge::generations::{self as generations, Commit};
 use crate::edge::model::{CONSOLIDATE_TEMPLATES, Consolidation, Model};
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
@@ -100,12 +98,64 @@ pub(crate) fn consolidate(
     let sources = workspace.load_sources()?;
     let records = workspace.all_stage1_setting_aside_damaged(&mut |warning| term.warn(&warning))?;
     let chosen = plan::choose(control.admit(records), &sources, &rules);
+    control.forget_vanished(&chosen.vanished);
     sync(workspace, &chosen)?;
     fault::point(settings, "after-sync");
 
     let before = workspace.snapshot()?;
     let changes = manifest::changes(&manifest.files, &before.hashes());
-    let report = |outcome, changes, summary_tokens, model: Option<ModelRun>| Report {
+    let report = |outcome, changes, tokens, model| report(opts, &chosen, outcome, changes, tokens, model);
+    let tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
+    let unchanged = plan::unchanged(&manifest, &before, &changes, &rules);
+    if let Some(outcome) = control.at_rest(workspace, (&manifest, &before), unchanged, opts.review, term)? {
+        let lessons = control.log.pending.as_ref().filter(|_| outcome == Outcome::Pending).map(|p| p.changes.clone());
+        let changes = if outcome == Outcome::Pending { Vec::new() } else { changes };
+        return Ok(Report { lessons, ..report(outcome, changes, tokens, None) });
+    }
+    let baseline = Baseline::load(workspace, &manifest, &changes)?;
+    let untrusted = plan::untrusted_baseline(&before, baseline.manifest, &baseline.pending, &baseline.objects);
+    if let Some(untrusted) = untrusted {
+        term.warn(&untrusted.to_string());
+        keep_as_found(workspace, settings, &opts.engine.describe(), &mut control, &rules, &before)?;
+        return Ok(report(Outcome::Unchanged, Vec::new(), tokens, None));
+    }
+    let old = |path: &str| manifest.files.get(path).and_then(|h| workspace.object(h).ok().flatten());
+    workspace.write(DIFF_FILE, &manifest::render_diff(&changes, old, |path| before.text(path)))?;
+    // The diff is for this run only, whether it commits or not.
+    let rebuilt = rebuild(workspace, settings, opts, &rules, &baseline, &before, &chosen, &changes, &mut control);
+    workspace.remove(DIFF_FILE)?;
+    let (handbook, edits, model) = rebuilt?;
+    let fallbacks = model.iter().flat_map(|m| &m.dropped).filter_map(|d| d.warning());
+    handbook.left_out.iter().cloned().chain(fallbacks).for_each(|warning| term.warn(&warning));
+    control.say(term);
+    let (outcome, generation, lessons) = settle(
+        workspace,
+        settings,
+        (opts.review, &opts.engine.describe()),
+        &rules,
+        &mut control,
+        (&manifest, &before),
+        &handbook,
+        &edits,
+    )?;
+    for id in &chosen.vanished {
+        // The handbook no longer holds what a deleted transcript taught; neither does the state.
+        workspace.remove_stage1(id)?;
+    }
+    let changes = manifest::changes(&manifest.files, &handbook.after.hashes());
+    Ok(Report { generation, lessons, ..report(outcome, changes, estimate(&handbook.summary), model) })
+}
+
+/// What a consolidation reports.
+fn report(
+    opts: &ConsolidateSettings,
+    chosen: &Chosen,
+    outcome: Outcome,
+    changes: Vec<Change>,
+    summary_tokens: usize,
+    model: Option<ModelRun>,
+) -> Report {
+    Report {
         outcome,
         selected: chosen.selection.len(),
         left_out: chosen.left_out,
@@ -118,56 +168,7 @@ pub(crate) fn consolidate(
         ungrounded: model.map(|m| m.dropped).unwrap_or_default(),
         generation: None,
         lessons: None,
-    };
-    let tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
-    let settled = control.settled(before.text(MEMORY).as_deref());
-    if opts.review && control.pending_holds(workspace, &before, &manifest) {
-        control.keep_and_say(workspace, &before, term)?;
-        let lessons = control.log.pending.as_ref().map(|p| p.changes.clone());
-        return Ok(Report { lessons, ..report(Outcome::Pending, Vec::new(), tokens, None) });
     }
-    if plan::unchanged(&manifest, &before, &changes, &rules) && settled {
-        control.keep_and_say(workspace, &before, term)?;
-        return Ok(report(Outcome::Unchanged, changes, tokens, None));
-    }
-    let baseline = Baseline::load(workspace, &manifest, &changes)?;
-    if keep_without_baseline(workspace, settings, opts, &mut control, &rules, &baseline, &before, term)? {
-        return Ok(report(Outcome::Unchanged, Vec::new(), tokens, None));
-    }
-    let old = |path: &str| manifest.files.get(path).and_then(|h| workspace.object(h).ok().flatten());
-    workspace.write(DIFF_FILE, &manifest::render_diff(&changes, old, |path| before.text(path)))?;
-    // The diff is for this run only, whether it commits or not.
-    let rebuilt = rebuild(workspace, settings, opts, &rules, &baseline, &before, &chosen, &changes, &mut control);
-    workspace.remove(DIFF_FILE)?;
-    let (handbook, edits, model) = rebuilt?;
-    let fallbacks = model.iter().flat_map(|m| &m.dropped).filter_map(|d| d.warning());
-    for warning in handbook.left_out.iter().cloned().chain(fallbacks) {
-        term.warn(&warning);
-    }
-    control.say(term);
-    let engine = opts.engine.describe();
-    let proposed =
-        opts.review && [MEMORY, SUMMARY].iter().any(|f| before.files.get(*f) != handbook.after.files.get(*f));
-    let (outcome, generation) = match proposed {
-        true => (
-            Outcome::Pending,
-            propose(workspace, settings, &engine, &rules, &mut control, &manifest, &before, &handbook, &edits)?,
-        ),
-        false => (
-            Outcome::Consolidated,
-            write_and_commit(workspace, settings, &engine, &rules, &mut control, &handbook, &edits)?,
-        ),
-    };
-    for id in &chosen.vanished {
-        // The handbook no longer holds what a deleted transcript taught; neither does the state.
-        workspace.remove_stage1(id)?;
-    }
-    let lessons = match outcome {
-        Outcome::Pending => control.log.pending.as_ref().map(|p| p.changes.clone()),
-        _ => generation.and_then(|id| control.log.find(id)).map(|g| g.changes.clone()),
-    };
-    let changes = manifest::changes(&manifest.files, &handbook.after.hashes());
-    Ok(Report { generation, lessons, ..report(outcome, changes, estimate(&handbook.summary), model) })
 }
 
 /// The last good consolidation: its manifest, the writes of a run that died before
@@ -185,39 +186,6 @@ impl<'a> Baseline<'a> {
         let objects = workspace.objects(&plan::objects_needed(manifest, &pending, changes))?;
         Ok(Baseline { manifest, pending, objects: plan::sound_objects(objects) })
     }
-}
-
-/// Without a baseline that can tell hand edits from handbook's lines, keep the workspace
-/// files as they are (see [`plan::untrusted_baseline`] for what that means), say so, and
-/// commit them as the new baseline. True when it did.
-#[allow(clippy::too_many_arguments)]
-fn keep_without_baseline(
-    workspace: &Workspace,
-    settings: &Settings,
-    opts: &ConsolidateSettings,
-    control: &mut Control,
-    rules: &Rules,
-    baseline: &Baseline,
-    before: &Snapshot,
-    term: &Terminal,
-) -> Result<bool> {
-    let Some(untrusted) = plan::untrusted_baseline(before, baseline.manifest, &baseline.pending, &baseline.objects)
-    else {
-        return Ok(false);
-    };
-    term.warn(&untrusted.to_string());
-    let manifest = plan::baseline(before, rules);
-    let commit = Commit {
-        made: Made::Baseline,
-        engine: opts.engine.describe(),
-        after: before,
-        whole: None,
-        manifest,
-        at: settings.now,
-    };
-    control.retain_checks(before, None);
-    generations::commit(workspace, settings, &mut control.log, &control.trust, commit)?;
-    Ok(true)
 }
 
 /// Sync the mechanical inputs to exactly the selection.

@@ -47,6 +47,7 @@ pub(crate) fn run(settings: &Settings, opts: &UndoSettings, term: &Terminal) -> 
     let wanted = tree(&workspace, &target.tree)?;
     let plan = generations::restore(&manifest.files, &wanted);
     if plan.writes.is_empty() && plan.removes.is_empty() {
+        stored::tidy(&workspace, &manifest, &log)?;
         term.note(&format!("the handbook is already as generation {} left it; nothing to undo", target.id));
         return Ok(());
     }

@@ -12,6 +12,7 @@ use anyhow::Context;
 
 use crate::config::Settings;
 use crate::core::consolidate::plan::{self, Handbook, Rules};
+use crate::core::consolidate::report::Outcome;
 use crate::core::consolidate::validate::validate;
 use crate::core::consolidate::{self, Output};
 use crate::core::layout::{MEMORY, SUMMARY, WHOLE_SUMMARY};
@@ -21,7 +22,7 @@ use crate::core::tokens::Cap;
 use crate::core::trust::Trust;
 use crate::core::trust::filter;
 use crate::core::trust::freshness::Check;
-use crate::core::trust::generations::{Log, Made, Tree};
+use crate::core::trust::generations::{Changes, Log, Made, Tree};
 use crate::core::trust::lesson::{LessonId, lessons};
 use crate::edge::fault;
 use crate::edge::freshness;
@@ -55,6 +56,15 @@ impl Control {
     /// When each session last had a lesson of `memory` confirmed (retention counts it as use).
     pub(crate) fn confirmed(&self, memory: Option<&str>) -> BTreeMap<String, Timestamp> {
         self.trust.confirmed_sessions(&lessons(memory.unwrap_or("")))
+    }
+
+    /// Transcripts that are gone take their sessions out of every kept generation too (the
+    /// generations that hold one are dropped when the run commits), as `forget` does.
+    pub(crate) fn forget_vanished(&mut self, vanished: &[String]) {
+        for id in vanished {
+            self.log.forget(id);
+            self.trust.forget(id);
+        }
     }
 
     /// The records without the sessions an undo took out (unless they have new activity).
@@ -97,9 +107,36 @@ impl Control {
         self.trust.keep_checks(&present);
     }
 
+    /// Whether the run has nothing to do: the pending generation already holds what it would
+    /// propose (review mode), or the workspace is `unchanged` and its text shows every
+    /// decision. Then what the checks found is kept, and how the run ends is returned.
+    pub(crate) fn at_rest(
+        &mut self,
+        workspace: &Workspace,
+        (manifest, before): (&Manifest, &Snapshot),
+        unchanged: bool,
+        review: bool,
+        term: &Terminal,
+    ) -> Result<Option<Outcome>> {
+        let settled = self.settled(before.text(MEMORY).as_deref());
+        let outcome = match () {
+            () if review && self.pending_holds(workspace, before, manifest) => Outcome::Pending,
+            () if unchanged && settled => Outcome::Unchanged,
+            () => return Ok(None),
+        };
+        self.keep_and_say(workspace, manifest, before, term)?;
+        Ok(Some(outcome))
+    }
+
     /// Nothing to rebuild: keep what the checks found (when each lesson was last confirmed)
     /// and say what came back.
-    pub(crate) fn keep_and_say(&mut self, workspace: &Workspace, before: &Snapshot, term: &Terminal) -> Result<()> {
+    fn keep_and_say(
+        &mut self,
+        workspace: &Workspace,
+        manifest: &Manifest,
+        before: &Snapshot,
+        term: &Terminal,
+    ) -> Result<()> {
         let pending = self.log.pending.as_ref().and_then(|p| tree(workspace, &p.tree).ok());
         let proposed = pending.and_then(|t| t.get(MEMORY).and_then(|h| workspace.object(h).ok().flatten()));
         let proposed =
@@ -107,7 +144,7 @@ impl Control {
         self.retain_checks(before, proposed.as_ref());
         save_trust(workspace, &self.trust)?;
         self.say(term);
-        Ok(())
+        generations::tidy(workspace, manifest, &self.log)
     }
 
     /// The engine's handbook with the decisions applied: held-back lessons out (unless new
@@ -134,7 +171,7 @@ impl Control {
     /// Whether the pending generation already holds what this run would propose: its inputs
     /// are the workspace's, the accepted handbook was not edited, and its text shows every
     /// decision. Only then a consolidation in review mode has nothing to do.
-    pub(crate) fn pending_holds(&mut self, workspace: &Workspace, before: &Snapshot, manifest: &Manifest) -> bool {
+    fn pending_holds(&mut self, workspace: &Workspace, before: &Snapshot, manifest: &Manifest) -> bool {
         let Some(pending) = &self.log.pending else { return false };
         let Ok(proposed) = tree(workspace, &pending.tree) else { return false };
         let now = before.hashes();
@@ -155,7 +192,7 @@ impl Control {
 
 /// Write the new handbook, remembering that these contents are handbook's own until the
 /// baseline moves, then commit the baseline as a generation; its id, when it recorded one.
-pub(crate) fn write_and_commit(
+fn write_and_commit(
     workspace: &Workspace,
     settings: &Settings,
     engine: &str,
@@ -195,10 +232,10 @@ pub(crate) fn write_and_commit(
 }
 
 /// Keep the new handbook as the pending generation (review mode): the workspace's handbook
-/// stays as accepted, and the summary keeps serving it. Always `None`: no generation is
-/// recorded until the change is accepted.
+/// stays as accepted, and the summary keeps serving it; no generation is recorded until the
+/// change is accepted.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn propose(
+fn propose(
     workspace: &Workspace,
     settings: &Settings,
     engine: &str,
@@ -208,7 +245,7 @@ pub(crate) fn propose(
     before: &Snapshot,
     handbook: &Handbook,
     edits: &consolidate::edits::Edits,
-) -> Result<Option<u64>> {
+) -> Result<()> {
     workspace.save_edits(edits)?;
     control.retain_checks(before, Some(&handbook.after));
     let commit = Commit {
@@ -219,6 +256,49 @@ pub(crate) fn propose(
         manifest: plan::baseline(&handbook.after, rules),
         at: settings.now,
     };
-    generations::propose(workspace, &mut control.log, &control.trust, commit, manifest)?;
-    Ok(None)
+    generations::propose(workspace, &mut control.log, &control.trust, commit, manifest).map(drop)
+}
+
+/// Keep the new handbook pending (review mode, when it changes what agents are told), or
+/// write and commit it: how the run ended, the generation recorded, and what it changed.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn settle(
+    workspace: &Workspace,
+    settings: &Settings,
+    (review, engine): (bool, &str),
+    rules: &Rules,
+    control: &mut Control,
+    (manifest, before): (&Manifest, &Snapshot),
+    handbook: &Handbook,
+    edits: &consolidate::edits::Edits,
+) -> Result<(Outcome, Option<u64>, Option<Changes>)> {
+    if review && [MEMORY, SUMMARY].iter().any(|f| before.files.get(*f) != handbook.after.files.get(*f)) {
+        propose(workspace, settings, engine, rules, control, manifest, before, handbook, edits)?;
+        return Ok((Outcome::Pending, None, control.log.pending.as_ref().map(|p| p.changes.clone())));
+    }
+    let generation = write_and_commit(workspace, settings, engine, rules, control, handbook, edits)?;
+    Ok((Outcome::Consolidated, generation, generation.and_then(|id| control.log.find(id)).map(|g| g.changes.clone())))
+}
+
+/// The baseline cannot tell hand edits from handbook's lines (see
+/// [`plan::untrusted_baseline`]): commit the workspace as it was found as the new baseline.
+pub(crate) fn keep_as_found(
+    workspace: &Workspace,
+    settings: &Settings,
+    engine: &str,
+    control: &mut Control,
+    rules: &Rules,
+    before: &Snapshot,
+) -> Result<()> {
+    let manifest = plan::baseline(before, rules);
+    let commit = Commit {
+        made: Made::Baseline,
+        engine: engine.to_string(),
+        after: before,
+        whole: None,
+        manifest,
+        at: settings.now,
+    };
+    control.retain_checks(before, None);
+    generations::commit(workspace, settings, &mut control.log, &control.trust, commit).map(drop)
 }

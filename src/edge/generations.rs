@@ -150,6 +150,13 @@ pub(crate) fn prune(workspace: &Workspace, manifest: &Manifest, log: &Log) -> Re
     workspace.prune_objects(&keep.iter().collect())
 }
 
+/// The workspace is as the manifest records it: what a run killed after committing left
+/// behind (the record of its writes, stored copies nothing needs) goes.
+pub(crate) fn tidy(workspace: &Workspace, manifest: &Manifest, log: &Log) -> Result<()> {
+    prune(workspace, manifest, log)?;
+    workspace.clear_pending()
+}
+
 /// What a commit records.
 pub(crate) struct Commit<'a> {
     pub(crate) made: Made,

@@ -445,7 +445,7 @@ fn seen(name: &Name, place: &Place, tree: &Facts) -> Seen {
     match name {
         Name::Path(path) => {
             let answers: Vec<Option<&bool>> = asked(path, place).iter().map(|p| tree.paths.get(p)).collect();
-            if answers.iter().any(|a| *a == Some(&true)) {
+            if answers.contains(&Some(&true)) {
                 Seen::Present
             } else if !answers.is_empty() && answers.iter().all(|a| *a == Some(&false)) {
                 Seen::Absent
