@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -110,6 +110,13 @@ fn assert_consistent(hb: &Handbook) {
     assert!(!hb.state().join("pending.json").exists());
 }
 
+/// Run handbook with the fault `point` armed; the run, which aborts there.
+fn killed_at(hb: &Handbook, point: &str, args: &[&str]) -> Output {
+    let mut command = hb.cmd();
+    command.env("HANDBOOK_NOW", NOW).env("HANDBOOK_MAX_UNUSED_DAYS", "3650").env("HANDBOOK_FAULT", point);
+    command.args(args).output().unwrap()
+}
+
 #[test]
 fn generations_survive_a_kill_at_every_named_fault_point() {
     let (_dir, first, second) = sources();
@@ -120,15 +127,7 @@ fn generations_survive_a_kill_at_every_named_fault_point() {
     let points = ["after-sync", "between-writes", "after-write", "commit-objects", "commit-log", "commit-manifest"];
     for point in points {
         let hb = before_the_second(&first, &second);
-        let killed = hb
-            .cmd()
-            .env("HANDBOOK_NOW", NOW)
-            .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
-            .env("HANDBOOK_FAULT", point)
-            .arg("consolidate")
-            .output()
-            .unwrap();
-        assert!(!killed.status.success(), "the fault at {point} did not stop the run");
+        assert!(!killed_at(&hb, point, &["consolidate"]).status.success(), "the fault at {point} did not stop the run");
         run(&hb, &["consolidate"]);
         assert_consistent(&hb);
         assert_eq!(every_file(&hb), expected, "{point}: the recovered workspace differs from a clean run's");
@@ -139,9 +138,7 @@ fn generations_survive_a_kill_at_every_named_fault_point() {
     for point in ["restore-between-writes", "commit-objects", "commit-log", "commit-manifest"] {
         let hb = before_the_second(&first, &second);
         run(&hb, &["consolidate"]);
-        let killed =
-            hb.cmd().env("HANDBOOK_NOW", NOW).env("HANDBOOK_FAULT", point).args(["undo", "1"]).output().unwrap();
-        assert!(!killed.status.success(), "the fault at {point} did not stop the undo");
+        assert!(!killed_at(&hb, point, &["undo", "1"]).status.success(), "the fault at {point} did not stop the undo");
         run(&hb, &["undo", "1"]);
         assert_consistent(&hb);
         assert_eq!(every_file(&hb), expected, "undo killed at {point}: the workspace differs from a clean undo's");
@@ -159,28 +156,51 @@ fn moments(count: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Start handbook with `args`, kill it (SIGKILL) after `fraction` of `length`, and wait.
+fn kill_after(hb: &Handbook, args: &[&str], length: Duration, fraction: f64) {
+    let mut command = hb.process();
+    command.env("HANDBOOK_NOW", NOW).env("HANDBOOK_MAX_UNUSED_DAYS", "3650").args(args);
+    let mut child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    std::thread::sleep(length.mul_f64(fraction));
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// How long a run of `args` takes, and the workspace it leaves.
+fn timed(hb: &Handbook, args: &[&str]) -> (Duration, BTreeMap<String, Vec<u8>>) {
+    let started = Instant::now();
+    run(hb, args);
+    (started.elapsed(), every_file(hb))
+}
+
 #[test]
 fn generations_survive_a_kill_at_random_moments() {
     let (_dir, first, second) = sources();
     let clean = before_the_second(&first, &second);
-    let started = Instant::now();
-    run(&clean, &["consolidate"]);
-    let length = started.elapsed();
-    let expected = every_file(&clean);
-    for fraction in moments(8) {
+    let (length, expected) = timed(&clean, &["consolidate"]);
+    let fractions = moments(12);
+    for fraction in &fractions[..8] {
         let hb = before_the_second(&first, &second);
-        let mut command = hb.process();
-        command.env("HANDBOOK_NOW", NOW).env("HANDBOOK_MAX_UNUSED_DAYS", "3650").arg("consolidate");
-        let mut child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-        std::thread::sleep(length.mul_f64(fraction));
-        let _ = child.kill();
-        let _ = child.wait();
+        kill_after(&hb, &["consolidate"], length, *fraction);
         run(&hb, &["consolidate"]);
         assert_consistent(&hb);
         assert_eq!(
             every_file(&hb),
             expected,
             "killed at {fraction:.3} of {length:?}: the workspace differs from a clean run's"
+        );
+    }
+    let (length, expected) = timed(&clean, &["undo", "1"]);
+    for fraction in &fractions[8..] {
+        let hb = before_the_second(&first, &second);
+        run(&hb, &["consolidate"]);
+        kill_after(&hb, &["undo", "1"], length, *fraction);
+        run(&hb, &["undo", "1"]);
+        assert_consistent(&hb);
+        assert_eq!(
+            every_file(&hb),
+            expected,
+            "undo killed at {fraction:.3} of {length:?}: the workspace differs from a clean undo's"
         );
     }
 }

@@ -89,8 +89,8 @@ fn entry(lesson: &Lesson, settings: &Settings) -> Entry {
     }
 }
 
-/// The root of the project's working tree: `--project`'s, or that of the lesson's newest
-/// session whose folder is on this machine.
+/// The root of the project's working tree: `--project`'s, or the git working tree of the
+/// lesson's newest session whose folder is on this machine.
 fn project_root(lesson: &Lesson, project: Option<&Path>) -> Result<PathBuf> {
     if let Some(dir) = project {
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
@@ -102,8 +102,15 @@ fn project_root(lesson: &Lesson, project: Option<&Path>) -> Result<PathBuf> {
     let mut sessions: Vec<_> = lesson.sessions.iter().collect();
     sessions.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
     let found = sessions.iter().filter_map(|s| s.cwd.as_deref()).map(Path::new).find(|p| p.is_absolute() && p.is_dir());
-    match found {
-        Some(dir) => Ok(tree_root(dir)),
+    match found.map(tree_root) {
+        // A folder from a transcript is taken only when it is a git working tree on this
+        // machine: a session's `cwd` never sends a write anywhere else.
+        Some(root) if root.join(".git").exists() => Ok(root),
+        Some(root) => bail!(
+            "{} is not in a git working tree, so handbook does not take it for the project of {}: name the project's folder with --project DIR",
+            root.display(),
+            lesson.id
+        ),
         None => bail!(
             "the working tree of {} is not on this machine{}: name the project's folder with --project DIR",
             lesson.scope(),

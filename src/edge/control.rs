@@ -220,15 +220,20 @@ fn write_and_commit(
     // A consolidation that commits leaves no older proposal waiting.
     control.log.pending = None;
     control.retain_checks(&handbook.after, None);
-    let commit = Commit {
+    let commit = consolidation(settings, engine, rules, handbook);
+    generations::commit(workspace, settings, &mut control.log, &control.trust, commit)
+}
+
+/// What a consolidation commits, or proposes: the new handbook as the next baseline.
+fn consolidation<'a>(settings: &Settings, engine: &str, rules: &Rules, handbook: &'a Handbook) -> Commit<'a> {
+    Commit {
         made: Made::Consolidate,
         engine: engine.to_string(),
         after: &handbook.after,
         whole: handbook.whole_summary.as_deref(),
         manifest: plan::baseline(&handbook.after, rules),
         at: settings.now,
-    };
-    generations::commit(workspace, settings, &mut control.log, &control.trust, commit)
+    }
 }
 
 /// Keep the new handbook as the pending generation (review mode): the workspace's handbook
@@ -248,14 +253,7 @@ fn propose(
 ) -> Result<()> {
     workspace.save_edits(edits)?;
     control.retain_checks(before, Some(&handbook.after));
-    let commit = Commit {
-        made: Made::Consolidate,
-        engine: engine.to_string(),
-        after: &handbook.after,
-        whole: handbook.whole_summary.as_deref(),
-        manifest: plan::baseline(&handbook.after, rules),
-        at: settings.now,
-    };
+    let commit = consolidation(settings, engine, rules, handbook);
     generations::propose(workspace, &mut control.log, &control.trust, commit, manifest).map(drop)
 }
 
