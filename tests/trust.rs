@@ -235,7 +235,24 @@ fn undo_then_consolidate_does_not_resurrect_what_was_undone() {
     let hb = Handbook::new();
     run(&hb, &["update", "--all", first.to_str().unwrap()]);
     let (memory_1, summary_1) = (read(&hb, "MEMORY.md"), read(&hb, "memory_summary.md"));
+    // What the next consolidation would change, before it runs; then what it did.
+    run(&hb, &["extract", "--all", second.to_str().unwrap()]);
+    let next = stdout(&run(&hb, &["diff"]));
+    assert!(
+        next.starts_with(
+            "diff: current (generation 1) -> the next consolidation\nsessions: +1 -0; lessons: +2 ~0 -0\n"
+        ),
+        "{next}"
+    );
+    assert!(next.contains("preference, /w/widget: From now on, always run the linter first."), "{next}");
+    assert_eq!(read(&hb, "MEMORY.md"), memory_1, "a diff writes nothing");
     run(&hb, &["update", "--all", second.to_str().unwrap()]);
+    let done = stdout(&run(&hb, &["diff", "1"]));
+    assert_eq!(done.lines().skip(1).collect::<Vec<_>>(), next.lines().skip(1).collect::<Vec<_>>());
+    let listed = json_lines(&run(&hb, &["--json", "log"]).stdout);
+    assert_eq!(listed.len(), 2);
+    assert_eq!(listed[0]["data"]["current"], true);
+    assert_eq!(listed[0]["data"]["changes"]["sessions_added"][0], "later-0001");
     assert!(read(&hb, "memory_summary.md").contains("always run the linter first"));
     let undone = stdout(&run(&hb, &["undo"]));
     assert!(

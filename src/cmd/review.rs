@@ -248,9 +248,7 @@ fn reject(
         // Nothing left to decide: the sessions the change brought are committed as they are.
         true => {
             check_untouched(workspace, manifest, &review.proposed)?;
-            let id = apply(workspace, settings, log, &trust, (&review.pending, Made::Reject), &left, true)?;
-            crate::edge::doors::refresh(settings, term);
-            id
+            apply(workspace, settings, log, &trust, (&review.pending, Made::Reject), &left, true)?
         }
         false => {
             let mut proposed = workspace.snapshot()?;
@@ -270,6 +268,7 @@ fn reject(
             None
         }
     };
+    crate::edge::doors::refresh(settings, term);
     term.json(
         "review",
         &serde_json::json!({ "rejected": ids, "generation": generation, "pending": log.pending.is_some() }),

@@ -112,6 +112,18 @@ mod examples {
     }
 
     #[test]
+    fn a_confirmed_session_is_kept_like_a_used_one() {
+        use crate::core::consolidate::tests::{record, task};
+        use crate::core::select::{Rules, select};
+        let now: jiff::Timestamp = "2026-11-29T00:00:00Z".parse().unwrap();
+        let rules = Rules { now, max: 256, max_unused: jiff::SignedDuration::from_hours(24) };
+        let old = vec![record("old", "/w/p", 20, vec![task("t")])];
+        assert_eq!(select(old.clone(), rules, &std::collections::BTreeMap::new()).unused, 1);
+        let confirmed = std::collections::BTreeMap::from([("old".to_string(), now)]);
+        assert_eq!(select(old, rules, &confirmed).records.len(), 1, "confirmed today: kept");
+    }
+
+    #[test]
     fn left_out_notes_example() {
         use crate::core::select::left_out_notes;
         assert!(left_out_notes(0, 0, 30, 256).is_empty());

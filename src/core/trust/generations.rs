@@ -254,7 +254,9 @@ impl LessonChange {
     pub(crate) fn lines(&self) -> Vec<String> {
         let lesson = self.lesson();
         let words = crate::core::extract::render::one_line(&lesson.text);
-        let title = lesson.title.as_ref().map(|t| format!(" ({t})")).unwrap_or_default();
+        // A note's title is most often its first line: then it says nothing more.
+        let title = lesson.title.as_ref().filter(|t| !words.starts_with(t.trim_end_matches('…')));
+        let title = title.map(|t| format!(" ({t})")).unwrap_or_default();
         let mut out = vec![format!(
             "{} {} {}, {}{title}: {words}",
             self.status.sign(),
