@@ -611,3 +611,17 @@ fn forgetting_a_session_drops_the_generations_that_held_it() {
     let listed = stdout(&run(&hb, &["log"]));
     assert_eq!(listed.lines().count(), 2, "{listed}");
 }
+
+#[test]
+fn a_handbook_consolidated_before_generations_gets_its_first_at_the_next_run() {
+    let (_dir, first, _) = sources();
+    let hb = Handbook::new();
+    run(&hb, &["update", "--all", first.to_str().unwrap()]);
+    fs::remove_file(hb.state().join("generations.json")).unwrap();
+    let summary = read(&hb, "memory_summary.md");
+    assert!(stdout(&run(&hb, &["consolidate"])).contains("nothing changed"));
+    let listed = stdout(&run(&hb, &["log"]));
+    assert!(listed.contains("baseline: the workspace as found") && listed.contains("(current)"), "{listed}");
+    assert_eq!(read(&hb, "memory_summary.md"), summary);
+    assert_consistent(&hb);
+}

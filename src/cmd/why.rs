@@ -135,7 +135,10 @@ fn explain(
         last_confirmed: state.check.and_then(|c| c.confirmed_at),
         stale: state.check.and_then(|c| c.reason()),
         rank: why::rank_in_memory(lesson, &peers, &usage),
-        summary: why::place_in_summary(lesson, &summary, whole.as_deref(), state, settings.summary_max_tokens),
+        summary: match found.place.starts_with("MEMORY.md") {
+            true => why::place_in_summary(lesson, &summary, whole.as_deref(), state, settings.summary_max_tokens),
+            false => format!("not in the handbook now: found in {}", found.place),
+        },
     })
 }
 

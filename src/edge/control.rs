@@ -125,7 +125,26 @@ impl Control {
             () => return Ok(None),
         };
         self.keep_and_say(workspace, manifest, before, term)?;
+        self.record_first(workspace, manifest, before)?;
         Ok(Some(outcome))
+    }
+
+    /// A handbook consolidated before generations were kept has none: its baseline becomes
+    /// the first, so the next change can be undone.
+    fn record_first(&mut self, workspace: &Workspace, manifest: &Manifest, before: &Snapshot) -> Result<()> {
+        if !self.log.generations.is_empty() || manifest.consolidated_at.is_none() || manifest.files != before.hashes() {
+            return Ok(());
+        }
+        let whole = workspace.read(WHOLE_SUMMARY)?;
+        let commit = Commit {
+            made: Made::Baseline,
+            engine: manifest.renderer.clone(),
+            after: before,
+            whole: whole.as_deref(),
+            manifest: manifest.clone(),
+            at: self.now,
+        };
+        generations::record(workspace, &mut self.log, commit)
     }
 
     /// Nothing to rebuild: keep what the checks found (when each lesson was last confirmed)

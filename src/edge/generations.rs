@@ -25,6 +25,8 @@ use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
 
 const LOG: &str = ".handbook/generations.json";
+/// The most a log holds when no setting says (recording an existing baseline).
+const DEFAULT_KEEP: usize = crate::config::table::DEFAULT_KEEP_GENERATIONS;
 const TRUST: &str = ".handbook/trust.json";
 
 /// The log, or an empty one when there is none yet.
@@ -222,6 +224,13 @@ pub(crate) fn commit(
     Ok(id)
 }
 
+/// Record `commit` in the log alone: its baseline is already the manifest.
+pub(crate) fn record(workspace: &Workspace, log: &mut Log, commit: Commit) -> Result<()> {
+    let generation = generation(workspace, log, &commit)?;
+    log.record(generation, DEFAULT_KEEP);
+    save_log(workspace, log)
+}
+
 /// Keep `commit` as the pending generation instead (review mode): its files are stored, the
 /// workspace's handbook is not touched. False when the same change was pending already.
 pub(crate) fn propose(
@@ -292,7 +301,10 @@ pub(crate) fn forget(workspace: &Workspace, sessions: &[String], term: &Terminal
     }
     save_log(workspace, &log)?;
     save_trust(workspace, &trust)?;
-    prune(workspace, &workspace.load_manifest()?, &log)?;
+    // A baseline that cannot be read says nothing of what it needs: nothing is pruned then.
+    if let Ok(manifest) = workspace.load_manifest() {
+        prune(workspace, &manifest, &log)?;
+    }
     dropped.sort_unstable();
     dropped.dedup();
     Ok(dropped)

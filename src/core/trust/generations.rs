@@ -47,7 +47,7 @@ impl Made {
             Made::Accept => "review: accepted".to_string(),
             Made::Reject => "review: rejected".to_string(),
             Made::Promote => "promote".to_string(),
-            Made::Baseline => "baseline rebuilt".to_string(),
+            Made::Baseline => "baseline: the workspace as found".to_string(),
         }
     }
 }
