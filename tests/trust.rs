@@ -625,3 +625,35 @@ fn a_handbook_consolidated_before_generations_gets_its_first_at_the_next_run() {
     assert_eq!(read(&hb, "memory_summary.md"), summary);
     assert_consistent(&hb);
 }
+
+#[test]
+fn review_works_with_a_model_engine() {
+    use crate::stub::{Reply, Stub};
+    let stub = Stub::start(|request, _| {
+        if request.user_message().contains("Rewrite the lessons of one task group") {
+            Reply::lessons(
+                &["\"Keep the cart total in cents.\" [Task 1]"],
+                &["pnpm vitest run passes the cart tests [Task 1]"],
+                &[],
+            )
+        } else {
+            Reply::summary("A developer of a web shop.", &["Keep the cart total in cents."], &[])
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join("claude-preferences"), dir.path());
+    let hb = Handbook::new();
+    run(&hb, &["extract", "--all", dir.path().to_str().unwrap()]);
+    let model = ["--engine", "openai", "--model", "m", "--base-url", stub.url.as_str()];
+    let proposed = stdout(&run(&hb, &[&["consolidate", "--review", "--force"][..], &model].concat()));
+    assert!(proposed.contains("a change waits for review"), "{proposed}");
+    assert!(!hb.home.path().join("memory_summary.md").exists(), "nothing is served before it is accepted");
+    let lessons = pending_lessons(&hb);
+    assert_eq!(lessons.len(), 2, "{lessons:?}");
+    run(&hb, &["review", "--accept", &id_of(&lessons, "cart total in cents")]);
+    let memory = read(&hb, "MEMORY.md");
+    assert!(memory.contains("Keep the cart total in cents.") && !memory.contains("passes the cart tests"), "{memory}");
+    run(&hb, &["review", "--accept"]);
+    assert!(read(&hb, "MEMORY.md").contains("passes the cart tests"));
+    assert_consistent(&hb);
+}
