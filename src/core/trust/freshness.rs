@@ -221,6 +221,7 @@ static PATH: LazyLock<Regex> = LazyLock::new(|| {
     // Infallible: a fixed pattern.
     Regex::new(r"^(\./|/)?[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_.\-]+)+/?$").expect("a valid pattern")
 });
+// Infallible: a fixed pattern.
 static LINE_SUFFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r":\d+(:\d+)?$").expect("a valid pattern"));
 
 /// The path a word names, when it plainly is one: a slash, and a file name with an extension
