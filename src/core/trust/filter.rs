@@ -154,14 +154,23 @@ pub(crate) fn tells(first: &str, lesson: &Lesson, name: &str) -> bool {
             let start: String = opening.chars().take(60).collect();
             first.ends_with(" (note)") && !start.is_empty() && first.contains(start.trim_end_matches('…'))
         }
-        Kind::Preference => first
-            .strip_prefix("- ")
-            .and_then(|rest| rest.strip_prefix(text))
-            .and_then(|rest| rest.trim_start().strip_prefix('('))
-            .is_some_and(|annotation| annotation.trim_end_matches(')').split("; ").any(|part| part == name)),
-        Kind::Knowledge | Kind::Failure if first == format!("- {name}: {text}") => true,
-        // A model's summary words a lesson its own way; one that repeats it is known by it.
-        _ => text.chars().count() >= 24 && first.contains(text),
+        Kind::Preference => {
+            match first
+                .strip_prefix("- ")
+                .and_then(|r| r.strip_prefix(text))
+                .and_then(|r| r.trim_start().strip_prefix('('))
+            {
+                Some(annotation) => annotation.trim_end_matches(')').split("; ").any(|part| part == name),
+                None => text.chars().count() >= 24 && first.contains(text),
+            }
+        }
+        // A tip is `- <project>: <lesson>`; the same words in another project's tip are
+        // another lesson.
+        Kind::Knowledge | Kind::Failure => match first.strip_prefix("- ").and_then(|r| r.split_once(": ")) {
+            Some((project, rest)) if rest == text => project == name,
+            // A model's summary words a lesson its own way; one that repeats it is known by it.
+            _ => text.chars().count() >= 24 && first.contains(text),
+        },
     }
 }
 
@@ -258,6 +267,21 @@ mod tests {
         assert_eq!((again.0.as_str(), again.1.as_str()), (memory.as_str(), summary.as_str()));
         assert_eq!(mark_memory(&memory, &Withheld::default()), output.memory);
         assert_eq!(id_of(&memory, "ruff check"), lint, "marks do not change a reference");
+    }
+
+    #[test]
+    fn the_same_words_in_another_project_are_left_alone() {
+        let memory = "# Task Group: /w/one\n\n## Failures and how to do differently\n\n- `make` failed with `boom` -> `make clean` fixed it (1 session) [Task 1]\n\n# Task Group: /w/two\n\n## Failures and how to do differently\n\n- `make` failed with `boom` -> `make clean` fixed it (1 session) [Task 1]\n";
+        let found = lessons(memory);
+        assert_ne!(found[0].id, found[1].id);
+        let summary = "v1\n\n## General Tips\n\n- one: `make` failed with `boom` -> `make clean` fixed it\n- two: `make` failed with `boom` -> `make clean` fixed it\n";
+        let dropped = drop_from_summary(summary, &[&found[0]]);
+        assert_eq!(dropped, "v1\n\n## General Tips\n\n- two: `make` failed with `boom` -> `make clean` fixed it\n");
+        let model = "v1\n\n## User preferences\n\n- Keep the cart total in cents, always.\n";
+        let pref = lessons(
+            "# Task Group: /w/one\n\n## User preferences\n\n- Keep the cart total in cents, always. [Task 1]\n",
+        );
+        assert_eq!(drop_from_summary(model, &[&pref[0]]), "v1\n", "a model's line that repeats the lesson goes too");
     }
 
     #[test]
