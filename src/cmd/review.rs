@@ -12,7 +12,7 @@ use crate::config::trust::{Decision, ReviewSettings};
 use crate::core::layout::{MEMORY, SUMMARY, WHOLE_SUMMARY};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest, Snapshot};
 use crate::core::tokens::Cap;
-use crate::core::trust::generations::{Generation, LessonChange, Log, Made, Status, Tree, lesson_changes};
+use crate::core::trust::generations::{Generation, LessonChange, Log, Made, Status, Tree, inputs, lesson_changes};
 use crate::core::trust::lesson::{Lesson, LessonId};
 use crate::core::trust::refs::parse_lesson;
 use crate::core::trust::review::{self, Texts};
@@ -165,12 +165,6 @@ fn check_untouched(workspace: &Workspace, manifest: &Manifest, proposed: &Tree) 
         );
     }
     let now = workspace.snapshot()?.hashes();
-    let inputs = |t: &Tree| -> Tree {
-        t.iter()
-            .filter(|(p, _)| ![MEMORY, SUMMARY].contains(&p.as_str()))
-            .map(|(p, h)| (p.clone(), h.clone()))
-            .collect()
-    };
     if inputs(&now) != inputs(proposed) {
         bail!(
             "the workspace's sessions or notes changed since the change was proposed: run `handbook consolidate` to propose it anew, then review"

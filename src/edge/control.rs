@@ -22,7 +22,7 @@ use crate::core::tokens::Cap;
 use crate::core::trust::Trust;
 use crate::core::trust::filter;
 use crate::core::trust::freshness::Check;
-use crate::core::trust::generations::{Changes, Log, Made, Tree};
+use crate::core::trust::generations::{Changes, Log, Made, inputs};
 use crate::core::trust::lesson::{LessonId, lessons};
 use crate::edge::fault;
 use crate::edge::freshness;
@@ -194,12 +194,6 @@ impl Control {
         let Some(pending) = &self.log.pending else { return false };
         let Ok(proposed) = tree(workspace, &pending.tree) else { return false };
         let now = before.hashes();
-        let inputs = |t: &Tree| -> Tree {
-            t.iter()
-                .filter(|(p, _)| ![MEMORY, SUMMARY].contains(&p.as_str()))
-                .map(|(p, h)| (p.clone(), h.clone()))
-                .collect()
-        };
         let handbook_as_accepted = [MEMORY, SUMMARY].iter().all(|f| now.get(*f) == manifest.files.get(*f));
         if inputs(&proposed) != inputs(&now) || !handbook_as_accepted {
             return false;

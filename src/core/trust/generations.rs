@@ -292,6 +292,12 @@ pub(crate) fn changes(
     }
 }
 
+/// A tree without the handbook's two texts: the inputs it was made from (sessions, notes).
+pub(crate) fn inputs(tree: &Tree) -> Tree {
+    let handbook = [crate::core::layout::MEMORY, crate::core::layout::SUMMARY];
+    tree.iter().filter(|(p, _)| !handbook.contains(&p.as_str())).map(|(p, h)| (p.clone(), h.clone())).collect()
+}
+
 /// Whether a workspace path is a note: the user's own file, which undo never touches.
 pub(crate) fn is_note(path: &str) -> bool {
     path.starts_with(&format!("{NOTES_DIR}/"))
