@@ -125,6 +125,64 @@ pub(crate) enum Command {
     /// A session already forgotten is said to be; --undo takes a forget back.
     Forget(ForgetArgs),
 
+    /// List the generations: each consolidation (or undo, review, promote) that changed the
+    /// handbook, newest first
+    ///
+    /// Each line gives the generation's number, when it was made, by what (and which engine
+    /// wrote its lessons), and how many sessions and lessons it added (+), changed (~) and
+    /// removed (-). The last 20 are kept (keep_generations). A pending generation (review
+    /// mode) is listed first.
+    Log,
+
+    /// Show what changed between two generations, or what the next consolidation would change
+    ///
+    /// With no generation: the pending change (review mode), or else what consolidating now
+    /// would change. With one: from that generation to the current one. With two: from the
+    /// first to the second. A generation is a number `handbook log` lists, `current` or
+    /// `pending`. Prints the lessons added (+), changed (~) and removed (-) with their
+    /// references, the files that changed, and a unified diff of MEMORY.md and
+    /// memory_summary.md (of every file with --all-files).
+    Diff(DiffArgs),
+
+    /// Put the handbook back as a generation was (the one before the current by default)
+    ///
+    /// Restores MEMORY.md, memory_summary.md, raw_memories.md and rollout_summaries/ from the
+    /// generation's stored copies, under the lock, as a new generation; notes are yours and
+    /// stay as they are. Lessons and sessions the undo takes out stay out of later
+    /// consolidations until new evidence arrives (a session with newer activity, or another
+    /// session that supports the lesson), and the consolidation that brings one back says so.
+    /// Stage-1 records are not touched, and a forgotten session never comes back.
+    Undo(UndoArgs),
+
+    /// Show the pending change lesson by lesson, and accept or reject it, all or in part
+    ///
+    /// With review on (config `review = true`, or `consolidate --review`), a consolidation
+    /// keeps its result as a pending generation and the summary serves the accepted handbook.
+    /// `review` lists each lesson added (+), changed (~) or removed (-) with the sessions
+    /// behind it. --accept applies all of it, or only the lessons named; --reject holds the
+    /// lessons named (or every one added or changed) out of the handbook until their evidence
+    /// changes.
+    Review(ReviewArgs),
+
+    /// Write a lesson into a managed block of the project's AGENTS.md, CLAUDE.md or GEMINI.md
+    ///
+    /// The block is delimited by two marker lines and holds each promoted lesson with the date
+    /// and the sessions behind it, redacted again; text outside it is never changed, and
+    /// promoting a lesson twice changes nothing. The file is the project's own (the working
+    /// tree of the lesson's newest session on this machine, or --project), for the team to
+    /// review and commit like any change; a symbolic link that leads out of the project is
+    /// refused. A promoted lesson is left out of your summary. --remove takes it out again.
+    Promote(PromoteArgs),
+
+    /// Say where a lesson came from and why it ranks where it does
+    ///
+    /// Prints the sessions, transcript lines and dates behind the lesson, its support and use
+    /// counts, when it was last confirmed against its working tree (or why it is stale),
+    /// whether it was promoted or held back, and its place in MEMORY.md and the summary with
+    /// why. REF is a reference as `review`, `diff` and `log` give it (L-3f2a9c1b, or its first
+    /// four digits or more), or a line of MEMORY.md as search results give it (MEMORY.md:42).
+    Why(WhyArgs),
+
     /// Show coverage, the last runs, the summary's size, and a scan for secrets and
     /// instruction-like text
     Status,
@@ -250,6 +308,112 @@ pub(crate) struct ConsolidateOptions {
 
     #[arg(long, value_name = "DAYS", value_parser = table::MAX_UNUSED_DAYS.parser(), help = table::MAX_UNUSED_DAYS.flag_help())]
     pub(crate) max_unused_days: Option<u32>,
+
+    #[arg(long, help = table::REVIEW.flag_help())]
+    pub(crate) review: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// From this generation [default: the current one, to the pending or next change]
+    #[arg(value_name = "A")]
+    pub(crate) from: Option<String>,
+
+    /// To this generation [default: the current one]
+    #[arg(value_name = "B")]
+    pub(crate) to: Option<String>,
+
+    /// Show the unified diff of every file, not only of MEMORY.md and memory_summary.md
+    #[arg(long)]
+    pub(crate) all_files: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UndoArgs {
+    /// The generation to go back to, as `handbook log` numbers it [default: the one before the
+    /// current]
+    #[arg(value_name = "GEN")]
+    pub(crate) generation: Option<String>,
+
+    #[arg(long, value_name = "SECONDS", value_parser = table::LOCK_WAIT.parser(), help = table::LOCK_WAIT.flag_help())]
+    pub(crate) wait: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReviewArgs {
+    /// Apply the pending change: all of it, or only the lessons named
+    #[arg(long, value_name = "REF", num_args = 0.., conflicts_with = "reject")]
+    pub(crate) accept: Option<Vec<String>>,
+
+    /// Hold lessons out until their evidence changes: those named, or every lesson the pending
+    /// change adds or changes (what it removes is proposed again)
+    #[arg(long, value_name = "REF", num_args = 0..)]
+    pub(crate) reject: Option<Vec<String>>,
+
+    #[arg(long, value_name = "SECONDS", value_parser = table::LOCK_WAIT.parser(), help = table::LOCK_WAIT.flag_help())]
+    pub(crate) wait: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PromoteArgs {
+    /// The lesson: its reference (L-3f2a9c1b, or four digits or more of it), or MEMORY.md:N
+    #[arg(value_name = "REF")]
+    pub(crate) lesson: String,
+
+    /// The instruction file, at the project's root: AGENTS.md, CLAUDE.md or GEMINI.md
+    #[arg(long, value_enum, value_name = "FILE", default_value_t = InstructionFile::Agents)]
+    pub(crate) to: InstructionFile,
+
+    /// The project's folder, when the lesson's own working tree is not on this machine (or to
+    /// name another); its git root is used
+    #[arg(long, value_name = "DIR")]
+    pub(crate) project: Option<PathBuf>,
+
+    /// Take the lesson out of the block instead (the block goes when it is left empty)
+    #[arg(long)]
+    pub(crate) remove: bool,
+
+    #[arg(long, value_name = "SECONDS", value_parser = table::LOCK_WAIT.parser(), help = table::LOCK_WAIT.flag_help())]
+    pub(crate) wait: Option<f64>,
+}
+
+/// The instruction files `promote` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InstructionFile {
+    Agents,
+    Claude,
+    Gemini,
+}
+
+impl InstructionFile {
+    pub(crate) const ALL: [InstructionFile; 3] =
+        [InstructionFile::Agents, InstructionFile::Claude, InstructionFile::Gemini];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            InstructionFile::Agents => "AGENTS.md",
+            InstructionFile::Claude => "CLAUDE.md",
+            InstructionFile::Gemini => "GEMINI.md",
+        }
+    }
+}
+
+/// `--to` reads the file names themselves.
+impl ValueEnum for InstructionFile {
+    fn value_variants<'a>() -> &'a [Self] {
+        &InstructionFile::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct WhyArgs {
+    /// The lesson: its reference (L-3f2a9c1b, or four digits or more of it), or MEMORY.md:N
+    #[arg(value_name = "REF")]
+    pub(crate) lesson: String,
 }
 
 #[derive(Debug, Args)]

@@ -113,6 +113,12 @@ fn run_settled(cli: cli::Cli, term: &mut Option<Terminal>) -> Result<u8> {
         CommandSettings::Integrate(opts) => cmd::integrate::run(&settings, opts, term)?,
         CommandSettings::Doctor(opts) => return cmd::doctor::run(&settings, opts, term),
         CommandSettings::Completions(shell) => cmd::completions::run(*shell)?,
+        CommandSettings::Log => cmd::log::run(&settings, term)?,
+        CommandSettings::Diff(opts) => cmd::diff::run(&settings, opts, term)?,
+        CommandSettings::Undo(opts) => cmd::undo::run(&settings, opts, term)?,
+        CommandSettings::Review(opts) => cmd::review::run(&settings, opts, term)?,
+        CommandSettings::Promote(opts) => cmd::promote::run(&settings, opts, term)?,
+        CommandSettings::Why(opts) => cmd::why::run(&settings, opts, term)?,
     }
     Ok(EXIT_OK)
 }

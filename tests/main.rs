@@ -36,3 +36,4 @@ mod stub;
 mod summary;
 mod summary_hook;
 mod threads;
+mod trust;

@@ -18,14 +18,14 @@ use anyhow::{Context, Result};
 use crate::config::{ConsolidateSettings, Settings};
 use crate::core::consolidate::plan::{self, Chosen, Handbook, Rules};
 use crate::core::consolidate::report::{Outcome, Report};
-use crate::core::consolidate::validate::validate;
 use crate::core::consolidate::{self, Output};
-use crate::core::layout::{DIFF_FILE, MEMORY, ROLLOUT_SUMMARIES, SUMMARY, WHOLE_SUMMARY};
+use crate::core::layout::{DIFF_FILE, MEMORY, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{self, Change, Manifest, Pending, Snapshot};
 use crate::core::model::consolidate::ModelRun;
 use crate::core::notes::Note;
 use crate::core::stage1::Stage1;
 use crate::core::tokens::estimate;
+use crate::edge::control::{Control, keep_as_found, settle};
 use crate::edge::fault;
 use crate::edge::model::{CONSOLIDATE_TEMPLATES, Consolidation, Model};
 use crate::edge::terminal::Terminal;
@@ -56,10 +56,17 @@ pub(crate) fn consolidate_and_report(
     Ok(report)
 }
 
-/// The rules of a run; `first` is when the handbook was first consolidated, if it was.
-fn rules(settings: &Settings, opts: &ConsolidateSettings, first: Option<jiff::Timestamp>) -> Rules {
+/// The rules of a run; `first` is when the handbook was first consolidated, if it was, and
+/// `confirmed` when each session last had a lesson confirmed against its working tree.
+pub(crate) fn rules(
+    settings: &Settings,
+    opts: &ConsolidateSettings,
+    first: Option<jiff::Timestamp>,
+    confirmed: BTreeMap<String, jiff::Timestamp>,
+) -> Rules {
     let waivable = !opts.engine.is_model() && !opts.max_unused_set;
     Rules {
+        confirmed,
         now: settings.now,
         max_raw_memories: opts.max_raw_memories,
         max_unused: crate::core::select::retention(opts.max_unused, waivable, first, settings.now),
@@ -79,22 +86,76 @@ pub(crate) fn consolidate(
 ) -> Result<Report> {
     workspace.create()?;
     let (manifest, damaged) = workspace.load_manifest_or_rebuild()?;
-    let rules = rules(settings, opts, workspace.first_consolidation(&manifest)?);
     if let Some(why) = &damaged {
         term.warn(why);
     }
+    let mut control = Control::load(workspace, settings.now, term)?;
+    let confirmed = control.confirmed(workspace.read(MEMORY)?.as_deref());
+    let rules = rules(settings, opts, workspace.first_consolidation(&manifest)?, confirmed);
     if let Some(next_allowed) = plan::cooldown_until(&manifest, &rules) {
         return Ok(Report::cooldown(next_allowed, opts.engine.describe()));
     }
     let sources = workspace.load_sources()?;
     let records = workspace.all_stage1_setting_aside_damaged(&mut |warning| term.warn(&warning))?;
-    let chosen = plan::choose(records, &sources, &rules);
+    let chosen = plan::choose(control.admit(records), &sources, &rules);
+    control.forget_vanished(&chosen.vanished);
     sync(workspace, &chosen)?;
     fault::point(settings, "after-sync");
 
     let before = workspace.snapshot()?;
     let changes = manifest::changes(&manifest.files, &before.hashes());
-    let report = |outcome, changes, summary_tokens, model: Option<ModelRun>| Report {
+    let report = |outcome, changes, tokens, model| report(opts, &chosen, outcome, changes, tokens, model);
+    let tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
+    let unchanged = plan::unchanged(&manifest, &before, &changes, &rules);
+    if let Some(outcome) = control.at_rest(workspace, (&manifest, &before), unchanged, opts.review, term)? {
+        let lessons = control.log.pending.as_ref().filter(|_| outcome == Outcome::Pending).map(|p| p.changes.clone());
+        let changes = if outcome == Outcome::Pending { Vec::new() } else { changes };
+        return Ok(Report { lessons, ..report(outcome, changes, tokens, None) });
+    }
+    let baseline = Baseline::load(workspace, &manifest, &changes)?;
+    let untrusted = plan::untrusted_baseline(&before, baseline.manifest, &baseline.pending, &baseline.objects);
+    if let Some(untrusted) = untrusted {
+        term.warn(&untrusted.to_string());
+        keep_as_found(workspace, settings, &opts.engine.describe(), &mut control, &rules, &before)?;
+        return Ok(report(Outcome::Unchanged, Vec::new(), tokens, None));
+    }
+    let old = |path: &str| manifest.files.get(path).and_then(|h| workspace.object(h).ok().flatten());
+    workspace.write(DIFF_FILE, &manifest::render_diff(&changes, old, |path| before.text(path)))?;
+    // The diff is for this run only, whether it commits or not.
+    let rebuilt = rebuild(workspace, settings, opts, &rules, &baseline, &before, &chosen, &changes, &mut control);
+    workspace.remove(DIFF_FILE)?;
+    let (handbook, edits, model) = rebuilt?;
+    let fallbacks = model.iter().flat_map(|m| &m.dropped).filter_map(|d| d.warning());
+    handbook.left_out.iter().cloned().chain(fallbacks).for_each(|warning| term.warn(&warning));
+    control.say(term);
+    let (outcome, generation, lessons) = settle(
+        workspace,
+        settings,
+        (opts.review, &opts.engine.describe()),
+        &rules,
+        &mut control,
+        (&manifest, &before),
+        &handbook,
+        &edits,
+    )?;
+    for id in &chosen.vanished {
+        // The handbook no longer holds what a deleted transcript taught; neither does the state.
+        workspace.remove_stage1(id)?;
+    }
+    let changes = manifest::changes(&manifest.files, &handbook.after.hashes());
+    Ok(Report { generation, lessons, ..report(outcome, changes, estimate(&handbook.summary), model) })
+}
+
+/// What a consolidation reports.
+fn report(
+    opts: &ConsolidateSettings,
+    chosen: &Chosen,
+    outcome: Outcome,
+    changes: Vec<Change>,
+    summary_tokens: usize,
+    model: Option<ModelRun>,
+) -> Report {
+    Report {
         outcome,
         selected: chosen.selection.len(),
         left_out: chosen.left_out,
@@ -105,32 +166,9 @@ pub(crate) fn consolidate(
         groups_sent: model.as_ref().map(|m| m.groups_sent),
         model_calls: model.as_ref().map(|m| m.calls),
         ungrounded: model.map(|m| m.dropped).unwrap_or_default(),
-    };
-    if plan::unchanged(&manifest, &before, &changes, &rules) {
-        let tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
-        return Ok(report(Outcome::Unchanged, changes, tokens, None));
+        generation: None,
+        lessons: None,
     }
-    let baseline = Baseline::load(workspace, &manifest, &changes)?;
-    if keep_without_baseline(workspace, &rules, &baseline, &before, term)? {
-        let tokens = before.text(SUMMARY).map_or(0, |s| estimate(&s));
-        return Ok(report(Outcome::Unchanged, Vec::new(), tokens, None));
-    }
-    let old = |path: &str| manifest.files.get(path).and_then(|h| workspace.object(h).ok().flatten());
-    workspace.write(DIFF_FILE, &manifest::render_diff(&changes, old, |path| before.text(path)))?;
-    // The diff is for this run only, whether it commits or not.
-    let rebuilt = rebuild(workspace, settings, opts, &rules, &baseline, before, &chosen, &changes);
-    workspace.remove(DIFF_FILE)?;
-    let (handbook, model) = rebuilt?;
-    let fallbacks = model.iter().flat_map(|m| &m.dropped).filter_map(|d| d.warning());
-    for warning in handbook.left_out.iter().cloned().chain(fallbacks) {
-        term.warn(&warning);
-    }
-    for id in &chosen.vanished {
-        // The handbook no longer holds what a deleted transcript taught; neither does the state.
-        workspace.remove_stage1(id)?;
-    }
-    let changes = manifest::changes(&manifest.files, &handbook.after.hashes());
-    Ok(report(Outcome::Consolidated, changes, estimate(&handbook.summary), model))
 }
 
 /// The last good consolidation: its manifest, the writes of a run that died before
@@ -150,31 +188,6 @@ impl<'a> Baseline<'a> {
     }
 }
 
-/// Without a baseline that can tell hand edits from handbook's lines, keep the workspace
-/// files as they are (see [`plan::untrusted_baseline`] for what that means), say so, and
-/// commit them as the new baseline. True when it did.
-fn keep_without_baseline(
-    workspace: &Workspace,
-    rules: &Rules,
-    baseline: &Baseline,
-    before: &Snapshot,
-    term: &Terminal,
-) -> Result<bool> {
-    let Some(untrusted) = plan::untrusted_baseline(before, baseline.manifest, &baseline.pending, &baseline.objects)
-    else {
-        return Ok(false);
-    };
-    term.warn(&untrusted.to_string());
-    for bytes in before.files.values() {
-        workspace.store_object(bytes)?;
-    }
-    let kept = plan::baseline(before, rules);
-    workspace.save_manifest(&kept)?;
-    workspace.prune_objects(&kept.files.values().collect())?;
-    workspace.clear_pending()?;
-    Ok(true)
-}
-
 /// Sync the mechanical inputs to exactly the selection.
 fn sync(workspace: &Workspace, chosen: &Chosen) -> Result<()> {
     workspace.remove(DIFF_FILE)?;
@@ -189,8 +202,8 @@ fn sync(workspace: &Workspace, chosen: &Chosen) -> Result<()> {
     Ok(())
 }
 
-/// Rebuild the handbook from the synced inputs, write it, and commit the new baseline; the
-/// handbook written, and what the model did when there is one.
+/// Rebuild the handbook from the synced inputs, with the user's decisions applied; the
+/// handbook to write, the hand edits learned, and what the model did when there is one.
 #[allow(clippy::too_many_arguments)]
 fn rebuild(
     workspace: &Workspace,
@@ -198,13 +211,14 @@ fn rebuild(
     opts: &ConsolidateSettings,
     rules: &Rules,
     baseline: &Baseline,
-    before: Snapshot,
+    before: &Snapshot,
     chosen: &Chosen,
     changes: &[Change],
-) -> Result<(Handbook, Option<ModelRun>)> {
+    control: &mut Control,
+) -> Result<(Handbook, consolidate::edits::Edits, Option<ModelRun>)> {
     let Baseline { manifest, pending, objects } = baseline;
     let mut edits = workspace.load_edits()?;
-    plan::learn_hand_edits(&mut edits, &before, manifest, pending, objects);
+    plan::learn_hand_edits(&mut edits, before, manifest, pending, objects);
     let notes = plan::redacted_notes(workspace.notes()?);
     let mut engine = match opts.engine.is_model() {
         true => Some(Model::new(&opts.engine, settings.config_dir.as_deref(), CONSOLIDATE_TEMPLATES)?),
@@ -213,16 +227,16 @@ fn rebuild(
     let mut model = None;
     let build = |sessions: &[Stage1], notes: &[Note]| -> Result<Output> {
         let output = consolidate::consolidate(&consolidate::Input { sessions, notes, cap: rules.cap() });
+        let output = control.apply(output, rules.cap());
         // A model given no session can only invent: what there is (notes) is written as is.
         let Some(engine) = engine.as_mut().filter(|_| !sessions.is_empty()) else { return Ok(output) };
-        let (output, run) = with_model(engine, rules, manifest, &before, changes, objects, sessions, &output)?;
+        let (output, run) = with_model(engine, rules, manifest, before, changes, objects, sessions, &output)?;
         model = Some(run);
-        Ok(output)
+        Ok(control.apply(output, rules.cap()))
     };
-    let handbook = plan::finish_leaving_out_breakers(&chosen.selection, &notes, &edits, &before, rules.cap(), build)?
+    let handbook = plan::finish_leaving_out_breakers(&chosen.selection, &notes, &edits, before, rules.cap(), build)?
         .context("the consolidation was not committed; its changes wait for the next run")?;
-    write_and_commit(workspace, settings, rules, &handbook, &edits)?;
-    Ok((handbook, model))
+    Ok((handbook, edits, model))
 }
 
 /// The model's rewrite of the built-in `output` for `sessions`, and what the model did.
@@ -256,38 +270,4 @@ fn with_model(
     // The model's summary is all there is of it: `summary --project` narrows that.
     let whole_summary = consolidated.summary.clone();
     Ok((Output { memory: consolidated.memory, summary: consolidated.summary, whole_summary }, consolidated.run))
-}
-
-/// Write the new handbook, remembering that these contents are handbook's own until the
-/// baseline moves, then commit the baseline.
-fn write_and_commit(
-    workspace: &Workspace,
-    settings: &Settings,
-    rules: &Rules,
-    handbook: &Handbook,
-    edits: &consolidate::edits::Edits,
-) -> Result<()> {
-    workspace.store_object(handbook.memory.as_bytes())?;
-    workspace.store_object(handbook.summary.as_bytes())?;
-    workspace.save_pending(&plan::pending(handbook))?;
-    workspace.save_edits(edits)?;
-    workspace.write(MEMORY, &handbook.memory)?;
-    fault::point(settings, "between-writes");
-    workspace.write(SUMMARY, &handbook.summary)?;
-    fault::point(settings, "after-write");
-    match &handbook.whole_summary {
-        Some(whole) => workspace.write(WHOLE_SUMMARY, whole)?,
-        None => workspace.remove(WHOLE_SUMMARY)?,
-    }
-    // A secret anywhere in the workspace (a note, a hand edit) holds back the new baseline:
-    // the handbook written from it is redacted, but the next run must look again.
-    validate(&handbook.after, rules.cap())
-        .context("the consolidation was not committed; its changes stay for the next run")?;
-    for bytes in handbook.after.files.values() {
-        workspace.store_object(bytes)?;
-    }
-    let baseline = plan::baseline(&handbook.after, rules);
-    workspace.save_manifest(&baseline)?;
-    workspace.prune_objects(&baseline.files.values().collect())?;
-    workspace.clear_pending()
 }

@@ -62,7 +62,7 @@ pub(crate) fn run(settings: &Settings, opts: &DoctorSettings, term: &Terminal) -
         })
         .collect();
     let config_path = opts.config_file.as_ref().map(|(path, keys)| (path.display().to_string(), keys.as_slice()));
-    let findings = doctor::diagnose(&Observed {
+    let mut findings = doctor::diagnose(&Observed {
         sources: &sources,
         state: state.as_ref().map(|s| s.as_ref().map_err(String::clone)),
         last_extract,
@@ -74,6 +74,9 @@ pub(crate) fn run(settings: &Settings, opts: &DoctorSettings, term: &Terminal) -
         records: &records,
         scan: &scan,
     });
+    if workspace.exists() {
+        findings.extend(lessons(&workspace));
+    }
     print(&findings, term)
 }
 
@@ -101,6 +104,28 @@ fn file_doors(settings: &Settings, term: &Terminal) -> Result<Vec<FileDoorSeen>>
         });
     }
     Ok(out)
+}
+
+/// Stale lessons and a change waiting for review are worth a note; a log or trust file that
+/// cannot be read is a problem.
+fn lessons(workspace: &Workspace) -> Vec<doctor::Finding> {
+    let finding = |level, text: String| doctor::Finding { area: "lessons", level, text };
+    let overview = match crate::edge::generations::overview(workspace) {
+        Ok(overview) => overview,
+        Err(e) => return vec![finding(Level::Fail, format!("{e:#}"))],
+    };
+    let mut out: Vec<doctor::Finding> = overview
+        .stale
+        .iter()
+        .map(|s| finding(Level::Warn, format!("{} is stale ({}), left out of the summary: {}", s.id, s.reason, s.text)))
+        .collect();
+    if let Some(pending) = &overview.pending {
+        out.push(finding(Level::Warn, format!("a change waits for review ({}): `handbook review`", pending.counts())));
+    }
+    if out.is_empty() {
+        out.push(finding(Level::Ok, "none stale, nothing waits for review".to_string()));
+    }
+    out
 }
 
 fn print(findings: &[doctor::Finding], term: &Terminal) -> Result<u8> {

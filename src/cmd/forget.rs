@@ -58,6 +58,16 @@ pub(crate) fn run(
         }
     }
     workspace.save_sources(&sources)?;
+    if !undo {
+        let ids: Vec<String> = done.iter().map(|(f, _)| f.session_id.clone()).collect();
+        let dropped = crate::edge::generations::forget(&workspace, &ids, term)?;
+        if !dropped.is_empty() {
+            term.note(&format!(
+                "dropped {} that held what was forgotten (`handbook log` lists the rest)",
+                crate::core::words::count(dropped.len(), "generation")
+            ));
+        }
+    }
     for (forgetting, removed_record) in &done {
         term.json("forgotten", &Forgotten { forgetting, removed_record: *removed_record, undo })?;
         if !term.quiet {

@@ -10,6 +10,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::config::{NoteSettings, Settings};
+use crate::core::consolidate::report::Outcome;
 use crate::core::notes::{self, MAX_NOTE_CHARS};
 use crate::edge::notes::write_note_locked;
 use crate::edge::terminal::Terminal;
@@ -52,7 +53,10 @@ pub(crate) fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> 
     let workspace = Workspace::new(&settings.home);
     let lock = workspace.lock(opts.lock_wait)?;
     let path = write_note_locked(&workspace, settings.now, &note)?;
-    let consolidated = !opts.consolidate.engine.is_model() && consolidated(&workspace, settings, opts, term);
+    let outcome =
+        (!opts.consolidate.engine.is_model()).then(|| consolidated(&workspace, settings, opts, term)).flatten();
+    let pending = outcome == Some(Outcome::Pending);
+    let consolidated = outcome.is_some() && !pending;
     drop(lock);
     crate::edge::doors::refresh(settings, term);
     let redacted = note.redacted.clone();
@@ -60,21 +64,23 @@ pub(crate) fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> 
     if !term.quiet {
         term.line(&format!("note: {path}"))?;
     }
-    term.note(match consolidated {
-        true => "the handbook was consolidated with it: the note is in the summary now",
-        false => "the note reaches the summary at the next `handbook consolidate` (or `handbook update`)",
+    term.note(match (consolidated, pending) {
+        (true, _) => "the handbook was consolidated with it: the note is in the summary now",
+        (false, true) => "the handbook was consolidated with it and waits for review: `handbook review` shows it",
+        (false, false) => "the note reaches the summary at the next `handbook consolidate` (or `handbook update`)",
     });
     Ok(())
 }
 
-/// Consolidate with the built-in engine; a failure leaves the note for the next run.
-fn consolidated(workspace: &Workspace, settings: &Settings, opts: &NoteSettings, term: &Terminal) -> bool {
+/// Consolidate with the built-in engine; how it ended, or `None` when it failed (the note
+/// waits for the next run).
+fn consolidated(workspace: &Workspace, settings: &Settings, opts: &NoteSettings, term: &Terminal) -> Option<Outcome> {
     let quiet = Terminal { quiet: true, json: false, progress: false, ..*term };
     match super::consolidate::consolidate_and_report(workspace, settings, &opts.consolidate, &quiet) {
-        Ok(_) => true,
+        Ok(report) => Some(report.outcome),
         Err(e) => {
             term.warn(&format!("{e:#}; the note is written, and the next consolidation takes it in"));
-            false
+            None
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::core::manifest::Snapshot;
 use crate::core::manifest::{self, Change};
 use crate::core::state::{Counts, SourceState, Sources};
 use crate::core::tokens::estimate;
+use crate::core::trust::Overview;
 use crate::core::words::count;
 use crate::edge::terminal::Terminal;
 use crate::edge::workspace::Workspace;
@@ -41,6 +42,9 @@ struct Status {
     summary_max_tokens: usize,
     secrets: Vec<Finding>,
     instruction_like: Vec<Finding>,
+    /// Generations, the pending change, stale, held-back and promoted lessons.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lessons: Option<Overview>,
 }
 
 #[derive(Serialize)]
@@ -81,6 +85,7 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
         summary_max_tokens: settings.summary_max_tokens,
         secrets: Vec::new(),
         instruction_like: Vec::new(),
+        lessons: None,
     };
     if !status.exists {
         return Ok(status);
@@ -105,6 +110,10 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
         status.summary_chars = Some(summary.chars().count());
     }
     scan_files(&mut status, &snapshot);
+    match crate::edge::generations::overview(&workspace) {
+        Ok(overview) => status.lessons = Some(overview),
+        Err(e) => status.damaged.push(format!("{e:#}")),
+    }
     Ok(status)
 }
 
@@ -175,6 +184,7 @@ fn render(status: &Status) -> Vec<String> {
         count(status.extracted_records, "session")
     ));
     out.push(workspace_line(status));
+    out.extend(status.lessons.iter().flat_map(Overview::lines));
     match (status.summary_tokens, status.summary_chars) {
         (Some(tokens), Some(chars)) => {
             // A cap lowered since the last consolidation: the file waits to be fitted again.

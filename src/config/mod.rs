@@ -6,6 +6,7 @@
 pub mod docs;
 pub(crate) mod resolve;
 pub mod table;
+pub(crate) mod trust;
 pub(crate) mod value;
 
 use std::path::{Path, PathBuf};
@@ -61,6 +62,8 @@ pub(crate) struct Settings {
     pub(crate) now: Timestamp,
     /// The summary's token cap (`summary_max_tokens`), which consolidation and `status` use too.
     pub(crate) summary_max_tokens: usize,
+    /// How many generations every command that commits one keeps (`keep_generations`).
+    pub(crate) keep_generations: usize,
     /// A named point at which the run aborts (`HANDBOOK_FAULT`), to test that a run killed
     /// there loses nothing.
     #[cfg(feature = "fault-injection")]
@@ -100,6 +103,12 @@ pub(crate) enum CommandSettings {
     Integrate(IntegrateSettings),
     Doctor(Box<DoctorSettings>),
     Completions(clap_complete::Shell),
+    Log,
+    Diff(trust::DiffSettings),
+    Undo(trust::UndoSettings),
+    Review(trust::ReviewSettings),
+    Promote(trust::PromoteSettings),
+    Why(trust::WhySettings),
 }
 
 /// What `doctor` looks at: the sources `extract` would read, the doors `integrate` knows, and
@@ -146,6 +155,8 @@ pub(crate) struct ConsolidateSettings {
     pub(crate) max_unused_set: bool,
     pub(crate) cooldown: SignedDuration,
     pub(crate) force: bool,
+    /// Keep the result as a pending generation for `review` (`review`, `--review`).
+    pub(crate) review: bool,
     pub(crate) lock_wait: Duration,
 }
 
@@ -432,6 +443,7 @@ impl Settings {
         };
         let output = Output { json: cli.json, quiet: cli.quiet, color };
         let summary_max_tokens = r.get(&[&table::SUMMARY_MAX_TOKENS], None, table::DEFAULT_SUMMARY_MAX_TOKENS)?;
+        let keep_generations = r.get(&[&table::KEEP_GENERATIONS], None, table::DEFAULT_KEEP_GENERATIONS)?;
         let command = match cli.command {
             Command::Extract(args) => CommandSettings::Extract(extract_settings(args, &mut r, Needs::Stop)?),
             Command::Consolidate(args) => {
@@ -476,6 +488,12 @@ impl Settings {
                 CommandSettings::Doctor(Box::new(DoctorSettings { extract, integrate, config_file }))
             }
             Command::Completions(args) => CommandSettings::Completions(args.shell),
+            Command::Log => CommandSettings::Log,
+            Command::Diff(args) => CommandSettings::Diff(trust::diff_settings(args, &mut r)?),
+            Command::Undo(args) => CommandSettings::Undo(trust::undo_settings(args, &mut r)?),
+            Command::Review(args) => CommandSettings::Review(trust::review_settings(args, &mut r)?),
+            Command::Promote(args) => CommandSettings::Promote(trust::promote_settings(args, &mut r)?),
+            Command::Why(args) => CommandSettings::Why(trust::WhySettings { lesson: args.lesson }),
         };
         // A test-only switch, and so no setting: it is neither documented nor shown.
         #[cfg(feature = "fault-injection")]
@@ -486,6 +504,7 @@ impl Settings {
             output,
             now,
             summary_max_tokens,
+            keep_generations,
             #[cfg(feature = "fault-injection")]
             fault,
             config_dir,
@@ -531,7 +550,7 @@ fn config_file(r: &mut Resolver, flag: Option<PathBuf>) -> Result<PathBuf> {
 
 /// What to do when an engine lacks what it needs (a model, a key, a command).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Needs {
+pub(crate) enum Needs {
     /// Stop: the run would fail at its first request.
     Stop,
     /// Say so and go on, for `handbook config`.
@@ -590,7 +609,11 @@ fn extract_settings(args: ExtractArgs, r: &mut Resolver, needs: Needs) -> Result
     })
 }
 
-fn consolidate_settings(args: &ConsolidateArgs, r: &mut Resolver, needs: Needs) -> Result<ConsolidateSettings> {
+pub(crate) fn consolidate_settings(
+    args: &ConsolidateArgs,
+    r: &mut Resolver,
+    needs: Needs,
+) -> Result<ConsolidateSettings> {
     let options = &args.options;
     let max_raw_memories =
         r.get(&[&table::MAX_RAW_MEMORIES], options.max_raw_memories, table::DEFAULT_MAX_RAW_MEMORIES)?;
@@ -601,6 +624,7 @@ fn consolidate_settings(args: &ConsolidateArgs, r: &mut Resolver, needs: Needs) 
     let engine = engine_settings(Phase::Consolidate, &args.engine, r, needs)?;
     let default_cooldown = if engine.is_model() { table::DEFAULT_MODEL_COOLDOWN } else { table::DEFAULT_COOLDOWN };
     let cooldown = r.get(&[&table::CONSOLIDATE_COOLDOWN], None, default_cooldown)?.0;
+    let review = r.get(&[&table::REVIEW], options.review.then_some(true), false)?;
     Ok(ConsolidateSettings {
         engine,
         max_raw_memories,
@@ -608,6 +632,7 @@ fn consolidate_settings(args: &ConsolidateArgs, r: &mut Resolver, needs: Needs) 
         max_unused_set,
         cooldown,
         force: options.force,
+        review,
         lock_wait: lock_wait(r, args.wait)?,
     })
 }
@@ -743,7 +768,7 @@ fn engine_has_what_it_needs(settings: &EngineSettings) -> Result<()> {
     }
 }
 
-fn lock_wait(r: &mut Resolver, flag: Option<f64>) -> Result<Duration> {
+pub(crate) fn lock_wait(r: &mut Resolver, flag: Option<f64>) -> Result<Duration> {
     // The bounds were checked, so the seconds are finite and not negative.
     Ok(Duration::from_secs_f64(r.get(&[&table::LOCK_WAIT], flag, table::DEFAULT_LOCK_WAIT_SECONDS)?))
 }

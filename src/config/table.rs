@@ -285,6 +285,29 @@ pub(crate) static MAX_UNUSED_DAYS: Setting<u32> = Setting {
     check: |&d| if d <= 41_666 { Ok(()) } else { Err("expected at most 41666 days") },
 };
 
+pub(crate) static REVIEW: Setting<bool> = Setting {
+    name: "review",
+    key: true,
+    env: Some("HANDBOOK_REVIEW"),
+    flag: Some("--review"),
+    old: None,
+    help: "Consolidate into a pending generation that `handbook review --accept` applies; until then the summary serves the accepted handbook",
+    default: "false",
+    check: any,
+};
+
+pub(crate) const DEFAULT_KEEP_GENERATIONS: usize = 20;
+pub(crate) static KEEP_GENERATIONS: Setting<usize> = Setting {
+    name: "keep_generations",
+    key: true,
+    env: Some("HANDBOOK_KEEP_GENERATIONS"),
+    flag: None,
+    old: None,
+    help: "Generations kept for `handbook log`, `diff` and `undo`; older ones, and the stored copies only they need, are removed",
+    default: "20",
+    check: |&n| if (1..=1000).contains(&n) { Ok(()) } else { Err("expected between 1 and 1000") },
+};
+
 /// The built-in engine is cheap, so it may consolidate after every extract.
 pub(crate) const DEFAULT_COOLDOWN: Hours = Hours(SignedDuration::from_hours(0));
 /// A model costs money and time: it consolidates at most every six hours unless forced.
@@ -477,6 +500,8 @@ pub static ALL: &[&dyn Declared] = &[
     &LOCK_WAIT,
     &MAX_RAW_MEMORIES,
     &MAX_UNUSED_DAYS,
+    &REVIEW,
+    &KEEP_GENERATIONS,
     &CONSOLIDATE_COOLDOWN,
     &ENGINE,
     &EXTRACT_ENGINE,
@@ -565,6 +590,8 @@ mod tests {
             (LOCK_WAIT.default, DEFAULT_LOCK_WAIT_SECONDS.show()),
             (MAX_RAW_MEMORIES.default, DEFAULT_MAX_RAW_MEMORIES.show()),
             (MAX_UNUSED_DAYS.default, DEFAULT_MAX_UNUSED_DAYS.show()),
+            (REVIEW.default, false.show()),
+            (KEEP_GENERATIONS.default, DEFAULT_KEEP_GENERATIONS.show()),
             (ENGINE.default, DEFAULT_ENGINE.show()),
             (TIMEOUT.default, DEFAULT_TIMEOUT_SECONDS.show()),
             (MAX_RETRIES.default, DEFAULT_MAX_RETRIES.show()),

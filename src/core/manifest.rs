@@ -120,6 +120,17 @@ pub(crate) fn render_diff(
     for change in changes {
         let _ = writeln!(out, "- {} {}", change.status.letter(), change.path);
     }
+    let _ = write!(out, "\n## Diff\n\n```diff\n{}```\n", unified_diff(changes, old, new));
+    out
+}
+
+/// A unified diff of every change (git's headers, context of three lines), cut at
+/// [`MAX_DIFF_BYTES`] with a marker. `old` and `new` give a file's text on each side.
+pub(crate) fn unified_diff(
+    changes: &[Change],
+    old: impl Fn(&str) -> Option<String>,
+    new: impl Fn(&str) -> Option<String>,
+) -> String {
     let mut diff = String::new();
     for change in changes {
         let before = old(&change.path).unwrap_or_default();
@@ -150,8 +161,7 @@ pub(crate) fn render_diff(
         diff.truncate(cut);
         let _ = write!(diff, "\n[workspace diff truncated at {MAX_DIFF_BYTES} bytes]\n");
     }
-    let _ = write!(out, "\n## Diff\n\n```diff\n{diff}```\n");
-    out
+    diff
 }
 
 #[cfg(test)]

@@ -36,4 +36,5 @@ pub(crate) mod state;
 pub(crate) mod summary;
 pub(crate) mod templates;
 pub mod tokens;
+pub(crate) mod trust;
 pub(crate) mod words;

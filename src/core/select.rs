@@ -2,6 +2,8 @@
 //! time when never used), then by session time; the top `max` of those used (or updated)
 //! within the retention window.
 
+use std::collections::BTreeMap;
+
 use jiff::{SignedDuration, Timestamp};
 
 use crate::core::stage1::Stage1;
@@ -73,12 +75,15 @@ pub(crate) struct Selection {
 
 /// Select from `eligible` (already without excluded and vanished sessions), returned in
 /// ascending session-id order so the files written from them do not churn when ranks move.
-pub(crate) fn select(eligible: Vec<Stage1>, rules: Rules) -> Selection {
+/// `confirmed` says when a session last had a lesson confirmed against its working tree,
+/// which keeps it like a use does (the ranking is left as use and activity make it).
+pub(crate) fn select(eligible: Vec<Stage1>, rules: Rules, confirmed: &BTreeMap<String, Timestamp>) -> Selection {
     let cutoff = rules.now - rules.max_unused;
+    let kept_by = |r: &Stage1| confirmed.get(&r.session_id).map_or(last_relevant(r), |at| last_relevant(r).max(*at));
     let (mut ranked, unused): (Vec<Stage1>, Vec<Stage1>) = eligible
         .into_iter()
         .filter(|r| !r.raw_memory.trim().is_empty() || !r.rollout_summary.trim().is_empty())
-        .partition(|r| last_relevant(r) >= cutoff);
+        .partition(|r| kept_by(r) >= cutoff);
     ranked.sort_by(|a, b| {
         b.usage_count
             .cmp(&a.usage_count)
@@ -103,7 +108,19 @@ mod examples {
             max: 256,
             max_unused: jiff::SignedDuration::from_hours(720),
         };
-        assert!(select(Vec::new(), rules).records.is_empty());
+        assert!(select(Vec::new(), rules, &std::collections::BTreeMap::new()).records.is_empty());
+    }
+
+    #[test]
+    fn a_confirmed_session_is_kept_like_a_used_one() {
+        use crate::core::consolidate::tests::{record, task};
+        use crate::core::select::{Rules, select};
+        let now: jiff::Timestamp = "2026-11-29T00:00:00Z".parse().unwrap();
+        let rules = Rules { now, max: 256, max_unused: jiff::SignedDuration::from_hours(24) };
+        let old = vec![record("old", "/w/p", 20, vec![task("t")])];
+        assert_eq!(select(old.clone(), rules, &std::collections::BTreeMap::new()).unused, 1);
+        let confirmed = std::collections::BTreeMap::from([("old".to_string(), now)]);
+        assert_eq!(select(old, rules, &confirmed).records.len(), 1, "confirmed today: kept");
     }
 
     #[test]

@@ -2,12 +2,15 @@
 //! the workspace), discovery of transcripts, git repositories, and the terminal.
 
 pub(crate) mod agents;
+pub(crate) mod control;
 pub(crate) mod coverage;
 pub(crate) mod discover;
 pub(crate) mod doors;
 pub(crate) mod extraction;
 pub(crate) mod fault;
+pub(crate) mod freshness;
 pub(crate) mod fsio;
+pub(crate) mod generations;
 pub(crate) mod git;
 pub(crate) mod ledger;
 pub(crate) mod lines;

@@ -41,6 +41,9 @@ pub(crate) struct Rules {
     pub(crate) summary_max_tokens: usize,
     /// Who writes the lessons: [`RENDERER`], or a model (see [`renderer`]).
     pub(crate) renderer: String,
+    /// When each session last had a lesson confirmed against its working tree: confirmation
+    /// counts like use for retention.
+    pub(crate) confirmed: BTreeMap<String, Timestamp>,
 }
 
 impl Rules {
@@ -100,7 +103,7 @@ pub(crate) fn choose(records: Vec<Stage1>, sources: &Sources, rules: &Rules) -> 
         }
     }
     let select_rules = select::Rules { now: rules.now, max: rules.max_raw_memories, max_unused: rules.max_unused };
-    let Selection { records: selection, unused, over_max } = select::select(eligible, select_rules);
+    let Selection { records: selection, unused, over_max } = select::select(eligible, select_rules, &rules.confirmed);
     let max_unused_days = rules.max_unused.as_hours() / 24;
     let left_out = LeftOut { unused, over_max, max_unused_days, max: rules.max_raw_memories };
     Chosen { selection, left_out, vanished }
@@ -453,6 +456,7 @@ mod tests {
             force: false,
             summary_max_tokens: 2500,
             renderer: renderer(None),
+            confirmed: BTreeMap::new(),
         }
     }
 

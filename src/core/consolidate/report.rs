@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::core::layout;
 use crate::core::manifest::{Change, Status};
 use crate::core::model::ground::Dropped;
+use crate::core::trust::generations::Changes;
 use crate::core::words::count;
 
 /// How a consolidation ended.
@@ -18,6 +19,8 @@ pub(crate) enum Outcome {
     Unchanged,
     /// Within the cooldown after the last consolidation: skipped.
     Cooldown,
+    /// Review mode: the result waits for `handbook review` as the pending generation.
+    Pending,
 }
 
 /// What a consolidation did.
@@ -41,6 +44,12 @@ pub(crate) struct Report {
     /// With a model engine: the parts of its answer that had lines dropped as ungrounded.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) ungrounded: Vec<Dropped>,
+    /// The generation it recorded, when it recorded one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) generation: Option<u64>,
+    /// What the generation recorded (or the pending one) changed, session and lesson counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) lessons: Option<Changes>,
 }
 
 /// Sessions a consolidation left out, and the settings that did it.
@@ -95,6 +104,17 @@ impl Report {
             groups_sent: None,
             model_calls: None,
             ungrounded: Vec::new(),
+            generation: None,
+            lessons: None,
+        }
+    }
+
+    /// `; generation 4 (sessions +1 -0, lessons +2 ~0 -0)`, or nothing.
+    fn recorded(&self) -> String {
+        match (self.generation, &self.lessons) {
+            (Some(id), Some(changes)) => format!("; generation {id} ({})", changes.counts()),
+            (Some(id), None) => format!("; generation {id}"),
+            _ => String::new(),
         }
     }
 
@@ -110,6 +130,12 @@ impl Report {
                 count(self.selected, "session"),
                 self.left_out.describe()
             ),
+            Outcome::Pending => format!(
+                "consolidate: {}{}; a change waits for review ({}): `handbook review` shows it",
+                count(self.selected, "session"),
+                self.left_out.describe(),
+                self.lessons.as_ref().map(Changes::counts).unwrap_or_default()
+            ),
             Outcome::Consolidated => {
                 let changed = |status: Status| self.changes.iter().filter(|c| c.status == status).count();
                 let model = match (self.groups_sent, self.model_calls) {
@@ -123,13 +149,14 @@ impl Report {
                     _ => String::new(),
                 };
                 format!(
-                    "consolidate: {}{}; {} added, {} modified, {} deleted; summary {} tokens{model}",
+                    "consolidate: {}{}; {} added, {} modified, {} deleted; summary {} tokens{model}{}",
                     count(self.selected, "session"),
                     self.left_out.describe(),
                     count(changed(Status::Added), "file"),
                     changed(Status::Modified),
                     changed(Status::Deleted),
-                    self.summary_tokens
+                    self.summary_tokens,
+                    self.recorded()
                 )
             }
         }
@@ -168,5 +195,13 @@ mod tests {
         done.ungrounded = vec![Dropped { part: "summary".into(), dropped: 2, of: 5, builtin_kept: false }];
         assert!(done.line().ends_with("builtin: 1 task group rewritten in 2 calls, 2 ungrounded lines dropped"));
         assert_eq!(serde_json::to_value(&done).unwrap()["ungrounded"][0]["of"], 5);
+        done.generation = Some(4);
+        assert!(done.line().ends_with("dropped; generation 4"), "{}", done.line());
+        let mut pending = report(Outcome::Pending);
+        pending.lessons = Some(Changes { lessons_added: vec![], ..Changes::default() });
+        assert_eq!(
+            pending.line(),
+            "consolidate: 3 sessions; a change waits for review (sessions +0 -0, lessons +0 ~0 -0): `handbook review` shows it"
+        );
     }
 }
