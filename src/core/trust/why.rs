@@ -315,6 +315,7 @@ applies_to: x
             line: 13,
             edited: vec![],
             ran: vec![],
+            settings: vec![],
             chain: vec![],
             before: vec![],
             work: false,
