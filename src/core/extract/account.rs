@@ -155,7 +155,8 @@ pub(crate) fn observations(reply: &str, line: u64, named: &Named) -> Vec<Observa
         let sentence = sentence.trim().trim_start_matches(['-', '*', '•', ' ']).trim();
         let plain = sentence.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ')').trim();
         let kept = (MIN_SENTENCE..=MAX_SENTENCE).contains(&plain.len())
-            && !plain.ends_with('?')
+            && !plain.ends_with(['?', ':'])
+            && !is_of_the_moment(plain)
             && CAUSE.is_match(plain)
             && !IMPERATIVE.is_match(plain)
             && !CONDUCT.is_match(plain)
@@ -180,6 +181,19 @@ pub(crate) fn anomalies(reply: &str, line: u64, named: &Named) -> Vec<Observatio
         ))
     });
     observations(reply, line, named).into_iter().filter(|o| ANOMALY.is_match(&o.text)).collect()
+}
+
+/// True when a sentence tells the state of things as the session ended ("no restic process
+/// is running now", "last night's run"), which a later session cannot rely on.
+fn is_of_the_moment(sentence: &str) -> bool {
+    static MOMENT: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)\b(?:right now|currently|at the moment|last night'?s?|yesterday'?s?|today'?s?|this morning'?s?|tonight'?s?)\b|\b(?:is|are|isn'?t|aren'?t)\s+(?:\w+\s+){0,2}now\b",
+        )
+    });
+    static LASTING_NOW: LazyLock<Regex> =
+        LazyLock::new(|| crate::core::patterns::regex(r"(?i)\bfrom now on\b|\bnow that\b"));
+    MOMENT.is_match(&LASTING_NOW.replace_all(sentence, ""))
 }
 
 /// Sentences of a reply, outside code blocks; a line break ends one too.
@@ -247,6 +261,18 @@ mod tests {
         let named = named(&["cargo test"]);
         let reply = "Fixed the flaky run: `cargo test` failed because port 5432 was taken by a local postgres.";
         assert_eq!(observations(reply, 3, &named).len(), 1);
+    }
+
+    #[test]
+    fn the_state_of_things_as_the_session_ended_is_not_kept() {
+        let named = named(&["restic snapshots"]);
+        let reply = "No `restic` process is running now, so the lock is stale.\n\
+                     Last night's run did start, but `restic` gave up because the repository was locked.\n\
+                     The backup failed because `restic` found the repository locked by the run before it:";
+        assert!(observations(reply, 3, &named).is_empty());
+        let lasting =
+            "Now that prunes run nightly, the repository is locked by `restic` at 2am because a prune is exclusive.";
+        assert_eq!(observations(lasting, 3, &named).len(), 1);
     }
 
     #[test]

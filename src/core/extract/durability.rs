@@ -58,7 +58,7 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
 /// Markers that tie a sentence to the task at hand.
 static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round)\b",
+        r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round|this once|for once|one-off|make a habit of)\b",
         // "Don't fix anything, I want to look at it myself": hands off this task.
         r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
         r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",

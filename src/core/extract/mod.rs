@@ -491,7 +491,9 @@ impl Extractor {
         }
         self.drop_mistyped(&call.command);
         // `cargo clippy 2>&1 | tail -2 && rg -n anyhow src` ends in a search that found nothing.
-        let no_match = result.exit_code == Some(1) && shell::ends_in_search(&call.command);
+        // (`systemctl status x` exits 3 of a unit that is down: the answer, not a failure.)
+        let no_match = result.exit_code == Some(1) && shell::ends_in_search(&call.command)
+            || shell::status_is_an_answer(&call.command, result.exit_code);
         if failed && !no_match {
             let exit_code = if hidden { None } else { result.exit_code };
             self.failed(call, result, exit_code);

@@ -103,7 +103,10 @@ pub(crate) fn is_own_work_in(
 ) -> bool {
     let (failed_kind, fixed_kind) = (classify(failed).kind, classify(fixed).kind);
     // A format or lint check that fails until the formatter runs is the formatter's job done.
-    let formatted = matches!(failed_kind, CommandKind::Format | CommandKind::Lint) && fixed_kind == CommandKind::Format;
+    // (Or a chain that runs the formatter on its way: `crystal tool format && … --check`.)
+    let formats =
+        fixed_kind == CommandKind::Format || fixed.split(" && ").any(|p| classify(p).kind == CommandKind::Format);
+    let formatted = matches!(failed_kind, CommandKind::Format | CommandKind::Lint) && formats;
     if formatted && ran.is_empty() {
         return true;
     }
@@ -131,7 +134,10 @@ pub(crate) fn is_own_work_in(
     let linted = failed_kind == CommandKind::Lint && (!is_located(error) || points_into(error, edited));
     let in_the_code = (CODE_ERROR.is_match(error) || linted || (!own_checker && points_into(error, edited)))
         && !ENVIRONMENT.is_match(error);
-    let in_its_own_file = !own_checker && names_one_of(error, written) && !ENVIRONMENT.is_match(error);
+    // A spec the task wrote first and ran on its own fails until the code under work is
+    // written: test-first work, whatever the runner's error line says.
+    let in_its_own_file =
+        !own_checker && (names_one_of(error, written) || runs_one_of(failed, written)) && !ENVIRONMENT.is_match(error);
     same_job
         && checks_only
         && !edited.is_empty()
@@ -146,6 +152,14 @@ fn names_one_of(error: &str, files: &[String]) -> bool {
         let path = path.as_str().trim_start_matches("./");
         files.iter().any(|f| f == path || f.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{f}")))
     })
+}
+
+/// True when a command names one of `files` as a word (`crystal spec spec/x_spec.cr`).
+fn runs_one_of(command: &str, files: &[String]) -> bool {
+    shell::words(command)
+        .iter()
+        .map(|w| w.trim_start_matches("./"))
+        .any(|word| word.contains(['/', '.']) && files.iter().any(|f| f == word || f.ends_with(&format!("/{word}"))))
 }
 
 /// True when an error says where it is (`internal/store/pg.go:41:2: …`) and that is a file
@@ -355,6 +369,17 @@ mod tests {
         assert!(is_typo_pair("./gradlew buidl", "JAVA_HOME=/usr/lib/jvm/java-21 ./gradlew build"));
         assert!(is_mistyped_program("pnpn dev", "/bin/bash: line 1: pnpn: command not found", Some(127), "pnpm dev"));
         assert!(!is_mistyped_program("pnpm i", "pnpm: command not found", Some(127), "npm i"));
+    }
+
+    #[test]
+    fn a_spec_written_first_and_a_chain_that_formats_are_the_tasks_own_work() {
+        let spec = vec!["spec/cli_metric_spec.cr".to_string()];
+        let edited = vec!["src/whimbrel/cli.cr".to_string()];
+        assert!(is_own_work_in("crystal spec spec/cli_metric_spec.cr", "Errors:", "crystal spec", &edited, &[], &spec));
+        assert!(!is_own_work_in("crystal spec", "Errors:", "crystal spec", &edited, &[], &spec));
+        let chain = "crystal tool format && crystal tool format --check && crystal spec";
+        let produced = "Formatting src/whimbrel/height.cr produced changes";
+        assert!(is_own_work_in("crystal tool format --check", produced, chain, &[], &[], &[]));
     }
 
     #[test]

@@ -138,6 +138,22 @@ pub(crate) fn ends_in_search(command: &str) -> bool {
         .is_some_and(|w| matches!(program_name(w).as_str(), "grep" | "rg" | "ag" | "egrep" | "fgrep"))
 }
 
+/// Whether a command's exit status is its answer rather than a failure: `systemctl status`
+/// says 3 of a unit that is not running, `systemctl is-active` anything but 0 of one that is
+/// not, `diff`, `cmp` and `test` say 1 of files that differ or a condition that is false.
+pub(crate) fn status_is_an_answer(command: &str, code: Option<i64>) -> bool {
+    let all = segments(command);
+    let Some(last) = all.last() else { return false };
+    let words: Vec<&str> = last.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+    let program = words.first().map(|w| program_name(w)).unwrap_or_default();
+    match (program.as_str(), words.get(1).copied(), code) {
+        ("systemctl", Some("status"), Some(3)) => true,
+        ("systemctl", Some("is-active" | "is-failed" | "is-enabled"), Some(c)) => c != 0,
+        ("diff" | "cmp" | "test" | "[", _, Some(1)) => true,
+        _ => false,
+    }
+}
+
 /// `command` without what only trims or merges its output (`2>&1`, `| tail -2`, `| head`),
 /// so a retry that shows less is the same command.
 pub(crate) fn without_output_filters(command: &str) -> String {
@@ -181,7 +197,40 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
                         .is_some_and(|rest| !rest.trim_end_matches('/').is_empty() && !rest.contains("..."))
                 });
             FILTERS.contains(&flag) || flag.starts_with("-Dtest") || w.contains("::") || test_file || test_folder
-        })
+        }) || cargo_filtered(words)
+    })
+}
+
+/// A cargo test or bench run narrowed to a name (`cargo test parse`, `cargo bench --bench
+/// parse -- bench_parse`) or to one target (`--test cli`, `--bench parse`).
+fn cargo_filtered(words: &[String]) -> bool {
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let ["cargo", sub, rest @ ..] = words.as_slice() else { return false };
+    if !matches!(*sub, "test" | "bench") {
+        return false;
+    }
+    let mut valued = false;
+    rest.iter().any(|w| {
+        let takes_value = matches!(
+            *w,
+            "--test"
+                | "--bench"
+                | "--example"
+                | "--bin"
+                | "-p"
+                | "--package"
+                | "--features"
+                | "-F"
+                | "--target"
+                | "--profile"
+                | "-j"
+                | "--jobs"
+                | "--manifest-path"
+                | "--target-dir"
+        );
+        let narrowing = matches!(*w, "--test" | "--bench") || (!w.starts_with('-') && !valued);
+        valued = takes_value;
+        narrowing
     })
 }
 
@@ -452,6 +501,18 @@ pub(crate) fn is_default_command(command: &str) -> bool {
         words.drain(at..at + 2);
     }
     words.retain(|w| *w != "--preset=default");
+    // How much a run prints changes nothing of what it runs (`cargo test -q`).
+    words.retain(|w| !matches!(*w, "-q" | "--quiet" | "-v" | "-vv" | "--verbose"));
+    // A program named by the folder a virtualenv or a package keeps it in is the program.
+    let bin = words.first().map(|w| {
+        [".venv/bin/", "venv/bin/", "node_modules/.bin/"]
+            .iter()
+            .find_map(|dir| w.trim_start_matches("./").strip_prefix(dir))
+            .unwrap_or(w)
+    });
+    if let Some(program) = bin {
+        words[0] = program;
+    }
     // A runner in front changes nothing: `bundle exec rake test` is `rake test`.
     if let ["bundle" | "poetry" | "uv" | "pipenv" | "pdm" | "pnpm" | "hatch", "exec" | "run", ..] = words.as_slice() {
         words.drain(..2);
@@ -991,6 +1052,12 @@ mod tests {
         assert!(ends_in_search("cargo clippy -- -D warnings 2>&1 | tail -2 && rg -n anyhow crates/core"));
         assert!(ends_in_search("ps aux | grep -i postgres"));
         assert!(!ends_in_search("grep -c x a.txt && make test"));
+        assert!(status_is_an_answer("systemctl status restic-backup.service --no-pager", Some(3)));
+        assert!(status_is_an_answer("sudo systemctl is-active nginx", Some(3)));
+        assert!(status_is_an_answer("diff -u a.conf b.conf", Some(1)));
+        assert!(!status_is_an_answer("systemctl status nginx", Some(1)));
+        assert!(!status_is_an_answer("diff -u a.conf missing.conf", Some(2)));
+        assert!(!status_is_an_answer("systemctl restart nginx", Some(1)));
         assert_eq!(without_output_filters("bundle install 2>&1 | tail -2"), "bundle install");
         assert_eq!(without_output_filters("bundle install"), "bundle install");
         assert_eq!(without_output_filters("npm test | grep FAIL"), "npm test | grep FAIL");
@@ -1005,12 +1072,21 @@ mod tests {
             "go test ./internal/store -run TestPool",
             "./gradlew test --tests 'dev.ironwood.*Totals*'",
             "cargo test parser::tests::empty",
+            "cargo test parse_row",
+            "cargo bench --bench parse -- bench_parse",
+            "cargo test --features fast -- --nocapture empty_rows",
         ] {
             assert!(is_narrowed(narrowed), "{narrowed}");
         }
-        for whole in
-            ["cargo test --workspace", "go test ./...", "npm run test:unit -- --run", "make test", "pytest tests/"]
-        {
+        for whole in [
+            "cargo test --workspace",
+            "go test ./...",
+            "npm run test:unit -- --run",
+            "make test",
+            "pytest tests/",
+            "cargo test --features fast",
+            "cargo bench",
+        ] {
             assert!(!is_narrowed(whole), "{whole}");
         }
     }
@@ -1026,6 +1102,9 @@ mod tests {
             "sbt test",
             "npx jest",
             "ctest --preset default",
+            ".venv/bin/pytest -q",
+            "./node_modules/.bin/jest",
+            "cargo test -q",
         ] {
             assert!(is_default_command(default), "{default}");
         }
