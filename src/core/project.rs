@@ -3,6 +3,9 @@
 
 use crate::core::extract::render::{one_line, shortened};
 
+/// The key of a session whose project nothing names.
+pub(crate) const UNKNOWN: &str = "unknown";
+
 /// The key for a session: normalised remote, else repository root, else cwd, else `unknown`.
 pub(crate) fn project_key(remote: Option<&str>, repo_root: Option<&str>, cwd: Option<&str>) -> String {
     remote
@@ -10,7 +13,7 @@ pub(crate) fn project_key(remote: Option<&str>, repo_root: Option<&str>, cwd: Op
         .or_else(|| repo_root.map(trim_path))
         .or_else(|| cwd.map(trim_path))
         .filter(|k| !k.is_empty())
-        .unwrap_or_else(|| "unknown".to_string())
+        .unwrap_or_else(|| UNKNOWN.to_string())
 }
 
 fn trim_path(path: &str) -> String {
@@ -66,7 +69,7 @@ pub(crate) fn path_keys_to_remotes<'a>(
     let mut path_keyed: BTreeSet<(String, String)> = BTreeSet::new();
     for (cwd, key) in sessions {
         let cwd = trim_path(cwd);
-        if key == "unknown" {
+        if key == UNKNOWN {
             continue;
         }
         if is_path(key) {

@@ -573,7 +573,11 @@ fn render_summary(groups: &[Group], notes: &[&Note], sessions: &[Stage1]) -> Str
             let Some(task) = session.facts.tasks.first() else { continue };
             let topic = one_line(task.title.trim_end_matches(['.', '!', '?', ':']));
             let keywords = one_line(&rarest(&session.facts.keywords, &rarity).join(", "));
-            let entry = format!("- {} ({}): {keywords}", topic, session.facts.outcome.name());
+            let outcome = session.facts.outcome.name();
+            let entry = match keywords.is_empty() {
+                true => format!("- {topic} ({outcome})"),
+                false => format!("- {topic} ({outcome}): {keywords}"),
+            };
             days.entry(date(session.updated_at)).or_default().push(entry);
         }
         for (day, entries) in days.iter().rev() {

@@ -998,7 +998,10 @@ fn keywords(tasks: &[TaskFacts], project: &str) -> Vec<String> {
             *counts.entry(word).or_default() += weight;
         }
     };
-    add(project, 1);
+    // (A project nothing names has no name to search by.)
+    if project != crate::core::project::UNKNOWN {
+        add(project, 1);
+    }
     for task in tasks {
         for span in strip_redactions(&task.title, "").split('`').skip(1).step_by(2) {
             span.split_whitespace().for_each(|w| add(w, 2));
