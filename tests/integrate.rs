@@ -68,6 +68,12 @@ fn cases(user: &Path) -> Vec<(Vec<&'static str>, PathBuf, &'static str, &'static
             "\"timeout\": 30000",
         ),
         (
+            vec!["opencode", "--mcp"],
+            user.join(".config/opencode/opencode.json"),
+            "{\n  \"mcp\": {\n    \"docs\": {\n      \"type\": \"remote\",\n      \"url\": \"https://docs.example/mcp\"\n    }\n  }\n}\n",
+            "\"type\": \"local\"",
+        ),
+        (
             vec!["opencode"],
             user.join(".config/opencode/opencode.json"),
             "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"instructions\": [\n    \"AGENTS.md\"\n  ]\n}\n",
@@ -110,6 +116,8 @@ fn every_settings_file_is_written_merged_kept_and_restored() {
             let remove: Vec<&str> = args.iter().copied().chain(["--remove"]).collect();
             ok(&hb, &remove);
             assert_eq!(fs::read_to_string(&path).ok().as_deref(), with_settings.then_some(original), "{args:?}");
+            // Two doors share opencode's file: the next one counts its own backups.
+            backups(&path).iter().for_each(|b| fs::remove_file(b).unwrap());
         }
     }
 }
@@ -490,5 +498,73 @@ fn project_level_doors_go_into_the_repository_and_out_again() {
     }
     for own in [".claude", ".codex", ".gemini", ".pi"] {
         assert!(!hb.user.path().join(own).exists(), "the user's own {own} was left alone");
+    }
+}
+
+#[test]
+fn project_level_mcp_servers_go_into_the_repository_and_out_again() {
+    let hb = Handbook::new();
+    hb.update(&fixtures());
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    fs::create_dir_all(root.join(".git")).unwrap();
+    for (agent, file, ours) in [
+        ("claude", root.join(".mcp.json"), "\"type\": \"stdio\""),
+        ("codex", root.join(".codex/config.toml"), "[mcp_servers.handbook]"),
+        ("gemini", root.join(".gemini/settings.json"), "\"mcpServers\""),
+        ("opencode", root.join("opencode.json"), "\"type\": \"local\""),
+    ] {
+        let run = |action: &str| {
+            let out = hb
+                .cmd()
+                .current_dir(root)
+                .args(["integrate", agent, "--project-level", "--mcp", action])
+                .output()
+                .unwrap();
+            (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        let (success, stdout) = run("--write");
+        assert!(success, "{agent}: {stdout}");
+        let text = fs::read_to_string(&file).unwrap_or_else(|e| panic!("{agent}: {}: {e}", file.display()));
+        assert!(text.contains(ours) && text.contains("mcp"), "{agent}: {text}");
+        let (success, stdout) = run("--write");
+        assert!(success && stdout.contains("unchanged:"), "{agent}: {stdout}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), text, "{agent}");
+        let (success, stdout) = run("--remove");
+        assert!(success, "{agent}: {stdout}");
+        assert!(!file.exists(), "{agent}: {}", file.display());
+    }
+}
+
+#[test]
+fn a_handbook_installed_under_another_name_knows_its_own_doors() {
+    let hb = Handbook::new();
+    hb.update(&fixtures());
+    let bin = tempfile::tempdir().unwrap();
+    let renamed = bin.path().join("hb");
+    if fs::hard_link(env!("CARGO_BIN_EXE_handbook"), &renamed).is_err() {
+        fs::copy(env!("CARGO_BIN_EXE_handbook"), &renamed).unwrap();
+    }
+    let integrate = |args: &[&str]| {
+        let out = hb.process_of(&renamed).arg("integrate").args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for (agent, file) in [
+        ("claude", ".claude/settings.json"),
+        ("codex", ".codex/config.toml"),
+        ("gemini", ".gemini/settings.json"),
+        ("opencode", ".config/opencode/opencode.json"),
+    ] {
+        let path = hb.user.path().join(file);
+        integrate(&[agent, "--mcp", "--write"]);
+        let written = fs::read_to_string(&path).unwrap();
+        assert!(written.contains(&renamed.display().to_string()), "{agent}: {written}");
+        let again = integrate(&[agent, "--mcp", "--write"]);
+        assert!(again.contains("unchanged:"), "{agent}: {again}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), written, "{agent}: one entry, not two");
+        integrate(&[agent, "--mcp", "--remove"]);
+        let left = fs::read_to_string(&path).unwrap_or_default();
+        assert!(!left.contains(&renamed.display().to_string()), "{agent}: removed: {left}");
     }
 }

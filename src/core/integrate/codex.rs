@@ -42,7 +42,12 @@ fn server_table(run: &Invocation) -> Table {
 }
 
 fn is_ours(item: &Item) -> bool {
-    item.get("command").and_then(Item::as_str).is_some_and(is_handbook)
+    let args: Vec<&str> = item
+        .get("args")
+        .and_then(Item::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    item.get("command").and_then(Item::as_str).is_some_and(is_handbook) || super::runs_mcp(&args)
 }
 
 fn same(item: &Item, run: &Invocation) -> bool {

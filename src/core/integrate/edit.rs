@@ -3,7 +3,7 @@
 //! touches only handbook's own entry; everything else in the file stays as it was.
 
 use super::json::{Document, Json, entry};
-use super::{Action, EditError, Invocation, Part, is_handbook, is_our_hook};
+use super::{Action, EditError, Invocation, Part, is_handbook, is_our_hook, runs_mcp};
 use crate::core::door::Door;
 
 /// What a JSON door writes: who runs handbook, and (for opencode) the file door's path.
@@ -185,10 +185,19 @@ fn server(door: Door, run: &Invocation) -> (&'static str, Json) {
 }
 
 /// True for a server entry that runs a handbook binary (a string command, or opencode's list).
+/// (Or one that runs any binary with the arguments `integrate` writes, a handbook installed
+/// under another name: the entry is keyed `handbook` already.)
 pub(crate) fn is_our_server(entry: &Json) -> bool {
-    match entry.get("command") {
-        Some(Json::String(program)) => is_handbook(program),
-        Some(Json::Array(words)) => words.first().and_then(Json::as_str).is_some_and(is_handbook),
+    fn strings(words: &[Json]) -> Vec<&str> {
+        words.iter().filter_map(Json::as_str).collect()
+    }
+    match (entry.get("command"), entry.get("args")) {
+        (Some(Json::String(program)), Some(Json::Array(args))) => is_handbook(program) || runs_mcp(&strings(args)),
+        (Some(Json::String(program)), _) => is_handbook(program),
+        (Some(Json::Array(words)), _) => {
+            let words = strings(words);
+            words.first().is_some_and(|p| is_handbook(p)) || words.len() > 1 && runs_mcp(&words[1..])
+        }
         _ => false,
     }
 }

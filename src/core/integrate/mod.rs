@@ -237,11 +237,23 @@ pub(crate) fn is_handbook(program: &str) -> bool {
 }
 
 /// True for a hook command that `integrate` wrote for `door`: a handbook binary running
-/// `summary --for <door>`, whatever its path, home or other flags.
+/// `summary --for <door>`, whatever its path, home or other flags, or any binary doing so
+/// behind the guard only `integrate` writes (a handbook installed under another name).
 pub(crate) fn is_our_hook(command: &str, door: Door) -> bool {
     let words = hook_words(command);
     let wanted = ["summary", "--for", door.name()];
-    words.first().is_some_and(|p| is_handbook(p)) && words.windows(3).any(|w| w == wanted)
+    let guarded_by_itself = {
+        let all = shell_words(command);
+        all.len() > 2 && words.first() == all.get(2)
+    };
+    (words.first().is_some_and(|p| is_handbook(p)) || is_guarded(command) && guarded_by_itself)
+        && words.windows(3).any(|w| w == wanted)
+}
+
+/// True for the arguments of an MCP server entry `integrate` wrote: `mcp` last, after
+/// `--home DIR` at most, whatever the binary is called.
+pub(crate) fn runs_mcp(args: &[&str]) -> bool {
+    matches!(args, ["mcp"] | ["--home", _, "mcp"])
 }
 
 /// The text `target` should hold after `action`, from its text now (`None`: no file).
@@ -319,6 +331,11 @@ mod tests {
         assert!(is_our_hook(&gemini, Door::Gemini));
         assert!(!is_our_hook(&gemini, Door::Claude));
         assert!(!is_our_hook("/bin/other summary --for gemini --hook", Door::Gemini));
+        // A handbook installed under another name, behind the guard integrate writes.
+        let renamed = Invocation { binary: "/opt/hb".into(), home: None }.hook_command(Door::Claude);
+        assert!(is_our_hook(&renamed, Door::Claude));
+        assert!(!is_our_hook("[ -x /bin/a ] || exit 0; /bin/b summary --for claude --hook", Door::Claude));
+        assert!(runs_mcp(&["mcp"]) && runs_mcp(&["--home", "/w", "mcp"]) && !runs_mcp(&["serve"]));
         // A hook written before the guard is still handbook's, to replace or remove.
         assert!(is_our_hook("/old/handbook summary --for gemini --hook", Door::Gemini));
     }
