@@ -252,6 +252,17 @@ pub(crate) fn asks_for_json(args: &[OsString]) -> bool {
     args.iter().skip(1).take_while(|w| *w != "--").any(|w| w == "--json")
 }
 
+/// The colour `args` ask for with `--color WHEN` or `--color=WHEN` before any `--`, so that
+/// a flag clap refuses is printed under the same colour rule as every other error.
+pub(crate) fn asks_for_color(args: &[OsString]) -> Option<ColorChoice> {
+    let words: Vec<&str> = args.iter().skip(1).take_while(|w| *w != "--").filter_map(|w| w.to_str()).collect();
+    let value = words.iter().enumerate().rev().find_map(|(i, word)| match *word {
+        "--color" => words.get(i + 1).copied(),
+        word => word.strip_prefix("--color="),
+    })?;
+    ColorChoice::from_str(value, true).ok()
+}
+
 /// Whether `args` ask for `summary -v`, so hook mode says on stderr why it printed nothing;
 /// decided on the words, like [`asks_for_hook`].
 pub(crate) fn asks_for_verbose(args: &[OsString]) -> bool {
@@ -728,6 +739,10 @@ mod tests {
         assert!(hook("summary --prompt --bogus --hook"));
         assert!(hook("--home summary summary --hook"));
         assert!(hook("--home=/w -q --color never summary --hook"));
+        let words = |line: &str| -> Vec<OsString> { line.split(' ').map(OsString::from).collect() };
+        assert_eq!(asks_for_color(&words("handbook --color never --bogus")), Some(ColorChoice::Never));
+        assert_eq!(asks_for_color(&words("handbook status --color=always")), Some(ColorChoice::Always));
+        assert_eq!(asks_for_color(&words("handbook status -- --color never")), None);
         assert!(!hook("--home summary --hook"));
         assert!(!hook("note summary --hook"));
         assert!(!hook("search --hook summary"));

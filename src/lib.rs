@@ -28,6 +28,7 @@ pub mod config;
 pub mod core;
 pub(crate) mod edge;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -92,8 +93,12 @@ fn run_settled(cli: cli::Cli, term: &mut Option<Terminal>) -> Result<u8> {
     for warning in settings.warnings.iter().filter(|_| !silent) {
         term.warn(warning);
     }
-    if !matches!(settings.command, CommandSettings::Config | CommandSettings::Completions(_)) {
-        edge::workspace::check_home(&settings.home)?;
+    // `config` shows the settings whatever the home is like, and says what is wrong with it;
+    // completions need no home at all.
+    match (&settings.command, edge::workspace::check_home(&settings.home)) {
+        (CommandSettings::Completions(_), _) | (_, Ok(())) => {}
+        (CommandSettings::Config, Err(error)) => term.warn(&format!("{error:#}")),
+        (_, Err(error)) => return Err(error),
     }
     let term = &term;
     match &settings.command {
@@ -133,7 +138,17 @@ pub fn exit_for_flags(error: &clap::Error, args: &[std::ffi::OsString]) -> ExitC
         }
         return ExitCode::from(EXIT_OK);
     }
-    let _ = error.print();
+    // clap's own colouring would follow only the terminal: the flags and the environment say.
+    let output = config::Output::before_settings(false, cli::asks_for_color(args), &Env::from_process());
+    let terminal = Terminal::detect(&output);
+    let rendered = error.render();
+    let coloured = if error.use_stderr() { terminal.color } else { terminal.color_stdout };
+    let text = if coloured { rendered.ansi().to_string() } else { rendered.to_string() };
+    if error.use_stderr() {
+        let _ = write!(std::io::stderr().lock(), "{text}");
+    } else {
+        let _ = write!(std::io::stdout().lock(), "{text}");
+    }
     if error.use_stderr() && cli::asks_for_json(args) {
         Terminal::json_error(&flag_error_message(error));
     }

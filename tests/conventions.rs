@@ -86,6 +86,13 @@ fn errors_and_warnings_follow_one_colour_rule() {
     assert!(error(&bad, &[("HANDBOOK_COLOR", "always")]).contains("\x1b[31merror"));
     assert!(error(&bad, &[("HANDBOOK_COLOR", "always"), ("NO_COLOR", "1")]).starts_with("handbook: error: "));
     assert!(error(&bad, &[]).starts_with("handbook: error: "), "no colour off a terminal");
+    // A flag clap refuses, by the same rule.
+    let refused = ["status", "--bogus"];
+    assert!(error(&[&["--color", "always"], &refused[..]].concat(), &[]).contains("\x1b["));
+    assert!(error(&refused, &[("HANDBOOK_COLOR", "always")]).contains("\x1b["));
+    assert!(!error(&refused, &[("HANDBOOK_COLOR", "always"), ("NO_COLOR", "1")]).contains('\x1b'));
+    assert!(!error(&[&["--color", "never"], &refused[..]].concat(), &[("HANDBOOK_COLOR", "always")]).contains('\x1b'));
+    assert!(error(&refused, &[]).starts_with("error: "), "no colour off a terminal");
     // A warning, by the same rule.
     let hb = claude_home();
     let out = hb.cmd().args(["--color", "always", "summary", "--max-tokens", "5"]).output().unwrap();

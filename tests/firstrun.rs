@@ -198,6 +198,16 @@ fn a_wrong_home_is_named_with_what_to_do_at_every_command() {
             &["search", "x"],
             &["forget", "x"],
             &["reset", "--yes"],
+            &["log"],
+            &["diff"],
+            &["undo"],
+            &["review"],
+            &["why", "L-00000000"],
+            &["promote", "L-00000000"],
+            &["doctor"],
+            &["integrate"],
+            &["integrate", "claude", "--write"],
+            &["mcp"],
         ] {
             // The file by HANDBOOK_HOME, the folder by --home.
             let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_handbook"));
@@ -206,13 +216,21 @@ fn a_wrong_home_is_named_with_what_to_do_at_every_command() {
                 true => cmd.env("HANDBOOK_HOME", home),
                 false => cmd.arg("--home").arg(home),
             };
-            let output = cmd.args(args).output().unwrap();
+            let output = cmd.args(args).stdin(std::process::Stdio::null()).output().unwrap();
             let stderr = text(&output.stderr);
             assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
             assert!(stderr.contains(&home.display().to_string()) && stderr.contains(says), "{args:?}: {stderr}");
             assert!(stderr.contains("point --home (or HANDBOOK_HOME) at"), "{args:?}: {stderr}");
         }
+        // `config` still shows the settings, and says what is wrong with the home.
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_handbook"));
+        let output =
+            cmd.env_clear().env("HOME", hb.user.path()).arg("--home").arg(home).arg("config").output().unwrap();
+        let stderr = text(&output.stderr);
+        assert!(output.status.success() && !output.stdout.is_empty(), "config: {stderr}");
+        assert!(stderr.contains("warning:") && stderr.contains(says), "config: {stderr}");
     }
+    assert!(!hb.user.path().join(".claude/settings.json").exists(), "no door for a wrong home");
     assert_eq!(fs::read_to_string(&file).unwrap(), "not a folder");
     assert_eq!(fs::read_dir(&busy).unwrap().count(), 1, "nothing was written into the folder");
     // A folder that cannot be read (meaningless for a user who reads everything).
@@ -222,10 +240,16 @@ fn a_wrong_home_is_named_with_what_to_do_at_every_command() {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
     if fs::read_dir(&locked).is_err() {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_handbook"));
-        let output =
-            cmd.env_clear().env("HOME", hb.user.path()).arg("--home").arg(&locked).arg("status").output().unwrap();
-        assert!(text(&output.stderr).contains("cannot read handbook's home"), "{}", text(&output.stderr));
+        for args in
+            [&["status"][..], &["update"], &["summary"], &["note", "x"], &["search", "x"], &["log"], &["doctor"]]
+        {
+            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_handbook"));
+            let output =
+                cmd.env_clear().env("HOME", hb.user.path()).arg("--home").arg(&locked).args(args).output().unwrap();
+            let stderr = text(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains("cannot read handbook's home"), "{args:?}: {stderr}");
+        }
     }
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o700)).unwrap();
 }
