@@ -206,6 +206,10 @@ fn a_note_is_written_redacted_and_found() {
     assert_eq!(notes.len(), 1, "{notes:?}");
     let written = fs::read_to_string(&notes[0]).unwrap();
     assert!(written.contains("[REDACTED:github]; it needs the VPN.") && !written.contains(&token), "{written}");
+    // With the built-in engine the note is taken in at once, as `handbook note` does.
+    assert!(text.contains("the note is in the summary now"), "{text}");
+    let summary = fs::read_to_string(hb.home.path().join("memory_summary.md")).unwrap();
+    assert!(summary.contains("it needs the VPN"), "{summary}");
     let (error, found) = server.call("search", json!({"query": "staging VPN", "in": "notes"}));
     assert!(!error && found.contains("[1] extensions/ad_hoc/notes/2026-11-29T12-00-00-"), "{found}");
     let (error, empty) = server.call("note", json!({"text": "  "}));

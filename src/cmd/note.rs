@@ -64,12 +64,35 @@ pub(crate) fn run(settings: &Settings, opts: &NoteSettings, term: &Terminal) -> 
     if !term.quiet {
         term.line(&format!("note: {path}"))?;
     }
-    term.note(match (consolidated, pending) {
+    term.note(when(consolidated, pending));
+    Ok(())
+}
+
+/// When the note reaches the summary, said as the note's last line.
+fn when(consolidated: bool, pending: bool) -> &'static str {
+    match (consolidated, pending) {
         (true, _) => "the handbook was consolidated with it: the note is in the summary now",
         (false, true) => "the handbook was consolidated with it and waits for review: `handbook review` shows it",
         (false, false) => "the note reaches the summary at the next `handbook consolidate` (or `handbook update`)",
-    });
-    Ok(())
+    }
+}
+
+/// Take a note another door just wrote (the MCP tool) into the handbook as `note` does: with
+/// the built-in engine, consolidated under the lock, doors refreshed. Nothing is printed (the
+/// MCP server's stdout is its protocol); what to tell comes back.
+pub(crate) fn take_in(settings: &Settings, opts: &NoteSettings) -> &'static str {
+    let mut term = Terminal::detect(&settings.output);
+    term = Terminal { quiet: true, json: false, progress: false, silent: true, color_stdout: false, ..term };
+    if opts.consolidate.engine.is_model() {
+        return when(false, false);
+    }
+    let workspace = Workspace::new(&settings.home);
+    let Ok(lock) = workspace.lock(opts.lock_wait) else { return when(false, false) };
+    let outcome = consolidated(&workspace, settings, opts, &term);
+    drop(lock);
+    crate::edge::doors::refresh(settings, &term);
+    let pending = outcome == Some(Outcome::Pending);
+    when(outcome.is_some() && !pending, pending)
 }
 
 /// Consolidate with the built-in engine; how it ended, or `None` when it failed (the note

@@ -214,6 +214,8 @@ pub(crate) struct McpSettings {
     /// The time `HANDBOOK_NOW` fixes, if it does: a server runs for hours, so its notes are
     /// otherwise dated by the clock when each is written.
     pub(crate) fixed_now: Option<Timestamp>,
+    /// How a note the tool writes is taken in: as `handbook note` does.
+    pub(crate) note: NoteSettings,
 }
 
 /// The engine of a phase.
@@ -462,11 +464,12 @@ impl Settings {
             Command::Summary(args) => CommandSettings::Summary(summary_settings(args)),
             Command::Search(args) => CommandSettings::Search(search_settings(args, now)?),
             Command::Note(args) => CommandSettings::Note(note_settings(args, &mut r)?),
-            Command::Mcp(args) => CommandSettings::Mcp(McpSettings {
-                verbose: args.verbose,
-                lock_wait: lock_wait(&mut r, args.wait)?,
-                fixed_now,
-            }),
+            Command::Mcp(args) => {
+                let lock_wait = lock_wait(&mut r, args.wait)?;
+                let note = NoteArgs { text: Vec::new(), title: None };
+                let note = NoteSettings { lock_wait, ..note_settings(note, &mut r)? };
+                CommandSettings::Mcp(McpSettings { verbose: args.verbose, lock_wait, fixed_now, note })
+            }
             Command::Forget(args) => CommandSettings::Forget {
                 sessions: args.sessions,
                 undo: args.undo,

@@ -59,17 +59,22 @@ tasks, the summary's sections and topics, the notes and the rollout summaries, e
 reference to read or cite it by.";
 
 const NOTE: &str = "Add a note to the handbook in the user's words, as `handbook note` does: secrets \
-are redacted, and the next consolidation reads it first. Only when the user asks you to remember \
-something; one short lesson per note.";
+are redacted, and the handbook takes it in at once where that costs nothing (the answer says when). \
+Only when the user asks you to remember something; one short lesson per note.";
+
+/// What runs once a note is written: takes it into the handbook where that costs nothing,
+/// and says when it reaches the summary.
+pub(crate) type TakeIn = Arc<dyn Fn() -> &'static str + Send + Sync>;
 
 /// What the server needs from the settings.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Options {
     pub(crate) home: PathBuf,
     pub(crate) lock_wait: Duration,
     /// The time every note is dated with, when fixed; otherwise the clock at each note.
     pub(crate) fixed_now: Option<Timestamp>,
     pub(crate) verbose: bool,
+    pub(crate) take_in: TakeIn,
 }
 
 /// Serve the tools on stdin and stdout until the client closes stdin.
@@ -200,6 +205,7 @@ struct Handbook {
     lock_wait: Duration,
     fixed_now: Option<Timestamp>,
     verbose: bool,
+    take_in: TakeIn,
 }
 
 impl Handbook {
@@ -209,6 +215,7 @@ impl Handbook {
             lock_wait: options.lock_wait,
             fixed_now: options.fixed_now,
             verbose: options.verbose,
+            take_in: options.take_in,
         }
     }
 
@@ -350,7 +357,7 @@ impl Handbook {
                 None => e.context("the note was not written"),
             }
         })?;
-        Ok(note_answer(&path, &note))
+        Ok(note_answer(&path, &note, (self.take_in)()))
     }
 }
 

@@ -94,13 +94,13 @@ pub(crate) fn read_answer(path: &str, excerpt: &Excerpt, sessions: &[String]) ->
 }
 
 /// The answer to a note: where it was written, its title, and what was redacted.
-pub(crate) fn note_answer(path: &str, note: &Prepared) -> String {
+pub(crate) fn note_answer(path: &str, note: &Prepared, when: &str) -> String {
     let mut out = format!("note written: {path}\ntitle: {}\n", note.title);
     if !note.redacted.is_empty() {
         let kinds = note.redacted.join(", ");
         let _ = writeln!(out, "the note held secrets ({kinds}); they were replaced with [REDACTED:<kind>]");
     }
-    out.push_str("The next `handbook update` reads it into the handbook first; search finds it among the notes now.\n");
+    let _ = writeln!(out, "{when}; search finds it among the notes now.");
     escape(&out).into_owned()
 }
 
