@@ -10,20 +10,17 @@ use anyhow::Result;
 use jiff::Timestamp;
 
 use super::discover::{key_of, presence, under_roots};
+use super::records::Records;
 use super::terminal::Terminal;
 use super::transcript::hash_file;
 use super::workspace::{JournalState, Workspace};
 use crate::core::state::{self, FileStat, RecordChange, SourceEntry, SourceKey, SourceState, Store};
 
-/// The extracted sessions whose stage-1 record is not on disk: one look at each record, so
+/// The extracted sessions whose stage-1 record is not on disk (by the folder's listing), so
 /// a record moved aside (or set aside as damaged) is rebuilt from its transcript.
-fn records_missing(workspace: &Workspace, sources: &state::Sources) -> HashSet<String> {
+fn records_missing(records: &Records, sources: &state::Sources) -> HashSet<String> {
     let extracted = sources.sources.values().filter(|e| e.state == SourceState::Extracted);
-    extracted
-        .filter_map(|e| e.session_id.as_deref())
-        .filter(|id| !workspace.has_stage1(id))
-        .map(str::to_string)
-        .collect()
+    extracted.filter_map(|e| e.session_id.as_deref()).filter(|id| !records.has(id)).map(str::to_string).collect()
 }
 
 /// The run's state store, and where its changes go.
@@ -31,6 +28,7 @@ pub(crate) struct Ledger<'a> {
     workspace: &'a Workspace,
     term: &'a Terminal,
     store: Store,
+    records: Records<'a>,
     journal: JournalState,
     dry_run: bool,
     /// Sessions whose usage may have changed this run: cited before or now by a transcript
@@ -55,10 +53,11 @@ impl<'a> Ledger<'a> {
         for note in &journal.notes {
             term.warn(note);
         }
+        let records = Records::listed(workspace)?;
         let presence =
-            presence(&sources, present).records_missing(records_missing(workspace, &sources)).members_gone(&sources);
+            presence(&sources, present).records_missing(records_missing(&records, &sources)).members_gone(&sources);
         let store = Store::new(sources, presence);
-        Ok(Ledger { workspace, term, store, journal, dry_run, usage_changed: BTreeSet::new() })
+        Ok(Ledger { workspace, term, store, records, journal, dry_run, usage_changed: BTreeSet::new() })
     }
 
     pub(crate) fn store(&self) -> &Store {
@@ -80,7 +79,7 @@ impl<'a> Ledger<'a> {
             return Ok(());
         }
         let term = self.term;
-        self.workspace.apply_stage1(change, &mut |w| term.warn(&w))?;
+        self.records.apply(change, &mut |w| term.warn(&w))?;
         self.store.settle(key, entry);
         Ok(())
     }
@@ -131,7 +130,7 @@ impl<'a> Ledger<'a> {
         let term = self.term;
         for session_id in sessions.iter().filter_map(|key| self.store.get(key)?.session_id.clone()) {
             let change = RecordChange::Move { session_id, from: from.clone(), to: to.clone() };
-            self.workspace.apply_stage1(change, &mut |w| term.warn(&w))?;
+            self.records.apply(change, &mut |w| term.warn(&w))?;
         }
         self.store.move_file(&from, &to);
         Ok(true)
@@ -163,15 +162,15 @@ impl<'a> Ledger<'a> {
         count
     }
 
-    /// Save what changed (not in a dry run), in proportion to the change, and bring usage in
-    /// line.
-    pub(crate) fn save(self, now: Timestamp) -> Result<()> {
+    /// Bring usage in line and save what changed (not in a dry run), in proportion to the
+    /// change: the records written are made durable first, then the state that names them.
+    pub(crate) fn save(mut self, now: Timestamp) -> Result<()> {
         if self.dry_run {
             return Ok(());
         }
-        let mut store = self.store;
-        store.extracted_at(now);
-        self.workspace.save_source_changes(store.sources(), &self.journal, store.changes(), now)?;
-        self.workspace.sync_usage(store.sources(), &self.usage_changed)
+        self.records.sync_usage(self.store.sources(), &self.usage_changed)?;
+        self.records.sync()?;
+        self.store.extracted_at(now);
+        self.workspace.save_source_changes(self.store.sources(), &self.journal, self.store.changes(), now)
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fsio::{Home, ensure_private_dir};
 use super::lock::{WorkspaceLock, acquire};
+use super::records::Records;
 
 /// How the folders of [`Scratch`] are named.
 const SCRATCH_PREFIX: &str = ".tmp-scratch-";
@@ -77,11 +78,10 @@ use crate::core::consolidate::edits::Edits;
 use crate::core::layout::{DIFF_FILE, MEMORY, NOTES_DIR, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
 use crate::core::notes::{self, Note};
-use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name, legacy_file_name};
+use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::journal;
 use crate::core::state::{
-    Counts, FORGOTTEN_VERSION, Forgotten, RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note,
-    usage,
+    Counts, FORGOTTEN_VERSION, Forgotten, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note,
 };
 
 /// The entries at the top of the home that are handbook's own (the rest is the user's).
@@ -187,21 +187,9 @@ impl Workspace {
         self.state_dir().join("stage1")
     }
 
+    #[cfg(test)]
     pub(crate) fn stage1_path(&self, session_id: &str) -> PathBuf {
         self.stage1_dir().join(file_name(session_id))
-    }
-
-    /// The record of `session_id` stored under the name records had before their names were
-    /// made injective, with its path. Those names were not injective, so the file there may
-    /// hold another session's record (or be damaged): then it is not this session's.
-    fn legacy_stage1(&self, session_id: &str) -> Option<(PathBuf, Stage1)> {
-        let legacy = legacy_file_name(session_id);
-        if legacy == file_name(session_id) {
-            return None;
-        }
-        let path = self.stage1_dir().join(legacy);
-        let record = self.fs().read_json::<Stage1>(&path).ok().flatten()?;
-        (record.session_id == session_id).then_some((path, record))
     }
 
     /// Create the home and its state folder, private to the user.
@@ -322,119 +310,25 @@ impl Workspace {
         self.fs().append(&self.sources_log_path(), text.as_bytes())
     }
 
-    /// The stored stage-1 record of a session, if any, under its name or the name records
-    /// had before. A record of a newer or damaged shape, or one that holds another session,
-    /// is an error that names the file.
+    /// The stored stage-1 record of a session, if any (see [`Records::load`]).
     pub(crate) fn load_stage1(&self, session_id: &str) -> Result<Option<Stage1>> {
-        let path = self.stage1_path(session_id);
-        let record = match self.fs().read_json::<Stage1>(&path)? {
-            Some(record) => Some(record),
-            None => self.legacy_stage1(session_id).map(|(_, record)| record),
-        };
-        if let Some(r) = &record
-            && r.version > STAGE1_VERSION
-        {
-            bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), r.version);
-        }
-        if let Some(r) = &record
-            && r.session_id != session_id
-        {
-            bail!(collision(&path, session_id, &r.session_id));
-        }
-        Ok(record)
+        Records::direct(self).load(session_id)
     }
 
     /// True when a session's stage-1 record is a file on disk (its contents unread).
     pub(crate) fn has_stage1(&self, session_id: &str) -> bool {
-        self.fs().exists(&self.stage1_path(session_id)).unwrap_or(false)
+        Records::direct(self).has(session_id)
     }
 
-    /// Store a session's record under its name, and drop the copy under its old name. A file
-    /// there holding another session's record is an error, never overwritten; a damaged one
-    /// is rewritten.
+    /// Store a session's record, synced (see [`Records::save`]).
+    #[cfg(test)]
     pub(crate) fn save_stage1(&self, record: &Stage1) -> Result<()> {
-        let path = self.stage1_path(&record.session_id);
-        if let Ok(Some(held)) = self.fs().read_json::<Stage1>(&path)
-            && held.session_id != record.session_id
-        {
-            bail!(collision(&path, &record.session_id, &held.session_id));
-        }
-        self.fs()
-            .write_json(&path, record)
-            .with_context(|| format!("cannot store the extraction of session {}", record.session_id))?;
-        match self.legacy_stage1(&record.session_id) {
-            Some((legacy, _)) => self.fs().remove_file(&legacy),
-            None => Ok(()),
-        }
+        Records::direct(self).save(record)
     }
 
-    /// Remove a session's record, under its name and its old one; a file there holding
-    /// another session's record stays.
+    /// Remove a session's record (see [`Records::remove`]).
     pub(crate) fn remove_stage1(&self, session_id: &str) -> Result<()> {
-        let path = self.stage1_path(session_id);
-        match self.fs().read_json::<Stage1>(&path) {
-            Ok(Some(held)) if held.session_id != session_id => {}
-            _ => self.fs().remove_file(&path)?,
-        }
-        match self.legacy_stage1(session_id) {
-            Some((legacy, _)) => self.fs().remove_file(&legacy),
-            None => Ok(()),
-        }
-    }
-
-    /// A stored record, or `None` with a warning through `warn` when it is damaged: one bad
-    /// file never stops a run, and the record is rewritten from its transcript.
-    fn load_stage1_or_warn(&self, session_id: &str, warn: &mut dyn FnMut(String)) -> Option<Stage1> {
-        self.load_stage1(session_id).unwrap_or_else(|e| {
-            warn(format!("{e:#}; it is rewritten from its transcript"));
-            None
-        })
-    }
-
-    /// Apply what settling a session decided for its stored record.
-    pub(crate) fn apply_stage1(&self, change: RecordChange, warn: &mut dyn FnMut(String)) -> Result<()> {
-        match change {
-            RecordChange::Keep => Ok(()),
-            RecordChange::Store(mut record) => {
-                let earlier = self.load_stage1_or_warn(&record.session_id, warn);
-                record.usage_count = earlier.as_ref().map_or(0, |e| e.usage_count);
-                record.last_usage = earlier.and_then(|e| e.last_usage);
-                self.save_stage1(&record)
-            }
-            RecordChange::DropIfFrom { session_id, key } => {
-                match self.load_stage1_or_warn(&session_id, warn).is_some_and(|r| r.rollout_path == key) {
-                    true => self.remove_stage1(&session_id),
-                    false => Ok(()),
-                }
-            }
-            RecordChange::Move { session_id, from, to } => match self.load_stage1_or_warn(&session_id, warn) {
-                Some(mut record) if record.rollout_path == from => {
-                    record.rollout_path = to;
-                    self.save_stage1(&record)
-                }
-                _ => Ok(()),
-            },
-        }
-    }
-
-    /// Bring the usage stored with each `affected` session's record in line with the
-    /// citations recorded across all transcripts.
-    pub(crate) fn sync_usage(&self, sources: &Sources, affected: &BTreeSet<String>) -> Result<()> {
-        if affected.is_empty() {
-            return Ok(());
-        }
-        let totals = usage(sources);
-        for id in affected {
-            // A record that cannot be read is rewritten, usage included, when its session is
-            // read again.
-            let Ok(Some(mut record)) = self.load_stage1(id) else { continue };
-            let total = totals.get(id).copied().unwrap_or_default();
-            if (record.usage_count, record.last_usage) != (total.count, total.last) {
-                (record.usage_count, record.last_usage) = (total.count, total.last);
-                self.save_stage1(&record)?;
-            }
-        }
-        Ok(())
+        Records::direct(self).remove(session_id)
     }
 
     /// Every stored stage-1 record, sorted by session id. A damaged record is reported
@@ -794,18 +688,10 @@ fn set_aside_damaged(home: Home<'_>, path: &Path, error: &anyhow::Error) -> Stri
     }
 }
 
-/// Two session ids met at one record name (a file copied by hand, or a file system that
-/// merges names).
-fn collision(path: &Path, wanted: &str, held: &str) -> String {
-    format!(
-        "{} holds the record of session {held:?}, not of session {wanted:?}; move it aside and run again to rebuild both",
-        path.display()
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::stage1::legacy_file_name;
 
     #[cfg(target_os = "linux")]
     #[test]
