@@ -34,6 +34,18 @@ pub(crate) enum FileRead<S> {
     NotATranscript { reason: String, hash: String },
 }
 
+impl<S> FileRead<S> {
+    /// The same read, with a session's sink turned into `f`'s answer.
+    pub(crate) fn map<T>(self, f: impl FnOnce(Agent, Finished<S>) -> Finished<T>) -> FileRead<T> {
+        match self {
+            FileRead::Session { agent, finished, hash } => {
+                FileRead::Session { agent, finished: Box::new(f(agent, *finished)), hash }
+            }
+            FileRead::NotATranscript { reason, hash } => FileRead::NotATranscript { reason, hash },
+        }
+    }
+}
+
 /// Content hash of a whole transcript: of the bytes its lines are made of, which for a
 /// `.jsonl.zst` are the decompressed ones (up to where damaged data stops the decoder), and
 /// for a session of opencode's older tree are its files together. So it is the hash
