@@ -2,8 +2,6 @@
 //! what each one needs, read and extract those, and apply the decisions. A dry run decides
 //! everything and applies nothing.
 
-use std::collections::HashSet;
-
 use anyhow::{Result, bail};
 use jiff::Timestamp;
 
@@ -16,9 +14,8 @@ use crate::core::state::{
     self, Caps, Coverage, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceKey,
     SourceState,
 };
-use crate::edge::discover::{discover_sources, key_of};
 use crate::edge::extraction::{Asked, Extracting, Job, Read, Ready};
-use crate::edge::ledger::Ledger;
+use crate::edge::ledger::{Ledger, discover_and_load};
 use crate::edge::parallel;
 use crate::edge::signal::{Interrupted, Signal, Stop};
 use crate::edge::survey::{Origin, Scope, ToRead, Unreadable, survey};
@@ -51,12 +48,11 @@ pub(crate) fn extract(
     term: &Terminal,
     stop: &Stop,
 ) -> Result<Vec<String>> {
-    let found = discover_sources(&opts.sources, term)?;
-    let present: HashSet<String> = found.files.iter().map(|p| key_of(p)).collect();
+    let (found, ledger) = discover_and_load(workspace, &opts.sources, term, opts.dry_run)?;
     let mut run = Run {
         opts,
         term,
-        ledger: Ledger::load(workspace, term, &present, opts.dry_run)?,
+        ledger,
         rules: opts.rules(settings.now),
         coverage: Coverage { warnings: found.warnings.len() as u64, ..Coverage::default() },
         reports: Vec::new(),
@@ -67,7 +63,7 @@ pub(crate) fn extract(
     };
     let scratch = workspace.scratch(opts.dry_run);
     let scope = Scope { sessions: &opts.sessions, limit: opts.limit, scratch: &scratch };
-    let surveyed = survey(&found.files, &mut run.ledger, &run.rules, &scope, &mut run.coverage)?;
+    let surveyed = survey(&found, &mut run.ledger, &run.rules, &scope, &mut run.coverage)?;
     for Unreadable { key, reason, recorded } in surveyed.unreadable {
         match recorded {
             true => run.fail(&key, None, None, &reason),
@@ -171,12 +167,19 @@ impl Run<'_> {
                 // The pipeline redacted the metadata when it finished.
                 let finished = *finished;
                 if let Some(plan) = state::left_alone(finished.meta.updated, *stat, self.rules.windows) {
-                    self.coverage.count(&key.to_string(), plan, None);
+                    self.coverage.count(key, plan, None);
                     return Ok(());
                 }
                 let seen = self.seen(agent, &finished, hash, key);
                 self.session(key, *stat, seen, finished)
             }
+        }
+    }
+
+    /// Keep a session's line for the report; a quiet run without `--json` shows (so keeps) none.
+    fn report(&mut self, report: SessionReport) {
+        if self.term.json || !self.term.quiet {
+            self.reports.push(report);
         }
     }
 
@@ -190,13 +193,13 @@ impl Run<'_> {
     /// Count and report a failure.
     fn failed(&mut self, key: &SourceKey, reason: &str) {
         self.coverage.fail(&key.to_string(), reason);
-        self.reports.push(SessionReport::because(&key.to_string(), SourceState::Failed, reason));
+        self.report(SessionReport::because(&key.to_string(), SourceState::Failed, reason));
     }
 
     fn skip(&mut self, key: &SourceKey, stat: FileStat, reason: &str, hash: &str) -> Result<()> {
         self.coverage.settled(SourceState::Skipped, Some(&Reason::NotATranscript(reason.to_string())));
         self.term.warn(&format!("{key}: {reason}; skipped"));
-        self.reports.push(SessionReport::because(&key.to_string(), SourceState::Skipped, reason));
+        self.report(SessionReport::because(&key.to_string(), SourceState::Skipped, reason));
         let entry = state::skipped_entry(reason, hash, stat, &self.rules);
         self.ledger.apply(key, entry, RecordChange::Keep)
     }
@@ -219,8 +222,7 @@ impl Run<'_> {
         (report.agent, report.session_id) = (Some(seen.agent), Some(seen.session_id.clone()));
         let Finished { meta, sink, warnings, .. } = finished;
         report.warnings = warnings;
-        let store = self.ledger.store();
-        let excluded = state::exclusion(&seen, key, store.sources(), store.index(), store.presence(), &self.rules);
+        let excluded = state::exclusion(&seen, key, self.ledger.store(), &self.rules);
         if let Some(reason) = excluded {
             return self.exclude(key, stat, &seen, reason, report);
         }
@@ -257,7 +259,7 @@ impl Run<'_> {
         };
         self.coverage.settled(state, None);
         report.outcome = state;
-        self.reports.push(report);
+        self.report(report);
         let entry = state::session_entry(&seen, stat, state, &self.rules);
         self.ledger.apply(key, entry, change)
     }
@@ -273,7 +275,7 @@ impl Run<'_> {
         self.coverage.settled(SourceState::Excluded, Some(&reason));
         report.outcome = SourceState::Excluded;
         report.reason = Some(reason.to_string());
-        self.reports.push(report);
+        self.report(report);
         let change = state::excluded_change(&reason, &seen.session_id, &key.path);
         self.ledger.apply(key, state::excluded_entry(seen, stat, reason, &self.rules), change)
     }

@@ -125,6 +125,17 @@ impl<'a> Home<'a> {
         write_atomic(path, bytes)
     }
 
+    /// [`write_atomic`] of what `write` writes, streamed into place: for a file too large to
+    /// build in memory first.
+    pub(crate) fn write_atomic_with(
+        &self,
+        path: &Path,
+        write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<()> {
+        self.check(path)?;
+        persist_with(path, write, Sync::Now).map(drop)
+    }
+
     /// [`write_if_changed`], below the home.
     pub(crate) fn write_if_changed(&self, path: &Path, bytes: &[u8]) -> Result<bool> {
         self.check(path)?;
@@ -300,6 +311,12 @@ enum Sync {
 /// `sync` says later), or, with [`Sync::NowNoClobber`], linked in only where no file is.
 /// False when that found a file at `path`.
 fn persist(path: &Path, bytes: &[u8], sync: Sync) -> Result<bool> {
+    persist_with(path, &mut |out| out.write_all(bytes), sync)
+}
+
+/// [`persist`] of what `write` writes, straight into the temporary file: a file of tens of
+/// megabytes is never held whole in memory first.
+fn persist_with(path: &Path, write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>, sync: Sync) -> Result<bool> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     // A batch's folder was made (and checked) before its first write.
     if sync != Sync::Later {
@@ -309,7 +326,9 @@ fn persist(path: &Path, bytes: &[u8], sync: Sync) -> Result<bool> {
         .prefix(".tmp-")
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut out = std::io::BufWriter::with_capacity(256 * 1024, tmp.as_file_mut());
+    write(&mut out).and_then(|()| out.flush()).with_context(|| format!("cannot write {}", path.display()))?;
+    drop(out);
     if sync != Sync::Later {
         tmp.as_file().sync_all().with_context(|| format!("cannot sync {}", path.display()))?;
     }

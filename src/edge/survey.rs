@@ -8,9 +8,9 @@ use std::rc::Rc;
 
 use anyhow::Result;
 
-use super::discover::{key_of, stat_of};
+use super::discover::{Discovery, key_of};
 use super::ledger::Ledger;
-use super::opencode::{self, Snapshot};
+use super::opencode::Snapshot;
 use super::workspace::Scratch;
 use crate::core::state::{self, Coverage, FileStat, Rules, SourceKey, Triage};
 
@@ -57,28 +57,28 @@ pub(crate) struct Scope<'a> {
 
 /// Look at every file found, counting in `coverage` what needs no reading.
 pub(crate) fn survey(
-    files: &[PathBuf],
+    files: &Discovery,
     ledger: &mut Ledger<'_>,
     rules: &Rules,
     scope: &Scope<'_>,
     coverage: &mut Coverage,
 ) -> Result<Surveyed> {
     let mut found = Surveyed::default();
-    for path in files {
-        if opencode::is_database(path) {
+    for ((path, key), stat) in files.files.iter().zip(&files.keys).zip(&files.stats) {
+        let Some(stat) = stat else {
             survey_database(path, ledger, rules, scope, coverage, &mut found);
             continue;
-        }
-        let key = SourceKey::file(key_of(path));
+        };
+        let key = SourceKey::file(key.as_str());
         let session_id = ledger.get(&key).and_then(|e| e.session_id.as_deref());
         if !state::selected(scope.sessions, &key.path, session_id) {
             continue;
         }
         coverage.counts.sessions += 1;
-        let stat = match stat_of(path) {
-            Ok(stat) => stat,
-            Err(e) => {
-                found.unreadable.push(Unreadable { key, reason: format!("{e:#}"), recorded: true });
+        let stat = match stat {
+            Ok(stat) => *stat,
+            Err(reason) => {
+                found.unreadable.push(Unreadable { key, reason: reason.clone(), recorded: true });
                 continue;
             }
         };
@@ -152,6 +152,6 @@ fn triage(mut read: ToRead, ledger: &Ledger<'_>, rules: &Rules, coverage: &mut C
         }
         // Written to lately is not in use lately (a copied folder): its records decide.
         Triage::Count(plan) if state::judged_by_records(plan) => found.to_read.push(read),
-        Triage::Count(plan) => coverage.count(&read.key.to_string(), plan, entry),
+        Triage::Count(plan) => coverage.count(&read.key, plan, entry),
     }
 }

@@ -81,7 +81,7 @@ use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::journal;
 use crate::core::state::{
-    Counts, FORGOTTEN_VERSION, Forgotten, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note,
+    Counts, FORGOTTEN_VERSION, Forgotten, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note, write_lines,
 };
 
 /// The entries at the top of the home that are handbook's own (the rest is the user's).
@@ -142,6 +142,13 @@ pub(crate) fn check_home(home: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+impl JournalState {
+    /// The changes the journal holds.
+    pub(crate) fn lines(&self) -> usize {
+        self.lines
+    }
 }
 
 /// Where the journal of `sources.json` stands after loading.
@@ -285,7 +292,7 @@ impl Workspace {
     /// Rewrite `sources.json` whole, and drop the journal it now holds.
     pub(crate) fn save_sources(&self, sources: &Sources) -> Result<()> {
         self.save_forgotten(&sources.excluded)?;
-        self.fs().write_json(&self.sources_path(), sources)?;
+        self.fs().write_atomic_with(&self.sources_path(), &mut |out| write_lines(sources, out))?;
         self.fs().remove_file(&self.sources_log_path())
     }
 
@@ -296,17 +303,21 @@ impl Workspace {
         &self,
         sources: &Sources,
         journal_state: &JournalState,
-        changes: impl Iterator<Item = (&'a SourceKey, Option<&'a SourceEntry>)>,
+        changes: Option<impl Iterator<Item = (&'a SourceKey, Option<&'a SourceEntry>)>>,
         at: jiff::Timestamp,
     ) -> Result<()> {
-        let (text, count) = journal::lines(&journal_state.base, changes, at);
+        let Some(changes) = changes else { return self.save_sources(sources) };
+        let changes: Vec<_> = changes.collect();
         // A list an earlier version kept in `sources.json` alone moves to its own file now.
         self.save_forgotten(&sources.excluded)?;
+        // The changes and the line saying the run finished.
+        let count = changes.len() + 1;
         if !self.fs().exists(&self.sources_path())?
             || journal::compact_now(journal_state.lines + count, sources.sources.len())
         {
             return self.save_sources(sources);
         }
+        let (text, _) = journal::lines(&journal_state.base, changes.into_iter(), at);
         self.fs().append(&self.sources_log_path(), text.as_bytes())
     }
 
