@@ -87,8 +87,8 @@ pub(crate) fn consolidate(
         return Ok(Report::cooldown(next_allowed, opts.engine.describe()));
     }
     let sources = workspace.load_sources()?;
-    let records = workspace.all_stage1_setting_aside_damaged(&mut |warning| term.warn(&warning))?;
-    let chosen = plan::choose(records, &sources, &rules);
+    let chosen = workspace.choose_stage1(&sources, &rules, &mut |warning| term.warn(&warning))?;
+    drop(sources);
     sync(workspace, &chosen)?;
     fault::point(settings, "after-sync");
 

@@ -75,6 +75,7 @@ fn left_behind(folder: &Path, name: &str) -> bool {
 }
 
 use crate::core::consolidate::edits::Edits;
+use crate::core::consolidate::plan;
 use crate::core::layout::{DIFF_FILE, MEMORY, NOTES_DIR, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
 use crate::core::notes::{self, Note};
@@ -344,36 +345,73 @@ impl Workspace {
 
     /// Every stored stage-1 record, sorted by session id. A damaged record is reported
     /// through `warn` and skipped: one bad file never stops a run.
+    #[cfg(test)]
     pub(crate) fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
-        self.read_all_stage1(false, warn)
+        let filed = self.stage1_briefs(false, warn, &|record| record)?;
+        Ok(filed.into_iter().map(|filed| filed.brief).collect())
     }
 
-    /// Every stored stage-1 record, as [`Workspace::all_stage1`]; a record that cannot be
-    /// read is also set aside (renamed `<name>.damaged`), so the next `extract` finds it
-    /// missing and reads its session again.
-    pub(crate) fn all_stage1_setting_aside_damaged(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
-        self.read_all_stage1(true, warn)
+    /// Choose the sessions that feed the handbook from the stored records (see
+    /// [`plan::choose`]), holding a brief of each and the chosen ones whole: a record that
+    /// cannot be read is also set aside (renamed `<name>.damaged`), so the next `extract` finds
+    /// it missing and reads its session again.
+    pub(crate) fn choose_stage1(
+        &self,
+        sources: &Sources,
+        rules: &plan::Rules,
+        warn: &mut dyn FnMut(String),
+    ) -> Result<plan::Chosen> {
+        let filed = self.stage1_briefs(true, warn, &|record| plan::Brief::of(&record, sources))?;
+        let (places, briefs): (Vec<_>, Vec<_>) = filed.into_iter().map(|f| ((f.session_id, f.path), f.brief)).unzip();
+        let choice = plan::choose_briefly(briefs, sources, rules);
+        let mut records = Vec::with_capacity(choice.ids.len());
+        for (_, path) in places.iter().filter(|(id, _)| choice.ids.binary_search(id).is_ok()) {
+            records.push(self.stage1_at(path)?);
+        }
+        Ok(choice.with(records, sources))
     }
 
-    fn read_all_stage1(&self, set_aside: bool, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
-        let mut records = Vec::new();
-        for path in self.fs().list_dir(&self.stage1_dir())? {
-            if path.extension().is_none_or(|e| e != "json") {
-                continue;
+    /// The stage-1 record in the file at `path`, one [`Workspace::stage1_briefs`] listed.
+    fn stage1_at(&self, path: &Path) -> Result<Stage1> {
+        let record = self.fs().read_json::<Stage1>(path)?;
+        record.with_context(|| format!("{} was removed while it was read; run the command again", path.display()))
+    }
+
+    /// Every stored stage-1 record reduced by `brief` to what the caller keeps of it, with
+    /// the file it is in, sorted by session id as [`Workspace::all_stage1`] sorts them. The
+    /// records are read on every core and each is dropped once reduced, so a hundred thousand
+    /// of them never sit in memory together; [`Workspace::stage1_at`] reads one again whole.
+    pub(crate) fn stage1_briefs<B: Send>(
+        &self,
+        set_aside: bool,
+        warn: &mut dyn FnMut(String),
+        brief: &(dyn Fn(Stage1) -> B + Sync),
+    ) -> Result<Vec<Filed<B>>> {
+        let paths: Vec<PathBuf> = self.fs().list_dir(&self.stage1_dir())?;
+        let paths: Vec<PathBuf> = paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+        let read = super::parallel::map(&paths, |path| match self.fs().read_json::<Stage1>(path) {
+            Ok(Some(record)) if record.version <= STAGE1_VERSION => {
+                let canonical = path.file_name().is_some_and(|n| *n == *file_name(&record.session_id));
+                Reduced::Record(record.session_id.clone(), canonical, brief(record))
             }
-            match self.fs().read_json::<Stage1>(&path) {
-                Ok(Some(record)) if record.version <= STAGE1_VERSION => {
-                    let canonical = path.file_name().is_some_and(|n| *n == *file_name(&record.session_id));
-                    records.push((record, canonical));
+            Ok(Some(record)) => Reduced::Warning(format!(
+                "{}: written by a newer handbook (version {}); skipped",
+                path.display(),
+                record.version
+            )),
+            Ok(None) => Reduced::Gone,
+            Err(e) if set_aside => Reduced::Warning(set_aside_damaged(self.fs(), path, &e)),
+            Err(e) => Reduced::Warning(format!("{e:#}; skipped")),
+        });
+        let mut records = Vec::new();
+        // Warnings come in the folder's (sorted) order, whatever the threads.
+        for (path, read) in paths.into_iter().zip(read) {
+            match read {
+                Reduced::Record(session_id, canonical, brief) => {
+                    records.push((Filed { session_id, path, brief }, canonical))
                 }
-                Ok(Some(record)) => warn(format!(
-                    "{}: written by a newer handbook (version {}); skipped",
-                    path.display(),
-                    record.version
-                )),
-                Ok(None) => {}
-                Err(e) if set_aside => warn(set_aside_damaged(self.fs(), &path, &e)),
-                Err(e) => warn(format!("{e:#}; skipped")),
+                Reduced::Warning(warning) => warn(warning),
+                Reduced::Gone => {}
             }
         }
         // A run that died between storing a record under its name and removing the old copy
@@ -382,7 +420,7 @@ impl Workspace {
             a.session_id.cmp(&b.session_id).then_with(|| b_canonical.cmp(a_canonical))
         });
         records.dedup_by(|later, earlier| later.0.session_id == earlier.0.session_id);
-        Ok(records.into_iter().map(|(record, _)| record).collect())
+        Ok(records.into_iter().map(|(filed, _)| filed).collect())
     }
 
     /// The absolute path of a workspace-relative path.
@@ -686,6 +724,23 @@ impl Workspace {
 
 /// Rename the unreadable record at `path` to `<name>.damaged`; the warning saying so (or
 /// why it could not be).
+/// A stored stage-1 record reduced to what a command keeps of it (see
+/// [`Workspace::stage1_briefs`]), with the file it is in.
+#[derive(Debug)]
+pub(crate) struct Filed<B> {
+    pub(crate) session_id: String,
+    pub(crate) path: PathBuf,
+    pub(crate) brief: B,
+}
+
+/// What reading one stored record gave.
+enum Reduced<B> {
+    Record(String, bool, B),
+    Warning(String),
+    /// Removed since the folder was listed.
+    Gone,
+}
+
 fn set_aside_damaged(home: Home<'_>, path: &Path, error: &anyhow::Error) -> String {
     let aside = path.with_extension("json.damaged");
     match home.rename(path, &aside) {
