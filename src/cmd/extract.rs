@@ -48,7 +48,7 @@ pub(crate) fn extract(
     term: &Terminal,
     stop: &Stop,
 ) -> Result<Vec<String>> {
-    let (found, ledger) = discover_and_load(workspace, &opts.sources, term, opts.dry_run)?;
+    let (mut found, ledger) = discover_and_load(workspace, &opts.sources, term, opts.dry_run)?;
     let mut run = Run {
         opts,
         term,
@@ -63,7 +63,7 @@ pub(crate) fn extract(
     };
     let scratch = workspace.scratch(opts.dry_run);
     let scope = Scope { sessions: &opts.sessions, limit: opts.limit, scratch: &scratch };
-    let surveyed = survey(&found, &mut run.ledger, &run.rules, &scope, &mut run.coverage)?;
+    let surveyed = survey(&mut found, &mut run.ledger, &run.rules, &scope, &mut run.coverage)?;
     for Unreadable { key, reason, recorded } in surveyed.unreadable {
         match recorded {
             true => run.fail(&key, None, None, &reason),

@@ -2,6 +2,7 @@
 //! of the ones already known. Unreadable folders and symlink loops become warnings; the walk
 //! goes on.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -19,8 +20,6 @@ use crate::core::state::{FileStat, Presence, Reason, Sources};
 pub(crate) struct Discovery {
     /// Transcript files, absolute, sorted, without duplicates.
     pub(crate) files: Vec<PathBuf>,
-    /// The key each of `files` is known by (see [`key_of`]).
-    pub(crate) keys: Vec<String>,
     /// The size and time of each of `files` (see [`Discovery::with_stats`]), or why they
     /// could not be read; `None` for a database, whose sessions are looked at one by one.
     pub(crate) stats: Vec<Option<Result<FileStat, String>>>,
@@ -135,7 +134,6 @@ pub(crate) fn discover(roots: &[SourceRoot]) -> Discovery {
     found.files.sort_unstable_by(|a, b| path_order(a, b));
     found.files.dedup();
     plain_wins(&mut found.files);
-    found.keys = found.files.iter().map(|f| key_of(f)).collect();
     // The walk's order is the folders'; what it reports comes in an order of its own.
     found.warnings.sort();
     found
@@ -208,7 +206,7 @@ pub(crate) fn discover_sources(sources: &[SourceRoot], term: &Terminal) -> Resul
 /// one look at each that was not found this run (`present`). Only a file the system says
 /// does not exist is gone; one that cannot be reached (a folder without permission, a broken
 /// mount) is not, so what was learned from it stays.
-pub(crate) fn presence(sources: &Sources, present: &HashSet<&str>) -> Presence {
+pub(crate) fn presence(sources: &Sources, present: &HashSet<Cow<str>>) -> Presence {
     // The keys are in path order: a file's sessions sit together.
     let mut paths: Vec<&str> = sources.sources.keys().map(|key| key.path.as_str()).collect();
     paths.dedup();

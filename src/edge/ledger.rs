@@ -3,6 +3,7 @@
 //! of every session whose citations changed brought in line. A dry run applies nothing, and
 //! this is the one place that says so.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -67,7 +68,8 @@ pub(crate) fn discover_and_load<'a>(
         (found, loading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
     let found = found?;
-    let present: HashSet<&str> = found.keys.iter().map(String::as_str).collect();
+    // Borrowed, not copied, for every path that is text (see [`key_of`]).
+    let present: HashSet<Cow<str>> = found.files.iter().map(|f| f.to_string_lossy()).collect();
     let ledger = Ledger::open(workspace, term, loaded?, &present, dry_run);
     Ok((found, ledger))
 }
@@ -79,7 +81,7 @@ impl<'a> Ledger<'a> {
         workspace: &'a Workspace,
         term: &'a Terminal,
         loaded: Loaded<'a>,
-        present: &HashSet<&str>,
+        present: &HashSet<Cow<str>>,
         dry_run: bool,
     ) -> Ledger<'a> {
         let Loaded { sources, journal, records } = loaded;

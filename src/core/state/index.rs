@@ -68,9 +68,10 @@ fn members_gone(sources: &Sources) -> HashSet<(String, String)> {
 /// need none: the store's map is ordered by path, so they sit together in it.
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    /// The keys each session id is known at. Built on the first question (a run that reads
-    /// nothing asks none), then kept up to date.
-    by_session: OnceCell<HashMap<String, Vec<SourceKey>>>,
+    /// The keys each session id is known at, by a hash of the id (a hundred thousand ids
+    /// are not copied; a key found is checked against its entry). Built on the first
+    /// question (a run that reads nothing asks none), then kept up to date.
+    by_session: OnceCell<BySession>,
     /// Gone transcripts with a known hash, by size and modification time: a new file with
     /// the same ones (and the same hash) is the same transcript, moved.
     moved: HashMap<(u64, i128), String>,
@@ -103,8 +104,10 @@ impl Index {
             forget(by_session, old_id, key);
         }
         if let Some(id) = &entry.session_id {
-            let keys = by_session.entry(id.clone()).or_default();
+            let keys = by_session.entry(id_hash(id)).or_default();
             if let Err(at) = keys.binary_search(key) {
+                // Most ids are known at one key: no room for four.
+                keys.reserve_exact(1);
                 keys.insert(at, key.clone());
             }
         }
@@ -138,21 +141,36 @@ impl Index {
         presence: &Presence,
     ) -> Option<&'a SourceKey> {
         let by_session = self.by_session.get_or_init(|| by_session(sources));
-        by_session.get(session_id)?.iter().find(|other| {
+        by_session.get(&id_hash(session_id))?.iter().find(|other| {
+            let entry = sources.sources.get(*other);
             *other != key
-                && sources.sources.get(*other).is_some_and(|e| e.state == SourceState::Extracted)
+                && entry
+                    .is_some_and(|e| e.state == SourceState::Extracted && e.session_id.as_deref() == Some(session_id))
                 && presence.exists(&other.path)
         })
     }
 }
 
+/// Keys by the hash of their session id (see [`id_hash`]), each hash's keys in order.
+type BySession = HashMap<u64, Vec<SourceKey>>;
+
+/// The hash a session id is indexed by; ids that share one are told apart by their entries.
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    id.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// Every key by its session id, each id's keys in order.
-fn by_session(sources: &Sources) -> HashMap<String, Vec<SourceKey>> {
-    let mut index: HashMap<String, Vec<SourceKey>> = HashMap::new();
+fn by_session(sources: &Sources) -> BySession {
+    let mut index = BySession::new();
     // In key order: each id's keys come sorted.
     for (key, entry) in &sources.sources {
         if let Some(id) = &entry.session_id {
-            index.entry(id.clone()).or_default().push(key.clone());
+            let keys = index.entry(id_hash(id)).or_default();
+            keys.reserve_exact(1);
+            keys.push(key.clone());
         }
     }
     index
@@ -164,11 +182,12 @@ pub(crate) fn sessions_of(sources: &Sources, path: &str) -> Vec<SourceKey> {
     sources.sources.range(from..).map(|(key, _)| key).take_while(|key| key.path == path).cloned().collect()
 }
 
-fn forget(map: &mut HashMap<String, Vec<SourceKey>>, at: &str, key: &SourceKey) {
-    if let Some(keys) = map.get_mut(at) {
+fn forget(map: &mut BySession, id: &str, key: &SourceKey) {
+    let at = id_hash(id);
+    if let Some(keys) = map.get_mut(&at) {
         keys.retain(|k| k != key);
         if keys.is_empty() {
-            map.remove(at);
+            map.remove(&at);
         }
     }
 }
