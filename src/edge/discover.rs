@@ -231,7 +231,16 @@ fn is_gone(path: &Path) -> bool {
 
 /// The key a transcript is known by: its path, as text.
 pub(crate) fn key_of(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+    key_ref(path).into_owned()
+}
+
+/// [`key_of`], borrowed from `path` when it is text (checked at the speed of `from_utf8`,
+/// which a lossy conversion does not reach: a re-run asks this of every file found).
+pub(crate) fn key_ref(path: &Path) -> Cow<'_, str> {
+    match path.to_str() {
+        Some(text) => Cow::Borrowed(text),
+        None => path.to_string_lossy(),
+    }
 }
 
 /// What is on disk of a transcript now, as one size and modification time. An opencode

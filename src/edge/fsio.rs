@@ -180,6 +180,28 @@ impl<'a> Home<'a> {
         read_json(path)
     }
 
+    /// [`read_json`] of a file read a piece at a time, never whole; `seen` is shown every
+    /// byte of it, in order.
+    pub(crate) fn read_json_streamed<T: DeserializeOwned>(
+        &self,
+        path: &Path,
+        seen: &mut dyn FnMut(&[u8]),
+    ) -> Result<Option<T>> {
+        self.check(path)?;
+        let file = match fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let reader = std::io::BufReader::with_capacity(256 * 1024, Seen { inner: file, seen });
+        match serde_json::from_reader(reader) {
+            Ok(value) => Ok(Some(value)),
+            Err(e) if e.is_io() => Err(e).with_context(|| format!("cannot read {}", path.display())),
+            Err(e) => Err(e)
+                .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display())),
+        }
+    }
+
     /// [`read_if_exists`], below the home.
     pub(crate) fn read_if_exists(&self, path: &Path) -> Result<Option<Vec<u8>>> {
         self.check(path)?;
@@ -422,6 +444,20 @@ pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
     serde_json::from_slice(&bytes)
         .map(Some)
         .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display()))
+}
+
+/// A reader that shows every byte it reads to `seen`.
+struct Seen<'a, R> {
+    inner: R,
+    seen: &'a mut dyn FnMut(&[u8]),
+}
+
+impl<R: std::io::Read> std::io::Read for Seen<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        (self.seen)(&buf[..n]);
+        Ok(n)
+    }
 }
 
 /// A file's bytes, or `None` when it does not exist.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use jiff::Timestamp;
 
-use super::discover::{Discovery, discover_sources, key_of, presence, under_roots};
+use super::discover::{Discovery, discover_sources, key_of, key_ref, presence, under_roots};
 use super::records::Records;
 use super::terminal::Terminal;
 use super::transcript::hash_file;
@@ -43,12 +43,16 @@ struct Loaded<'a> {
     sources: Sources,
     journal: JournalState,
     records: Records<'a>,
+    /// See [`records_missing`]: found here, on the core that read the state.
+    missing: HashSet<String>,
 }
 
 impl<'a> Loaded<'a> {
     fn read(workspace: &'a Workspace) -> Result<Loaded<'a>> {
         let (sources, journal) = workspace.load_sources_journaled()?;
-        Ok(Loaded { sources, journal, records: Records::listed(workspace)? })
+        let records = Records::listed(workspace)?;
+        let missing = records_missing(&records, &sources);
+        Ok(Loaded { sources, journal, records, missing })
     }
 }
 
@@ -69,7 +73,7 @@ pub(crate) fn discover_and_load<'a>(
     });
     let found = found?;
     // Borrowed, not copied, for every path that is text (see [`key_of`]).
-    let present: HashSet<Cow<str>> = found.files.iter().map(|f| f.to_string_lossy()).collect();
+    let present: HashSet<Cow<str>> = found.files.iter().map(|f| key_ref(f)).collect();
     let ledger = Ledger::open(workspace, term, loaded?, &present, dry_run);
     Ok((found, ledger))
 }
@@ -84,7 +88,7 @@ impl<'a> Ledger<'a> {
         present: &HashSet<Cow<str>>,
         dry_run: bool,
     ) -> Ledger<'a> {
-        let Loaded { sources, journal, records } = loaded;
+        let Loaded { sources, journal, records, missing } = loaded;
         for warning in &journal.warnings {
             term.warn(warning);
         }
@@ -92,8 +96,7 @@ impl<'a> Ledger<'a> {
         for note in &journal.notes {
             term.warn(note);
         }
-        let presence =
-            presence(&sources, present).records_missing(records_missing(&records, &sources)).members_gone(&sources);
+        let presence = presence(&sources, present).records_missing(missing).members_gone(&sources);
         let store = Store::new(sources, presence, journal.lines());
         Ledger { workspace, term, store, records, journal, dry_run, usage_changed: BTreeSet::new() }
     }

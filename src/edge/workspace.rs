@@ -232,14 +232,12 @@ impl Workspace {
     /// rebuilt (or an earlier version's) state file forgets none of them.
     pub(crate) fn load_sources_journaled(&self) -> Result<(Sources, JournalState)> {
         let path = self.sources_path();
-        let bytes = self.fs().read_if_exists(&path)?;
-        let base = journal::base_of(bytes.as_deref().unwrap_or_default());
-        let found = bytes.is_some();
-        let mut sources: Sources = match bytes {
-            Some(bytes) => serde_json::from_slice(&bytes)
-                .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display()))?,
-            None => Sources { version: SOURCES_VERSION, ..Sources::default() },
-        };
+        let mut base = journal::Base::default();
+        // Streamed: a state of a hundred thousand sessions is tens of megabytes of text.
+        let read = self.fs().read_json_streamed::<Sources>(&path, &mut |bytes| base.update(bytes))?;
+        let found = read.is_some();
+        let mut sources = read.unwrap_or_else(|| Sources { version: SOURCES_VERSION, ..Sources::default() });
+        let base = base.finish();
         if sources.version > SOURCES_VERSION {
             bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), sources.version);
         }
