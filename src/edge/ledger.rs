@@ -216,10 +216,6 @@ impl<'a> Ledger<'a> {
         self.records.sync_usage(self.store.sources(), &self.usage_changed)?;
         self.records.sync()?;
         self.store.extracted_at(now);
-        self.workspace.save_source_changes(self.store.sources(), &self.journal, self.store.changes(), now)?;
-        // The run ends with this: freeing a state of a hundred thousand sessions piece by
-        // piece would only delay the exit that frees it at once.
-        std::mem::forget(self.store);
-        Ok(())
+        self.workspace.save_source_changes(self.store.sources(), &self.journal, self.store.changes(), now)
     }
 }
