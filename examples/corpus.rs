@@ -10,7 +10,10 @@
 //! huge transcript takes. With `--mixed` after the seed, the sessions rotate through the
 //! agents handbook reads: Codex, Claude Code, pi (a v3 tree), Gemini CLI (an upsert log) and
 //! opencode (sessions of one SQLite database, `opencode/opencode.db`); with `--opencode`, every
-//! session goes into that database. Output is deterministic for a given seed.
+//! session goes into that database; with `--generic`, every session is a small generic JSONL
+//! file of four records (a prompt, a command, its output, an answer), a thousand to a folder,
+//! the way years of agent use pile up (TOTAL_BYTES is then ignored). Output is deterministic
+//! for a given seed.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -122,6 +125,13 @@ fn ts(file: usize, step: usize) -> String {
     let seconds = (file * 7_200 + step * 3) as i64;
     let t = jiff::Timestamp::from_second(1_793_000_000 + seconds).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     t.strftime("%Y-%m-%dT%H:%M:%S.000Z").to_string()
+}
+
+/// A small session's time: sessions ten minutes apart from late 2023 on, so 100,000 of them
+/// span about two years of use.
+fn small_ts(file: usize, step: usize) -> String {
+    let t = jiff::Timestamp::from_second(1_700_000_000 + (file * 600 + step * 3) as i64);
+    t.unwrap_or(jiff::Timestamp::UNIX_EPOCH).strftime("%Y-%m-%dT%H:%M:%S.000Z").to_string()
 }
 
 fn uuid(rng: &mut Rng) -> String {
@@ -481,6 +491,39 @@ fn opencode_session(db: &mut opencode_db::OpencodeDb, file: usize, budget: usize
     written
 }
 
+/// A small generic session of four records: a prompt, one shell command, its output (failing
+/// one time in three), and the answer.
+fn generic_session(dir: &Path, file: usize, rng: &mut Rng) -> usize {
+    let id = uuid(rng);
+    let path = dir.join(format!("generic/{:04}/{id}.jsonl", file / 1000));
+    if file.is_multiple_of(1000) {
+        fs::create_dir_all(path.parent().unwrap()).expect("create corpus folder");
+    }
+    let mut out = BufWriter::new(File::create(&path).expect("create corpus file"));
+    let (command, error) = COMMANDS[rng.below(COMMANDS.len() as u64) as usize];
+    let failed = rng.below(3) == 0;
+    let size = 100 + rng.below(300) as usize;
+    let mut output = log_output(rng, size);
+    if failed {
+        output.push_str(error);
+    }
+    let cwd = format!("/work/project-{}", file % 40);
+    let mut written = write_line(
+        &mut out,
+        &json!({"role": "user", "content": rng.pick(PROMPTS), "timestamp": small_ts(file, 0), "session_id": id, "cwd": cwd}),
+    );
+    written += write_line(
+        &mut out,
+        &json!({"role": "tool_call", "name": "shell", "id": "1", "command": command, "timestamp": small_ts(file, 1)}),
+    );
+    written += write_line(
+        &mut out,
+        &json!({"role": "tool", "id": "1", "exit_code": i32::from(failed), "content": output, "timestamp": small_ts(file, 2)}),
+    );
+    let answer = format!("Done: {} now passes.", rng.pick(WORDS));
+    written + write_line(&mut out, &json!({"role": "assistant", "content": answer, "timestamp": small_ts(file, 3)}))
+}
+
 /// The corpus's opencode database, created empty.
 fn open_database(dir: &Path) -> opencode_db::OpencodeDb {
     fs::create_dir_all(dir.join("opencode")).expect("create corpus folder");
@@ -505,6 +548,7 @@ fn main() {
     let mut written = 0;
     for file in 0..files {
         written += match (files > 1, mode, file % 5) {
+            (_, "--generic", _) => generic_session(dir, file, &mut rng),
             (false, _, _) => claude_session(dir, file, per_file, &mut rng),
             (true, "--opencode", _) | (true, "--mixed", 4) => {
                 opencode_session(database.get_or_insert_with(|| open_database(dir)), file, per_file, &mut rng)

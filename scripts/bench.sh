@@ -10,12 +10,18 @@
 #   8. first extract of a mixed corpus of every agent's format (Codex, Claude Code, pi, Gemini
 #      CLI, and opencode sessions in one SQLite database) against a bare parse of the same JSON;
 #   9. an opencode database of 5,000 sessions: first extract, a re-run with nothing changed,
-#      and a re-run after one session gained a message, which must read that session alone.
+#      and a re-run after one session gained a message, which must read that session alone;
+#  10. the first extract of the corpus on one thread against two;
+#  11. many small sessions (10,000, 40,000 and 100,000 generic sessions of four records): the
+#      first extract, a re-run with nothing changed against listing and stating the same files,
+#      consolidate, and the peak memory of every command over the state they leave.
 # Results go to stdout and to target/bench/results.md.
 #
 #   scripts/bench.sh                 # 1 GB corpus
 #   BENCH_BYTES=200000000 scripts/bench.sh   # quicker
+#   scripts/bench.sh many            # only 10 and 11
 set -euo pipefail
+ONLY=${1:-all}
 
 cd "$(dirname "$0")/.."
 BYTES=${BENCH_BYTES:-1000000000}
@@ -23,23 +29,25 @@ FILES=${BENCH_FILES:-2000}
 SMALL_FILES=10000
 SINGLE_BYTES=${BENCH_SINGLE_BYTES:-1000000000}
 OUT=target/bench
+# Built where cargo builds (CARGO_TARGET_DIR when set).
+TARGET=${CARGO_TARGET_DIR:-target}
 mkdir -p "$OUT"
 
 if ! /usr/bin/time -f %M true 2>/dev/null; then
     echo "bench: GNU time is needed for peak memory (apt-get install time)" >&2
     exit 2
 fi
-if ! command -v python3 >/dev/null 2>&1; then
+if [ "$ONLY" = all ] && ! command -v python3 >/dev/null 2>&1; then
     echo "bench: python3 (with its sqlite3 module) changes one session of a database" >&2
     exit 2
 fi
-if ! command -v rg >/dev/null 2>&1; then
+if [ "$ONLY" = all ] && ! command -v rg >/dev/null 2>&1; then
     echo "bench: ripgrep is the baseline for search (apt-get install ripgrep)" >&2
     exit 2
 fi
 
 cargo build --release --quiet --bin handbook --example corpus --example parse_baseline
-BIN=target/release/handbook
+BIN=$TARGET/release/handbook
 CORPUS=$OUT/corpus-$BYTES-$FILES
 SMALL=$OUT/corpus-small-$SMALL_FILES
 SINGLE=$OUT/corpus-single-$SINGLE_BYTES
@@ -47,11 +55,13 @@ MIXED_BYTES=${BENCH_MIXED_BYTES:-500000000}
 MIXED=$OUT/corpus-mixed-$MIXED_BYTES
 OPENCODE=$OUT/corpus-opencode-5000
 
-[ -d "$CORPUS" ] || target/release/examples/corpus "$CORPUS" "$BYTES" "$FILES" >/dev/null
-[ -d "$SMALL" ] || target/release/examples/corpus "$SMALL" $((SMALL_FILES * 20000)) "$SMALL_FILES" 7 >/dev/null
-[ -d "$SINGLE" ] || target/release/examples/corpus "$SINGLE" "$SINGLE_BYTES" 1 11 >/dev/null
-[ -d "$MIXED" ] || target/release/examples/corpus "$MIXED" "$MIXED_BYTES" 1000 13 --mixed >/dev/null
-[ -d "$OPENCODE" ] || target/release/examples/corpus "$OPENCODE" 5000000 5000 17 --opencode >/dev/null
+[ -d "$CORPUS" ] || "$TARGET"/release/examples/corpus "$CORPUS" "$BYTES" "$FILES" >/dev/null
+if [ "$ONLY" = all ]; then
+    [ -d "$SMALL" ] || "$TARGET"/release/examples/corpus "$SMALL" $((SMALL_FILES * 20000)) "$SMALL_FILES" 7 >/dev/null
+    [ -d "$SINGLE" ] || "$TARGET"/release/examples/corpus "$SINGLE" "$SINGLE_BYTES" 1 11 >/dev/null
+    [ -d "$MIXED" ] || "$TARGET"/release/examples/corpus "$MIXED" "$MIXED_BYTES" 1000 13 --mixed >/dev/null
+    [ -d "$OPENCODE" ] || "$TARGET"/release/examples/corpus "$OPENCODE" 5000000 5000 17 --opencode >/dev/null
+fi
 
 # Seconds and peak KB of a command, from GNU time.
 measure() {
@@ -64,13 +74,104 @@ warm() { find "$1" -name '*.jsonl' -exec cat {} + >/dev/null; }
 corpus_bytes=$(find "$CORPUS" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
 warm "$CORPUS"
 
+# `pass A OP B`: yes when the number A stands in relation OP (<, <=, >=) to the number B.
+pass() {
+    awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
+        ok = (op == "<") ? (a + 0 < b + 0) : (op == "<=") ? (a + 0 <= b + 0) : (a + 0 >= b + 0)
+        print ok ? "yes" : "NO"
+    }'
+}
+min() { awk -v a="$1" -v b="$2" 'BEGIN {print (b < a) ? b : a}'; }
+mb() { echo $(($1 / 1024)); }
+
+# 10. The corpus on one thread and on two, alternating with the bare parse; best of three each.
+one_s=999999
+two_s=999999
+parse_s=999999
+for _ in 1 2 3; do
+    read -r s _ < <(measure "$TARGET"/release/examples/parse_baseline "$CORPUS")
+    parse_s=$(min "$parse_s" "$s")
+    for threads in 1 2; do
+        home=$(mktemp -d)
+        read -r s _ < <(measure "$BIN" --home "$home" --quiet extract --all --threads "$threads" "$CORPUS")
+        rm -rf "$home"
+        if [ "$threads" = 1 ]; then one_s=$(min "$one_s" "$s"); else two_s=$(min "$two_s" "$s"); fi
+    done
+done
+speedup=$(awk -v o="$one_s" -v t="$two_s" 'BEGIN {printf "%.2f", o / t}')
+over_parse=$(awk -v p="$parse_s" -v t="$two_s" 'BEGIN {printf "%.2f", t / p}')
+
+# 11. Many small sessions. For each count: the first extract; three re-runs with nothing
+# changed against three listings with size and time of the same files (find -printf, its
+# output discarded as handbook's is); then consolidate, status, search (a word, and a
+# period), summary and forget over the state left, each with its peak memory.
+many_rows=""
+per_session_10k=
+for n in 10000 40000 100000; do
+    many=$OUT/corpus-generic-$n
+    [ -d "$many" ] || "$TARGET"/release/examples/corpus "$many" 0 "$n" 7 --generic >/dev/null
+    warm "$many"
+    home=$(mktemp -d)
+    read -r first_s first_kb < <(measure "$BIN" --home "$home" --quiet extract --all "$many")
+    rerun_s=999999
+    rerun_kb=0
+    list_s=999999
+    for _ in 1 2 3; do
+        read -r s kb < <(measure "$BIN" --home "$home" --quiet extract --all "$many")
+        rerun_s=$(min "$rerun_s" "$s")
+        rerun_kb=$((kb > rerun_kb ? kb : rerun_kb))
+        read -r s _ < <(measure find "$many" -name '*.jsonl' -printf '%s %T@\n')
+        list_s=$(min "$list_s" "$s")
+    done
+    read -r consolidate_s consolidate_kb < <(measure "$BIN" --home "$home" --quiet consolidate)
+    read -r _ status_kb < <(measure "$BIN" --home "$home" status)
+    read -r _ search_kb < <(measure sh -c "'$BIN' --home '$home' --quiet search lint || true")
+    read -r _ period_kb < <(measure "$BIN" --home "$home" --quiet search --since 2000-01-01 --limit 0)
+    read -r _ summary_kb < <(measure "$BIN" --home "$home" summary)
+    one=$(find "$home/.handbook/stage1" -name '*.json' -print -quit)
+    read -r _ forget_kb < <(measure "$BIN" --home "$home" --quiet forget "$(basename "$one" .json)")
+    state_mb=$(cat "$home"/.handbook/sources.* | wc -c | awk '{printf "%.1f", $1 / 1e6}')
+    rm -rf "$home"
+    per_session=$(awk -v s="$first_s" -v n="$n" 'BEGIN {printf "%.0f", s * 1e6 / n}')
+    [ -n "$per_session_10k" ] || per_session_10k=$per_session
+    growth=$(awk -v p="$per_session" -v q="$per_session_10k" 'BEGIN {printf "%.2f", p / q}')
+    rerun_ratio=$(awk -v r="$rerun_s" -v l="$list_s" 'BEGIN {printf "%.2f", r / l}')
+    peak_kb=$first_kb
+    for kb in $rerun_kb $consolidate_kb $status_kb $search_kb $period_kb $summary_kb $forget_kb; do
+        peak_kb=$((kb > peak_kb ? kb : peak_kb))
+    done
+    [ "$n" = 10000 ] && kb_10k=$peak_kb
+    [ "$n" = 100000 ] && kb_100k=$peak_kb
+    many_rows+="| $n | ${first_s} s (${per_session} µs a session, ${growth}x that of 10000) | ${rerun_s} s (listing: ${list_s} s; ${rerun_ratio}x) | ${consolidate_s} s | $(mb "$first_kb") / $(mb "$rerun_kb") / $(mb "$consolidate_kb") / $(mb "$status_kb") / $(mb "$search_kb") / $(mb "$period_kb") / $(mb "$summary_kb") / $(mb "$forget_kb") MB | ${state_mb} MB | $(pass "$first_s" "<" 30), $(pass "$growth" "<=" 1.5) / $(pass "$rerun_s" "<" 0.5), $(pass "$rerun_ratio" "<=" 2) / $(pass "$peak_kb" "<" 204800) |
+"
+done
+per_known=$(awk -v a="$kb_10k" -v b="$kb_100k" 'BEGIN {printf "%.0f", (b - a) * 1024 / 90000}')
+
+many_report=$(cat <<EOF
+| measure | result | target | met |
+|---|---|---|---|
+| first extract, $((corpus_bytes / 1000000)) MB in $FILES files, one thread | ${one_s} s | | |
+| the same, two threads (bare parse of the same lines: ${parse_s} s) | ${two_s} s (${over_parse}x the parse) | <= 1.5x | $(pass "$over_parse" "<=" 1.5) |
+| two threads against one | ${speedup}x as fast | >= 1.7x | $(pass "$speedup" ">=" 1.7) |
+
+| sessions | first extract | re-run, nothing changed | consolidate | peak memory: extract, first / re-run / consolidate / status / search / search --since / summary / forget | state | met: first < 30 s, per session <= 1.5x / re-run < 0.5 s, <= 2x listing / every peak < 200 MB |
+|---|---|---|---|---|---|---|
+${many_rows}
+Peak memory grows by ${per_known} bytes a known session from 10,000 to 100,000 (target: well under 1,024).
+EOF
+)
+echo "$many_report" | tee "$OUT/results-many.md"
+if [ "$ONLY" = many ]; then
+    exit 0
+fi
+
 # 1. Throughput, alternating baseline and handbook three times; best of each.
 best_base=999999
 best_hb=999999
 hb_kb=0
 big_home=
 for _ in 1 2 3; do
-    read -r base_s _ < <(measure target/release/examples/parse_baseline "$CORPUS")
+    read -r base_s _ < <(measure "$TARGET"/release/examples/parse_baseline "$CORPUS")
     [ -z "$big_home" ] || rm -rf "$big_home"
     big_home=$(mktemp -d)
     read -r hb_s kb < <(measure "$BIN" --home "$big_home" --quiet extract --all "$CORPUS")
@@ -164,7 +265,7 @@ mixed_base=999999
 mixed_hb=999999
 mixed_kb=0
 for _ in 1 2 3; do
-    read -r base_s _ < <(measure target/release/examples/parse_baseline "$MIXED")
+    read -r base_s _ < <(measure "$TARGET"/release/examples/parse_baseline "$MIXED")
     home=$(mktemp -d)
     read -r hb_s kb < <(measure "$BIN" --home "$home" --quiet extract --all "$MIXED")
     rm -rf "$home"
@@ -173,7 +274,7 @@ for _ in 1 2 3; do
     mixed_kb=$(( kb > mixed_kb ? kb : mixed_kb ))
 done
 mixed_ratio=$(awk -v b="$mixed_base" -v h="$mixed_hb" 'BEGIN {printf "%.2f", b / h}')
-mixed_bytes=$(target/release/examples/parse_baseline "$MIXED" | sed 's/.*"bytes":\([0-9]*\).*/\1/')
+mixed_bytes=$("$TARGET"/release/examples/parse_baseline "$MIXED" | sed 's/.*"bytes":\([0-9]*\).*/\1/')
 mixed_sessions=$(find "$MIXED" -name '*.jsonl' | wc -l)
 mixed_db=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from session').fetchone()[0])" "$MIXED/opencode/opencode.db")
 
@@ -204,13 +305,6 @@ oc_read=$(grep -c '"type":"session"' "$OUT/changed.json" || true)
 oc_extracted=$(grep '"type":"totals"' "$OUT/changed.json" | sed 's/.*"extracted":\([0-9]*\).*/\1/')
 rm -rf "$home"
 
-# `pass A OP B`: yes when the number A stands in relation OP (<, <=, >=) to the number B.
-pass() {
-    awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
-        ok = (op == "<") ? (a + 0 < b + 0) : (op == "<=") ? (a + 0 <= b + 0) : (a + 0 >= b + 0)
-        print ok ? "yes" : "NO"
-    }'
-}
 report=$(cat <<EOF
 | measure | result | target | met |
 |---|---|---|---|
@@ -235,4 +329,5 @@ report=$(cat <<EOF
 EOF
 )
 echo "$report" | tee "$OUT/results.md"
+echo "$many_report" >> "$OUT/results.md"
 echo "machine: $(nproc) cores, $(uname -m); $(date -u +%Y-%m-%d)" | tee -a "$OUT/results.md"

@@ -667,6 +667,9 @@ pub(crate) struct ExtractArgs {
     #[arg(long, value_name = "N", value_parser = table::MAX_INPUT_TOKENS_PER_RUN.parser(), help = table::MAX_INPUT_TOKENS_PER_RUN.flag_help())]
     pub(crate) max_input_tokens_per_run: Option<u64>,
 
+    #[arg(long, value_name = "N", value_parser = table::THREADS.parser(), help = table::THREADS.flag_help())]
+    pub(crate) threads: Option<usize>,
+
     #[command(flatten)]
     pub(crate) engine: EngineArgs,
 }

@@ -3,11 +3,16 @@
 
 use std::path::Path;
 
-use crate::common::{Handbook, NOW, fixtures};
+use crate::common::{Handbook, NOW, copy_tree, fixtures};
 
 /// Stdout of `extract --all --json` on the fixtures, on the cores `cpus` names (all when
 /// `None`), and every file of the workspace after it.
 fn run(cpus: Option<&str>) -> (String, Vec<(String, String)>) {
+    run_on(cpus, &[], &fixtures())
+}
+
+/// [`run`] with `args` after `extract`, over the transcripts under `sources`.
+fn run_on(cpus: Option<&str>, args: &[&str], sources: &Path) -> (String, Vec<(String, String)>) {
     let hb = Handbook::new();
     let mut cmd = match cpus {
         Some(cpus) => {
@@ -19,7 +24,8 @@ fn run(cpus: Option<&str>) -> (String, Vec<(String, String)>) {
         }
         None => hb.process(),
     };
-    let output = cmd.env("HANDBOOK_NOW", NOW).args(["--json", "extract", "--all"]).arg(fixtures()).output().unwrap();
+    let output =
+        cmd.env("HANDBOOK_NOW", NOW).args(["--json", "extract", "--all"]).args(args).arg(sources).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let home = hb.home.path();
     let files = hb
@@ -45,5 +51,24 @@ fn one_thread_and_every_core_give_the_same_run() {
     assert_eq!(one_files.len(), all_files.len());
     for (one, all) in one_files.iter().zip(&all_files) {
         assert_eq!(one, all, "the workspace");
+    }
+}
+
+#[test]
+fn one_thread_and_two_write_the_same_bytes_whatever_the_cores() {
+    // Four copies of every fixture: which copy keeps a session and which are its duplicates
+    // is decided in the order sessions settle, so a settling order that followed the threads
+    // would show here.
+    let sources = tempfile::tempdir().unwrap();
+    for copy in ["a", "b", "c", "d"] {
+        copy_tree(&fixtures(), &sources.path().join(copy));
+    }
+    let (one_out, one_files) = run_on(None, &["--threads", "1"], sources.path());
+    let (two_out, two_files) = run_on(None, &["--threads", "2"], sources.path());
+    assert!(one_out.contains("duplicate"), "the copies are duplicates of each other");
+    assert_eq!(one_out, two_out, "the report");
+    assert_eq!(one_files.len(), two_files.len());
+    for (one, two) in one_files.iter().zip(&two_files) {
+        assert_eq!(one, two, "the workspace");
     }
 }

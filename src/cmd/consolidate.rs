@@ -96,8 +96,11 @@ pub(crate) fn consolidate(
         return Ok(Report::cooldown(next_allowed, opts.engine.describe()));
     }
     let sources = workspace.load_sources()?;
-    let records = workspace.all_stage1_setting_aside_damaged(&mut |warning| term.warn(&warning))?;
-    let chosen = plan::choose(control.admit(records), &sources, &rules);
+    let chosen =
+        workspace.choose_stage1(true, &sources, &rules, &mut |warning| term.warn(&warning), &mut |id, at| {
+            control.admits(id, at)
+        })?;
+    drop(sources);
     control.forget_vanished(&chosen.vanished);
     sync(workspace, &chosen)?;
     fault::point(settings, "after-sync");

@@ -108,8 +108,9 @@ fn next(workspace: &Workspace, settings: &Settings, opts: &ConsolidateSettings, 
     let confirmed = control.confirmed(workspace.read(MEMORY)?.as_deref());
     let rules = super::consolidate::rules(settings, opts, workspace.first_consolidation(&manifest)?, confirmed);
     let sources = workspace.load_sources()?;
-    let records = workspace.all_stage1(&mut |w| term.warn(&w))?;
-    let chosen = plan::choose(control.admit(records), &sources, &rules);
+    // (Nothing is set aside: the comparison writes nowhere.)
+    let chosen = workspace
+        .choose_stage1(false, &sources, &rules, &mut |w| term.warn(&w), &mut |id, at| control.admits(id, at))?;
     let mut before = workspace.snapshot()?;
     let sync = plan::sync(&chosen.selection);
     let prefix = format!("{ROLLOUT_SUMMARIES}/");

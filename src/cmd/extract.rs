@@ -2,8 +2,6 @@
 //! what each one needs, read and extract those, and apply the decisions. A dry run decides
 //! everything and applies nothing.
 
-use std::collections::HashSet;
-
 use anyhow::{Result, bail};
 use jiff::Timestamp;
 
@@ -16,18 +14,18 @@ use crate::core::state::{
     self, Caps, Coverage, FileStat, HintFlags, Reason, RecordChange, Rules, SessionReport, SessionSeen, SourceKey,
     SourceState,
 };
-use crate::edge::discover::{discover_sources, key_of};
-use crate::edge::extraction::{Asked, Extracting, Sink};
-use crate::edge::git::Projects;
-use crate::edge::ledger::Ledger;
+use crate::edge::extraction::{Asked, Extracting, Job, Read, Ready};
+use crate::edge::ledger::{Ledger, discover_and_load};
+use crate::edge::parallel;
 use crate::edge::signal::{Interrupted, Signal, Stop};
 use crate::edge::survey::{Origin, Scope, ToRead, Unreadable, survey};
 use crate::edge::terminal::Terminal;
-use crate::edge::transcript::{FileRead, hash_file};
+use crate::edge::transcript::FileRead;
 use crate::edge::workspace::Workspace;
 
-/// Sessions read ahead at a time, on every core: enough to keep two busy, few enough that
-/// what they hold (each one's extractor, a model's transcript) stays small.
+/// Sessions read ahead of the one being settled, per thread: enough to keep every thread
+/// busy while a large one is settled, few enough that what they hold (each one's lessons, a
+/// model's transcript) stays small.
 const READ_AHEAD: usize = 8;
 
 /// Run `extract` on its own: take the lock (a dry run writes nothing, so needs none), then
@@ -50,16 +48,14 @@ pub(crate) fn extract(
     term: &Terminal,
     stop: &Stop,
 ) -> Result<Vec<String>> {
-    let found = discover_sources(&opts.sources, term)?;
-    let present: HashSet<String> = found.files.iter().map(|p| key_of(p)).collect();
+    let (mut found, ledger) = discover_and_load(workspace, &opts.sources, term, opts.dry_run)?;
     let mut run = Run {
         opts,
         term,
-        ledger: Ledger::load(workspace, term, &present, opts.dry_run)?,
+        ledger,
         rules: opts.rules(settings.now),
         coverage: Coverage { warnings: found.warnings.len() as u64, ..Coverage::default() },
         reports: Vec::new(),
-        projects: Projects::new(),
         extracting: Extracting::new(opts.format, &opts.engine, settings.config_dir.as_deref(), opts.dry_run)?,
         stopped: None,
         stop,
@@ -67,7 +63,7 @@ pub(crate) fn extract(
     };
     let scratch = workspace.scratch(opts.dry_run);
     let scope = Scope { sessions: &opts.sessions, limit: opts.limit, scratch: &scratch };
-    let surveyed = survey(&found.files, &mut run.ledger, &run.rules, &scope, &mut run.coverage)?;
+    let surveyed = survey(&mut found, &mut run.ledger, &run.rules, &scope, &mut run.coverage)?;
     for Unreadable { key, reason, recorded } in surveyed.unreadable {
         match recorded {
             true => run.fail(&key, None, None, &reason),
@@ -89,7 +85,6 @@ struct Run<'a> {
     rules: Rules,
     coverage: Coverage,
     reports: Vec<SessionReport>,
-    projects: Projects,
     extracting: Extracting,
     /// Why the run stopped early: a problem every session would hit (a refused key, a
     /// server that cannot be reached).
@@ -102,43 +97,62 @@ struct Run<'a> {
 impl Run<'_> {
     /// Read the files triage chose, newest first: when a model's token allowance runs out,
     /// what waits is the oldest. (The report is sorted by path, so the order does not show.)
+    /// Files are read and extracted on every thread; what was read is settled here, one
+    /// session after the other in this order, so the results do not depend on the threads.
     fn read_all(&mut self, to_read: Vec<ToRead>) -> Result<()> {
         let bar = self.term.progress(to_read.len() as u64, "extract");
-        // Files are read a batch at a time on every core; what was read is settled here, one
-        // session after the other in this order, so the results do not depend on the threads.
-        let mut ahead = Vec::new().into_iter();
-        for (index, file) in to_read.iter().enumerate() {
-            self.interrupted = self.stop.requested();
-            let out_of_tokens = self.extracting.out_of_tokens(self.opts.max_input_tokens_per_run);
-            if self.stopped.is_some() || self.interrupted.is_some() || out_of_tokens {
-                // What is left waits for the next run, untouched.
-                self.coverage.counts.deferred += (to_read.len() - index) as u64;
-                break;
-            }
-            if index % READ_AHEAD == 0 {
-                ahead =
-                    self.extracting.read_ahead(&to_read[index..(index + READ_AHEAD).min(to_read.len())]).into_iter();
-            }
-            bar.set_message(file.key.path.rsplit('/').next().unwrap_or_default());
-            self.process(file, ahead.next().flatten())?;
-            bar.inc(1);
-        }
+        let jobs: Vec<Job> = to_read.iter().map(|file| self.job(file)).collect();
+        let reader = self.extracting.reader();
+        let threads = parallel::threads(self.opts.threads);
+        let mut failed = None;
+        parallel::ordered(
+            &jobs,
+            threads,
+            READ_AHEAD * threads,
+            |job| reader.read(job),
+            |index, read| {
+                let file = &to_read[index];
+                self.interrupted = self.stop.requested();
+                let out_of_tokens = self.extracting.out_of_tokens(self.opts.max_input_tokens_per_run);
+                if self.stopped.is_some() || self.interrupted.is_some() || out_of_tokens {
+                    // What is left waits for the next run, untouched.
+                    self.coverage.counts.deferred += (to_read.len() - index) as u64;
+                    return false;
+                }
+                bar.set_message(file.key.path.rsplit('/').next().unwrap_or_default());
+                failed = self.process(file, read).err();
+                bar.inc(1);
+                failed.is_none()
+            },
+        );
         bar.finish_and_clear();
-        Ok(())
+        failed.map_or(Ok(()), Err)
     }
 
-    /// Settle one session; `read` is what reading it ahead gave, if it was.
-    fn process(&mut self, file: &ToRead, read: Option<Result<FileRead<Sink>>>) -> Result<()> {
-        let ToRead { key, stat, touched, origin } = file;
-        // Touched but not changed: the content hash says so without a full read.
-        if let (true, Origin::File(path)) = (touched, origin)
-            && hash_file(path).ok() == self.ledger.get(key).and_then(|e| e.hash.clone())
-        {
-            self.coverage.counts.unchanged += 1;
-            self.ledger.touch(key, *stat);
-            return Ok(());
+    /// What a reading thread needs to read `file`.
+    fn job<'f>(&self, file: &'f ToRead) -> Job<'f> {
+        match (&file.origin, file.touched) {
+            (Origin::File(path), false) => Job::File(path),
+            (Origin::File(path), true) => {
+                Job::Touched { path, recorded: self.ledger.get(&file.key).and_then(|e| e.hash.clone()) }
+            }
+            (Origin::Member { snapshot, id }, _) => Job::Member(snapshot.shared(), id),
         }
-        match read.unwrap_or_else(|| self.extracting.read(origin)) {
+    }
+
+    /// Settle one session from what reading it gave.
+    fn process(&mut self, file: &ToRead, read: Read) -> Result<()> {
+        let ToRead { key, stat, origin, .. } = file;
+        let read = match read {
+            // Touched but not changed: the content hash said so without a full read.
+            Read::Unchanged => {
+                self.coverage.counts.unchanged += 1;
+                self.ledger.touch(key, *stat);
+                return Ok(());
+            }
+            Read::Read(read) => read,
+        };
+        match read {
             Err(e) => {
                 // A database session's error says it was its private copy that failed.
                 let reason = match origin {
@@ -153,12 +167,19 @@ impl Run<'_> {
                 // The pipeline redacted the metadata when it finished.
                 let finished = *finished;
                 if let Some(plan) = state::left_alone(finished.meta.updated, *stat, self.rules.windows) {
-                    self.coverage.count(&key.to_string(), plan, None);
+                    self.coverage.count(key, plan, None);
                     return Ok(());
                 }
                 let seen = self.seen(agent, &finished, hash, key);
                 self.session(key, *stat, seen, finished)
             }
+        }
+    }
+
+    /// Keep a session's line for the report; a quiet run without `--json` shows (so keeps) none.
+    fn report(&mut self, report: SessionReport) {
+        if self.term.json || !self.term.quiet {
+            self.reports.push(report);
         }
     }
 
@@ -172,44 +193,42 @@ impl Run<'_> {
     /// Count and report a failure.
     fn failed(&mut self, key: &SourceKey, reason: &str) {
         self.coverage.fail(&key.to_string(), reason);
-        self.reports.push(SessionReport::because(&key.to_string(), SourceState::Failed, reason));
+        self.report(SessionReport::because(&key.to_string(), SourceState::Failed, reason));
     }
 
     fn skip(&mut self, key: &SourceKey, stat: FileStat, reason: &str, hash: &str) -> Result<()> {
         self.coverage.settled(SourceState::Skipped, Some(&Reason::NotATranscript(reason.to_string())));
         self.term.warn(&format!("{key}: {reason}; skipped"));
-        self.reports.push(SessionReport::because(&key.to_string(), SourceState::Skipped, reason));
+        self.report(SessionReport::because(&key.to_string(), SourceState::Skipped, reason));
         let entry = state::skipped_entry(reason, hash, stat, &self.rules);
         self.ledger.apply(key, entry, RecordChange::Keep)
     }
 
     /// What reading told of a session, with its warnings shown and counted.
-    fn seen(&mut self, agent: Agent, finished: &Finished<Sink>, hash: String, key: &SourceKey) -> SessionSeen {
+    fn seen(&mut self, agent: Agent, finished: &Finished<Ready>, hash: String, key: &SourceKey) -> SessionSeen {
         for warning in state::warning_lines(&key.to_string(), &finished.warnings) {
             self.term.warn(&warning);
         }
         self.coverage.warnings += finished.warnings.len() as u64;
-        let cited = finished.sink.0.citations(finished.meta.id.as_deref());
-        SessionSeen::new(agent, &key.path, hash, finished, cited)
+        SessionSeen::new(agent, &key.path, hash, finished, finished.sink.cited.clone())
     }
 
     /// Settle a session read from `key`: excluded, or extracted (by the built-in extractor,
     /// and the model when there is one) into lessons or a no-op.
-    fn session(&mut self, key: &SourceKey, stat: FileStat, seen: SessionSeen, finished: Finished<Sink>) -> Result<()> {
+    fn session(&mut self, key: &SourceKey, stat: FileStat, seen: SessionSeen, finished: Finished<Ready>) -> Result<()> {
         let cited_before = self.ledger.get(key).map(|prior| prior.cited.keys().cloned().collect::<Vec<_>>());
         self.ledger.usage_may_change(cited_before.into_iter().flatten().chain(seen.cited.keys().cloned()));
         let mut report = SessionReport::new(&key.to_string(), SourceState::Extracted);
         (report.agent, report.session_id) = (Some(seen.agent), Some(seen.session_id.clone()));
         let Finished { meta, sink, warnings, .. } = finished;
         report.warnings = warnings;
-        let store = self.ledger.store();
-        let excluded = state::exclusion(&seen, key, store.sources(), store.index(), store.presence(), &self.rules);
+        let excluded = state::exclusion(&seen, key, self.ledger.store(), &self.rules);
         if let Some(reason) = excluded {
             return self.exclude(key, stat, &seen, reason, report);
         }
-        let project = self.projects.key(meta.git_remote.as_deref(), meta.cwd.as_deref());
+        let project = sink.project.clone();
         report.project = Some(project.clone());
-        let extraction = match self.extracting.extract(&key.path, seen.agent, &project, &meta, sink) {
+        let extraction = match self.extracting.extract(&key.path, seen.agent, &meta, sink) {
             Asked::Extracted(extraction) => extraction,
             // A command engine's child dies of the same Ctrl-C: that is no failure of the session.
             Asked::Failed(_) if self.stop.requested().is_some() => {
@@ -240,7 +259,7 @@ impl Run<'_> {
         };
         self.coverage.settled(state, None);
         report.outcome = state;
-        self.reports.push(report);
+        self.report(report);
         let entry = state::session_entry(&seen, stat, state, &self.rules);
         self.ledger.apply(key, entry, change)
     }
@@ -256,7 +275,7 @@ impl Run<'_> {
         self.coverage.settled(SourceState::Excluded, Some(&reason));
         report.outcome = SourceState::Excluded;
         report.reason = Some(reason.to_string());
-        self.reports.push(report);
+        self.report(report);
         let change = state::excluded_change(&reason, &seen.session_id, &key.path);
         self.ledger.apply(key, state::excluded_entry(seen, stat, reason, &self.rules), change)
     }

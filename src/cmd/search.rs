@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use crate::config::{SearchSettings, Settings};
 use crate::core::search::bounds::{Bounds, kept_hits, sessions_in, shown};
 use crate::core::search::corpus::Corpus;
-use crate::core::search::render::{HitJson, SessionJson, Totals, hit_line, no_results, session_line};
+use crate::core::search::render::{HitJson, SessionJson, Totals, hit_line, listed, no_results, session_line};
 use crate::core::search::{Hit, Query, rank};
 use crate::core::words::count;
 use crate::edge::git::project_of_dir;
@@ -92,7 +92,8 @@ fn list_sessions(
         term.note(&no_handbook(settings));
         return Ok(EXIT_NOTHING_FOUND);
     }
-    let records = workspace.all_stage1(&mut |warning| term.warn(&warning))?;
+    let listed = workspace.stage1_briefs(false, &mut |warning| term.warn(&warning), &listed)?;
+    let records: Vec<_> = listed.into_iter().map(|filed| filed.brief).collect();
     let sessions = sessions_in(&records, bounds);
     let shown = shown(sessions.len(), limit);
     for record in &sessions[..shown] {

@@ -104,7 +104,7 @@ fn gather(settings: &Settings, term: &Terminal) -> Result<Status> {
         }
         Err(e) => status.damaged.push(format!("{e:#}")),
     }
-    status.extracted_records = workspace.all_stage1(&mut |w| term.warn(&w))?.len();
+    status.extracted_records = workspace.stage1_briefs(false, &mut |w| term.warn(&w), &|_| ())?.len();
     if let Some(summary) = snapshot.text(SUMMARY) {
         status.summary_tokens = Some(estimate(&summary));
         status.summary_chars = Some(summary.chars().count());

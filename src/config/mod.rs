@@ -359,6 +359,8 @@ pub(crate) struct ExtractSettings {
     pub(crate) dry_run: bool,
     pub(crate) include_subagents: bool,
     pub(crate) exclude_external: bool,
+    /// Threads to read sessions on; `None`: one per core.
+    pub(crate) threads: Option<usize>,
     pub(crate) lock_wait: Duration,
 }
 
@@ -593,6 +595,7 @@ fn extract_settings(args: ExtractArgs, r: &mut Resolver, needs: Needs) -> Result
         r.get_opt(&[&table::MAX_INPUT_TOKENS_PER_RUN], args.max_input_tokens_per_run, None)?;
     let include_subagents = r.get(&[&table::INCLUDE_SUBAGENTS], args.include_subagents.then_some(true), false)?;
     let exclude_external = r.get(&[&table::EXCLUDE_EXTERNAL_CONTEXT], args.exclude_external.then_some(true), false)?;
+    let threads = r.get_opt(&[&table::THREADS], args.threads, None)?.filter(|&n| n > 0);
     let lock_wait = lock_wait(r, args.wait)?;
     Ok(ExtractSettings {
         engine,
@@ -608,6 +611,7 @@ fn extract_settings(args: ExtractArgs, r: &mut Resolver, needs: Needs) -> Result
         dry_run: args.dry_run,
         include_subagents,
         exclude_external,
+        threads,
         lock_wait,
     })
 }

@@ -246,6 +246,17 @@ pub(crate) static MAX_INPUT_TOKENS_PER_RUN: Setting<u64> = Setting {
     check: any,
 };
 
+pub(crate) static THREADS: Setting<usize> = Setting {
+    name: "threads",
+    key: true,
+    env: Some("HANDBOOK_THREADS"),
+    flag: Some("--threads"),
+    old: None,
+    help: "Read and extract sessions on N threads; the output is the same with any number (0: one per core)",
+    default: "one per core",
+    check: |&n| if n <= 256 { Ok(()) } else { Err("expected at most 256 threads") },
+};
+
 pub(crate) const DEFAULT_LOCK_WAIT_SECONDS: f64 = 5.0;
 pub(crate) static LOCK_WAIT: Setting<f64> = Setting {
     name: "lock_wait_seconds",
@@ -497,6 +508,7 @@ pub static ALL: &[&dyn Declared] = &[
     &INCLUDE_SUBAGENTS,
     &EXCLUDE_EXTERNAL_CONTEXT,
     &MAX_INPUT_TOKENS_PER_RUN,
+    &THREADS,
     &LOCK_WAIT,
     &MAX_RAW_MEMORIES,
     &MAX_UNUSED_DAYS,

@@ -45,6 +45,13 @@ static SEARCH_HIT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Words one of handbook's own texts holds at least one of: the summary's version line, a
+/// file name, `MEMORY.md`'s and `raw_memories.md`'s headings, a rollout summary's header.
+static SHAPE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    let words = [VERSION_LINE, ".md", "# Task Group", "# Raw Memories", "session_id: "];
+    patterns::regex(&words.map(regex::escape).join("|"))
+});
+
 /// A line number a file viewer puts before each line (`cat -n`, Claude Code's `Read`).
 static LINE_NUMBER: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"^\s*\d+(?:\t|→|: )"));
 
@@ -111,10 +118,9 @@ fn content(line: &str) -> &str {
 /// `summary --prompt`, or as the JSON of `summary --hook`), search hits, `MEMORY.md`,
 /// `raw_memories.md`, or a rollout summary.
 pub(crate) fn is_handbook_text(text: &str) -> bool {
-    // Most outputs have none of the shapes' words: they are passed over without a split.
-    let may_be =
-        [VERSION_LINE, ".md", "# Task Group", "# Raw Memories", "session_id: "].iter().any(|w| text.contains(w));
-    if !may_be {
+    // Most outputs have none of the shapes' words: they are passed over without a split, in
+    // one pass for all the words.
+    if !SHAPE_WORDS.is_match(text) {
         return false;
     }
     if text.contains(BANNER_BEGINS) || hook_json(text) {

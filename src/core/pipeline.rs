@@ -61,6 +61,16 @@ pub(crate) struct Finished<S> {
     pub(crate) external: bool,
 }
 
+impl<S> Finished<S> {
+    /// The same session with what its sink gathered turned into `f`'s answer (which may read
+    /// the session's metadata).
+    pub(crate) fn map_sink<T>(self, f: impl FnOnce(S, &SessionMeta) -> T) -> Finished<T> {
+        let Finished { meta, sink, warnings, own_prompt, external } = self;
+        let sink = f(sink, &meta);
+        Finished { meta, sink, warnings, own_prompt, external }
+    }
+}
+
 impl<S: Sink> SessionPipeline<S> {
     pub(crate) fn new(agent: Agent, hint: FileHint, sink: S) -> SessionPipeline<S> {
         SessionPipeline { reader: reader_for(agent, hint), filter: Filter::new(), sink, warnings: Vec::new() }

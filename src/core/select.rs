@@ -57,16 +57,47 @@ pub(crate) fn left_out_notes(unused: usize, over_max: usize, max_unused_days: i6
     notes
 }
 
+/// What ranking needs of a session: a whole record, or a brief of one (see
+/// `consolidate::plan::Brief`), so that a hundred thousand sessions can be ranked without
+/// holding their lessons.
+pub(crate) trait Ranked {
+    fn session_id(&self) -> &str;
+    /// Last activity in the session.
+    fn updated_at(&self) -> Timestamp;
+    /// How many later replies cited it, and when the last did.
+    fn usage(&self) -> (u32, Option<Timestamp>);
+    /// True when it holds neither lessons nor a summary: nothing to feed the handbook.
+    fn is_empty(&self) -> bool;
+}
+
+impl Ranked for Stage1 {
+    fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    fn updated_at(&self) -> Timestamp {
+        self.updated_at
+    }
+
+    fn usage(&self) -> (u32, Option<Timestamp>) {
+        (self.usage_count, self.last_usage)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.raw_memory.trim().is_empty() && self.rollout_summary.trim().is_empty()
+    }
+}
+
 /// When a session last mattered: its last citation, or else its last activity.
-fn last_relevant(record: &Stage1) -> Timestamp {
-    record.last_usage.unwrap_or(record.updated_at)
+fn last_relevant(record: &impl Ranked) -> Timestamp {
+    record.usage().1.unwrap_or(record.updated_at())
 }
 
 /// What consolidation takes, and how many it left out and why.
 #[derive(Debug, Default)]
-pub(crate) struct Selection {
+pub(crate) struct Selection<R = Stage1> {
     /// In ascending session-id order.
-    pub(crate) records: Vec<Stage1>,
+    pub(crate) records: Vec<R>,
     /// Neither used nor updated within the retention window.
     pub(crate) unused: usize,
     /// Ranked below the `max` kept.
@@ -77,23 +108,26 @@ pub(crate) struct Selection {
 /// ascending session-id order so the files written from them do not churn when ranks move.
 /// `confirmed` says when a session last had a lesson confirmed against its working tree,
 /// which keeps it like a use does (the ranking is left as use and activity make it).
-pub(crate) fn select(eligible: Vec<Stage1>, rules: Rules, confirmed: &BTreeMap<String, Timestamp>) -> Selection {
+pub(crate) fn select<R: Ranked>(
+    eligible: Vec<R>,
+    rules: Rules,
+    confirmed: &BTreeMap<String, Timestamp>,
+) -> Selection<R> {
     let cutoff = rules.now - rules.max_unused;
-    let kept_by = |r: &Stage1| confirmed.get(&r.session_id).map_or(last_relevant(r), |at| last_relevant(r).max(*at));
-    let (mut ranked, unused): (Vec<Stage1>, Vec<Stage1>) = eligible
-        .into_iter()
-        .filter(|r| !r.raw_memory.trim().is_empty() || !r.rollout_summary.trim().is_empty())
-        .partition(|r| kept_by(r) >= cutoff);
+    let kept_by = |r: &R| confirmed.get(r.session_id()).map_or(last_relevant(r), |at| last_relevant(r).max(*at));
+    let (mut ranked, unused): (Vec<R>, Vec<R>) =
+        eligible.into_iter().filter(|r| !r.is_empty()).partition(|r| kept_by(r) >= cutoff);
     ranked.sort_by(|a, b| {
-        b.usage_count
-            .cmp(&a.usage_count)
+        b.usage()
+            .0
+            .cmp(&a.usage().0)
             .then_with(|| last_relevant(b).cmp(&last_relevant(a)))
-            .then_with(|| b.updated_at.cmp(&a.updated_at))
-            .then_with(|| b.session_id.cmp(&a.session_id))
+            .then_with(|| b.updated_at().cmp(&a.updated_at()))
+            .then_with(|| b.session_id().cmp(a.session_id()))
     });
     let over_max = ranked.len().saturating_sub(rules.max);
     ranked.truncate(rules.max);
-    ranked.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+    ranked.sort_by(|a, b| a.session_id().cmp(b.session_id()));
     Selection { records: ranked, unused: unused.len(), over_max }
 }
 
@@ -108,7 +142,11 @@ mod examples {
             max: 256,
             max_unused: jiff::SignedDuration::from_hours(720),
         };
-        assert!(select(Vec::new(), rules, &std::collections::BTreeMap::new()).records.is_empty());
+        assert!(
+            select(Vec::<crate::core::stage1::Stage1>::new(), rules, &std::collections::BTreeMap::new())
+                .records
+                .is_empty()
+        );
     }
 
     #[test]

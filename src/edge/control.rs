@@ -17,7 +17,6 @@ use crate::core::consolidate::validate::validate;
 use crate::core::consolidate::{self, Output};
 use crate::core::layout::{MEMORY, SUMMARY, WHOLE_SUMMARY};
 use crate::core::manifest::{Manifest, Snapshot};
-use crate::core::stage1::Stage1;
 use crate::core::tokens::Cap;
 use crate::core::trust::Trust;
 use crate::core::trust::filter;
@@ -67,11 +66,12 @@ impl Control {
         }
     }
 
-    /// The records without the sessions an undo took out (unless they have new activity).
-    pub(crate) fn admit(&mut self, records: Vec<Stage1>) -> Vec<Stage1> {
-        let (kept, notices) = self.trust.admit(records);
-        self.notices.extend(notices);
-        kept
+    /// Whether a session may feed the handbook: not one an undo took out, unless it has new
+    /// activity since.
+    pub(crate) fn admits(&mut self, session_id: &str, updated_at: jiff::Timestamp) -> bool {
+        let (admitted, notice) = self.trust.admits(session_id, updated_at);
+        self.notices.extend(notice);
+        admitted
     }
 
     /// Check the lessons of `memory` against their trees; true when the text already shows

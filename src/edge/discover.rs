@@ -2,7 +2,8 @@
 //! of the ones already known. Unreadable folders and symlink loops become warnings; the walk
 //! goes on.
 
-use std::collections::{BTreeSet, HashSet};
+use std::borrow::Cow;
+use std::collections::HashSet;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,9 @@ use crate::core::state::{FileStat, Presence, Reason, Sources};
 pub(crate) struct Discovery {
     /// Transcript files, absolute, sorted, without duplicates.
     pub(crate) files: Vec<PathBuf>,
+    /// The size and time of each of `files` (see [`Discovery::with_stats`]), or why they
+    /// could not be read; `None` for a database, whose sessions are looked at one by one.
+    pub(crate) stats: Vec<Option<Result<FileStat, String>>>,
     /// Source roots that exist; a recorded file under one of them that was not found is gone.
     pub(crate) roots: Vec<PathBuf>,
     pub(crate) warnings: Vec<String>,
@@ -32,9 +36,7 @@ pub(crate) struct Discovery {
 /// and the session files of its older `storage/` tree. Other `.json` files (settings,
 /// sidecars, exports) are read only when named as a source themselves.
 pub(crate) fn is_transcript_name(path: &Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-        return false;
-    };
+    let name = name_of(path);
     let in_folder =
         |folder: &str| path.parent().and_then(Path::parent).and_then(Path::file_name) == Some(folder.as_ref());
     name.ends_with(".jsonl")
@@ -44,16 +46,47 @@ pub(crate) fn is_transcript_name(path: &Path) -> bool {
         || (name.starts_with("ses_") && name.ends_with(".json") && in_folder("session"))
 }
 
+/// The last component of a path as text (empty when it is not UTF-8), found by looking for
+/// the last separator rather than by parsing every component: discovery asks it of every
+/// file, and a walk's paths have no trailing separator or `.` to parse.
+pub(crate) fn name_of(path: &Path) -> &str {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let separator = |b: &u8| *b == b'/' || (cfg!(windows) && *b == b'\\');
+    let start = bytes.iter().rposition(separator).map_or(0, |i| i + 1);
+    std::str::from_utf8(&bytes[start..]).unwrap_or("")
+}
+
 /// Drop a compressed transcript whose plain twin (`x.jsonl` beside `x.jsonl.zst`) was found
 /// too: they are the same session, and the plain one is the one an agent still writes to.
+/// `files` are sorted (see [`path_order`]).
 fn plain_wins(files: &mut Vec<PathBuf>) {
-    let plain: HashSet<PathBuf> = files.iter().filter(|f| !is_compressed(f)).cloned().collect();
-    files.retain(|f| !is_compressed(f) || !plain.contains(&f.with_extension("")));
+    if !files.iter().any(|f| is_compressed(f)) {
+        return;
+    }
+    let twins: HashSet<PathBuf> = files
+        .iter()
+        .filter(|f| is_compressed(f))
+        .map(|f| f.with_extension(""))
+        .filter(|plain| files.binary_search_by(|f| path_order(f, plain)).is_ok())
+        .collect();
+    files.retain(|f| !is_compressed(f) || !twins.contains(&f.with_extension("")));
 }
 
 /// True for a zstd-compressed transcript.
 pub(crate) fn is_compressed(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "zst")
+    name_of(path).ends_with(".zst")
+}
+
+impl Discovery {
+    /// The same, with each transcript's size and time looked at now.
+    pub(crate) fn with_stats(mut self) -> Discovery {
+        let stat = |file: &PathBuf| match super::opencode::is_database(file) {
+            true => None,
+            false => Some(stat_of(file).map_err(|e| format!("{e:#}"))),
+        };
+        self.stats = self.files.iter().map(stat).collect();
+        self
+    }
 }
 
 /// Walk every root. A root that is a file is taken whatever its name.
@@ -87,7 +120,8 @@ pub(crate) fn discover(roots: &[SourceRoot]) -> Discovery {
             found.files.push(path);
             continue;
         }
-        for entry in WalkDir::new(&path).follow_links(true).sort_by_file_name() {
+        // Unsorted: the files are sorted once, below, which is cheaper than a sort per folder.
+        for entry in WalkDir::new(&path).follow_links(true) {
             match entry {
                 Ok(entry) if entry.file_type().is_file() && is_transcript_name(entry.path()) => {
                     found.files.push(entry.into_path());
@@ -97,10 +131,36 @@ pub(crate) fn discover(roots: &[SourceRoot]) -> Discovery {
             }
         }
     }
-    found.files.sort();
+    found.files.sort_unstable_by(|a, b| path_order(a, b));
     found.files.dedup();
     plain_wins(&mut found.files);
+    // The walk's order is the folders'; what it reports comes in an order of its own.
+    found.warnings.sort();
     found
+}
+
+/// The order of [`Path`]'s own comparison (component by component) for the paths a walk
+/// yields (no `.`, `..`, repeated or trailing separators), at the cost of comparing bytes: a
+/// separator sorts before every other byte, as the end of a component does.
+#[cfg(unix)]
+fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    use std::os::unix::ffi::OsStrExt;
+    let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+    // Paths under one root share a long start: skip it eight bytes at a time.
+    let mut at = 0;
+    while let (Some(x), Some(y)) = (a.get(at..at + 8), b.get(at..at + 8)) {
+        if x != y {
+            break;
+        }
+        at += 8;
+    }
+    let key = |byte: &u8| if *byte == b'/' { 0 } else { *byte };
+    a[at..].iter().map(key).cmp(b[at..].iter().map(key))
+}
+
+#[cfg(not(unix))]
+fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    a.cmp(b)
 }
 
 fn walk_warning(error: &walkdir::Error) -> String {
@@ -146,8 +206,10 @@ pub(crate) fn discover_sources(sources: &[SourceRoot], term: &Terminal) -> Resul
 /// one look at each that was not found this run (`present`). Only a file the system says
 /// does not exist is gone; one that cannot be reached (a folder without permission, a broken
 /// mount) is not, so what was learned from it stays.
-pub(crate) fn presence(sources: &Sources, present: &HashSet<String>) -> Presence {
-    let paths: BTreeSet<&str> = sources.sources.keys().map(|key| key.path.as_str()).collect();
+pub(crate) fn presence(sources: &Sources, present: &HashSet<Cow<str>>) -> Presence {
+    // The keys are in path order: a file's sessions sit together.
+    let mut paths: Vec<&str> = sources.sources.keys().map(|key| key.path.as_str()).collect();
+    paths.dedup();
     let owners = sources.sources.values().filter_map(|e| match &e.reason {
         Some(Reason::DuplicateOf(owner)) => Some(owner.as_str()),
         _ => None,
@@ -169,7 +231,16 @@ fn is_gone(path: &Path) -> bool {
 
 /// The key a transcript is known by: its path, as text.
 pub(crate) fn key_of(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+    key_ref(path).into_owned()
+}
+
+/// [`key_of`], borrowed from `path` when it is text (checked at the speed of `from_utf8`,
+/// which a lossy conversion does not reach: a re-run asks this of every file found).
+pub(crate) fn key_ref(path: &Path) -> Cow<'_, str> {
+    match path.to_str() {
+        Some(text) => Cow::Borrowed(text),
+        None => path.to_string_lossy(),
+    }
 }
 
 /// What is on disk of a transcript now, as one size and modification time. An opencode
@@ -214,6 +285,19 @@ mod tests {
         #[cfg(unix)]
         assert!(found.warnings.iter().any(|w| w.contains("symlink loop")), "{:?}", found.warnings);
         assert_eq!(found.missing, [root.join("nope")]);
+    }
+
+    #[test]
+    fn paths_sort_as_paths_do() {
+        let mut paths: Vec<PathBuf> =
+            ["/a/b.jsonl", "/a-b/c.jsonl", "/a.jsonl", "/a/b/c.jsonl", "/ab/c.jsonl", "/a b/c", "/a/é.jsonl", "/a/z"]
+                .iter()
+                .map(PathBuf::from)
+                .collect();
+        let mut expected = paths.clone();
+        expected.sort();
+        paths.sort_unstable_by(|a, b| path_order(a, b));
+        assert_eq!(paths, expected);
     }
 
     #[test]

@@ -1,20 +1,22 @@
-//! Reading one transcript for extraction: through the core pipeline into the built-in
-//! extractor and, with a model engine, into the transcript the model is shown; then asking
-//! the model about it.
+//! Reading one transcript for extraction, on any thread: through the core pipeline into the
+//! built-in extractor and, with a model engine, into the transcript the model is shown; then,
+//! on the thread that settles sessions, asking the model about it.
 
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Mutex;
 
 use anyhow::Result;
 
+use super::git::Projects;
 use super::model::{CallError, EXTRACT_TEMPLATES, Model};
 use super::opencode::Shared;
-use super::parallel;
-use super::survey::{Origin, ToRead};
-use super::transcript::{FileRead, read_transcript};
+use super::transcript::{FileRead, hash_file, read_transcript};
 use crate::config::EngineSettings;
 use crate::core::extract::{Context, Extraction, Extractor};
 use crate::core::model::StageOneInput;
 use crate::core::model::transcript::ModelTranscript;
+use crate::core::pipeline::Finished;
 use crate::core::session::{Agent, SessionMeta};
 use crate::core::stage1::with_answer;
 
@@ -39,6 +41,77 @@ pub(crate) struct Extracting {
     model: Option<Model>,
 }
 
+/// One session to read, as the threads that read sessions take it: everything it needs is
+/// here, so no thread waits on another to read it.
+pub(crate) enum Job<'a> {
+    /// A transcript file of its own.
+    File(&'a Path),
+    /// A transcript only touched since it was settled: its content hash, equal to the one
+    /// recorded, spares the read.
+    Touched { path: &'a Path, recorded: Option<String> },
+    /// One session of a database, through a connection of its own to the run's copy.
+    Member(Shared, &'a str),
+}
+
+/// What reading a session off the settling thread gave.
+pub(crate) enum Read {
+    /// Touched, and the same bytes as recorded.
+    Unchanged,
+    Read(Result<FileRead<Ready>>),
+}
+
+/// A session read to its end and extracted by the built-in extractor, ready to be settled:
+/// the model, when there is one, is asked when it is.
+pub(crate) struct Ready {
+    /// Sessions its replies cited, with how many replies cited each.
+    pub(crate) cited: BTreeMap<String, u32>,
+    pub(crate) project: String,
+    builtin: Extraction,
+    transcript: Option<ModelTranscript>,
+}
+
+/// What the reading threads share: how to read, and the project of each working folder
+/// looked up so far (a pure function of the disk, so whichever thread looks first, every
+/// session gets the same key).
+pub(crate) struct Reader {
+    format: Option<Agent>,
+    budget: Option<usize>,
+    projects: Mutex<Projects>,
+}
+
+impl Reader {
+    /// Read one session and extract it with the built-in extractor.
+    pub(crate) fn read(&self, job: &Job<'_>) -> Read {
+        let sink = || (Extractor::new(), self.budget.map(ModelTranscript::new));
+        let read = match job {
+            Job::File(path) => read_transcript(path, self.format, sink),
+            Job::Touched { path, recorded } => {
+                if hash_file(path).ok().is_some_and(|hash| Some(&hash) == recorded.as_ref()) {
+                    return Read::Unchanged;
+                }
+                read_transcript(path, self.format, sink)
+            }
+            Job::Member(shared, id) => shared.open().and_then(|snapshot| snapshot.read(id, sink)),
+        };
+        Read::Read(read.map(|read| read.map(|agent, finished| self.ready(agent, finished))))
+    }
+
+    fn ready(&self, agent: Agent, finished: Finished<Sink>) -> Finished<Ready> {
+        finished.map_sink(|(extractor, transcript), meta| {
+            let cited = extractor.citations(meta.id.as_deref());
+            let project = self.project(meta);
+            let context = Context { agent: agent.name().to_string(), project: project.clone() };
+            Ready { cited, project, builtin: extractor.finish(meta, &context), transcript }
+        })
+    }
+
+    fn project(&self, meta: &SessionMeta) -> String {
+        // A panic elsewhere leaves the cache whole.
+        let mut projects = self.projects.lock().unwrap_or_else(|e| e.into_inner());
+        projects.key(meta.git_remote.as_deref(), meta.cwd.as_deref())
+    }
+}
+
 impl Extracting {
     /// Read as `format` when given; ask the model `engine` names unless it is the built-in
     /// one or this is a dry run (which sends nothing anywhere).
@@ -55,47 +128,15 @@ impl Extracting {
         Ok(Extracting { format, model })
     }
 
-    /// Read ahead, on every core, the sessions of `files` that need a full read (a database's
-    /// each through a connection of its own to the run's copy); files only touched, which a
-    /// hash may spare, come back as `None`.
-    pub(crate) fn read_ahead(&self, files: &[ToRead]) -> Vec<Option<Result<FileRead<Sink>>>> {
-        enum Ahead<'a> {
-            File(&'a Path),
-            Member(Shared, &'a str),
-            Not,
-        }
-        let ahead: Vec<Ahead> = files
-            .iter()
-            .map(|file| match (&file.origin, file.touched) {
-                (Origin::File(path), false) => Ahead::File(path),
-                (Origin::Member { snapshot, id }, _) => Ahead::Member(snapshot.shared(), id),
-                (Origin::File(_), true) => Ahead::Not,
-            })
-            .collect();
-        let (format, budget) = (self.format, self.model.as_ref().map(Model::transcript_budget));
-        let sink = || (Extractor::new(), budget.map(ModelTranscript::new));
-        parallel::map(&ahead, |ahead| match ahead {
-            Ahead::File(path) => Some(read_transcript(path, format, sink)),
-            Ahead::Member(shared, id) => Some(shared.open().and_then(|snapshot| snapshot.read(id, sink))),
-            Ahead::Not => None,
-        })
-    }
-
-    /// Read the session at `origin` into the extractor (and the model's transcript).
-    pub(crate) fn read(&self, origin: &Origin) -> Result<FileRead<Sink>> {
+    /// What the threads that read sessions share.
+    pub(crate) fn reader(&self) -> Reader {
         let budget = self.model.as_ref().map(Model::transcript_budget);
-        let sink = || (Extractor::new(), budget.map(ModelTranscript::new));
-        match origin {
-            Origin::File(path) => read_transcript(path, self.format, sink),
-            Origin::Member { snapshot, id } => snapshot.read(id, sink),
-        }
+        Reader { format: self.format, budget, projects: Mutex::new(Projects::new()) }
     }
 
     /// The session's extraction: the built-in extractor's, and the model's answer on top.
-    pub(crate) fn extract(&mut self, key: &str, agent: Agent, project: &str, meta: &SessionMeta, sink: Sink) -> Asked {
-        let context = Context { agent: agent.name().to_string(), project: project.to_string() };
-        let (extractor, transcript) = sink;
-        let builtin = extractor.finish(meta, &context);
+    pub(crate) fn extract(&mut self, key: &str, agent: Agent, meta: &SessionMeta, ready: Ready) -> Asked {
+        let Ready { project, builtin, transcript, .. } = ready;
         let (Some(model), Some(transcript)) = (self.model.as_mut(), transcript) else {
             return Asked::Extracted(builtin);
         };
@@ -104,7 +145,7 @@ impl Extracting {
             rollout_path: key,
             cwd: meta.cwd.as_deref().unwrap_or("unknown"),
             agent: agent.name(),
-            project,
+            project: &project,
             transcript: &transcript,
         };
         match model.stage_one(&input) {

@@ -5,7 +5,9 @@
 //! - writes: [`write_atomic`], [`write_if_changed`], [`write_json`] and [`create_new`] all
 //!   end in one private `persist`: a temporary file in the target's folder, synced, then
 //!   renamed into place, so a reader sees the old file or the new one and never a mix;
-//!   the one exception is [`append`], for journals, whose readers skip a torn last line;
+//!   [`Home::write_json_unsynced`] is the same without the sync, for a batch of files that
+//!   [`Unsynced::sync`] then makes durable together; the one exception is [`append`], for
+//!   journals, whose readers skip a torn last line;
 //! - removals: [`remove_file`] and [`remove_tree`] both end in one private `remove`, which
 //!   never follows a symbolic link and takes a path already gone as done.
 //!
@@ -123,6 +125,17 @@ impl<'a> Home<'a> {
         write_atomic(path, bytes)
     }
 
+    /// [`write_atomic`] of what `write` writes, streamed into place: for a file too large to
+    /// build in memory first.
+    pub(crate) fn write_atomic_with(
+        &self,
+        path: &Path,
+        write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<()> {
+        self.check(path)?;
+        persist_with(path, write, Sync::Now).map(drop)
+    }
+
     /// [`write_if_changed`], below the home.
     pub(crate) fn write_if_changed(&self, path: &Path, bytes: &[u8]) -> Result<bool> {
         self.check(path)?;
@@ -141,6 +154,20 @@ impl<'a> Home<'a> {
         write_json(path, value)
     }
 
+    /// [`write_json`] into a folder already checked with [`Home::check_folder`], at a name
+    /// the caller knows is no link (it listed the folder), renamed into place without a sync:
+    /// one of a batch that [`Unsynced::sync`] makes durable together. A reader still sees the old
+    /// file or the new one.
+    pub(crate) fn write_json_unsynced<T: Serialize>(&self, path: &Path, value: &T) -> Result<()> {
+        persist(path, &json_bytes(path, value)?, Sync::Later).map(drop)
+    }
+
+    /// Check that the folder `dir` lies below the home and is reached through plain folders
+    /// only (see [`Home::check`]), once for the files a run then reads and writes in it.
+    pub(crate) fn check_folder(&self, dir: &Path) -> Result<()> {
+        self.walk(dir, Last::Folder)
+    }
+
     /// [`append`], below the home.
     pub(crate) fn append(&self, path: &Path, bytes: &[u8]) -> Result<()> {
         self.check(path)?;
@@ -151,6 +178,28 @@ impl<'a> Home<'a> {
     pub(crate) fn read_json<T: DeserializeOwned>(&self, path: &Path) -> Result<Option<T>> {
         self.check(path)?;
         read_json(path)
+    }
+
+    /// [`read_json`] of a file read a piece at a time, never whole; `seen` is shown every
+    /// byte of it, in order.
+    pub(crate) fn read_json_streamed<T: DeserializeOwned>(
+        &self,
+        path: &Path,
+        seen: &mut dyn FnMut(&[u8]),
+    ) -> Result<Option<T>> {
+        self.check(path)?;
+        let file = match fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let reader = std::io::BufReader::with_capacity(256 * 1024, Seen { inner: file, seen });
+        match serde_json::from_reader(reader) {
+            Ok(value) => Ok(Some(value)),
+            Err(e) if e.is_io() => Err(e).with_context(|| format!("cannot read {}", path.display())),
+            Err(e) => Err(e)
+                .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display())),
+        }
     }
 
     /// [`read_if_exists`], below the home.
@@ -226,7 +275,7 @@ pub(crate) fn ensure_private_dir(dir: &Path) -> Result<()> {
 
 /// Write `bytes` to `path` atomically, replacing whatever is there.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    persist(path, bytes, true).map(drop)
+    persist(path, bytes, Sync::Now).map(drop)
 }
 
 /// Write `bytes` to `path` atomically, and not at all when the file already holds exactly
@@ -236,7 +285,7 @@ pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
     if read_if_exists(path).ok().flatten().is_some_and(|old| old == bytes) {
         return Ok(false);
     }
-    persist(path, bytes, true)
+    persist(path, bytes, Sync::Now)
 }
 
 /// [`write_atomic`] for a file of the user's own, such as an agent's settings: one already
@@ -255,33 +304,119 @@ pub(crate) fn write_keeping_mode(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Create `path` holding `bytes`, never replacing a file: false, and nothing written, when
 /// the name is taken, even by a file another process created a moment ago.
 pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
-    persist(path, bytes, false)
+    persist(path, bytes, Sync::NowNoClobber)
 }
 
 /// Write `value` as pretty JSON (with a final newline), atomically.
 pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    let mut bytes = serde_json::to_vec_pretty(value).with_context(|| format!("cannot encode {}", path.display()))?;
-    bytes.push(b'\n');
-    write_atomic(path, &bytes)
+    write_atomic(path, &json_bytes(path, value)?)
 }
 
-/// The one door for writes: a synced temporary file renamed over `path`, or, without
-/// `replace`, linked in only where no file is. False when `replace` is off and `path` exists.
-fn persist(path: &Path, bytes: &[u8], replace: bool) -> Result<bool> {
+fn json_bytes<T: Serialize>(path: &Path, value: &T) -> Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(value).with_context(|| format!("cannot encode {}", path.display()))?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// When a write reaches the disk for good, and whether it may replace a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sync {
+    /// Synced before it is renamed into place.
+    Now,
+    /// The same, and never replacing a file.
+    NowNoClobber,
+    /// Renamed into place at once, synced later with its batch ([`Unsynced`]).
+    Later,
+}
+
+/// The one door for writes: a temporary file renamed over `path` (synced first unless
+/// `sync` says later), or, with [`Sync::NowNoClobber`], linked in only where no file is.
+/// False when that found a file at `path`.
+fn persist(path: &Path, bytes: &[u8], sync: Sync) -> Result<bool> {
+    persist_with(path, &mut |out| out.write_all(bytes), sync)
+}
+
+/// [`persist`] of what `write` writes, straight into the temporary file: a file of tens of
+/// megabytes is never held whole in memory first.
+fn persist_with(path: &Path, write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>, sync: Sync) -> Result<bool> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    ensure_private_dir(dir)?;
+    // A batch's folder was made (and checked) before its first write.
+    if sync != Sync::Later {
+        ensure_private_dir(dir)?;
+    }
     let mut tmp = tempfile::Builder::new()
         .prefix(".tmp-")
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.as_file().sync_all().with_context(|| format!("cannot sync {}", path.display()))?;
+    let mut out = std::io::BufWriter::with_capacity(256 * 1024, tmp.as_file_mut());
+    write(&mut out).and_then(|()| out.flush()).with_context(|| format!("cannot write {}", path.display()))?;
+    drop(out);
+    if sync != Sync::Later {
+        tmp.as_file().sync_all().with_context(|| format!("cannot sync {}", path.display()))?;
+    }
+    let replace = sync != Sync::NowNoClobber;
     let persisted = if replace { tmp.persist(path) } else { tmp.persist_noclobber(path) };
     match persisted {
         Ok(_) => Ok(true),
         Err(e) if !replace && e.error.kind() == ErrorKind::AlreadyExists => Ok(false),
         Err(e) if replace => Err(e.error).with_context(|| format!("cannot replace {}", path.display())),
         Err(e) => Err(e.error).with_context(|| format!("cannot create {}", path.display())),
+    }
+}
+
+/// Files at least this many are made durable by syncing their file system as a whole, where
+/// the system can: one call instead of one per file, each of which waits for the disk.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const SYNC_WHOLE_FROM: usize = 64;
+
+/// Files written by [`Home::write_json_unsynced`] into one folder, to make durable together.
+#[derive(Debug, Default)]
+pub(crate) struct Unsynced {
+    files: Vec<PathBuf>,
+    /// More were written than `files` keeps: past [`SYNC_WHOLE_FROM`] on Linux, which ones
+    /// no longer matters.
+    more: bool,
+}
+
+impl Unsynced {
+    pub(crate) fn add(&mut self, file: PathBuf) {
+        if cfg!(target_os = "linux") && self.files.len() >= SYNC_WHOLE_FROM {
+            self.more = true;
+        } else {
+            self.files.push(file);
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Make the files, written into `dir`, and their names durable: each file synced, then
+    /// the folder; or, for many files on Linux, the file system they are on synced at once
+    /// (which also syncs what other programs wrote there).
+    pub(crate) fn sync(&mut self, dir: &Path) -> Result<()> {
+        if self.files.is_empty() {
+            return Ok(());
+        }
+        let folder = fs::File::open(dir).with_context(|| format!("cannot open {} to sync it", dir.display()))?;
+        #[cfg(target_os = "linux")]
+        if self.files.len() >= SYNC_WHOLE_FROM {
+            rustix::fs::syncfs(&folder).with_context(|| format!("cannot sync the file system of {}", dir.display()))?;
+            *self = Unsynced::default();
+            return Ok(());
+        }
+        for file in &self.files {
+            // A file removed since it was written has nothing left to sync.
+            match fs::File::open(file) {
+                Ok(opened) => opened.sync_all().with_context(|| format!("cannot sync {}", file.display()))?,
+                Err(e) if e.kind() == ErrorKind::NotFound => {}
+                Err(e) => return Err(e).with_context(|| format!("cannot open {} to sync it", file.display())),
+            }
+        }
+        // The names the renames gave; a folder cannot be synced on every system.
+        let _ = folder.sync_all();
+        *self = Unsynced::default();
+        Ok(())
     }
 }
 
@@ -311,6 +446,20 @@ pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
         .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display()))
 }
 
+/// A reader that shows every byte it reads to `seen`.
+struct Seen<'a, R> {
+    inner: R,
+    seen: &'a mut dyn FnMut(&[u8]),
+}
+
+impl<R: std::io::Read> std::io::Read for Seen<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        (self.seen)(&buf[..n]);
+        Ok(n)
+    }
+}
+
 /// A file's bytes, or `None` when it does not exist.
 pub(crate) fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>> {
     match fs::read(path) {
@@ -318,6 +467,24 @@ pub(crate) fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>> {
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
+}
+
+/// The names in `dir`, each with whether it is a plain file (by the folder's own listing,
+/// without following links); a folder that does not exist is empty. One read of the folder,
+/// however many entries it holds.
+pub(crate) fn list_names(dir: &Path) -> Result<Vec<(String, bool)>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
+        let plain = entry.file_type().is_ok_and(|t| t.is_file());
+        names.push((entry.file_name().to_string_lossy().into_owned(), plain));
+    }
+    Ok(names)
 }
 
 /// The entries of `dir`, sorted by name; a folder that does not exist is empty.

@@ -3,27 +3,26 @@
 //! of every session whose citations changed brought in line. A dry run applies nothing, and
 //! this is the one place that says so.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use jiff::Timestamp;
 
-use super::discover::{key_of, presence, under_roots};
+use super::discover::{Discovery, discover_sources, key_of, key_ref, presence, under_roots};
+use super::records::Records;
 use super::terminal::Terminal;
 use super::transcript::hash_file;
 use super::workspace::{JournalState, Workspace};
-use crate::core::state::{self, FileStat, RecordChange, SourceEntry, SourceKey, SourceState, Store};
+use crate::config::SourceRoot;
+use crate::core::state::{self, FileStat, RecordChange, SourceEntry, SourceKey, SourceState, Sources, Store};
 
-/// The extracted sessions whose stage-1 record is not on disk: one look at each record, so
+/// The extracted sessions whose stage-1 record is not on disk (by the folder's listing), so
 /// a record moved aside (or set aside as damaged) is rebuilt from its transcript.
-fn records_missing(workspace: &Workspace, sources: &state::Sources) -> HashSet<String> {
+fn records_missing(records: &Records, sources: &Sources) -> HashSet<String> {
     let extracted = sources.sources.values().filter(|e| e.state == SourceState::Extracted);
-    extracted
-        .filter_map(|e| e.session_id.as_deref())
-        .filter(|id| !workspace.has_stage1(id))
-        .map(str::to_string)
-        .collect()
+    extracted.filter_map(|e| e.session_id.as_deref()).filter(|id| !records.has(id)).map(str::to_string).collect()
 }
 
 /// The run's state store, and where its changes go.
@@ -31,6 +30,7 @@ pub(crate) struct Ledger<'a> {
     workspace: &'a Workspace,
     term: &'a Terminal,
     store: Store,
+    records: Records<'a>,
     journal: JournalState,
     dry_run: bool,
     /// Sessions whose usage may have changed this run: cited before or now by a transcript
@@ -38,16 +38,57 @@ pub(crate) struct Ledger<'a> {
     usage_changed: BTreeSet<String>,
 }
 
+/// The state as read from disk, before the run has looked at the transcripts.
+struct Loaded<'a> {
+    sources: Sources,
+    journal: JournalState,
+    records: Records<'a>,
+    /// See [`records_missing`]: found here, on the core that read the state.
+    missing: HashSet<String>,
+}
+
+impl<'a> Loaded<'a> {
+    fn read(workspace: &'a Workspace) -> Result<Loaded<'a>> {
+        let (sources, journal) = workspace.load_sources_journaled()?;
+        let records = Records::listed(workspace)?;
+        let missing = records_missing(&records, &sources);
+        Ok(Loaded { sources, journal, records, missing })
+    }
+}
+
+/// Walk the sources (and look at each transcript's size and time) while the state is read
+/// on another core: on a re-run over a hundred thousand unchanged transcripts the two take
+/// about as long, and nothing else is done. A source that cannot be walked is reported
+/// before a state that cannot be read.
+pub(crate) fn discover_and_load<'a>(
+    workspace: &'a Workspace,
+    sources: &[SourceRoot],
+    term: &'a Terminal,
+    dry_run: bool,
+) -> Result<(Discovery, Ledger<'a>)> {
+    let (found, loaded) = std::thread::scope(|scope| {
+        let loading = scope.spawn(|| Loaded::read(workspace));
+        let found = discover_sources(sources, term).map(Discovery::with_stats);
+        (found, loading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    let found = found?;
+    // Borrowed, not copied, for every path that is text (see [`key_of`]).
+    let present: HashSet<Cow<str>> = found.files.iter().map(|f| key_ref(f)).collect();
+    let ledger = Ledger::open(workspace, term, loaded?, &present, dry_run);
+    Ok((found, ledger))
+}
+
 impl<'a> Ledger<'a> {
-    /// Load the state, and find which known transcripts are gone (`present` are the ones
+    /// The state read, with which known transcripts are gone (`present` are the ones
     /// discovered this run).
-    pub(crate) fn load(
+    fn open(
         workspace: &'a Workspace,
         term: &'a Terminal,
-        present: &HashSet<String>,
+        loaded: Loaded<'a>,
+        present: &HashSet<Cow<str>>,
         dry_run: bool,
-    ) -> Result<Self> {
-        let (sources, journal) = workspace.load_sources_journaled()?;
+    ) -> Ledger<'a> {
+        let Loaded { sources, journal, records, missing } = loaded;
         for warning in &journal.warnings {
             term.warn(warning);
         }
@@ -55,10 +96,9 @@ impl<'a> Ledger<'a> {
         for note in &journal.notes {
             term.warn(note);
         }
-        let presence =
-            presence(&sources, present).records_missing(records_missing(workspace, &sources)).members_gone(&sources);
-        let store = Store::new(sources, presence);
-        Ok(Ledger { workspace, term, store, journal, dry_run, usage_changed: BTreeSet::new() })
+        let presence = presence(&sources, present).records_missing(missing).members_gone(&sources);
+        let store = Store::new(sources, presence, journal.lines());
+        Ledger { workspace, term, store, records, journal, dry_run, usage_changed: BTreeSet::new() }
     }
 
     pub(crate) fn store(&self) -> &Store {
@@ -80,7 +120,7 @@ impl<'a> Ledger<'a> {
             return Ok(());
         }
         let term = self.term;
-        self.workspace.apply_stage1(change, &mut |w| term.warn(&w))?;
+        self.records.apply(change, &mut |w| term.warn(&w))?;
         self.store.settle(key, entry);
         Ok(())
     }
@@ -112,12 +152,16 @@ impl<'a> Ledger<'a> {
     /// sessions by moving them): the sessions it holds, and their records, follow it. False
     /// when it is no such file.
     pub(crate) fn follow_move(&mut self, path: &Path, stat: FileStat) -> Result<bool> {
+        // Most files are not a gone one moved: their size and time say so at once.
+        if !self.store.may_have_moved(stat) {
+            return Ok(false);
+        }
         let to = key_of(path);
-        if !self.store.index().sessions_of(&to).is_empty() {
+        if !self.store.sessions_of(&to).is_empty() {
             return Ok(false);
         }
         let Some(from) = self.store.take_moved(stat) else { return Ok(false) };
-        let sessions = self.store.index().sessions_of(&from);
+        let sessions = self.store.sessions_of(&from);
         let settled = sessions.first().and_then(|key| self.store.get(key));
         let Some(old) = settled.filter(|e| e.state != SourceState::Failed && e.hash.is_some()) else {
             return Ok(false);
@@ -131,7 +175,7 @@ impl<'a> Ledger<'a> {
         let term = self.term;
         for session_id in sessions.iter().filter_map(|key| self.store.get(key)?.session_id.clone()) {
             let change = RecordChange::Move { session_id, from: from.clone(), to: to.clone() };
-            self.workspace.apply_stage1(change, &mut |w| term.warn(&w))?;
+            self.records.apply(change, &mut |w| term.warn(&w))?;
         }
         self.store.move_file(&from, &to);
         Ok(true)
@@ -153,7 +197,7 @@ impl<'a> Ledger<'a> {
     /// Mark the recorded sessions of the database at `db` that it no longer holds (`listed`
     /// are the ones it does); how many.
     pub(crate) fn vanish_members(&mut self, db: &str, listed: &BTreeSet<&str>) -> u64 {
-        let known = self.store.index().sessions_of(db);
+        let known = self.store.sessions_of(db);
         let gone = state::vanished_members(self.store.sources(), known, listed);
         let count = gone.len() as u64;
         for key in gone {
@@ -163,15 +207,15 @@ impl<'a> Ledger<'a> {
         count
     }
 
-    /// Save what changed (not in a dry run), in proportion to the change, and bring usage in
-    /// line.
-    pub(crate) fn save(self, now: Timestamp) -> Result<()> {
+    /// Bring usage in line and save what changed (not in a dry run), in proportion to the
+    /// change: the records written are made durable first, then the state that names them.
+    pub(crate) fn save(mut self, now: Timestamp) -> Result<()> {
         if self.dry_run {
             return Ok(());
         }
-        let mut store = self.store;
-        store.extracted_at(now);
-        self.workspace.save_source_changes(store.sources(), &self.journal, store.changes(), now)?;
-        self.workspace.sync_usage(store.sources(), &self.usage_changed)
+        self.records.sync_usage(self.store.sources(), &self.usage_changed)?;
+        self.records.sync()?;
+        self.store.extracted_at(now);
+        self.workspace.save_source_changes(self.store.sources(), &self.journal, self.store.changes(), now)
     }
 }

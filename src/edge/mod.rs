@@ -20,6 +20,7 @@ pub(crate) mod model;
 pub(crate) mod notes;
 pub(crate) mod opencode;
 pub(crate) mod parallel;
+pub(crate) mod records;
 pub(crate) mod search;
 pub(crate) mod signal;
 pub(crate) mod stdin;

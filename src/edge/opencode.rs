@@ -29,7 +29,7 @@ const TRIES: u32 = 5;
 
 /// True for an opencode database file name (`opencode.db`, `opencode-<channel>.db`).
 pub(crate) fn is_database(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(is_opencode_database)
+    is_opencode_database(discover::name_of(path))
 }
 
 /// The database and its `-wal` as one stat: summed size, newest modification time. Equal

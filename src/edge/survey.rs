@@ -8,9 +8,9 @@ use std::rc::Rc;
 
 use anyhow::Result;
 
-use super::discover::{key_of, stat_of};
+use super::discover::{Discovery, key_of};
 use super::ledger::Ledger;
-use super::opencode::{self, Snapshot};
+use super::opencode::Snapshot;
 use super::workspace::Scratch;
 use crate::core::state::{self, Coverage, FileStat, Rules, SourceKey, Triage};
 
@@ -55,38 +55,41 @@ pub(crate) struct Scope<'a> {
     pub(crate) scratch: &'a Scratch<'a>,
 }
 
-/// Look at every file found, counting in `coverage` what needs no reading.
+/// Look at every file found, counting in `coverage` what needs no reading. The files found
+/// are taken from `files` (a session to read keeps its path, not a copy).
 pub(crate) fn survey(
-    files: &[PathBuf],
+    files: &mut Discovery,
     ledger: &mut Ledger<'_>,
     rules: &Rules,
     scope: &Scope<'_>,
     coverage: &mut Coverage,
 ) -> Result<Surveyed> {
-    let mut found = Surveyed::default();
-    for path in files {
-        if opencode::is_database(path) {
-            survey_database(path, ledger, rules, scope, coverage, &mut found);
+    let (paths, stats) = (std::mem::take(&mut files.files), std::mem::take(&mut files.stats));
+    // A first run reads every file: room for them all at once, not twice over while growing.
+    let mut found = Surveyed { to_read: Vec::with_capacity(paths.len()), ..Surveyed::default() };
+    for (path, stat) in paths.into_iter().zip(stats) {
+        let Some(stat) = stat else {
+            survey_database(&path, ledger, rules, scope, coverage, &mut found);
             continue;
-        }
-        let key = SourceKey::file(key_of(path));
+        };
+        let key = SourceKey::file(key_of(&path));
         let session_id = ledger.get(&key).and_then(|e| e.session_id.as_deref());
         if !state::selected(scope.sessions, &key.path, session_id) {
             continue;
         }
         coverage.counts.sessions += 1;
-        let stat = match stat_of(path) {
+        let stat = match stat {
             Ok(stat) => stat,
-            Err(e) => {
-                found.unreadable.push(Unreadable { key, reason: format!("{e:#}"), recorded: true });
+            Err(reason) => {
+                found.unreadable.push(Unreadable { key, reason, recorded: true });
                 continue;
             }
         };
-        if ledger.follow_move(path, stat)? {
+        if ledger.follow_move(&path, stat)? {
             coverage.counts.unchanged += 1;
             continue;
         }
-        let origin = Origin::File(path.clone());
+        let origin = Origin::File(path);
         triage(ToRead { key, stat, touched: false, origin }, ledger, rules, coverage, &mut found);
     }
     coverage.counts.deferred = state::newest_first(&mut found.to_read, scope.limit, |f| (f.stat.mtime_ns, &f.key));
@@ -152,6 +155,6 @@ fn triage(mut read: ToRead, ledger: &Ledger<'_>, rules: &Rules, coverage: &mut C
         }
         // Written to lately is not in use lately (a copied folder): its records decide.
         Triage::Count(plan) if state::judged_by_records(plan) => found.to_read.push(read),
-        Triage::Count(plan) => coverage.count(&read.key.to_string(), plan, entry),
+        Triage::Count(plan) => coverage.count(&read.key, plan, entry),
     }
 }

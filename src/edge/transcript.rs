@@ -34,6 +34,18 @@ pub(crate) enum FileRead<S> {
     NotATranscript { reason: String, hash: String },
 }
 
+impl<S> FileRead<S> {
+    /// The same read, with a session's sink turned into `f`'s answer.
+    pub(crate) fn map<T>(self, f: impl FnOnce(Agent, Finished<S>) -> Finished<T>) -> FileRead<T> {
+        match self {
+            FileRead::Session { agent, finished, hash } => {
+                FileRead::Session { agent, finished: Box::new(f(agent, *finished)), hash }
+            }
+            FileRead::NotATranscript { reason, hash } => FileRead::NotATranscript { reason, hash },
+        }
+    }
+}
+
 /// Content hash of a whole transcript: of the bytes its lines are made of, which for a
 /// `.jsonl.zst` are the decompressed ones (up to where damaged data stops the decoder), and
 /// for a session of opencode's older tree are its files together. So it is the hash
@@ -59,8 +71,8 @@ pub(crate) fn read_transcript<S: Sink>(
     if opencode::is_legacy_session(path) && forced.is_none_or(|f| f == Agent::Opencode) {
         return opencode::read_legacy(path, make_sink);
     }
-    let Opened { bytes, damage, .. } = open(path)?;
-    let reader = BufReader::with_capacity(256 * 1024, bytes);
+    let Opened { bytes, damage, size } = open(path)?;
+    let reader = BufReader::with_capacity(buffer_for(&bytes, size), bytes);
     read_from(reader, &path.to_string_lossy(), &damage, forced, make_sink)
         .with_context(|| format!("cannot read {}", path.display()))
 }
@@ -355,6 +367,16 @@ fn open(path: &Path) -> Result<Opened> {
         }
     };
     Ok(Opened { bytes, damage, size })
+}
+
+/// Bytes read from a transcript at a time: 256 KiB, or less for a smaller plain file. The
+/// buffer is zeroed before its first read, and most sessions are a few kilobytes.
+fn buffer_for(bytes: &Bytes, size: u64) -> usize {
+    const MAX: usize = 256 * 1024;
+    match bytes {
+        Bytes::Plain(_) => usize::try_from(size).unwrap_or(MAX).saturating_add(1).clamp(8 * 1024, MAX),
+        Bytes::Zstd(_) => MAX,
+    }
 }
 
 /// The bytes a transcript's lines are made of.

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fsio::{Home, ensure_private_dir};
 use super::lock::{WorkspaceLock, acquire};
+use super::records::Records;
 
 /// How the folders of [`Scratch`] are named.
 const SCRATCH_PREFIX: &str = ".tmp-scratch-";
@@ -74,14 +75,14 @@ fn left_behind(folder: &Path, name: &str) -> bool {
 }
 
 use crate::core::consolidate::edits::Edits;
+use crate::core::consolidate::plan;
 use crate::core::layout::{DIFF_FILE, MEMORY, NOTES_DIR, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
 use crate::core::manifest::{MANIFEST_VERSION, Manifest, Pending, Snapshot, hash};
 use crate::core::notes::{self, Note};
-use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name, legacy_file_name};
+use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::journal;
 use crate::core::state::{
-    Counts, FORGOTTEN_VERSION, Forgotten, RecordChange, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note,
-    usage,
+    Counts, FORGOTTEN_VERSION, Forgotten, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note, write_lines,
 };
 
 /// The entries at the top of the home that are handbook's own (the rest is the user's).
@@ -144,6 +145,13 @@ pub(crate) fn check_home(home: &Path) -> Result<()> {
     Ok(())
 }
 
+impl JournalState {
+    /// The changes the journal holds.
+    pub(crate) fn lines(&self) -> usize {
+        self.lines
+    }
+}
+
 /// Where the journal of `sources.json` stands after loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct JournalState {
@@ -187,21 +195,9 @@ impl Workspace {
         self.state_dir().join("stage1")
     }
 
+    #[cfg(test)]
     pub(crate) fn stage1_path(&self, session_id: &str) -> PathBuf {
         self.stage1_dir().join(file_name(session_id))
-    }
-
-    /// The record of `session_id` stored under the name records had before their names were
-    /// made injective, with its path. Those names were not injective, so the file there may
-    /// hold another session's record (or be damaged): then it is not this session's.
-    fn legacy_stage1(&self, session_id: &str) -> Option<(PathBuf, Stage1)> {
-        let legacy = legacy_file_name(session_id);
-        if legacy == file_name(session_id) {
-            return None;
-        }
-        let path = self.stage1_dir().join(legacy);
-        let record = self.fs().read_json::<Stage1>(&path).ok().flatten()?;
-        (record.session_id == session_id).then_some((path, record))
     }
 
     /// Create the home and its state folder, private to the user.
@@ -236,14 +232,12 @@ impl Workspace {
     /// rebuilt (or an earlier version's) state file forgets none of them.
     pub(crate) fn load_sources_journaled(&self) -> Result<(Sources, JournalState)> {
         let path = self.sources_path();
-        let bytes = self.fs().read_if_exists(&path)?;
-        let base = journal::base_of(bytes.as_deref().unwrap_or_default());
-        let found = bytes.is_some();
-        let mut sources: Sources = match bytes {
-            Some(bytes) => serde_json::from_slice(&bytes)
-                .with_context(|| format!("{} is damaged; move it aside and run again to rebuild it", path.display()))?,
-            None => Sources { version: SOURCES_VERSION, ..Sources::default() },
-        };
+        let mut base = journal::Base::default();
+        // Streamed: a state of a hundred thousand sessions is tens of megabytes of text.
+        let read = self.fs().read_json_streamed::<Sources>(&path, &mut |bytes| base.update(bytes))?;
+        let found = read.is_some();
+        let mut sources = read.unwrap_or_else(|| Sources { version: SOURCES_VERSION, ..Sources::default() });
+        let base = base.finish();
         if sources.version > SOURCES_VERSION {
             bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), sources.version);
         }
@@ -297,7 +291,7 @@ impl Workspace {
     /// Rewrite `sources.json` whole, and drop the journal it now holds.
     pub(crate) fn save_sources(&self, sources: &Sources) -> Result<()> {
         self.save_forgotten(&sources.excluded)?;
-        self.fs().write_json(&self.sources_path(), sources)?;
+        self.fs().write_atomic_with(&self.sources_path(), &mut |out| write_lines(sources, out))?;
         self.fs().remove_file(&self.sources_log_path())
     }
 
@@ -308,167 +302,119 @@ impl Workspace {
         &self,
         sources: &Sources,
         journal_state: &JournalState,
-        changes: impl Iterator<Item = (&'a SourceKey, Option<&'a SourceEntry>)>,
+        changes: Option<impl Iterator<Item = (&'a SourceKey, Option<&'a SourceEntry>)>>,
         at: jiff::Timestamp,
     ) -> Result<()> {
-        let (text, count) = journal::lines(&journal_state.base, changes, at);
+        let Some(changes) = changes else { return self.save_sources(sources) };
+        let changes: Vec<_> = changes.collect();
         // A list an earlier version kept in `sources.json` alone moves to its own file now.
         self.save_forgotten(&sources.excluded)?;
+        // The changes and the line saying the run finished.
+        let count = changes.len() + 1;
         if !self.fs().exists(&self.sources_path())?
             || journal::compact_now(journal_state.lines + count, sources.sources.len())
         {
             return self.save_sources(sources);
         }
+        let (text, _) = journal::lines(&journal_state.base, changes.into_iter(), at);
         self.fs().append(&self.sources_log_path(), text.as_bytes())
     }
 
-    /// The stored stage-1 record of a session, if any, under its name or the name records
-    /// had before. A record of a newer or damaged shape, or one that holds another session,
-    /// is an error that names the file.
+    /// The stored stage-1 record of a session, if any (see [`Records::load`]).
     pub(crate) fn load_stage1(&self, session_id: &str) -> Result<Option<Stage1>> {
-        let path = self.stage1_path(session_id);
-        let record = match self.fs().read_json::<Stage1>(&path)? {
-            Some(record) => Some(record),
-            None => self.legacy_stage1(session_id).map(|(_, record)| record),
-        };
-        if let Some(r) = &record
-            && r.version > STAGE1_VERSION
-        {
-            bail!("{} was written by a newer handbook (version {}); upgrade handbook", path.display(), r.version);
-        }
-        if let Some(r) = &record
-            && r.session_id != session_id
-        {
-            bail!(collision(&path, session_id, &r.session_id));
-        }
-        Ok(record)
+        Records::direct(self).load(session_id)
     }
 
     /// True when a session's stage-1 record is a file on disk (its contents unread).
     pub(crate) fn has_stage1(&self, session_id: &str) -> bool {
-        self.fs().exists(&self.stage1_path(session_id)).unwrap_or(false)
+        Records::direct(self).has(session_id)
     }
 
-    /// Store a session's record under its name, and drop the copy under its old name. A file
-    /// there holding another session's record is an error, never overwritten; a damaged one
-    /// is rewritten.
+    /// Store a session's record, synced (see [`Records::save`]).
+    #[cfg(test)]
     pub(crate) fn save_stage1(&self, record: &Stage1) -> Result<()> {
-        let path = self.stage1_path(&record.session_id);
-        if let Ok(Some(held)) = self.fs().read_json::<Stage1>(&path)
-            && held.session_id != record.session_id
-        {
-            bail!(collision(&path, &record.session_id, &held.session_id));
-        }
-        self.fs()
-            .write_json(&path, record)
-            .with_context(|| format!("cannot store the extraction of session {}", record.session_id))?;
-        match self.legacy_stage1(&record.session_id) {
-            Some((legacy, _)) => self.fs().remove_file(&legacy),
-            None => Ok(()),
-        }
+        Records::direct(self).save(record)
     }
 
-    /// Remove a session's record, under its name and its old one; a file there holding
-    /// another session's record stays.
+    /// Remove a session's record (see [`Records::remove`]).
     pub(crate) fn remove_stage1(&self, session_id: &str) -> Result<()> {
-        let path = self.stage1_path(session_id);
-        match self.fs().read_json::<Stage1>(&path) {
-            Ok(Some(held)) if held.session_id != session_id => {}
-            _ => self.fs().remove_file(&path)?,
-        }
-        match self.legacy_stage1(session_id) {
-            Some((legacy, _)) => self.fs().remove_file(&legacy),
-            None => Ok(()),
-        }
-    }
-
-    /// A stored record, or `None` with a warning through `warn` when it is damaged: one bad
-    /// file never stops a run, and the record is rewritten from its transcript.
-    fn load_stage1_or_warn(&self, session_id: &str, warn: &mut dyn FnMut(String)) -> Option<Stage1> {
-        self.load_stage1(session_id).unwrap_or_else(|e| {
-            warn(format!("{e:#}; it is rewritten from its transcript"));
-            None
-        })
-    }
-
-    /// Apply what settling a session decided for its stored record.
-    pub(crate) fn apply_stage1(&self, change: RecordChange, warn: &mut dyn FnMut(String)) -> Result<()> {
-        match change {
-            RecordChange::Keep => Ok(()),
-            RecordChange::Store(mut record) => {
-                let earlier = self.load_stage1_or_warn(&record.session_id, warn);
-                record.usage_count = earlier.as_ref().map_or(0, |e| e.usage_count);
-                record.last_usage = earlier.and_then(|e| e.last_usage);
-                self.save_stage1(&record)
-            }
-            RecordChange::DropIfFrom { session_id, key } => {
-                match self.load_stage1_or_warn(&session_id, warn).is_some_and(|r| r.rollout_path == key) {
-                    true => self.remove_stage1(&session_id),
-                    false => Ok(()),
-                }
-            }
-            RecordChange::Move { session_id, from, to } => match self.load_stage1_or_warn(&session_id, warn) {
-                Some(mut record) if record.rollout_path == from => {
-                    record.rollout_path = to;
-                    self.save_stage1(&record)
-                }
-                _ => Ok(()),
-            },
-        }
-    }
-
-    /// Bring the usage stored with each `affected` session's record in line with the
-    /// citations recorded across all transcripts.
-    pub(crate) fn sync_usage(&self, sources: &Sources, affected: &BTreeSet<String>) -> Result<()> {
-        if affected.is_empty() {
-            return Ok(());
-        }
-        let totals = usage(sources);
-        for id in affected {
-            // A record that cannot be read is rewritten, usage included, when its session is
-            // read again.
-            let Ok(Some(mut record)) = self.load_stage1(id) else { continue };
-            let total = totals.get(id).copied().unwrap_or_default();
-            if (record.usage_count, record.last_usage) != (total.count, total.last) {
-                (record.usage_count, record.last_usage) = (total.count, total.last);
-                self.save_stage1(&record)?;
-            }
-        }
-        Ok(())
+        Records::direct(self).remove(session_id)
     }
 
     /// Every stored stage-1 record, sorted by session id. A damaged record is reported
     /// through `warn` and skipped: one bad file never stops a run.
+    #[cfg(test)]
     pub(crate) fn all_stage1(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
-        self.read_all_stage1(false, warn)
+        let filed = self.stage1_briefs(false, warn, &|record| record)?;
+        Ok(filed.into_iter().map(|filed| filed.brief).collect())
     }
 
-    /// Every stored stage-1 record, as [`Workspace::all_stage1`]; a record that cannot be
-    /// read is also set aside (renamed `<name>.damaged`), so the next `extract` finds it
-    /// missing and reads its session again.
-    pub(crate) fn all_stage1_setting_aside_damaged(&self, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
-        self.read_all_stage1(true, warn)
+    /// Choose the sessions that feed the handbook from the stored records (see
+    /// [`plan::choose`]), holding a brief of each and the chosen ones whole: a record that
+    /// cannot be read is also set aside (renamed `<name>.damaged`) with `set_aside`, so the
+    /// next `extract` finds it missing and reads its session again. `admit` may leave a
+    /// session out (one an undo took out).
+    pub(crate) fn choose_stage1(
+        &self,
+        set_aside: bool,
+        sources: &Sources,
+        rules: &plan::Rules,
+        warn: &mut dyn FnMut(String),
+        admit: &mut dyn FnMut(&str, jiff::Timestamp) -> bool,
+    ) -> Result<plan::Chosen> {
+        let filed = self.stage1_briefs(set_aside, warn, &|record| plan::Brief::of(&record, sources))?;
+        let (places, mut briefs): (Vec<_>, Vec<_>) =
+            filed.into_iter().map(|f| ((f.session_id, f.path), f.brief)).unzip();
+        briefs.iter_mut().for_each(|brief| brief.admitted_by(admit));
+        let choice = plan::choose_briefly(briefs, sources, rules);
+        let mut records = Vec::with_capacity(choice.ids.len());
+        for (_, path) in places.iter().filter(|(id, _)| choice.ids.binary_search(id).is_ok()) {
+            records.push(self.stage1_at(path)?);
+        }
+        Ok(choice.with(records, sources))
     }
 
-    fn read_all_stage1(&self, set_aside: bool, warn: &mut dyn FnMut(String)) -> Result<Vec<Stage1>> {
-        let mut records = Vec::new();
-        for path in self.fs().list_dir(&self.stage1_dir())? {
-            if path.extension().is_none_or(|e| e != "json") {
-                continue;
+    /// The stage-1 record in the file at `path`, one [`Workspace::stage1_briefs`] listed.
+    fn stage1_at(&self, path: &Path) -> Result<Stage1> {
+        let record = self.fs().read_json::<Stage1>(path)?;
+        record.with_context(|| format!("{} was removed while it was read; run the command again", path.display()))
+    }
+
+    /// Every stored stage-1 record reduced by `brief` to what the caller keeps of it, with
+    /// the file it is in, sorted by session id as [`Workspace::all_stage1`] sorts them. The
+    /// records are read on every core and each is dropped once reduced, so a hundred thousand
+    /// of them never sit in memory together; [`Workspace::stage1_at`] reads one again whole.
+    pub(crate) fn stage1_briefs<B: Send>(
+        &self,
+        set_aside: bool,
+        warn: &mut dyn FnMut(String),
+        brief: &(dyn Fn(Stage1) -> B + Sync),
+    ) -> Result<Vec<Filed<B>>> {
+        let paths: Vec<PathBuf> = self.fs().list_dir(&self.stage1_dir())?;
+        let paths: Vec<PathBuf> = paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+        let read = super::parallel::map(&paths, |path| match self.fs().read_json::<Stage1>(path) {
+            Ok(Some(record)) if record.version <= STAGE1_VERSION => {
+                let canonical = path.file_name().is_some_and(|n| *n == *file_name(&record.session_id));
+                Reduced::Record(record.session_id.clone(), canonical, brief(record))
             }
-            match self.fs().read_json::<Stage1>(&path) {
-                Ok(Some(record)) if record.version <= STAGE1_VERSION => {
-                    let canonical = path.file_name().is_some_and(|n| *n == *file_name(&record.session_id));
-                    records.push((record, canonical));
+            Ok(Some(record)) => Reduced::Warning(format!(
+                "{}: written by a newer handbook (version {}); skipped",
+                path.display(),
+                record.version
+            )),
+            Ok(None) => Reduced::Gone,
+            Err(e) if set_aside => Reduced::Warning(set_aside_damaged(self.fs(), path, &e)),
+            Err(e) => Reduced::Warning(format!("{e:#}; skipped")),
+        });
+        let mut records = Vec::new();
+        // Warnings come in the folder's (sorted) order, whatever the threads.
+        for (path, read) in paths.into_iter().zip(read) {
+            match read {
+                Reduced::Record(session_id, canonical, brief) => {
+                    records.push((Filed { session_id, path, brief }, canonical))
                 }
-                Ok(Some(record)) => warn(format!(
-                    "{}: written by a newer handbook (version {}); skipped",
-                    path.display(),
-                    record.version
-                )),
-                Ok(None) => {}
-                Err(e) if set_aside => warn(set_aside_damaged(self.fs(), &path, &e)),
-                Err(e) => warn(format!("{e:#}; skipped")),
+                Reduced::Warning(warning) => warn(warning),
+                Reduced::Gone => {}
             }
         }
         // A run that died between storing a record under its name and removing the old copy
@@ -477,7 +423,7 @@ impl Workspace {
             a.session_id.cmp(&b.session_id).then_with(|| b_canonical.cmp(a_canonical))
         });
         records.dedup_by(|later, earlier| later.0.session_id == earlier.0.session_id);
-        Ok(records.into_iter().map(|(record, _)| record).collect())
+        Ok(records.into_iter().map(|(filed, _)| filed).collect())
     }
 
     /// The absolute path of a workspace-relative path.
@@ -782,6 +728,23 @@ impl Workspace {
 
 /// Rename the unreadable record at `path` to `<name>.damaged`; the warning saying so (or
 /// why it could not be).
+/// A stored stage-1 record reduced to what a command keeps of it (see
+/// [`Workspace::stage1_briefs`]), with the file it is in.
+#[derive(Debug)]
+pub(crate) struct Filed<B> {
+    pub(crate) session_id: String,
+    pub(crate) path: PathBuf,
+    pub(crate) brief: B,
+}
+
+/// What reading one stored record gave.
+enum Reduced<B> {
+    Record(String, bool, B),
+    Warning(String),
+    /// Removed since the folder was listed.
+    Gone,
+}
+
 fn set_aside_damaged(home: Home<'_>, path: &Path, error: &anyhow::Error) -> String {
     let aside = path.with_extension("json.damaged");
     match home.rename(path, &aside) {
@@ -795,18 +758,10 @@ fn set_aside_damaged(home: Home<'_>, path: &Path, error: &anyhow::Error) -> Stri
     }
 }
 
-/// Two session ids met at one record name (a file copied by hand, or a file system that
-/// merges names).
-fn collision(path: &Path, wanted: &str, held: &str) -> String {
-    format!(
-        "{} holds the record of session {held:?}, not of session {wanted:?}; move it aside and run again to rebuild both",
-        path.display()
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::stage1::legacy_file_name;
 
     #[cfg(target_os = "linux")]
     #[test]

@@ -78,35 +78,137 @@ pub(crate) struct Chosen {
     pub(crate) vanished: Vec<String>,
 }
 
-/// Choose from the stored `records`: not forgotten, not excluded, not vanished; with usage
-/// counted from the citations recorded across all transcripts; a session that only knew
-/// its folder joins the project other sessions there named; then ranked and cut.
-pub(crate) fn choose(records: Vec<Stage1>, sources: &Sources, rules: &Rules) -> Chosen {
-    let usage = usage(sources);
-    let state_of = |r: &Stage1| sources.of_record(&r.rollout_path, &r.session_id).map(|e| e.state);
-    let vanished =
-        records.iter().filter(|r| state_of(r) == Some(SourceState::Vanished)).map(|r| r.session_id.clone()).collect();
-    let mut eligible: Vec<Stage1> = records
-        .into_iter()
-        .filter(|r| !sources.excluded.contains(&r.session_id))
-        .filter(|r| !matches!(state_of(r), Some(SourceState::Vanished | SourceState::Excluded)))
-        .map(|mut r| {
-            let used = usage.get(&r.session_id).copied().unwrap_or_default();
-            (r.usage_count, r.last_usage) = (used.count, used.last);
-            r
-        })
-        .collect();
-    let better = path_keys_to_remotes(eligible.iter().map(|r| (r.cwd.as_deref().unwrap_or(""), r.project.as_str())));
-    for record in &mut eligible {
-        if let Some(key) = better.get(&record.project) {
-            record.project = key.clone();
+/// What choosing needs of a stored record, without its lessons: what a hundred thousand
+/// sessions take to rank, where their records whole would not fit.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Brief {
+    session_id: String,
+    /// Where its transcript stands; `None` when it is left out (forgotten, excluded, or its
+    /// transcript gone, which `vanished` says).
+    place: Option<Place>,
+    vanished: bool,
+}
+
+/// What ranking and project naming need of a record that may feed the handbook.
+#[derive(Debug, Clone, PartialEq)]
+struct Place {
+    cwd: Option<String>,
+    project: String,
+    updated_at: Timestamp,
+    empty: bool,
+    usage: (u32, Option<Timestamp>),
+}
+
+impl Brief {
+    /// The brief of `record`, whose transcript's state `sources` holds.
+    pub(crate) fn of(record: &Stage1, sources: &Sources) -> Brief {
+        let state = sources.of_record(&record.rollout_path, &record.session_id).map(|e| e.state);
+        let left_out = sources.excluded.contains(&record.session_id)
+            || matches!(state, Some(SourceState::Vanished | SourceState::Excluded));
+        let place = (!left_out).then(|| Place {
+            cwd: record.cwd.clone(),
+            project: record.project.clone(),
+            updated_at: record.updated_at,
+            empty: select::Ranked::is_empty(record),
+            usage: (0, None),
+        });
+        Brief { session_id: record.session_id.clone(), place, vanished: state == Some(SourceState::Vanished) }
+    }
+
+    /// Leave the session out unless `admit` lets it in (given its id and last activity).
+    pub(crate) fn admitted_by(&mut self, admit: &mut dyn FnMut(&str, Timestamp) -> bool) {
+        if let Some(place) = &self.place
+            && !admit(&self.session_id, place.updated_at)
+        {
+            self.place = None;
         }
     }
+}
+
+/// A brief that may feed the handbook, as ranking sees it.
+struct Eligible<'a>(&'a str, &'a Place);
+
+impl select::Ranked for Eligible<'_> {
+    fn session_id(&self) -> &str {
+        self.0
+    }
+
+    fn updated_at(&self) -> Timestamp {
+        self.1.updated_at
+    }
+
+    fn usage(&self) -> (u32, Option<Timestamp>) {
+        self.1.usage
+    }
+
+    fn is_empty(&self) -> bool {
+        self.1.empty
+    }
+}
+
+/// The sessions chosen (see [`choose_briefly`]), before their records are read whole.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Choice {
+    /// The chosen sessions' ids, ascending.
+    pub(crate) ids: Vec<String>,
+    left_out: LeftOut,
+    vanished: Vec<String>,
+    /// A project known by its path → the remote other sessions there named.
+    better: BTreeMap<String, String>,
+}
+
+/// Choose from the `briefs` of the stored records (see [`choose`]), keeping no record whole.
+pub(crate) fn choose_briefly(mut briefs: Vec<Brief>, sources: &Sources, rules: &Rules) -> Choice {
+    let usage = usage(sources);
+    let vanished = briefs.iter().filter(|b| b.vanished).map(|b| b.session_id.clone()).collect();
+    for brief in &mut briefs {
+        if let Some(place) = &mut brief.place {
+            let used = usage.get(&brief.session_id).copied().unwrap_or_default();
+            place.usage = (used.count, used.last);
+        }
+    }
+    let eligible: Vec<Eligible> =
+        briefs.iter().filter_map(|b| Some(Eligible(&b.session_id, b.place.as_ref()?))).collect();
+    let better =
+        path_keys_to_remotes(eligible.iter().map(|e| (e.1.cwd.as_deref().unwrap_or(""), e.1.project.as_str())));
     let select_rules = select::Rules { now: rules.now, max: rules.max_raw_memories, max_unused: rules.max_unused };
-    let Selection { records: selection, unused, over_max } = select::select(eligible, select_rules, &rules.confirmed);
+    let Selection { records, unused, over_max } = select::select(eligible, select_rules, &rules.confirmed);
     let max_unused_days = rules.max_unused.as_hours() / 24;
     let left_out = LeftOut { unused, over_max, max_unused_days, max: rules.max_raw_memories };
-    Chosen { selection, left_out, vanished }
+    Choice { ids: records.iter().map(|e| e.0.to_string()).collect(), left_out, vanished, better }
+}
+
+impl Choice {
+    /// The choice made whole with the chosen `records` (those [`Choice::ids`] names, read
+    /// again): their usage counted from `sources`, their projects named as the choice found.
+    pub(crate) fn with(self, records: Vec<Stage1>, sources: &Sources) -> Chosen {
+        let usage = usage(sources);
+        let mut selection: Vec<Stage1> = records
+            .into_iter()
+            .map(|mut record| {
+                let used = usage.get(&record.session_id).copied().unwrap_or_default();
+                (record.usage_count, record.last_usage) = (used.count, used.last);
+                if let Some(key) = self.better.get(&record.project) {
+                    record.project = key.clone();
+                }
+                record
+            })
+            .collect();
+        selection.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+        Chosen { selection, left_out: self.left_out, vanished: self.vanished }
+    }
+}
+
+/// Choose from the stored `records`: not forgotten, not excluded, not vanished; with usage
+/// counted from the citations recorded across all transcripts; a session that only knew
+/// its folder joins the project other sessions there named; then ranked and cut. (The
+/// command makes the same choice from briefs, reading the chosen records again.)
+#[cfg(test)]
+pub(crate) fn choose(records: Vec<Stage1>, sources: &Sources, rules: &Rules) -> Chosen {
+    let briefs = records.iter().map(|r| Brief::of(r, sources)).collect();
+    let choice = choose_briefly(briefs, sources, rules);
+    let chosen = records.into_iter().filter(|r| choice.ids.binary_search(&r.session_id).is_ok()).collect();
+    choice.with(chosen, sources)
 }
 
 /// The mechanical inputs, synced to exactly the selection.

@@ -139,15 +139,22 @@ impl SessionJson<'_> {
 
 /// A session in one line: its summary's title, else its own title, else its slug.
 fn one_line(record: &Stage1) -> String {
+    heading(record).or(record.title.as_deref()).unwrap_or(&record.rollout_slug).to_string()
+}
+
+/// The title of a session's summary, when it has one.
+fn heading(record: &Stage1) -> Option<&str> {
+    record.rollout_summary.lines().find_map(|l| l.strip_prefix("# ")).map(str::trim).filter(|t| !t.is_empty())
+}
+
+/// `record` with only what a listing shows of it ([`session_line`], [`SessionJson`]): a
+/// period of a hundred thousand sessions is listed without holding their lessons.
+pub(crate) fn listed(mut record: Stage1) -> Stage1 {
+    record.rollout_summary = heading(&record).map(|title| format!("# {title}")).unwrap_or_default();
+    record.raw_memory = String::new();
+    record.facts.tasks = Vec::new();
+    record.facts.keywords = Vec::new();
     record
-        .rollout_summary
-        .lines()
-        .find_map(|l| l.strip_prefix("# "))
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .or(record.title.as_deref())
-        .unwrap_or(&record.rollout_slug)
-        .to_string()
 }
 
 /// `no results for "a" "b" (since …, until …, in project …)`: the words quoted, then the

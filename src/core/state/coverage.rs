@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 
 use super::MAX_TRIES;
 use super::reason::Reason;
-use super::{Plan, SourceEntry, SourceState};
+use super::{Plan, SourceEntry, SourceKey, SourceState};
 use crate::core::words::count;
 
 /// How a run's files were accounted for: the coverage report.
@@ -177,7 +177,7 @@ impl Coverage {
 
     /// Count a transcript triage left unread; `entry` is its recorded state (a failure
     /// given up on is reported with its last error).
-    pub(crate) fn count(&mut self, key: &str, plan: Plan, entry: Option<&SourceEntry>) {
+    pub(crate) fn count(&mut self, key: &SourceKey, plan: Plan, entry: Option<&SourceEntry>) {
         match plan {
             // Unchanged, and still forgotten: that is what the user needs to hear.
             Plan::Unchanged if entry.is_some_and(|e| e.reason == Some(Reason::Forgotten)) => {
@@ -190,6 +190,7 @@ impl Coverage {
             Plan::GaveUp => {
                 let reason = entry.and_then(|e| e.last_error.clone()).unwrap_or_default();
                 self.counts.failed += 1;
+                // Named only here: most files counted are unchanged, and naming one costs a copy.
                 self.failures.push(Failure { path: key.to_string(), reason, gave_up: true });
             }
             Plan::Read => {}
@@ -309,7 +310,7 @@ mod tests {
         let mut forgotten = crate::core::state::tests::entry(stat, SourceState::Excluded, 0);
         forgotten.reason = Some(Reason::Forgotten);
         let mut c = Coverage::default();
-        c.count("/a.jsonl", Plan::Unchanged, Some(&forgotten));
+        c.count(&"/a.jsonl".into(), Plan::Unchanged, Some(&forgotten));
         assert_eq!((c.counts.unchanged, c.counts.excluded), (0, 1));
         assert!(c.line().contains("1 excluded (1 forgotten)"), "{}", c.line());
     }

@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 
-use super::index::{Index, Presence};
+use super::index::Presence;
+use super::store::Store;
 use super::{FileStat, Plan, Reason, SourceEntry, SourceKey, SourceState, Sources, Windows, plan};
 use crate::core::extract::EXTRACTOR_VERSION;
 use crate::core::pipeline::Finished;
@@ -168,14 +169,8 @@ impl SessionSeen {
 }
 
 /// Why a session read from `key` is not extracted, if it is not.
-pub(crate) fn exclusion(
-    seen: &SessionSeen,
-    key: &SourceKey,
-    sources: &Sources,
-    index: &Index,
-    presence: &Presence,
-    rules: &Rules,
-) -> Option<Reason> {
+pub(crate) fn exclusion(seen: &SessionSeen, key: &SourceKey, store: &Store, rules: &Rules) -> Option<Reason> {
+    let sources = store.sources();
     if seen.own_prompt {
         Some(Reason::OwnPrompt)
     } else if seen.subagent && !rules.include_subagents {
@@ -185,7 +180,7 @@ pub(crate) fn exclusion(
     } else if seen.external && rules.exclude_external {
         Some(Reason::ExternalContext)
     } else {
-        index.owner(sources, &seen.session_id, key, presence).map(|owner| Reason::DuplicateOf(owner.path.clone()))
+        store.owner(&seen.session_id, key).map(|owner| Reason::DuplicateOf(owner.path.clone()))
     }
 }
 
@@ -391,16 +386,15 @@ mod tests {
 
     #[test]
     fn outside_context_is_excluded_only_when_asked_and_revisited_when_the_rule_turns() {
-        let sources = old_sources();
-        let index = Index::build(&sources, &Presence::default());
+        let store = Store::new(old_sources(), Presence::default(), 0);
         let presence = Presence::default();
         let key: SourceKey = "/s/a.jsonl".into();
         let web = SessionSeen { external: true, ..seen("s9") };
-        assert_eq!(exclusion(&web, &key, &sources, &index, &presence, &rules()), None);
+        assert_eq!(exclusion(&web, &key, &store, &rules()), None);
         let strict = Rules { exclude_external: true, ..rules() };
-        assert_eq!(exclusion(&web, &key, &sources, &index, &presence, &strict), Some(Reason::ExternalContext));
+        assert_eq!(exclusion(&web, &key, &store, &strict), Some(Reason::ExternalContext));
         let own = SessionSeen { own_prompt: true, ..web.clone() };
-        assert_eq!(exclusion(&own, &key, &sources, &index, &presence, &strict), Some(Reason::OwnPrompt));
+        assert_eq!(exclusion(&own, &key, &store, &strict), Some(Reason::OwnPrompt));
         let stat = FileStat { size: 1, mtime_ns: 1 };
         let read = session_entry(&web, stat, SourceState::Extracted, &rules());
         assert!(read.external && !needs_revisit(&read, &rules(), &presence));
@@ -443,21 +437,18 @@ mod tests {
     #[test]
     fn exclusions_come_in_order_and_duplicates_name_their_owner() {
         let mut sources = old_sources();
-        let index = Index::build(&sources, &Presence::default());
-        let presence = Presence::default();
+        let store = Store::new(sources.clone(), Presence::default(), 0);
         let rules = rules();
-        let dup = exclusion(&seen("s1"), &"/s/new.jsonl".into(), &sources, &index, &presence, &rules);
+        let dup = exclusion(&seen("s1"), &"/s/new.jsonl".into(), &store, &rules);
         assert_eq!(dup, Some(Reason::DuplicateOf("/s/a.jsonl".into())));
-        assert_eq!(exclusion(&seen("s1"), &"/s/a.jsonl".into(), &sources, &index, &presence, &rules), None);
+        assert_eq!(exclusion(&seen("s1"), &"/s/a.jsonl".into(), &store, &rules), None);
         sources.excluded.insert("s1".into());
-        assert_eq!(
-            exclusion(&seen("s1"), &"/s/a.jsonl".into(), &sources, &index, &presence, &rules),
-            Some(Reason::Forgotten)
-        );
+        let store = Store::new(sources, Presence::default(), 0);
+        assert_eq!(exclusion(&seen("s1"), &"/s/a.jsonl".into(), &store, &rules), Some(Reason::Forgotten));
         let sub = SessionSeen { subagent: true, ..seen("s1") };
-        assert_eq!(exclusion(&sub, &"/s/a.jsonl".into(), &sources, &index, &presence, &rules), Some(Reason::SubAgent));
+        assert_eq!(exclusion(&sub, &"/s/a.jsonl".into(), &store, &rules), Some(Reason::SubAgent));
         let own = SessionSeen { own_prompt: true, ..sub };
-        assert_eq!(exclusion(&own, &"/s/a.jsonl".into(), &sources, &index, &presence, &rules), Some(Reason::OwnPrompt));
+        assert_eq!(exclusion(&own, &"/s/a.jsonl".into(), &store, &rules), Some(Reason::OwnPrompt));
     }
 
     #[test]

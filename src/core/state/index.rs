@@ -1,9 +1,10 @@
 //! The indexes of the state store, so that no decision about one session scans every known
-//! one: sessions by id (who else holds this session?), by transcript (the sessions a file
-//! holds), and gone transcripts by size and modification time (did this new file move
-//! here?). Lookups by key are the store's own map.
+//! one: sessions by id (who else holds this session?) and gone transcripts by size and
+//! modification time (did this new file move here?). Lookups by key, and the sessions of one
+//! transcript, are the store's own ordered map.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::cell::OnceCell;
+use std::collections::{HashMap, HashSet};
 
 use super::{FileStat, SourceEntry, SourceKey, SourceState, Sources};
 
@@ -63,54 +64,65 @@ fn members_gone(sources: &Sources) -> HashSet<(String, String)> {
         .collect()
 }
 
-/// The store's indexes, built once per run and kept up to date as entries settle.
+/// The store's indexes, kept up to date as entries settle. The sessions of one transcript
+/// need none: the store's map is ordered by path, so they sit together in it.
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    by_session: HashMap<String, BTreeSet<SourceKey>>,
-    by_path: HashMap<String, BTreeSet<SourceKey>>,
+    /// The keys each session id is known at, by a hash of the id (a hundred thousand ids
+    /// are not copied; a key found is checked against its entry). Built on the first
+    /// question (a run that reads nothing asks none), then kept up to date.
+    by_session: OnceCell<BySession>,
     /// Gone transcripts with a known hash, by size and modification time: a new file with
     /// the same ones (and the same hash) is the same transcript, moved.
     moved: HashMap<(u64, i128), String>,
 }
 
 impl Index {
+    /// The indexes of `sources`, where `presence` says which transcripts are gone.
     pub(crate) fn build(sources: &Sources, presence: &Presence) -> Index {
-        let mut index = Index::default();
-        for (key, entry) in &sources.sources {
-            index.insert(key, None, entry);
+        let mut gone: Vec<&String> = presence.gone.iter().collect();
+        gone.sort();
+        let mut moved = HashMap::new();
+        for path in gone {
             // A database's session has its rows' size and time, not a file's: no file moves as it.
-            if entry.hash.is_some() && key.member.is_none() && !presence.exists(&key.path) {
-                // On equal stats the last path wins, as a map built in path order keeps it.
-                index.moved.insert((entry.size, entry.mtime_ns), key.path.clone());
+            // On equal stats the last path wins.
+            if let Some(entry) = sources.sources.get(&SourceKey::file(path.as_str()))
+                && entry.hash.is_some()
+            {
+                moved.insert((entry.size, entry.mtime_ns), path.clone());
             }
         }
-        index
+        Index { by_session: OnceCell::new(), moved }
     }
 
     /// Note that `key` now holds `entry` (it held `old` before).
     pub(crate) fn insert(&mut self, key: &SourceKey, old: Option<&SourceEntry>, entry: &SourceEntry) {
+        let Some(by_session) = self.by_session.get_mut() else { return };
         if let Some(old_id) = old.and_then(|o| o.session_id.as_deref())
             && entry.session_id.as_deref() != Some(old_id)
         {
-            forget(&mut self.by_session, old_id, key);
+            forget(by_session, old_id, key);
         }
         if let Some(id) = &entry.session_id {
-            self.by_session.entry(id.clone()).or_default().insert(key.clone());
+            let keys = by_session.entry(id_hash(id)).or_default();
+            if let Err(at) = keys.binary_search(key) {
+                // Most ids are known at one key: no room for four.
+                keys.reserve_exact(1);
+                keys.insert(at, key.clone());
+            }
         }
-        self.by_path.entry(key.path.clone()).or_default().insert(key.clone());
     }
 
     /// Note that `key` no longer holds `entry`.
     pub(crate) fn remove(&mut self, key: &SourceKey, entry: &SourceEntry) {
-        if let Some(id) = &entry.session_id {
-            forget(&mut self.by_session, id, key);
+        if let (Some(by_session), Some(id)) = (self.by_session.get_mut(), &entry.session_id) {
+            forget(by_session, id, key);
         }
-        forget(&mut self.by_path, &key.path, key);
     }
 
-    /// The sessions known in the transcript at `path`.
-    pub(crate) fn sessions_of(&self, path: &str) -> Vec<SourceKey> {
-        self.by_path.get(path).map(|keys| keys.iter().cloned().collect()).unwrap_or_default()
+    /// True when a gone transcript had this size and time (see [`Index::take_moved`]).
+    pub(crate) fn may_have_moved(&self, stat: FileStat) -> bool {
+        self.moved.contains_key(&(stat.size, stat.mtime_ns))
     }
 
     /// The gone transcript a new file of this size and time may be, once: a second file
@@ -128,19 +140,54 @@ impl Index {
         key: &SourceKey,
         presence: &Presence,
     ) -> Option<&'a SourceKey> {
-        self.by_session.get(session_id)?.iter().find(|other| {
+        let by_session = self.by_session.get_or_init(|| by_session(sources));
+        by_session.get(&id_hash(session_id))?.iter().find(|other| {
+            let entry = sources.sources.get(*other);
             *other != key
-                && sources.sources.get(*other).is_some_and(|e| e.state == SourceState::Extracted)
+                && entry
+                    .is_some_and(|e| e.state == SourceState::Extracted && e.session_id.as_deref() == Some(session_id))
                 && presence.exists(&other.path)
         })
     }
 }
 
-fn forget(map: &mut HashMap<String, BTreeSet<SourceKey>>, at: &str, key: &SourceKey) {
-    if let Some(keys) = map.get_mut(at) {
-        keys.remove(key);
+/// Keys by the hash of their session id (see [`id_hash`]), each hash's keys in order.
+type BySession = HashMap<u64, Vec<SourceKey>>;
+
+/// The hash a session id is indexed by; ids that share one are told apart by their entries.
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    id.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Every key by its session id, each id's keys in order.
+fn by_session(sources: &Sources) -> BySession {
+    let mut index = BySession::new();
+    // In key order: each id's keys come sorted.
+    for (key, entry) in &sources.sources {
+        if let Some(id) = &entry.session_id {
+            let keys = index.entry(id_hash(id)).or_default();
+            keys.reserve_exact(1);
+            keys.push(key.clone());
+        }
+    }
+    index
+}
+
+/// The sessions `sources` knows in the transcript at `path`, in order.
+pub(crate) fn sessions_of(sources: &Sources, path: &str) -> Vec<SourceKey> {
+    let from = SourceKey::file(path);
+    sources.sources.range(from..).map(|(key, _)| key).take_while(|key| key.path == path).cloned().collect()
+}
+
+fn forget(map: &mut BySession, id: &str, key: &SourceKey) {
+    let at = id_hash(id);
+    if let Some(keys) = map.get_mut(&at) {
+        keys.retain(|k| k != key);
         if keys.is_empty() {
-            map.remove(at);
+            map.remove(&at);
         }
     }
 }
@@ -179,6 +226,7 @@ mod tests {
         let mut sources = Sources::default();
         sources.sources.insert("/a".into(), extracted("old"));
         let mut index = Index::build(&sources, &Presence::default());
+        assert_eq!(index.owner(&sources, "old", &"/z".into(), &Presence::default()), Some(&"/a".into()));
         let renamed = extracted("new");
         let a = SourceKey::file("/a");
         index.insert(&a, sources.sources.get(&a), &renamed);
@@ -213,9 +261,10 @@ mod tests {
         sources.sources.insert("/a.jsonl".into(), extracted("a"));
         let index = Index::build(&sources, &Presence::default());
         assert_eq!(
-            index.sessions_of("/o.db"),
+            sessions_of(&sources, "/o.db"),
             [SourceKey::member("/o.db", "ses_1"), SourceKey::member("/o.db", "ses_2")]
         );
+        assert_eq!(sessions_of(&sources, "/o"), Vec::<SourceKey>::new(), "a path that only starts the same is another");
         let everywhere = Presence::default();
         let other = SourceKey::member("/copy.db", "ses_2");
         assert_eq!(index.owner(&sources, "ses_2", &other, &everywhere), Some(&SourceKey::member("/o.db", "ses_2")));

@@ -9,7 +9,6 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::{SourceEntry, SourceKey, Sources};
-use crate::core::manifest::hash;
 
 /// The journal may hold this many changes at least before the file is rewritten.
 const MIN_JOURNAL: usize = 256;
@@ -17,7 +16,7 @@ const MIN_JOURNAL: usize = 256;
 /// One journal line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Line {
-    /// The snapshot it applies to (see [`base_of`]).
+    /// The snapshot it applies to (see [`Base`]).
     base: String,
     change: Change,
 }
@@ -44,9 +43,28 @@ enum Change {
     Extracted { at: Timestamp },
 }
 
-/// What identifies a snapshot of `sources.json`: a hash of its bytes.
+/// What identifies a snapshot of `sources.json`: a hash of its bytes (see [`Base`], which
+/// takes them in as they are read).
+#[cfg(test)]
 pub(crate) fn base_of(snapshot: &[u8]) -> String {
-    hash(snapshot)[..16].to_string()
+    crate::core::manifest::hash(snapshot)[..16].to_string()
+}
+
+/// What identifies a snapshot of `sources.json`, a hash of its bytes, taken in as they are
+/// read so that the snapshot is never held whole.
+#[derive(Default)]
+pub(crate) struct Base(blake3::Hasher);
+
+impl Base {
+    /// Take in the next bytes of the snapshot.
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The base of the bytes taken in.
+    pub(crate) fn finish(&self) -> String {
+        self.0.finalize().to_hex()[..16].to_string()
+    }
 }
 
 /// What replaying a journal did.
@@ -175,5 +193,9 @@ mod tests {
         assert!(compact_now(1001, 1000));
         let stat = stat_at("2026-11-25T10:00:00Z", 1);
         assert_ne!(base_of(b"{}"), base_of(format!("{}", stat.size).as_bytes()));
+        let mut base = Base::default();
+        base.update(b"{\"version\":");
+        base.update(b"3}");
+        assert_eq!(base.finish(), base_of(b"{\"version\":3}"), "a snapshot taken in piece by piece");
     }
 }

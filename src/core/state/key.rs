@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io::{self, Write};
 
 use serde::de::Deserializer;
 use serde::ser::{SerializeStruct, Serializer};
@@ -66,7 +67,7 @@ impl fmt::Display for SourceKey {
 struct File {
     version: u32,
     #[serde(default)]
-    sources: BTreeMap<String, SourceEntry>,
+    sources: Keyed,
     #[serde(default)]
     members: BTreeMap<String, BTreeMap<String, SourceEntry>>,
     #[serde(default)]
@@ -101,6 +102,54 @@ impl Serialize for Sources {
     }
 }
 
+/// Write `sources.json` to `out`: JSON of the same shape as [`Sources`]'s serialization,
+/// with one session to a line and no other space, so that a file of a hundred thousand
+/// sessions stays greppable and quick to read back.
+pub(crate) fn write_lines(sources: &Sources, out: &mut dyn Write) -> io::Result<()> {
+    let mut members: BTreeMap<&str, Vec<(&str, &SourceEntry)>> = BTreeMap::new();
+    write!(out, "{{\"version\":{},\n\"sources\":{{", sources.version)?;
+    let mut first = true;
+    for (key, entry) in &sources.sources {
+        if let Some(id) = &key.member {
+            members.entry(&key.path).or_default().push((id, entry));
+            continue;
+        }
+        out.write_all(if std::mem::take(&mut first) { b"\n" } else { b",\n" })?;
+        line(out, &key.path, entry)?;
+    }
+    out.write_all(if first { b"}" } else { b"\n}" })?;
+    if !members.is_empty() {
+        out.write_all(b",\n\"members\":{")?;
+        for (index, (path, sessions)) in members.into_iter().enumerate() {
+            out.write_all(if index == 0 { b"\n" } else { b",\n" })?;
+            serde_json::to_writer(&mut *out, path)?;
+            out.write_all(b":{")?;
+            for (index, (id, entry)) in sessions.into_iter().enumerate() {
+                out.write_all(if index == 0 { b"\n" } else { b",\n" })?;
+                line(out, id, entry)?;
+            }
+            out.write_all(b"\n}")?;
+        }
+        out.write_all(b"\n}")?;
+    }
+    if !sources.excluded.is_empty() {
+        out.write_all(b",\n\"excluded\":")?;
+        serde_json::to_writer(&mut *out, &sources.excluded)?;
+    }
+    if let Some(at) = &sources.last_extract {
+        out.write_all(b",\n\"last_extract\":")?;
+        serde_json::to_writer(&mut *out, at)?;
+    }
+    out.write_all(b"\n}\n")
+}
+
+/// One session's line: its name (path or id), then its state.
+fn line(out: &mut dyn Write, name: &str, entry: &SourceEntry) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, name)?;
+    out.write_all(b":")?;
+    Ok(serde_json::to_writer(&mut *out, entry)?)
+}
+
 /// A map written from an iterator, without collecting it first.
 struct Collected<F>(F);
 
@@ -114,11 +163,37 @@ where
     }
 }
 
+/// The whole-file sessions of `sources.json`, read straight into the map the state keeps
+/// them in: a state of a hundred thousand sessions is not built twice.
+#[derive(Default)]
+struct Keyed(BTreeMap<SourceKey, SourceEntry>);
+
+impl<'de> Deserialize<'de> for Keyed {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Keyed, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Keyed;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map of transcript paths to their state")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Keyed, A::Error> {
+                let mut keyed = BTreeMap::new();
+                while let Some((path, entry)) = map.next_entry::<String, SourceEntry>()? {
+                    keyed.insert(SourceKey::file(path), entry);
+                }
+                Ok(Keyed(keyed))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
 impl<'de> Deserialize<'de> for Sources {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Sources, D::Error> {
         let file = File::deserialize(deserializer)?;
-        let mut sources: BTreeMap<SourceKey, SourceEntry> =
-            file.sources.into_iter().map(|(path, entry)| (SourceKey::file(path), entry)).collect();
+        let mut sources = file.sources.0;
         for (path, sessions) in file.members {
             sources.extend(sessions.into_iter().map(|(id, entry)| (SourceKey::member(path.clone(), id), entry)));
         }
@@ -145,6 +220,31 @@ mod tests {
         assert!(json.get("excluded").is_none() && json.get("last_extract").is_none());
         let back: Sources = serde_json::from_value(json).unwrap();
         assert_eq!(back, sources);
+    }
+
+    #[test]
+    fn the_file_holds_a_session_to_a_line_and_reads_back_whole() {
+        let known = entry(FileStat { size: 1, mtime_ns: 1 }, SourceState::Extracted, 0);
+        let to_lines = |sources: &Sources| {
+            let mut out = Vec::new();
+            write_lines(sources, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let mut sources = Sources { version: 1, ..Sources::default() };
+        assert_eq!(serde_json::from_str::<Sources>(&to_lines(&sources)).unwrap(), sources);
+        sources.sources.insert("/codex/a \"b\".jsonl".into(), known.clone());
+        sources.sources.insert("/codex/c.jsonl".into(), known.clone());
+        sources.sources.insert(SourceKey::member("/opencode/opencode.db", "ses_1"), known.clone());
+        sources.sources.insert(SourceKey::member("/opencode/opencode.db", "ses_2"), known);
+        sources.excluded.insert("gone".into());
+        sources.last_extract = Some("2026-11-29T12:00:00Z".parse().unwrap());
+        let text = to_lines(&sources);
+        assert_eq!(serde_json::from_str::<Sources>(&text).unwrap(), sources);
+        let pretty: Sources = serde_json::from_str(&serde_json::to_string_pretty(&sources).unwrap()).unwrap();
+        assert_eq!(pretty, sources, "a file written whole by an earlier version reads the same");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.iter().filter(|l| l.contains("\"state\":\"extracted\"")).count(), 4, "{text}");
+        assert!(lines[2].starts_with(r#""/codex/a \"b\".jsonl":{"#), "{text}");
     }
 
     #[test]

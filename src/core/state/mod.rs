@@ -22,7 +22,7 @@ pub(crate) use coverage::{Counts, Coverage};
 pub(crate) use decide::*;
 pub(crate) use forgotten::{FORGOTTEN_VERSION, Forgetting, Forgotten, forget, ids_named, rebuilt_note, unforget};
 pub(crate) use index::Presence;
-pub(crate) use key::SourceKey;
+pub(crate) use key::{SourceKey, write_lines};
 pub(crate) use reason::Reason;
 pub(crate) use report::{Caps, HintFlags, LeftOut, SessionReport, left_out, notes, warning_lines};
 pub(crate) use store::Store;

@@ -33,7 +33,6 @@ use self::filter::Withheld;
 use self::freshness::Check;
 use self::lesson::{Lesson, LessonId};
 use crate::core::layout::timestamp;
-use crate::core::stage1::Stage1;
 
 /// Bumped when `trust.json`'s shape changes incompatibly.
 pub(crate) const TRUST_VERSION: u32 = 1;
@@ -117,28 +116,23 @@ impl Default for Trust {
 pub(crate) type Notice = String;
 
 impl Trust {
-    /// The stored records without the sessions an undo took out, unless one has had new
-    /// activity since: it comes back, and the notice says so.
-    pub(crate) fn admit(&mut self, records: Vec<Stage1>) -> (Vec<Stage1>, Vec<Notice>) {
-        let mut notices = Vec::new();
-        let mut kept = Vec::with_capacity(records.len());
-        for record in records {
-            match self.held_sessions.get(&record.session_id) {
-                Some(held) if timestamp(record.updated_at) > held.updated_at => {
-                    notices.push(format!(
-                        "session {} is back in the handbook: an undo to generation {} took it out, and it has new activity since ({})",
-                        record.session_id,
-                        held.generation,
-                        timestamp(record.updated_at)
-                    ));
-                    self.held_sessions.remove(&record.session_id);
-                    kept.push(record);
-                }
-                Some(_) => {}
-                None => kept.push(record),
+    /// Whether the session `session_id`, last active at `updated_at`, may feed the handbook:
+    /// not when an undo took it out, unless it has new activity since (then the hold goes,
+    /// and the notice says so).
+    pub(crate) fn admits(&mut self, session_id: &str, updated_at: Timestamp) -> (bool, Option<Notice>) {
+        match self.held_sessions.get(session_id) {
+            Some(held) if timestamp(updated_at) > held.updated_at => {
+                let notice = format!(
+                    "session {session_id} is back in the handbook: an undo to generation {} took it out, and it has new activity since ({})",
+                    held.generation,
+                    timestamp(updated_at)
+                );
+                self.held_sessions.remove(session_id);
+                (true, Some(notice))
             }
+            Some(_) => (false, None),
+            None => (true, None),
         }
-        (kept, notices)
     }
 
     /// What to do with `lessons` (a new handbook's): held-back ones stay out unless they
@@ -415,13 +409,13 @@ applies_to: x
             updated_at: at.into(),
         };
         trust.held_sessions.insert("s".into(), held("2026-11-20T10:00:00Z"));
-        let (kept, notices) =
-            trust.admit(vec![record("s", "p", 20, vec![task("t")]), record("o", "p", 20, vec![task("t")])]);
-        assert_eq!(kept.iter().map(|r| r.session_id.as_str()).collect::<Vec<_>>(), ["o"]);
-        assert!(notices.is_empty());
-        let (kept, notices) = trust.admit(vec![record("s", "p", 21, vec![task("t")])]);
-        assert_eq!(kept.len(), 1);
-        assert!(notices[0].contains("undo to generation 1"), "{}", notices[0]);
+        let at = |r: crate::core::stage1::Stage1| (r.session_id.clone(), r.updated_at);
+        let (s, o) = (at(record("s", "p", 20, vec![task("t")])), at(record("o", "p", 20, vec![task("t")])));
+        assert_eq!(trust.admits(&s.0, s.1), (false, None));
+        assert_eq!(trust.admits(&o.0, o.1), (true, None));
+        let later = at(record("s", "p", 21, vec![task("t")]));
+        let (admitted, notice) = trust.admits(&later.0, later.1);
+        assert!(admitted && notice.as_deref().is_some_and(|n| n.contains("undo to generation 1")), "{notice:?}");
         assert!(trust.held_sessions.is_empty());
     }
 }

@@ -19,9 +19,9 @@ use crate::edge::transcript::{FileRead, read_stream};
 
 /// True for a session file of the tree: `…/session/<projectID>/ses_….json`.
 pub(crate) fn is_legacy_session(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let folder = path.parent().and_then(Path::parent).and_then(Path::file_name);
-    name.starts_with("ses_") && name.ends_with(".json") && folder == Some("session".as_ref())
+    let name = discover::name_of(path);
+    let folder = || path.parent().and_then(Path::parent).and_then(Path::file_name);
+    name.starts_with("ses_") && name.ends_with(".json") && folder() == Some("session".as_ref())
 }
 
 /// The session, as the tree lays it out.
