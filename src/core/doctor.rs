@@ -243,6 +243,11 @@ fn doors(doors: &[(Door, Vec<check::Finding>)], file_doors: &[FileDoorSeen]) -> 
     }
     for door in file_doors {
         let path = &door.path;
+        // An agent's door whose check above named its file already said what to run.
+        let told = out.iter().any(|f: &Finding| f.level != Level::Ok && f.text.contains(path.as_str()));
+        if door.output.is_none() && told {
+            continue;
+        }
         let text = match (&door.output, door.fresh) {
             (None, Some(true)) => continue,
             (None, Some(false)) => format!("{path} is older than the summary: `handbook consolidate` rewrites it"),
@@ -411,7 +416,13 @@ mod tests {
         );
         assert!(found[1].text.contains("is missing: `handbook summary --for pi --output /c/s.md` writes it again"));
         let door = FileDoorSeen { path: "/w/.handbook/doors/opencode.md".into(), fresh: None, output: None };
-        assert!(doors(&[], &[door])[0].text.ends_with("`handbook consolidate` writes it again"));
+        assert!(doors(&[], std::slice::from_ref(&door))[0].text.ends_with("`handbook consolidate` writes it again"));
+        // Told once, when the agent's own check named the file already.
+        let checked = check::Finding {
+            level: Level::Fail,
+            text: "/w/.handbook/doors/opencode.md is missing: run `handbook integrate opencode --write`".into(),
+        };
+        assert_eq!(doors(&[(Door::Opencode, vec![checked])], &[door]).len(), 1);
     }
 
     #[test]
