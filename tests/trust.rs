@@ -658,3 +658,89 @@ fn review_works_with_a_model_engine() {
     assert!(read(&hb, "MEMORY.md").contains("passes the cart tests"));
     assert_consistent(&hb);
 }
+
+/// The workspace `before_the_second` makes, consolidated, then `then` run on it.
+fn consolidated_then(first: &Path, second: &Path, then: &[&[&str]]) -> BTreeMap<String, Vec<u8>> {
+    let hb = before_the_second(first, second);
+    run(&hb, &["consolidate"]);
+    for args in then {
+        run(&hb, args);
+    }
+    every_file(&hb)
+}
+
+#[test]
+fn an_undo_after_a_killed_consolidation_ends_as_after_a_clean_one() {
+    let (_dir, first, second) = sources();
+    // Killed once the log was written: the commit is finished, then undone.
+    let expected = consolidated_then(&first, &second, &[&["undo"], &["consolidate"]]);
+    for point in ["commit-log", "commit-manifest"] {
+        let hb = before_the_second(&first, &second);
+        assert!(!killed_at(&hb, point, &["consolidate"]).status.success());
+        let undone = stdout(&run(&hb, &["undo"]));
+        assert!(undone.contains("back as generation 1 left it as generation 3"), "{point}: {undone}");
+        assert_consistent(&hb);
+        run(&hb, &["consolidate"]);
+        assert_consistent(&hb);
+        assert_eq!(every_file(&hb), expected, "{point}: the workspace differs from a clean consolidate and undo");
+    }
+    // Killed before it committed: the handbook it wrote goes back, and the next
+    // consolidation does it again, taking none of its lines for the user's.
+    let expected = consolidated_then(&first, &second, &[]);
+    for point in ["between-writes", "after-write", "commit-objects"] {
+        let hb = before_the_second(&first, &second);
+        assert!(!killed_at(&hb, point, &["consolidate"]).status.success());
+        let undone = run(&hb, &["undo", "1"]);
+        assert!(stderr(&undone).contains("nothing to undo"), "{point}: {}", stderr(&undone));
+        assert_consistent(&hb);
+        run(&hb, &["consolidate"]);
+        assert_consistent(&hb);
+        assert_eq!(every_file(&hb), expected, "{point}: the workspace differs from a clean consolidation");
+    }
+}
+
+/// A handbook of `first` with the change `second` brings waiting for review.
+fn pending_review(first: &Path, second: &Path) -> Handbook {
+    let hb = before_the_second(first, second);
+    run(&hb, &["consolidate", "--review"]);
+    assert!(log(&hb).get("pending").is_some());
+    hb
+}
+
+#[test]
+fn an_accept_killed_at_every_commit_point_and_run_again_ends_as_a_clean_one() {
+    let (_dir, first, second) = sources();
+    let clean = pending_review(&first, &second);
+    run(&clean, &["review", "--accept"]);
+    let expected = every_file(&clean);
+    for point in ["restore-between-writes", "commit-objects", "commit-log", "commit-manifest"] {
+        let hb = pending_review(&first, &second);
+        assert!(!killed_at(&hb, point, &["review", "--accept"]).status.success(), "{point} did not stop it");
+        run(&hb, &["review", "--accept"]);
+        assert_consistent(&hb);
+        assert!(log(&hb).get("pending").is_none(), "{point}: the change still waits");
+        assert_eq!(every_file(&hb), expected, "{point}: the workspace differs from a clean accept's");
+    }
+}
+
+#[test]
+fn a_promote_killed_at_every_commit_point_and_run_again_ends_as_a_clean_one() {
+    let (_dir, tree, sessions) = project();
+    let agents = "# Agents\n\nRun `make check` before pushing.\n";
+    let promoted = |kill: Option<&str>| {
+        fs::write(tree.join("AGENTS.md"), agents).unwrap();
+        let hb = Handbook::new();
+        run(&hb, &["update", "--all", sessions.to_str().unwrap()]);
+        let lesson = line_of(&hb, "always run the linter");
+        if let Some(point) = kill {
+            assert!(!killed_at(&hb, point, &["promote", &lesson]).status.success(), "{point} did not stop it");
+        }
+        run(&hb, &["promote", &lesson]);
+        assert_consistent(&hb);
+        (every_file(&hb), fs::read_to_string(tree.join("AGENTS.md")).unwrap())
+    };
+    let expected = promoted(None);
+    for point in ["restore-between-writes", "commit-objects", "commit-log", "commit-manifest"] {
+        assert!(expected == promoted(Some(point)), "{point}: the workspace differs from a clean promote's");
+    }
+}
