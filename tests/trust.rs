@@ -744,3 +744,37 @@ fn a_promote_killed_at_every_commit_point_and_run_again_ends_as_a_clean_one() {
         assert!(expected == promoted(Some(point)), "{point}: the workspace differs from a clean promote's");
     }
 }
+
+#[test]
+fn keeping_few_generations_prunes_the_copies_only_the_dropped_ones_needed() {
+    let dir = tempfile::tempdir().unwrap();
+    let hb = Handbook::new();
+    let objects = || fs::read_dir(hb.state().join("objects")).unwrap().count();
+    let mut counts = Vec::new();
+    for (n, keep) in ["20", "20", "20", "20", "2"].iter().enumerate() {
+        let folder = dir.path().join(format!("s{n}"));
+        let preference = format!("From now on, always run check number {n} first.");
+        session(&folder, &format!("keep-000{n}"), Path::new("/w/widget"), &preference, "2026-11-27T10:00:00Z");
+        let output = hb
+            .cmd()
+            .env("HANDBOOK_NOW", NOW)
+            .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+            .env("HANDBOOK_KEEP_GENERATIONS", keep)
+            .args(["update", "--all", folder.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        counts.push(objects());
+    }
+    let ids: Vec<u64> = log(&hb)["generations"].as_array().unwrap().iter().map(|g| g["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, [4, 5], "the newest two are kept");
+    assert!(counts[4] < counts[3], "the objects did not shrink: {counts:?}");
+    assert_consistent(&hb);
+    let gone = hb.cmd().env("HANDBOOK_NOW", NOW).args(["undo", "3"]).output().unwrap();
+    assert!(stderr(&gone).contains("no generation 3"), "{}", stderr(&gone));
+    let undone = stdout(&run(&hb, &["undo", "4"]));
+    assert!(undone.contains("back as generation 4 left it as generation 6"), "{undone}");
+    assert!(!read(&hb, "MEMORY.md").contains("check number 4"));
+    assert!(read(&hb, "MEMORY.md").contains("check number 3"));
+    assert_consistent(&hb);
+}
