@@ -778,3 +778,30 @@ fn keeping_few_generations_prunes_the_copies_only_the_dropped_ones_needed() {
     assert!(read(&hb, "MEMORY.md").contains("check number 3"));
     assert_consistent(&hb);
 }
+
+#[test]
+fn file_doors_follow_undo_accept_and_reject() {
+    let (_dir, first, second) = sources();
+    let hb = pending_review(&first, &second);
+    run(&hb, &["integrate", "opencode", "--write"]);
+    let path = hb.home.path().join(".handbook/doors/opencode.md");
+    let door = || fs::read_to_string(&path).unwrap();
+    let prompt = || stdout(&run(&hb, &["summary", "--prompt"]));
+    assert_eq!(door(), prompt());
+    // Accepting and undoing change the summary: the door follows.
+    for args in [&["review", "--accept"][..], &["undo"]] {
+        let before = door();
+        run(&hb, args);
+        assert_ne!(door(), before, "{args:?} changed no summary, so it proves nothing");
+        assert_eq!(door(), prompt(), "the door is stale after {args:?}");
+    }
+    // A rejection leaves the summary as accepted: a door gone stale by other means is
+    // written again.
+    let third = first.parent().unwrap().join("third");
+    session(&third, "third-0001", Path::new("/w/widget"), "Always run the linter first.", NOW);
+    run(&hb, &["extract", "--all", third.to_str().unwrap()]);
+    run(&hb, &["consolidate", "--review"]);
+    fs::write(&path, "an older summary\n").unwrap();
+    run(&hb, &["review", "--reject"]);
+    assert_eq!(door(), prompt(), "the door is stale after a rejection");
+}
