@@ -805,3 +805,33 @@ fn file_doors_follow_undo_accept_and_reject() {
     run(&hb, &["review", "--reject"]);
     assert_eq!(door(), prompt(), "the door is stale after a rejection");
 }
+
+#[test]
+fn a_rejected_lesson_comes_back_with_a_notice_when_new_evidence_arrives() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, later) = (dir.path().join("first"), dir.path().join("later"));
+    copy_tree(&fixtures().join("generic"), &first);
+    let hb = Handbook::new();
+    run(&hb, &["update", "--all", first.to_str().unwrap()]);
+    let said = |at: &str| session(&later, "later-0001", Path::new("/w/widget"), "Always run the linter first.", at);
+    let lesson = "linter first. (preference";
+    said("2026-11-27T10:00:00Z");
+    run(&hb, &["extract", "--all", later.to_str().unwrap()]);
+    run(&hb, &["consolidate", "--review"]);
+    let linter = id_of(&pending_lessons(&hb), "run the linter first");
+    run(&hb, &["review", "--reject", &linter]);
+    run(&hb, &["review", "--accept"]);
+    assert!(!read(&hb, "MEMORY.md").contains(lesson), "a rejected lesson came in");
+    // The same evidence again brings nothing back.
+    let again = run(&hb, &["update", "--all", later.to_str().unwrap()]);
+    assert!(!stderr(&again).contains("is back"), "{}", stderr(&again));
+    assert!(!read(&hb, "MEMORY.md").contains(lesson));
+    // The session goes on: the lesson comes back, and the run says why.
+    said("2026-11-28T10:00:00Z");
+    let back = run(&hb, &["update", "--all", later.to_str().unwrap()]);
+    let notice = format!("lesson {linter} is back in the handbook: it was rejected on");
+    assert!(stderr(&back).contains(&notice), "{}", stderr(&back));
+    assert!(read(&hb, "MEMORY.md").contains(lesson));
+    assert!(read(&hb, "memory_summary.md").contains(lesson));
+    assert_consistent(&hb);
+}
