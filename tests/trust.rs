@@ -173,36 +173,50 @@ fn timed(hb: &Handbook, args: &[&str]) -> (Duration, BTreeMap<String, Vec<u8>>) 
     (started.elapsed(), every_file(hb))
 }
 
+/// Kill runs of `args` at `fractions` of `length` on workspaces `fresh` makes, run again, and
+/// check each ends as `expected`; how many kills landed mid-run (the workspace neither as it
+/// was nor as a clean run leaves it). A kill before the run wrote anything, or after it was
+/// done, proves nothing, so the callers ask for at least one that did.
+fn kill_at_moments(
+    fresh: &dyn Fn() -> Handbook,
+    args: &[&str],
+    (length, expected): &(Duration, BTreeMap<String, Vec<u8>>),
+    fractions: &[f64],
+) -> usize {
+    let mut mid_run = 0;
+    for fraction in fractions {
+        let hb = fresh();
+        let start = every_file(&hb);
+        kill_after(&hb, args, *length, *fraction);
+        let killed = every_file(&hb);
+        mid_run += usize::from(killed != start && killed != *expected);
+        run(&hb, args);
+        assert_consistent(&hb);
+        assert!(
+            every_file(&hb) == *expected,
+            "{args:?} killed at {fraction:.3} of {length:?}: the workspace differs from a clean run's"
+        );
+    }
+    mid_run
+}
+
 #[test]
 fn generations_survive_a_kill_at_random_moments() {
     let (_dir, first, second) = sources();
     let clean = before_the_second(&first, &second);
-    let (length, expected) = timed(&clean, &["consolidate"]);
     let fractions = moments(12);
-    for fraction in &fractions[..8] {
-        let hb = before_the_second(&first, &second);
-        kill_after(&hb, &["consolidate"], length, *fraction);
+    let consolidate = timed(&clean, &["consolidate"]);
+    let fresh = || before_the_second(&first, &second);
+    let mid_run = kill_at_moments(&fresh, &["consolidate"], &consolidate, &fractions[..8]);
+    assert!(mid_run > 0, "no kill landed while the consolidation was working: the test proves nothing");
+    let undo = timed(&clean, &["undo", "1"]);
+    let consolidated = || {
+        let hb = fresh();
         run(&hb, &["consolidate"]);
-        assert_consistent(&hb);
-        assert_eq!(
-            every_file(&hb),
-            expected,
-            "killed at {fraction:.3} of {length:?}: the workspace differs from a clean run's"
-        );
-    }
-    let (length, expected) = timed(&clean, &["undo", "1"]);
-    for fraction in &fractions[8..] {
-        let hb = before_the_second(&first, &second);
-        run(&hb, &["consolidate"]);
-        kill_after(&hb, &["undo", "1"], length, *fraction);
-        run(&hb, &["undo", "1"]);
-        assert_consistent(&hb);
-        assert_eq!(
-            every_file(&hb),
-            expected,
-            "undo killed at {fraction:.3} of {length:?}: the workspace differs from a clean undo's"
-        );
-    }
+        hb
+    };
+    let mid_run = kill_at_moments(&consolidated, &["undo", "1"], &undo, &fractions[8..]);
+    assert!(mid_run > 0, "no kill landed while the undo was working: the test proves nothing");
 }
 
 /// A generic session in `cwd` saying `preference`, last active at `at`.
