@@ -849,3 +849,18 @@ fn a_rejected_lesson_comes_back_with_a_notice_when_new_evidence_arrives() {
     assert!(read(&hb, "memory_summary.md").contains(lesson));
     assert_consistent(&hb);
 }
+
+#[test]
+fn log_diff_and_why_show_a_commit_a_killed_run_left_halfway_as_finished() {
+    let (_dir, first, second) = sources();
+    let clean = before_the_second(&first, &second);
+    run(&clean, &["consolidate"]);
+    let lesson = line_of(&clean, "use pnpm");
+    for args in [&["log"][..], &["diff", "1"], &["why", &lesson]] {
+        let hb = before_the_second(&first, &second);
+        assert!(!killed_at(&hb, "commit-log", &["consolidate"]).status.success());
+        assert_eq!(stdout(&run(&hb, args)), stdout(&run(&clean, args)), "{args:?}");
+        assert_consistent(&hb);
+        assert_eq!(every_file(&hb), every_file(&clean), "{args:?}");
+    }
+}

@@ -263,6 +263,19 @@ pub(crate) fn finish_commit(workspace: &Workspace) -> Result<()> {
     journal.map_or(Ok(()), |journal| land(workspace, &journal))
 }
 
+/// For a command that only reads: finish a commit a killed run left halfway when the lock
+/// is free, so what it shows is what the next command works from. A run holding the lock
+/// finishes its own commit; the files are read as they are meanwhile.
+pub(crate) fn finish_commit_when_free(workspace: &Workspace) -> Result<()> {
+    if !Home::new(&workspace.home).exists(&workspace.file(JOURNAL))? {
+        return Ok(());
+    }
+    match workspace.lock(std::time::Duration::ZERO) {
+        Ok(_lock) => finish_commit(workspace),
+        Err(_) => Ok(()),
+    }
+}
+
 /// The workspace as its last commit left it, before a command reads or commits
 /// generations: a commit halfway done is finished ([`finish_commit`]), and what a run that
 /// never committed wrote of the handbook is put back as the manifest records it (see
