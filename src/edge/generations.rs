@@ -7,9 +7,9 @@
 //! commit record (`.handbook/commit.json`: the log, trust decisions and manifest the commit
 //! lands), then the log, the trust decisions and the manifest; what no baseline and no kept
 //! generation needs is pruned last, and the record goes. A run killed before the record is
-//! written committed nothing; one killed after it is finished by [`recover`] (every command
-//! that reads or commits generations calls it under the lock), so the log never names a
-//! generation the manifest does not hold.
+//! written committed nothing; one killed after it is finished ([`finish_commit`]) by the
+//! next command that reads or commits generations, under the lock, before it goes on, so no
+//! command works from a log naming a generation the manifest does not hold.
 
 use std::collections::{BTreeMap, BTreeSet};
 
