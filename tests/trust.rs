@@ -173,36 +173,50 @@ fn timed(hb: &Handbook, args: &[&str]) -> (Duration, BTreeMap<String, Vec<u8>>) 
     (started.elapsed(), every_file(hb))
 }
 
+/// Kill runs of `args` at `fractions` of `length` on workspaces `fresh` makes, run again, and
+/// check each ends as `expected`; how many kills landed mid-run (the workspace neither as it
+/// was nor as a clean run leaves it). A kill before the run wrote anything, or after it was
+/// done, proves nothing, so the callers ask for at least one that did.
+fn kill_at_moments(
+    fresh: &dyn Fn() -> Handbook,
+    args: &[&str],
+    (length, expected): &(Duration, BTreeMap<String, Vec<u8>>),
+    fractions: &[f64],
+) -> usize {
+    let mut mid_run = 0;
+    for fraction in fractions {
+        let hb = fresh();
+        let start = every_file(&hb);
+        kill_after(&hb, args, *length, *fraction);
+        let killed = every_file(&hb);
+        mid_run += usize::from(killed != start && killed != *expected);
+        run(&hb, args);
+        assert_consistent(&hb);
+        assert!(
+            every_file(&hb) == *expected,
+            "{args:?} killed at {fraction:.3} of {length:?}: the workspace differs from a clean run's"
+        );
+    }
+    mid_run
+}
+
 #[test]
 fn generations_survive_a_kill_at_random_moments() {
     let (_dir, first, second) = sources();
     let clean = before_the_second(&first, &second);
-    let (length, expected) = timed(&clean, &["consolidate"]);
     let fractions = moments(12);
-    for fraction in &fractions[..8] {
-        let hb = before_the_second(&first, &second);
-        kill_after(&hb, &["consolidate"], length, *fraction);
+    let consolidate = timed(&clean, &["consolidate"]);
+    let fresh = || before_the_second(&first, &second);
+    let mid_run = kill_at_moments(&fresh, &["consolidate"], &consolidate, &fractions[..8]);
+    assert!(mid_run > 0, "no kill landed while the consolidation was working: the test proves nothing");
+    let undo = timed(&clean, &["undo", "1"]);
+    let consolidated = || {
+        let hb = fresh();
         run(&hb, &["consolidate"]);
-        assert_consistent(&hb);
-        assert_eq!(
-            every_file(&hb),
-            expected,
-            "killed at {fraction:.3} of {length:?}: the workspace differs from a clean run's"
-        );
-    }
-    let (length, expected) = timed(&clean, &["undo", "1"]);
-    for fraction in &fractions[8..] {
-        let hb = before_the_second(&first, &second);
-        run(&hb, &["consolidate"]);
-        kill_after(&hb, &["undo", "1"], length, *fraction);
-        run(&hb, &["undo", "1"]);
-        assert_consistent(&hb);
-        assert_eq!(
-            every_file(&hb),
-            expected,
-            "undo killed at {fraction:.3} of {length:?}: the workspace differs from a clean undo's"
-        );
-    }
+        hb
+    };
+    let mid_run = kill_at_moments(&consolidated, &["undo", "1"], &undo, &fractions[8..]);
+    assert!(mid_run > 0, "no kill landed while the undo was working: the test proves nothing");
 }
 
 /// A generic session in `cwd` saying `preference`, last active at `at`.
@@ -657,4 +671,196 @@ fn review_works_with_a_model_engine() {
     run(&hb, &["review", "--accept"]);
     assert!(read(&hb, "MEMORY.md").contains("passes the cart tests"));
     assert_consistent(&hb);
+}
+
+/// The workspace `before_the_second` makes, consolidated, then `then` run on it.
+fn consolidated_then(first: &Path, second: &Path, then: &[&[&str]]) -> BTreeMap<String, Vec<u8>> {
+    let hb = before_the_second(first, second);
+    run(&hb, &["consolidate"]);
+    for args in then {
+        run(&hb, args);
+    }
+    every_file(&hb)
+}
+
+#[test]
+fn an_undo_after_a_killed_consolidation_ends_as_after_a_clean_one() {
+    let (_dir, first, second) = sources();
+    // Killed once the log was written: the commit is finished, then undone.
+    let expected = consolidated_then(&first, &second, &[&["undo"], &["consolidate"]]);
+    for point in ["commit-log", "commit-manifest"] {
+        let hb = before_the_second(&first, &second);
+        assert!(!killed_at(&hb, point, &["consolidate"]).status.success());
+        let undone = stdout(&run(&hb, &["undo"]));
+        assert!(undone.contains("back as generation 1 left it as generation 3"), "{point}: {undone}");
+        assert_consistent(&hb);
+        run(&hb, &["consolidate"]);
+        assert_consistent(&hb);
+        assert_eq!(every_file(&hb), expected, "{point}: the workspace differs from a clean consolidate and undo");
+    }
+    // Killed before it committed: the handbook it wrote goes back, and the next
+    // consolidation does it again, taking none of its lines for the user's.
+    let expected = consolidated_then(&first, &second, &[]);
+    for point in ["between-writes", "after-write", "commit-objects"] {
+        let hb = before_the_second(&first, &second);
+        assert!(!killed_at(&hb, point, &["consolidate"]).status.success());
+        let undone = run(&hb, &["undo", "1"]);
+        assert!(stderr(&undone).contains("nothing to undo"), "{point}: {}", stderr(&undone));
+        assert_consistent(&hb);
+        run(&hb, &["consolidate"]);
+        assert_consistent(&hb);
+        assert_eq!(every_file(&hb), expected, "{point}: the workspace differs from a clean consolidation");
+    }
+}
+
+/// A handbook of `first` with the change `second` brings waiting for review.
+fn pending_review(first: &Path, second: &Path) -> Handbook {
+    let hb = before_the_second(first, second);
+    run(&hb, &["consolidate", "--review"]);
+    assert!(log(&hb).get("pending").is_some());
+    hb
+}
+
+#[test]
+fn an_accept_killed_at_every_commit_point_and_run_again_ends_as_a_clean_one() {
+    let (_dir, first, second) = sources();
+    let clean = pending_review(&first, &second);
+    run(&clean, &["review", "--accept"]);
+    let expected = every_file(&clean);
+    for point in ["restore-between-writes", "commit-objects", "commit-log", "commit-manifest"] {
+        let hb = pending_review(&first, &second);
+        assert!(!killed_at(&hb, point, &["review", "--accept"]).status.success(), "{point} did not stop it");
+        run(&hb, &["review", "--accept"]);
+        assert_consistent(&hb);
+        assert!(log(&hb).get("pending").is_none(), "{point}: the change still waits");
+        assert_eq!(every_file(&hb), expected, "{point}: the workspace differs from a clean accept's");
+    }
+}
+
+#[test]
+fn a_promote_killed_at_every_commit_point_and_run_again_ends_as_a_clean_one() {
+    let (_dir, tree, sessions) = project();
+    let agents = "# Agents\n\nRun `make check` before pushing.\n";
+    let promoted = |kill: Option<&str>| {
+        fs::write(tree.join("AGENTS.md"), agents).unwrap();
+        let hb = Handbook::new();
+        run(&hb, &["update", "--all", sessions.to_str().unwrap()]);
+        let lesson = line_of(&hb, "always run the linter");
+        if let Some(point) = kill {
+            assert!(!killed_at(&hb, point, &["promote", &lesson]).status.success(), "{point} did not stop it");
+        }
+        run(&hb, &["promote", &lesson]);
+        assert_consistent(&hb);
+        (every_file(&hb), fs::read_to_string(tree.join("AGENTS.md")).unwrap())
+    };
+    let expected = promoted(None);
+    for point in ["restore-between-writes", "commit-objects", "commit-log", "commit-manifest"] {
+        assert!(expected == promoted(Some(point)), "{point}: the workspace differs from a clean promote's");
+    }
+}
+
+#[test]
+fn keeping_few_generations_prunes_the_copies_only_the_dropped_ones_needed() {
+    let dir = tempfile::tempdir().unwrap();
+    let hb = Handbook::new();
+    let objects = || fs::read_dir(hb.state().join("objects")).unwrap().count();
+    let mut counts = Vec::new();
+    for (n, keep) in ["20", "20", "20", "20", "2"].iter().enumerate() {
+        let folder = dir.path().join(format!("s{n}"));
+        let preference = format!("From now on, always run check number {n} first.");
+        session(&folder, &format!("keep-000{n}"), Path::new("/w/widget"), &preference, "2026-11-27T10:00:00Z");
+        let output = hb
+            .cmd()
+            .env("HANDBOOK_NOW", NOW)
+            .env("HANDBOOK_MAX_UNUSED_DAYS", "3650")
+            .env("HANDBOOK_KEEP_GENERATIONS", keep)
+            .args(["update", "--all", folder.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        counts.push(objects());
+    }
+    let ids: Vec<u64> = log(&hb)["generations"].as_array().unwrap().iter().map(|g| g["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, [4, 5], "the newest two are kept");
+    assert!(counts[4] < counts[3], "the objects did not shrink: {counts:?}");
+    assert_consistent(&hb);
+    let gone = hb.cmd().env("HANDBOOK_NOW", NOW).args(["undo", "3"]).output().unwrap();
+    assert!(stderr(&gone).contains("no generation 3"), "{}", stderr(&gone));
+    let undone = stdout(&run(&hb, &["undo", "4"]));
+    assert!(undone.contains("back as generation 4 left it as generation 6"), "{undone}");
+    assert!(!read(&hb, "MEMORY.md").contains("check number 4"));
+    assert!(read(&hb, "MEMORY.md").contains("check number 3"));
+    assert_consistent(&hb);
+}
+
+#[test]
+fn file_doors_follow_undo_accept_and_reject() {
+    let (_dir, first, second) = sources();
+    let hb = pending_review(&first, &second);
+    run(&hb, &["integrate", "opencode", "--write"]);
+    let path = hb.home.path().join(".handbook/doors/opencode.md");
+    let door = || fs::read_to_string(&path).unwrap();
+    let prompt = || stdout(&run(&hb, &["summary", "--prompt"]));
+    assert_eq!(door(), prompt());
+    // Accepting and undoing change the summary: the door follows.
+    for args in [&["review", "--accept"][..], &["undo"]] {
+        let before = door();
+        run(&hb, args);
+        assert_ne!(door(), before, "{args:?} changed no summary, so it proves nothing");
+        assert_eq!(door(), prompt(), "the door is stale after {args:?}");
+    }
+    // A rejection leaves the summary as accepted: a door gone stale by other means is
+    // written again.
+    let third = first.parent().unwrap().join("third");
+    session(&third, "third-0001", Path::new("/w/widget"), "Always run the linter first.", NOW);
+    run(&hb, &["extract", "--all", third.to_str().unwrap()]);
+    run(&hb, &["consolidate", "--review"]);
+    fs::write(&path, "an older summary\n").unwrap();
+    run(&hb, &["review", "--reject"]);
+    assert_eq!(door(), prompt(), "the door is stale after a rejection");
+}
+
+#[test]
+fn a_rejected_lesson_comes_back_with_a_notice_when_new_evidence_arrives() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, later) = (dir.path().join("first"), dir.path().join("later"));
+    copy_tree(&fixtures().join("generic"), &first);
+    let hb = Handbook::new();
+    run(&hb, &["update", "--all", first.to_str().unwrap()]);
+    let said = |at: &str| session(&later, "later-0001", Path::new("/w/widget"), "Always run the linter first.", at);
+    let lesson = "linter first. (preference";
+    said("2026-11-27T10:00:00Z");
+    run(&hb, &["extract", "--all", later.to_str().unwrap()]);
+    run(&hb, &["consolidate", "--review"]);
+    let linter = id_of(&pending_lessons(&hb), "run the linter first");
+    run(&hb, &["review", "--reject", &linter]);
+    run(&hb, &["review", "--accept"]);
+    assert!(!read(&hb, "MEMORY.md").contains(lesson), "a rejected lesson came in");
+    // The same evidence again brings nothing back.
+    let again = run(&hb, &["update", "--all", later.to_str().unwrap()]);
+    assert!(!stderr(&again).contains("is back"), "{}", stderr(&again));
+    assert!(!read(&hb, "MEMORY.md").contains(lesson));
+    // The session goes on: the lesson comes back, and the run says why.
+    said("2026-11-28T10:00:00Z");
+    let back = run(&hb, &["update", "--all", later.to_str().unwrap()]);
+    let notice = format!("lesson {linter} is back in the handbook: it was rejected on");
+    assert!(stderr(&back).contains(&notice), "{}", stderr(&back));
+    assert!(read(&hb, "MEMORY.md").contains(lesson));
+    assert!(read(&hb, "memory_summary.md").contains(lesson));
+    assert_consistent(&hb);
+}
+
+#[test]
+fn log_diff_and_why_show_a_commit_a_killed_run_left_halfway_as_finished() {
+    let (_dir, first, second) = sources();
+    let clean = before_the_second(&first, &second);
+    run(&clean, &["consolidate"]);
+    let lesson = line_of(&clean, "use pnpm");
+    for args in [&["log"][..], &["diff", "1"], &["why", &lesson]] {
+        let hb = before_the_second(&first, &second);
+        assert!(!killed_at(&hb, "commit-log", &["consolidate"]).status.success());
+        assert_eq!(stdout(&run(&hb, args)), stdout(&run(&clean, args)), "{args:?}");
+        assert_consistent(&hb);
+        assert_eq!(every_file(&hb), every_file(&clean), "{args:?}");
+    }
 }

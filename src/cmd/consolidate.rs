@@ -85,6 +85,9 @@ pub(crate) fn consolidate(
     term: &Terminal,
 ) -> Result<Report> {
     workspace.create()?;
+    // A commit a killed run left halfway lands first; handbook files a run wrote without
+    // committing are told from hand edits by `pending.json` below, and rebuilt.
+    crate::edge::generations::finish_commit(workspace)?;
     let (manifest, damaged) = workspace.load_manifest_or_rebuild()?;
     if let Some(why) = &damaged {
         term.warn(why);

@@ -53,6 +53,7 @@ pub(crate) fn run(settings: &Settings, opts: &DiffSettings, term: &Terminal) -> 
     if !workspace.exists() {
         bail!("no handbook workspace in {}: nothing to compare", settings.home.display());
     }
+    crate::edge::generations::finish_commit_when_free(&workspace)?;
     let log = load_log(&workspace)?;
     let (from, to) = match (opts.from, opts.to) {
         (None, None) if log.pending.is_some() => (GenerationRef::Current, Some(GenerationRef::Pending)),

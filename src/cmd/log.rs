@@ -12,6 +12,7 @@ use crate::edge::workspace::Workspace;
 /// Run `log`.
 pub(crate) fn run(settings: &Settings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
+    crate::edge::generations::finish_commit_when_free(&workspace)?;
     let log = load_log(&workspace)?;
     let current = log.current().map(|g| g.id);
     let listed = log.pending.iter().chain(log.generations.iter().rev());

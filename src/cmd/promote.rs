@@ -36,6 +36,7 @@ struct Done<'a> {
 pub(crate) fn run(settings: &Settings, opts: &PromoteSettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
     let _lock = workspace.lock(opts.lock_wait)?;
+    stored::recover(&workspace)?;
     let Some(memory) = workspace.read(MEMORY)? else {
         bail!("no handbook yet in {}: run `handbook update` first", settings.home.display());
     };

@@ -37,10 +37,13 @@ pub(crate) fn run(settings: &Settings, opts: &ReviewSettings, term: &Terminal) -
     if !workspace.exists() {
         bail!("no handbook workspace in {}: nothing to review", settings.home.display());
     }
-    let _lock = match opts.decision {
+    let lock = match opts.decision {
         Decision::Show => None,
         _ => Some(workspace.lock(opts.lock_wait)?),
     };
+    if lock.is_some() {
+        stored::recover(&workspace)?;
+    }
     let mut log = load_log(&workspace)?;
     let manifest = workspace.load_manifest()?;
     let Some(review) = gather(&workspace, &log, &manifest)? else {

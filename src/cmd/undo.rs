@@ -34,6 +34,7 @@ pub(crate) fn run(settings: &Settings, opts: &UndoSettings, term: &Terminal) -> 
         bail!("no handbook workspace in {}: nothing to undo", settings.home.display());
     }
     let _lock = workspace.lock(opts.lock_wait)?;
+    stored::recover(&workspace)?;
     let mut log = load_log(&workspace)?;
     let target = target(&log, opts.to)?.clone();
     let manifest = workspace.load_manifest()?;
@@ -47,7 +48,7 @@ pub(crate) fn run(settings: &Settings, opts: &UndoSettings, term: &Terminal) -> 
     let wanted = tree(&workspace, &target.tree)?;
     let plan = generations::restore(&manifest.files, &wanted);
     if plan.writes.is_empty() && plan.removes.is_empty() {
-        stored::tidy(&workspace, &manifest, &log)?;
+        stored::prune(&workspace, &manifest, &log)?;
         term.note(&format!("the handbook is already as generation {} left it; nothing to undo", target.id));
         return Ok(());
     }

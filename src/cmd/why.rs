@@ -26,6 +26,7 @@ struct Found {
 /// Run `why`.
 pub(crate) fn run(settings: &Settings, opts: &WhySettings, term: &Terminal) -> Result<()> {
     let workspace = Workspace::new(&settings.home);
+    crate::edge::generations::finish_commit_when_free(&workspace)?;
     let Some(memory) = workspace.read(MEMORY)? else {
         bail!("no handbook yet in {}: run `handbook update` first", settings.home.display());
     };

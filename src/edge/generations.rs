@@ -3,16 +3,19 @@
 //! one way a baseline is committed and a generation put back.
 //!
 //! Crash safety, in the order a commit writes: every file's contents and the tree are stored
-//! as objects first (named by their hash, so a copy already there is the same), then the log
-//! (recording a tree the newest generation already has records nothing), then the trust
-//! decisions, then the manifest; what no baseline and no kept generation needs is pruned
-//! last. A run killed at any point leaves the old manifest or the new one, and a log that
-//! holds the new generation at most once; running again completes it.
+//! as objects first (named by their hash, so a copy already there is the same), then the
+//! commit record (`.handbook/commit.json`: the log, trust decisions and manifest the commit
+//! lands), then the log, the trust decisions and the manifest; what no baseline and no kept
+//! generation needs is pruned last, and the record goes. A run killed before the record is
+//! written committed nothing; one killed after it is finished ([`finish_commit`]) by the
+//! next command that reads or commits generations, under the lock, before it goes on, so no
+//! command works from a log naming a generation the manifest does not hold.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
 
 use crate::config::Settings;
 use crate::core::layout::{MEMORY, RAW_MEMORIES, SUMMARY, WHOLE_SUMMARY};
@@ -28,6 +31,16 @@ const LOG: &str = ".handbook/generations.json";
 /// The most a log holds when no setting says (recording an existing baseline).
 const DEFAULT_KEEP: usize = crate::config::table::DEFAULT_KEEP_GENERATIONS;
 const TRUST: &str = ".handbook/trust.json";
+/// What a commit lands, written before any of it is: see the module's crash safety.
+const JOURNAL: &str = ".handbook/commit.json";
+
+/// The three files a commit lands, all at once.
+#[derive(Serialize, Deserialize)]
+struct Journal {
+    log: Log,
+    trust: Trust,
+    manifest: Manifest,
+}
 
 /// The log, or an empty one when there is none yet.
 ///
@@ -214,14 +227,114 @@ pub(crate) fn commit(
     let generation = generation(workspace, log, &commit)?;
     fault::point(settings, "commit-objects");
     let id = log.record(generation, keep_generations(settings));
+    let journal = Journal { log: log.clone(), trust: trust.clone(), manifest: commit.manifest };
+    Home::new(&workspace.home).write_json(&workspace.file(JOURNAL), &journal)?;
     save_log(workspace, log)?;
     fault::point(settings, "commit-log");
     save_trust(workspace, trust)?;
-    workspace.save_manifest(&commit.manifest)?;
+    workspace.save_manifest(&journal.manifest)?;
     fault::point(settings, "commit-manifest");
-    prune(workspace, &commit.manifest, log)?;
-    workspace.clear_pending()?;
+    land(workspace, &journal)?;
     Ok(id)
+}
+
+/// Finish what the commit record says (each write is the same again), then prune, forget
+/// the writes it covered and drop the record.
+fn land(workspace: &Workspace, journal: &Journal) -> Result<()> {
+    save_log(workspace, &journal.log)?;
+    save_trust(workspace, &journal.trust)?;
+    workspace.save_manifest(&journal.manifest)?;
+    prune(workspace, &journal.manifest, &journal.log)?;
+    workspace.clear_pending()?;
+    Home::new(&workspace.home).remove_file(&workspace.file(JOURNAL))
+}
+
+/// Finish a commit a killed run left halfway (its record is there): the log, trust
+/// decisions and manifest end as that run would have left them. The caller holds the lock.
+///
+/// # Errors
+///
+/// A damaged record, naming it and what to do.
+pub(crate) fn finish_commit(workspace: &Workspace) -> Result<()> {
+    let path = workspace.file(JOURNAL);
+    let journal: Option<Journal> = Home::new(&workspace.home).read_json(&path).with_context(|| {
+        format!("the commit {} records cannot be finished; remove it to keep the last finished one", path.display())
+    })?;
+    journal.map_or(Ok(()), |journal| land(workspace, &journal))
+}
+
+/// For a command that only reads: finish a commit a killed run left halfway when the lock
+/// is free, so what it shows is what the next command works from. A run holding the lock
+/// finishes its own commit; the files are read as they are meanwhile.
+pub(crate) fn finish_commit_when_free(workspace: &Workspace) -> Result<()> {
+    if !Home::new(&workspace.home).exists(&workspace.file(JOURNAL))? {
+        return Ok(());
+    }
+    match workspace.lock(std::time::Duration::ZERO) {
+        Ok(_lock) => finish_commit(workspace),
+        Err(_) => Ok(()),
+    }
+}
+
+/// The workspace as its last commit left it, before a command reads or commits
+/// generations: a commit halfway done is finished ([`finish_commit`]), and what a run that
+/// never committed wrote of the handbook is put back as the manifest records it (see
+/// [`roll_back_uncommitted`]). The caller holds the lock.
+pub(crate) fn recover(workspace: &Workspace) -> Result<()> {
+    finish_commit(workspace)?;
+    roll_back_uncommitted(workspace)
+}
+
+/// Put back the handbook files a run killed before committing wrote (those `pending.json`
+/// names, still as it wrote them), from the baseline's stored copies, and forget them: a
+/// consolidation would have rebuilt them anyway. When one was edited since, or a copy is
+/// lost, nothing is touched and the record stays, so the next consolidation still tells
+/// handbook's lines from the edit.
+fn roll_back_uncommitted(workspace: &Workspace) -> Result<()> {
+    let pending = workspace.load_pending()?;
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let manifest = workspace.load_manifest()?;
+    let mut back: BTreeMap<&String, Option<String>> = BTreeMap::new();
+    for (path, written) in &pending {
+        let now = workspace.read_bytes(path)?.map(|b| hash(&b));
+        if now.as_ref() == manifest.files.get(path) {
+            continue;
+        }
+        if now.as_ref() != Some(written) {
+            return Ok(());
+        }
+        match manifest.files.get(path).map(|h| object(workspace, h)) {
+            Some(Ok(text)) => back.insert(path, Some(text)),
+            Some(Err(_)) => return Ok(()),
+            None => back.insert(path, None),
+        };
+    }
+    for (path, text) in &back {
+        match text {
+            Some(text) => workspace.write(path, text)?,
+            None => workspace.remove(path)?,
+        }
+    }
+    if !back.is_empty() {
+        put_back_whole(workspace, &manifest)?;
+    }
+    workspace.clear_pending()
+}
+
+/// The summary before its cap as the committed generation holds it, when the log's newest
+/// generation is the manifest's.
+fn put_back_whole(workspace: &Workspace, manifest: &Manifest) -> Result<()> {
+    let log = load_log(workspace)?;
+    let Some(current) = log.current() else { return Ok(()) };
+    if tree(workspace, &current.tree).ok().as_ref() != Some(&manifest.files) {
+        return Ok(());
+    }
+    match current.whole.as_deref().map(|h| object(workspace, h)).transpose()? {
+        Some(whole) => workspace.write(WHOLE_SUMMARY, &whole),
+        None => workspace.remove(WHOLE_SUMMARY),
+    }
 }
 
 /// Record `commit` in the log alone: its baseline is already the manifest.
@@ -292,6 +405,8 @@ pub(crate) fn restore(workspace: &Workspace, settings: &Settings, plan: &Restore
 /// removed, so nothing of a forgotten session stays but what the current handbook holds
 /// until the next consolidation. The generations dropped.
 pub(crate) fn forget(workspace: &Workspace, sessions: &[String], term: &Terminal) -> Result<Vec<u64>> {
+    // A commit left halfway would otherwise land later with the forgotten sessions in it.
+    finish_commit(workspace)?;
     let mut log = load_log_or_start_anew(workspace, term)?;
     let mut trust = load_trust(workspace, term)?;
     let mut dropped = Vec::new();

@@ -66,12 +66,13 @@ impl Declares {
         }
     }
 
+    /// What it declares, with its article (`a script`, `an alias`).
     fn what(self) -> &'static str {
         match self {
-            Declares::PackageJson | Declares::Pyproject => "script",
-            Declares::Makefile => "target",
-            Declares::Justfile => "recipe",
-            Declares::CargoConfig => "alias",
+            Declares::PackageJson | Declares::Pyproject => "a script",
+            Declares::Makefile => "a target",
+            Declares::Justfile => "a recipe",
+            Declares::CargoConfig => "an alias",
         }
     }
 }
@@ -438,7 +439,7 @@ fn judge_one(lesson: &Lesson, place: &Place, tree: &Facts, mut check: Check, now
 fn reason(name: &Name) -> String {
     match name {
         Name::Path(path) => format!("`{path}` no longer exists"),
-        Name::Declared(file, name) => format!("`{name}` is no longer a {} in {}", file.what(), file.label()),
+        Name::Declared(file, name) => format!("`{name}` is no longer {} in {}", file.what(), file.label()),
     }
 }
 
@@ -598,6 +599,22 @@ mod tests {
         let (aliases, _) = declared_names(Declares::CargoConfig, "[alias]\nxtask = \"run -p xtask --\"\n").unwrap();
         assert!(aliases.contains("xtask"));
         assert!(declared_names(Declares::PackageJson, "{not json").is_none());
+    }
+
+    #[test]
+    fn a_stale_reason_reads_as_english() {
+        let reasons: Vec<String> = [Declares::CargoConfig, Declares::Makefile, Declares::PackageJson]
+            .into_iter()
+            .map(|file| reason(&Name::Declared(file, "x".to_string())))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                "`x` is no longer an alias in .cargo/config.toml",
+                "`x` is no longer a target in Makefile",
+                "`x` is no longer a script in package.json"
+            ]
+        );
     }
 
     const MEMORY: &str = "# Task Group: /w/app
