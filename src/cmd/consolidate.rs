@@ -78,6 +78,18 @@ pub(crate) fn rules(
 }
 
 /// Consolidate the workspace; the caller holds the lock.
+/// The sessions that feed the handbook, of those an undo did not take out; the trust record
+/// forgets the sessions whose transcripts are gone.
+fn choose(workspace: &Workspace, rules: &plan::Rules, control: &mut Control, term: &Terminal) -> Result<plan::Chosen> {
+    let sources = workspace.load_sources()?;
+    let chosen =
+        workspace.choose_stage1(true, &sources, rules, &mut |warning| term.warn(&warning), &mut |id, at| {
+            control.admits(id, at)
+        })?;
+    control.forget_vanished(&chosen.vanished);
+    Ok(chosen)
+}
+
 pub(crate) fn consolidate(
     workspace: &Workspace,
     settings: &Settings,
@@ -98,13 +110,7 @@ pub(crate) fn consolidate(
     if let Some(next_allowed) = plan::cooldown_until(&manifest, &rules) {
         return Ok(Report::cooldown(next_allowed, opts.engine.describe()));
     }
-    let sources = workspace.load_sources()?;
-    let chosen =
-        workspace.choose_stage1(true, &sources, &rules, &mut |warning| term.warn(&warning), &mut |id, at| {
-            control.admits(id, at)
-        })?;
-    drop(sources);
-    control.forget_vanished(&chosen.vanished);
+    let chosen = choose(workspace, &rules, &mut control, term)?;
     sync(workspace, &chosen)?;
     fault::point(settings, "after-sync");
 
