@@ -252,7 +252,6 @@ impl Run<'_> {
             }
             Extraction::Memory(memory) => {
                 report.counts_from(&memory);
-                self.ledger.usage_may_change([seen.session_id.clone()]);
                 let record = Stage1::new(&key.path, stat, &seen, &meta, project, *memory);
                 (SourceState::Extracted, RecordChange::Store(Box::new(record)))
             }

@@ -34,7 +34,7 @@ pub(crate) struct Ledger<'a> {
     journal: JournalState,
     dry_run: bool,
     /// Sessions whose usage may have changed this run: cited before or now by a transcript
-    /// read this run, or extracted this run.
+    /// read this run. (The records stored this run are checked too; [`Records`] knows them.)
     usage_changed: BTreeSet<String>,
 }
 
