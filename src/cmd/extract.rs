@@ -133,9 +133,7 @@ impl Run<'_> {
     fn job<'f>(&self, file: &'f ToRead) -> Job<'f> {
         match (&file.origin, file.touched) {
             (Origin::File(path), false) => Job::File(path),
-            (Origin::File(path), true) => {
-                Job::Touched { path, recorded: self.ledger.get(&file.key).and_then(|e| e.hash.clone()) }
-            }
+            (Origin::File(path), true) => Job::Touched { path, recorded: self.ledger.hash_of(&file.key) },
             (Origin::Member { snapshot, id }, _) => Job::Member(snapshot.shared(), id),
         }
     }

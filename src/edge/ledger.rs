@@ -109,6 +109,11 @@ impl<'a> Ledger<'a> {
         self.store.get(key)
     }
 
+    /// The content hash recorded for `key`, as text.
+    pub(crate) fn hash_of(&self, key: &SourceKey) -> Option<String> {
+        self.store.get(key)?.hash.as_ref().map(ToString::to_string)
+    }
+
     /// Note that these sessions' usage may have changed.
     pub(crate) fn usage_may_change(&mut self, sessions: impl IntoIterator<Item = String>) {
         self.usage_changed.extend(sessions);
