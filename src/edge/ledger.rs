@@ -146,7 +146,7 @@ impl<'a> Ledger<'a> {
         let prior = self.store.get(key);
         // A database session has no file of its own to hash: its size and time are its rows'.
         let hash_now = match state::failure_needs_hash(prior, stat, read_hash) && key.member.is_none() {
-            true => hash_file(Path::new(&key.path)).ok(),
+            true => hash_file(Path::new(&*key.path)).ok(),
             false => read_hash.map(str::to_string),
         };
         let entry = state::failed_entry(prior, stat, hash_now.as_deref(), reason);

@@ -180,7 +180,7 @@ pub(crate) fn exclusion(seen: &SessionSeen, key: &SourceKey, store: &Store, rule
     } else if seen.external && rules.exclude_external {
         Some(Reason::ExternalContext)
     } else {
-        store.owner(&seen.session_id, key).map(|owner| Reason::DuplicateOf(owner.path.clone()))
+        store.owner(&seen.session_id, key).map(|owner| Reason::DuplicateOf(owner.path.to_string()))
     }
 }
 

@@ -197,7 +197,7 @@ pub(crate) fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
         if entry.cited.is_empty() || entry.state == SourceState::Vanished || forgotten {
             continue;
         }
-        let id = entry.session_id.as_deref().unwrap_or(path.path.as_str());
+        let id = entry.session_id.as_deref().unwrap_or(&path.path);
         let newer = citing.get(id).is_none_or(|known| entry.updated_at > known.updated_at);
         if newer {
             citing.insert(id, entry);
