@@ -167,6 +167,9 @@ where
     }
 }
 
+/// The smallest batch the whole-file sessions are read in (see [`Keyed`]).
+const MIN_BATCH: usize = 1024;
+
 /// The whole-file sessions of `sources.json`, read straight into the map the state keeps
 /// them in: a state of a hundred thousand sessions is not built twice.
 #[derive(Default)]
@@ -183,10 +186,19 @@ impl<'de> Deserialize<'de> for Keyed {
             }
 
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Keyed, A::Error> {
+                // Inserted one by one in order, a map's nodes are left about half full: built
+                // from sorted batches, each half the size of what is read so far, they are
+                // full, and what a batch holds on its way in stays a fraction of the map.
                 let mut keyed = BTreeMap::new();
+                let mut batch = Vec::with_capacity(MIN_BATCH);
                 while let Some((path, entry)) = map.next_entry::<String, SourceEntry>()? {
-                    keyed.insert(SourceKey::file(path), entry);
+                    batch.push((SourceKey::file(path), entry));
+                    if batch.len() == batch.capacity() {
+                        let room = (keyed.len() / 2).max(MIN_BATCH);
+                        keyed.append(&mut BTreeMap::from_iter(std::mem::replace(&mut batch, Vec::with_capacity(room))));
+                    }
                 }
+                keyed.append(&mut BTreeMap::from_iter(batch));
                 Ok(Keyed(keyed))
             }
         }
