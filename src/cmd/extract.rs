@@ -132,10 +132,8 @@ impl Run<'_> {
     /// What a reading thread needs to read `file`.
     fn job<'f>(&self, file: &'f ToRead) -> Job<'f> {
         match (&file.origin, file.touched) {
-            (Origin::File(path), false) => Job::File(path),
-            (Origin::File(path), true) => {
-                Job::Touched { path, recorded: self.ledger.get(&file.key).and_then(|e| e.hash.clone()) }
-            }
+            (Origin::File(_), false) => Job::File(file.path()),
+            (Origin::File(_), true) => Job::Touched { path: file.path(), recorded: self.ledger.hash_of(&file.key) },
             (Origin::Member { snapshot, id }, _) => Job::Member(snapshot.shared(), id),
         }
     }
@@ -247,12 +245,11 @@ impl Run<'_> {
         };
         let (state, change) = match extraction {
             Extraction::NoOp => {
-                let drop = RecordChange::DropIfFrom { session_id: seen.session_id.clone(), key: key.path.clone() };
+                let drop = RecordChange::DropIfFrom { session_id: seen.session_id.clone(), key: key.path.to_string() };
                 (SourceState::NoOp, drop)
             }
             Extraction::Memory(memory) => {
                 report.counts_from(&memory);
-                self.ledger.usage_may_change([seen.session_id.clone()]);
                 let record = Stage1::new(&key.path, stat, &seen, &meta, project, *memory);
                 (SourceState::Extracted, RecordChange::Store(Box::new(record)))
             }

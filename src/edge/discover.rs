@@ -208,7 +208,7 @@ pub(crate) fn discover_sources(sources: &[SourceRoot], term: &Terminal) -> Resul
 /// mount) is not, so what was learned from it stays.
 pub(crate) fn presence(sources: &Sources, present: &HashSet<Cow<str>>) -> Presence {
     // The keys are in path order: a file's sessions sit together.
-    let mut paths: Vec<&str> = sources.sources.keys().map(|key| key.path.as_str()).collect();
+    let mut paths: Vec<&str> = sources.sources.keys().map(|key| &*key.path).collect();
     paths.dedup();
     let owners = sources.sources.values().filter_map(|e| match &e.reason {
         Some(Reason::DuplicateOf(owner)) => Some(owner.as_str()),

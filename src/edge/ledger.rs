@@ -34,7 +34,7 @@ pub(crate) struct Ledger<'a> {
     journal: JournalState,
     dry_run: bool,
     /// Sessions whose usage may have changed this run: cited before or now by a transcript
-    /// read this run, or extracted this run.
+    /// read this run. (The records stored this run are checked too; [`Records`] knows them.)
     usage_changed: BTreeSet<String>,
 }
 
@@ -109,6 +109,11 @@ impl<'a> Ledger<'a> {
         self.store.get(key)
     }
 
+    /// The content hash recorded for `key`, as text.
+    pub(crate) fn hash_of(&self, key: &SourceKey) -> Option<String> {
+        self.store.get(key)?.hash.as_ref().map(ToString::to_string)
+    }
+
     /// Note that these sessions' usage may have changed.
     pub(crate) fn usage_may_change(&mut self, sessions: impl IntoIterator<Item = String>) {
         self.usage_changed.extend(sessions);
@@ -141,7 +146,7 @@ impl<'a> Ledger<'a> {
         let prior = self.store.get(key);
         // A database session has no file of its own to hash: its size and time are its rows'.
         let hash_now = match state::failure_needs_hash(prior, stat, read_hash) && key.member.is_none() {
-            true => hash_file(Path::new(&key.path)).ok(),
+            true => hash_file(Path::new(&*key.path)).ok(),
             false => read_hash.map(str::to_string),
         };
         let entry = state::failed_entry(prior, stat, hash_now.as_deref(), reason);

@@ -29,6 +29,20 @@ struct Listed {
     /// Names of anything else (a link, a folder): every use of one goes through the home's
     /// checks, which refuse it with an error that says what to do.
     others: HashSet<String>,
+    /// Hashes of the names written since (see [`name_hash`]): a run that stores a hundred
+    /// thousand records keeps no copy of their names. A name whose hash is here is looked up
+    /// on disk.
+    written: HashSet<u64>,
+}
+
+/// The hash a written record's name (or a stored record's session id) is remembered by; a
+/// name that only shares it with one is looked up on disk, so a shared hash costs a look,
+/// never a wrong answer.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    name.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// What is known of a name without looking at the disk.
@@ -49,8 +63,13 @@ pub(crate) struct Records<'a> {
     listed: Option<Listed>,
     /// `None`: every write is synced at once.
     unsynced: Option<Unsynced>,
-    /// The usage each record stored by this run was written with, by session id.
+    /// The usage each record stored by this run was written with, by session id, when it
+    /// was any: most records are new, and written with none.
     stored_usage: HashMap<String, (u32, Option<Timestamp>)>,
+    /// Hashes of the session ids (see [`name_hash`]) of the records this run stored with no
+    /// usage: only the cited ones among them can need it brought in line, and they are
+    /// read back to see, so a run that stores a hundred thousand keeps no copy of their ids.
+    stored_unused: HashSet<u64>,
 }
 
 impl<'a> Records<'a> {
@@ -62,6 +81,7 @@ impl<'a> Records<'a> {
             listed: None,
             unsynced: None,
             stored_usage: HashMap::new(),
+            stored_unused: HashSet::new(),
         }
     }
 
@@ -85,6 +105,7 @@ impl<'a> Records<'a> {
     fn place(&self, name: &str) -> Place {
         match &self.listed {
             Some(listed) if listed.files.contains(name) => Place::File,
+            Some(listed) if listed.written.contains(&name_hash(name)) => Place::Unknown,
             Some(listed) if !listed.others.contains(name) => Place::Absent,
             _ => Place::Unknown,
         }
@@ -178,7 +199,9 @@ impl<'a> Records<'a> {
                 }
                 self.home.write_json_unsynced(&path, record)?;
                 unsynced.add(path);
-                listed.files.insert(name);
+                if !listed.files.contains(&name) {
+                    listed.written.insert(name_hash(&name));
+                }
                 Ok(())
             }
             _ => self.home.write_json(&path, record),
@@ -224,7 +247,10 @@ impl<'a> Records<'a> {
                 let earlier = self.load_or_warn(&record.session_id, warn);
                 record.usage_count = earlier.as_ref().map_or(0, |e| e.usage_count);
                 record.last_usage = earlier.as_ref().and_then(|e| e.last_usage);
-                self.stored_usage.insert(record.session_id.clone(), (record.usage_count, record.last_usage));
+                match (record.usage_count, record.last_usage) {
+                    (0, None) => self.stored_unused.insert(name_hash(&record.session_id)),
+                    usage => self.stored_usage.insert(record.session_id.clone(), usage).is_none(),
+                };
                 // A record read back under its name holds this session: no need to look again.
                 match earlier {
                     Some(_) => self.write(&record),
@@ -247,24 +273,31 @@ impl<'a> Records<'a> {
         }
     }
 
-    /// Bring the usage stored with each `affected` session's record in line with the
-    /// citations recorded across all transcripts. A record this run stored with the usage
-    /// it has is not read again.
+    /// Bring the usage stored with each `affected` session's record, and with each record
+    /// this run stored, in line with the citations recorded across all transcripts. A record
+    /// this run stored with the usage it has is not read again.
     pub(crate) fn sync_usage(&mut self, sources: &Sources, affected: &BTreeSet<String>) -> Result<()> {
-        if affected.is_empty() {
+        if affected.is_empty() && self.stored_usage.is_empty() && self.stored_unused.is_empty() {
             return Ok(());
         }
         let totals = usage(sources);
-        for id in affected {
-            let total = totals.get(id).copied().unwrap_or_default();
-            if self.stored_usage.get(id) == Some(&(total.count, total.last)) {
-                continue;
-            }
+        let total = |id: &str| totals.get(id).map_or((0, None), |usage| (usage.count, usage.last));
+        let stored = self.stored_usage.iter().filter(|(id, usage)| **usage != total(id)).map(|(id, _)| id);
+        // Every session in the totals is cited: one stored with no usage needs it.
+        let unused = totals.keys().filter(|id| self.stored_unused.contains(&name_hash(id)));
+        let unstored = affected.iter().filter(|id| !self.stored_usage.contains_key(*id));
+        let mut stale: Vec<&String> = stored.chain(unused).chain(unstored).collect();
+        // In order, so a run writes (and fails) the same way every time.
+        stale.sort_unstable();
+        stale.dedup();
+        let stale: Vec<String> = stale.into_iter().cloned().collect();
+        for id in &stale {
+            let total = total(id);
             // A record that cannot be read is rewritten, usage included, when its session is
             // read again.
             let Ok(Some(mut record)) = self.load(id) else { continue };
-            if (record.usage_count, record.last_usage) != (total.count, total.last) {
-                (record.usage_count, record.last_usage) = (total.count, total.last);
+            if (record.usage_count, record.last_usage) != total {
+                (record.usage_count, record.last_usage) = total;
                 self.save(&record)?;
             }
         }

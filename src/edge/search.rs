@@ -87,7 +87,7 @@ pub(crate) fn read_transcripts(
         transcripts_in(&sources, bounds).into_iter().partition(|(key, _)| key.member.is_none());
     let prefilter = prefilter(query);
     let read = parallel::map(&files, |(key, entry)| {
-        search_transcript(Path::new(&key.path), entry.format, prefilter.as_ref(), || TranscriptSink::new(query))
+        search_transcript(Path::new(&*key.path), entry.format, prefilter.as_ref(), || TranscriptSink::new(query))
     });
     let mut projects = Projects::new();
     let mut gone = 0;
@@ -95,7 +95,7 @@ pub(crate) fn read_transcripts(
         match result {
             Ok(searched) => add_transcript(workspace, &mut projects, key, entry, searched, corpus, term),
             // Deleted since the last extract, which will mark it vanished.
-            Err(_) if !Path::new(&key.path).exists() => gone += 1,
+            Err(_) if !Path::new(&*key.path).exists() => gone += 1,
             Err(e) => term.warn(&format!("{e:#}; skipped")),
         }
     }
@@ -122,7 +122,7 @@ fn read_members(
     let scratch = workspace.scratch(true);
     let mut gone = 0;
     for chunk in members.chunk_by(|a, b| a.0.path == b.0.path) {
-        let db = Path::new(&chunk[0].0.path);
+        let db = Path::new(&*chunk[0].0.path);
         let snapshot = match scratch.path().and_then(|dir| Snapshot::take(db, dir)) {
             Ok(snapshot) => snapshot,
             Err(_) if !db.exists() => {
@@ -195,7 +195,7 @@ fn add_transcript(
     };
     let of = TranscriptOf { session_id, date: entry.updated_at, project };
     // A session read as a stream of records has no file lines to cite: its places do.
-    let streamed = key.member.is_some() || is_legacy_session(Path::new(&key.path));
+    let streamed = key.member.is_some() || is_legacy_session(Path::new(&*key.path));
     let meta = &finished.meta;
     let place = |line: u64| streamed.then(|| meta.place(line).into_owned());
     // A result names the file (a database's session is named by its id, beside it).

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use anyhow::Result;
 
@@ -22,10 +23,21 @@ pub(crate) struct ToRead {
     pub(crate) origin: Origin,
 }
 
+impl ToRead {
+    /// The file the session is read from (for a database's session, the database).
+    pub(crate) fn path(&self) -> &Path {
+        match &self.origin {
+            Origin::File(Some(own)) => own,
+            _ => Path::new(&*self.key.path),
+        }
+    }
+}
+
 /// Where a session to read is.
 pub(crate) enum Origin {
-    /// A transcript file of its own.
-    File(PathBuf),
+    /// A transcript file of its own: at the key's path, or at this one when the path is not
+    /// text (the key then holds it with its odd bytes replaced). Most paths are kept once.
+    File(Option<PathBuf>),
     /// One session of a database, read from this run's private copy of it.
     Member { snapshot: Rc<Snapshot>, id: String },
 }
@@ -72,7 +84,8 @@ pub(crate) fn survey(
             survey_database(&path, ledger, rules, scope, coverage, &mut found);
             continue;
         };
-        let key = SourceKey::file(key_of(&path));
+        let (key, own) = keyed(path);
+        let path = own.as_deref().unwrap_or(Path::new(&*key.path));
         let session_id = ledger.get(&key).and_then(|e| e.session_id.as_deref());
         if !state::selected(scope.sessions, &key.path, session_id) {
             continue;
@@ -85,15 +98,27 @@ pub(crate) fn survey(
                 continue;
             }
         };
-        if ledger.follow_move(&path, stat)? {
+        if ledger.follow_move(path, stat)? {
             coverage.counts.unchanged += 1;
             continue;
         }
-        let origin = Origin::File(path);
+        let origin = Origin::File(own);
         triage(ToRead { key, stat, touched: false, origin }, ledger, rules, coverage, &mut found);
     }
     coverage.counts.deferred = state::newest_first(&mut found.to_read, scope.limit, |f| (f.stat.mtime_ns, &f.key));
     Ok(found)
+}
+
+/// The key of the transcript found at `path`, and the path itself when the key cannot say it
+/// (see [`Origin::File`]).
+fn keyed(path: PathBuf) -> (SourceKey, Option<PathBuf>) {
+    match path.into_os_string().into_string() {
+        Ok(text) => (SourceKey::file(text), None),
+        Err(raw) => {
+            let path = PathBuf::from(raw);
+            (SourceKey::file(key_of(&path)), Some(path))
+        }
+    }
 }
 
 /// Look at every session of a database: through a private copy, so the agent's own files
@@ -108,7 +133,7 @@ fn survey_database(
     coverage: &mut Coverage,
     found: &mut Surveyed,
 ) {
-    let db = key_of(path);
+    let db: Arc<str> = key_of(path).into();
     let opened = scope.scratch.path().and_then(|dir| Snapshot::take(path, dir)).and_then(|s| Ok((s.sessions()?, s)));
     let (members, snapshot) = match opened {
         Ok((members, snapshot)) => (members, Rc::new(snapshot)),
@@ -134,7 +159,7 @@ fn survey_database(
         coverage.counts.vanished += ledger.vanish_members(&db, &listed);
     }
     for member in members {
-        let key = SourceKey::member(db.clone(), member.id.clone());
+        let key = SourceKey::member(Arc::clone(&db), member.id.clone());
         if !state::selected(scope.sessions, &db, Some(&member.id)) {
             continue;
         }

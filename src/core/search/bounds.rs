@@ -189,7 +189,7 @@ mod tests {
             last_extract: None,
         };
         let paths = |bounds: &Bounds| -> Vec<&str> {
-            transcripts_in(&sources, bounds).iter().map(|(key, _)| key.path.as_str()).collect()
+            transcripts_in(&sources, bounds).iter().map(|(key, _)| &*key.path).collect()
         };
         assert_eq!(paths(&Bounds::default()), ["/t/a", "/t/b", "/t/e"]);
         // An undated transcript is read whatever the period.

@@ -9,7 +9,7 @@ use jiff::Timestamp;
 
 use super::index::Presence;
 use super::store::Store;
-use super::{FileStat, Plan, Reason, SourceEntry, SourceKey, SourceState, Sources, Windows, plan};
+use super::{Digest, FileStat, Plan, Reason, SourceEntry, SourceKey, SourceState, Sources, Windows, plan};
 use crate::core::extract::EXTRACTOR_VERSION;
 use crate::core::pipeline::Finished;
 use crate::core::session::Agent;
@@ -121,7 +121,7 @@ pub(crate) fn needs_revisit(entry: &SourceEntry, rules: &Rules, presence: &Prese
 /// A recorded transcript whose state may follow it to a new path: one settled with a
 /// content hash. `hash_now` is the new file's.
 pub(crate) fn follows_move(entry: &SourceEntry, hash_now: Option<&str>) -> bool {
-    entry.state != SourceState::Failed && entry.hash.is_some() && entry.hash.as_deref() == hash_now
+    entry.state != SourceState::Failed && entry.hash.as_ref().zip(hash_now).is_some_and(|(hash, now)| hash.is(now))
 }
 
 /// What the edges learnt by reading a transcript that turned out to be a session.
@@ -180,7 +180,7 @@ pub(crate) fn exclusion(seen: &SessionSeen, key: &SourceKey, store: &Store, rule
     } else if seen.external && rules.exclude_external {
         Some(Reason::ExternalContext)
     } else {
-        store.owner(&seen.session_id, key).map(|owner| Reason::DuplicateOf(owner.path.clone()))
+        store.owner(&seen.session_id, key).map(|owner| Reason::DuplicateOf(owner.path.to_string()))
     }
 }
 
@@ -190,7 +190,7 @@ pub(crate) fn session_entry(seen: &SessionSeen, stat: FileStat, state: SourceSta
         format: Some(seen.agent),
         forced_format: rules.format.is_some(),
         session_id: Some(seen.session_id.clone()),
-        hash: Some(seen.hash.clone()),
+        hash: Some(Digest::from(seen.hash.as_str())),
         updated_at: seen.updated_at,
         warnings: seen.warnings,
         cited: seen.cited.clone(),
@@ -208,7 +208,7 @@ pub(crate) fn excluded_entry(seen: &SessionSeen, stat: FileStat, reason: Reason,
 pub(crate) fn skipped_entry(reason: &str, hash: &str, stat: FileStat, rules: &Rules) -> SourceEntry {
     SourceEntry {
         reason: Some(Reason::NotATranscript(reason.to_string())),
-        hash: Some(hash.to_string()),
+        hash: Some(Digest::from(hash)),
         forced_format: rules.format.is_some(),
         ..stat_entry(stat, SourceState::Skipped)
     }
@@ -265,7 +265,7 @@ pub(crate) fn failed_entry(
     reason: &str,
 ) -> SourceEntry {
     let mut entry = prior.cloned().unwrap_or_else(|| blank_entry(SourceState::Failed));
-    let hash = hash.map(str::to_string).or_else(|| if stat_changed(prior, stat) { None } else { entry.hash.clone() });
+    let hash = hash.map(Digest::from).or_else(|| if stat_changed(prior, stat) { None } else { entry.hash.clone() });
     let changed = stat_changed(prior, stat) && (hash.is_none() || hash != entry.hash);
     entry.tries = if changed { 1 } else { entry.tries + 1 };
     if hash.is_some() {

@@ -39,7 +39,7 @@ pub(crate) fn ids_named(sources: &Sources, target: &str, absolute: &str) -> Vec<
     let mut ids: Vec<String> = sources
         .sources
         .iter()
-        .filter(|(key, e)| e.session_id.as_deref() == Some(target) || key.path == target || key.path == absolute)
+        .filter(|(key, e)| e.session_id.as_deref() == Some(target) || *key.path == *target || *key.path == *absolute)
         .filter_map(|(_, e)| e.session_id.clone())
         .collect();
     if sources.excluded.contains(target) {

@@ -60,7 +60,7 @@ fn members_gone(sources: &Sources) -> HashSet<(String, String)> {
         .sources
         .iter()
         .filter(|(key, entry)| entry.state == SourceState::Vanished && key.member.is_some())
-        .filter_map(|(key, _)| Some((key.path.clone(), key.member.clone()?)))
+        .filter_map(|(key, _)| Some((key.path.to_string(), key.member.clone()?)))
         .collect()
 }
 
@@ -179,7 +179,7 @@ fn by_session(sources: &Sources) -> BySession {
 /// The sessions `sources` knows in the transcript at `path`, in order.
 pub(crate) fn sessions_of(sources: &Sources, path: &str) -> Vec<SourceKey> {
     let from = SourceKey::file(path);
-    sources.sources.range(from..).map(|(key, _)| key).take_while(|key| key.path == path).cloned().collect()
+    sources.sources.range(from..).map(|(key, _)| key).take_while(|key| *key.path == *path).cloned().collect()
 }
 
 fn forget(map: &mut BySession, id: &str, key: &SourceKey) {

@@ -94,10 +94,10 @@ pub(crate) fn replay(sources: &mut Sources, base: &str, text: &str) -> Replayed 
         replayed.applied += 1;
         match line.change {
             Change::Set { key, member, entry } => {
-                sources.sources.insert(SourceKey { path: key, member }, *entry);
+                sources.sources.insert(SourceKey { path: key.into(), member }, *entry);
             }
             Change::Remove { key, member } => {
-                sources.sources.remove(&SourceKey { path: key, member });
+                sources.sources.remove(&SourceKey { path: key.into(), member });
             }
             Change::Extracted { at } => sources.last_extract = Some(at),
         }
@@ -115,7 +115,7 @@ pub(crate) fn lines<'a>(
     let mut text = String::new();
     let mut count = 0;
     let changes = changes.map(|(key, entry)| {
-        let (key, member) = (key.path.clone(), key.member.clone());
+        let (key, member) = (key.path.to_string(), key.member.clone());
         match entry {
             Some(entry) => Change::Set { key, member, entry: Box::new(entry.clone()) },
             None => Change::Remove { key, member },

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use serde::de::Deserializer;
 use serde::ser::{SerializeStruct, Serializer};
@@ -16,20 +17,23 @@ use serde::{Deserialize, Serialize};
 use super::{SourceEntry, Sources};
 
 /// One session's place: its transcript, and its id within it when the file holds many.
+///
+/// The path is shared, not copied, by every holder of the key (the state, its index, the
+/// list of sessions a run reads): a run over a hundred thousand sessions keeps each path once.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct SourceKey {
-    pub(crate) path: String,
+    pub(crate) path: Arc<str>,
     pub(crate) member: Option<String>,
 }
 
 impl SourceKey {
     /// The session a whole transcript file holds.
-    pub(crate) fn file(path: impl Into<String>) -> SourceKey {
+    pub(crate) fn file(path: impl Into<Arc<str>>) -> SourceKey {
         SourceKey { path: path.into(), member: None }
     }
 
     /// Session `id` of a file that holds many.
-    pub(crate) fn member(path: impl Into<String>, id: impl Into<String>) -> SourceKey {
+    pub(crate) fn member(path: impl Into<Arc<str>>, id: impl Into<String>) -> SourceKey {
         SourceKey { path: path.into(), member: Some(id.into()) }
     }
 }
@@ -78,7 +82,7 @@ struct File {
 
 impl Serialize for Sources {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let whole = || self.sources.iter().filter(|(k, _)| k.member.is_none()).map(|(k, e)| (&k.path, e));
+        let whole = || self.sources.iter().filter(|(k, _)| k.member.is_none()).map(|(k, e)| (&*k.path, e));
         let mut members: BTreeMap<&str, BTreeMap<&str, &SourceEntry>> = BTreeMap::new();
         for (key, entry) in &self.sources {
             if let Some(id) = &key.member {
@@ -156,12 +160,15 @@ struct Collected<F>(F);
 impl<'a, F, I> Serialize for Collected<F>
 where
     F: Fn() -> I,
-    I: Iterator<Item = (&'a String, &'a SourceEntry)>,
+    I: Iterator<Item = (&'a str, &'a SourceEntry)>,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_map((self.0)())
     }
 }
+
+/// The smallest batch the whole-file sessions are read in (see [`Keyed`]).
+const MIN_BATCH: usize = 1024;
 
 /// The whole-file sessions of `sources.json`, read straight into the map the state keeps
 /// them in: a state of a hundred thousand sessions is not built twice.
@@ -179,10 +186,19 @@ impl<'de> Deserialize<'de> for Keyed {
             }
 
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Keyed, A::Error> {
+                // Inserted one by one in order, a map's nodes are left about half full: built
+                // from sorted batches, each half the size of what is read so far, they are
+                // full, and what a batch holds on its way in stays a fraction of the map.
                 let mut keyed = BTreeMap::new();
+                let mut batch = Vec::with_capacity(MIN_BATCH);
                 while let Some((path, entry)) = map.next_entry::<String, SourceEntry>()? {
-                    keyed.insert(SourceKey::file(path), entry);
+                    batch.push((SourceKey::file(path), entry));
+                    if batch.len() == batch.capacity() {
+                        let room = (keyed.len() / 2).max(MIN_BATCH);
+                        keyed.append(&mut BTreeMap::from_iter(std::mem::replace(&mut batch, Vec::with_capacity(room))));
+                    }
                 }
+                keyed.append(&mut BTreeMap::from_iter(batch));
                 Ok(Keyed(keyed))
             }
         }
@@ -195,7 +211,8 @@ impl<'de> Deserialize<'de> for Sources {
         let file = File::deserialize(deserializer)?;
         let mut sources = file.sources.0;
         for (path, sessions) in file.members {
-            sources.extend(sessions.into_iter().map(|(id, entry)| (SourceKey::member(path.clone(), id), entry)));
+            let path: Arc<str> = path.into();
+            sources.extend(sessions.into_iter().map(|(id, entry)| (SourceKey::member(Arc::clone(&path), id), entry)));
         }
         Ok(Sources { version: file.version, sources, excluded: file.excluded, last_extract: file.last_extract })
     }

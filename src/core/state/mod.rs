@@ -3,6 +3,7 @@
 
 mod coverage;
 mod decide;
+mod digest;
 mod forgotten;
 mod index;
 pub(crate) mod journal;
@@ -20,6 +21,7 @@ use crate::core::session::Agent;
 
 pub(crate) use coverage::{Counts, Coverage};
 pub(crate) use decide::*;
+pub(crate) use digest::Digest;
 pub(crate) use forgotten::{FORGOTTEN_VERSION, Forgetting, Forgotten, forget, ids_named, rebuilt_note, unforget};
 pub(crate) use index::Presence;
 pub(crate) use key::{SourceKey, write_lines};
@@ -100,7 +102,7 @@ pub(crate) struct SourceEntry {
     /// Modification time, nanoseconds since the Unix epoch.
     pub(crate) mtime_ns: i128,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) hash: Option<String>,
+    pub(crate) hash: Option<Digest>,
     /// Last activity in the session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) updated_at: Option<Timestamp>,
@@ -195,7 +197,7 @@ pub(crate) fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
         if entry.cited.is_empty() || entry.state == SourceState::Vanished || forgotten {
             continue;
         }
-        let id = entry.session_id.as_deref().unwrap_or(path.path.as_str());
+        let id = entry.session_id.as_deref().unwrap_or(&path.path);
         let newer = citing.get(id).is_none_or(|known| entry.updated_at > known.updated_at);
         if newer {
             citing.insert(id, entry);

@@ -87,7 +87,7 @@ impl Store {
             if let Some(entry) = self.sources.sources.remove(&key) {
                 self.index.remove(&key, &entry);
                 self.changed(&key);
-                self.settle(&SourceKey { path: to.to_string(), member: key.member }, entry);
+                self.settle(&SourceKey { path: to.into(), member: key.member }, entry);
             }
         }
     }
