@@ -93,8 +93,7 @@ fn list_sessions(
         return Ok(EXIT_NOTHING_FOUND);
     }
     let listed = workspace.stage1_briefs(false, &mut |warning| term.warn(&warning), &listed)?;
-    let records: Vec<_> = listed.into_iter().map(|filed| filed.brief).collect();
-    let sessions = sessions_in(&records, bounds);
+    let sessions = sessions_in(listed.into_iter().map(|filed| filed.brief).collect(), bounds);
     let shown = shown(sessions.len(), limit);
     for record in &sessions[..shown] {
         if term.json {

@@ -78,7 +78,9 @@ pub(crate) fn survey(
 ) -> Result<Surveyed> {
     let (paths, stats) = (std::mem::take(&mut files.files), std::mem::take(&mut files.stats));
     // A first run reads every file: room for them all at once, not twice over while growing.
-    let mut found = Surveyed { to_read: Vec::with_capacity(paths.len()), ..Surveyed::default() };
+    // A later one reads what changed, usually few: no room is kept for the rest.
+    let room = if ledger.store().sources().sources.is_empty() { paths.len() } else { 0 };
+    let mut found = Surveyed { to_read: Vec::with_capacity(room), ..Surveyed::default() };
     for (path, stat) in paths.into_iter().zip(stats) {
         let Some(stat) = stat else {
             survey_database(&path, ledger, rules, scope, coverage, &mut found);

@@ -406,7 +406,7 @@ impl Workspace {
             Err(e) if set_aside => Reduced::Warning(set_aside_damaged(self.fs(), path, &e)),
             Err(e) => Reduced::Warning(format!("{e:#}; skipped")),
         });
-        let mut records = Vec::new();
+        let mut records = Vec::with_capacity(read.len());
         // Warnings come in the folder's (sorted) order, whatever the threads.
         for (path, read) in paths.into_iter().zip(read) {
             match read {

@@ -4,8 +4,8 @@
 use jiff::Timestamp;
 
 use super::docs::Doc;
+use super::render::Listed;
 use super::{Hit, in_period, same_project};
-use crate::core::stage1::Stage1;
 use crate::core::state::{SourceEntry, SourceKey, SourceState, Sources};
 
 /// The period (`--since`, `--until`) and the project (`--project`, as its key) a search is
@@ -63,12 +63,8 @@ fn distinct<'h>(hits: impl Iterator<Item = &'h Hit>, docs: &[Doc]) -> Vec<&'h Hi
 }
 
 /// The sessions inside the bounds, newest first; sessions that ended together by id.
-pub(crate) fn sessions_in<'r>(records: &'r [Stage1], bounds: &Bounds) -> Vec<&'r Stage1> {
-    let mut sessions: Vec<&Stage1> = records
-        .iter()
-        .filter(|r| bounds.in_period(Some(r.updated_at), None))
-        .filter(|r| bounds.in_project(Some(&r.project)))
-        .collect();
+pub(crate) fn sessions_in(mut sessions: Vec<Listed>, bounds: &Bounds) -> Vec<Listed> {
+    sessions.retain(|r| bounds.in_period(Some(r.updated_at), None) && bounds.in_project(Some(&r.project)));
     sessions.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.session_id.cmp(&b.session_id)));
     sessions
 }
@@ -160,8 +156,9 @@ mod tests {
             record("a", "2026-11-20T10:00:00Z", "/w/shop"),
             record("d", "2026-11-01T10:00:00Z", "/w/shop"),
         ];
-        let ids = |bounds: &Bounds| -> Vec<&str> {
-            sessions_in(&records, bounds).iter().map(|r| r.session_id.as_str()).collect()
+        let ids = |bounds: &Bounds| -> Vec<String> {
+            let listed = records.iter().cloned().map(super::super::render::listed).collect();
+            sessions_in(listed, bounds).into_iter().map(|r| r.session_id).collect()
         };
         assert_eq!(ids(&Bounds::default()), ["c", "a", "b", "d"]);
         let since = Bounds { since: Some(at("2026-11-15T00:00:00Z")), ..Bounds::default() };

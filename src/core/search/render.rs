@@ -12,6 +12,7 @@ use super::docs::Doc;
 use super::{Hit, Query, highlight};
 use crate::core::escape::escape;
 use crate::core::project::display_name;
+use crate::core::session::Agent;
 use crate::core::stage1::Stage1;
 
 const MATCH_ON: &str = "\x1b[1;31m";
@@ -98,15 +99,49 @@ pub(crate) struct Totals<'a> {
     pub(crate) home: &'a str,
 }
 
+/// One session of a period, with only what a listing shows of it ([`session_line`],
+/// [`SessionJson`]): a period of a hundred thousand sessions is listed without holding their
+/// records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listed {
+    pub(crate) session_id: String,
+    pub(crate) updated_at: Timestamp,
+    pub(crate) started_at: Option<Timestamp>,
+    pub(crate) project: String,
+    pub(crate) agent: Agent,
+    /// The session in one line: its summary's title, else its own title, else its slug.
+    pub(crate) summary: String,
+    pub(crate) rollout_path: String,
+}
+
+/// What a listing keeps of `record`.
+pub(crate) fn listed(record: Stage1) -> Listed {
+    let summary = heading(&record).or(record.title.as_deref()).unwrap_or(&record.rollout_slug).to_string();
+    Listed {
+        session_id: record.session_id,
+        updated_at: record.updated_at,
+        started_at: record.started_at,
+        project: record.project,
+        agent: record.agent,
+        summary,
+        rollout_path: record.rollout_path,
+    }
+}
+
+/// The title of a session's summary, when it has one.
+fn heading(record: &Stage1) -> Option<&str> {
+    record.rollout_summary.lines().find_map(|l| l.strip_prefix("# ")).map(str::trim).filter(|t| !t.is_empty())
+}
+
 /// `updated  project  agent  summary  (id)`, one session of a period (escaped when printed).
-pub(crate) fn session_line(record: &Stage1) -> String {
+pub(crate) fn session_line(session: &Listed) -> String {
     format!(
         "{}  {}  {}  {}  ({})",
-        record.updated_at.strftime("%Y-%m-%d %H:%M"),
-        display_name(&record.project),
-        record.agent.name(),
-        one_line(record),
-        record.session_id
+        session.updated_at.strftime("%Y-%m-%d %H:%M"),
+        display_name(&session.project),
+        session.agent.name(),
+        session.summary,
+        session.session_id
     )
 }
 
@@ -119,42 +154,22 @@ pub(crate) struct SessionJson<'a> {
     started_at: Option<Timestamp>,
     project: &'a str,
     agent: &'static str,
-    summary: String,
+    summary: &'a str,
     rollout_path: &'a str,
 }
 
 impl SessionJson<'_> {
-    pub(crate) fn new(record: &Stage1) -> SessionJson<'_> {
+    pub(crate) fn new(session: &Listed) -> SessionJson<'_> {
         SessionJson {
-            session_id: &record.session_id,
-            updated_at: record.updated_at,
-            started_at: record.started_at,
-            project: &record.project,
-            agent: record.agent.name(),
-            summary: one_line(record),
-            rollout_path: &record.rollout_path,
+            session_id: &session.session_id,
+            updated_at: session.updated_at,
+            started_at: session.started_at,
+            project: &session.project,
+            agent: session.agent.name(),
+            summary: &session.summary,
+            rollout_path: &session.rollout_path,
         }
     }
-}
-
-/// A session in one line: its summary's title, else its own title, else its slug.
-fn one_line(record: &Stage1) -> String {
-    heading(record).or(record.title.as_deref()).unwrap_or(&record.rollout_slug).to_string()
-}
-
-/// The title of a session's summary, when it has one.
-fn heading(record: &Stage1) -> Option<&str> {
-    record.rollout_summary.lines().find_map(|l| l.strip_prefix("# ")).map(str::trim).filter(|t| !t.is_empty())
-}
-
-/// `record` with only what a listing shows of it ([`session_line`], [`SessionJson`]): a
-/// period of a hundred thousand sessions is listed without holding their lessons.
-pub(crate) fn listed(mut record: Stage1) -> Stage1 {
-    record.rollout_summary = heading(&record).map(|title| format!("# {title}")).unwrap_or_default();
-    record.raw_memory = String::new();
-    record.facts.tasks = Vec::new();
-    record.facts.keywords = Vec::new();
-    record
 }
 
 /// `no results for "a" "b" (since …, until …, in project …)`: the words quoted, then the
@@ -262,14 +277,19 @@ mod tests {
     #[test]
     fn a_session_reads_as_its_summary_title_else_its_title_else_its_slug() {
         let mut record = session("s-1", "2026-11-22T14:08:00Z", "/w/webshop");
-        assert_eq!(session_line(&record), "2026-11-22 14:08  webshop  codex  s-1-slug  (s-1)");
+        assert_eq!(session_line(&listed(record.clone())), "2026-11-22 14:08  webshop  codex  s-1-slug  (s-1)");
         record.title = Some("Fix the cart".into());
-        assert_eq!(SessionJson::new(&record).summary, "Fix the cart");
+        assert_eq!(SessionJson::new(&listed(record.clone())).summary, "Fix the cart");
         record.rollout_summary = "session_id: s-1\n\n#  \n".into();
-        assert_eq!(SessionJson::new(&record).summary, "Fix the cart");
+        assert_eq!(SessionJson::new(&listed(record.clone())).summary, "Fix the cart");
         record.rollout_summary = "session_id: s-1\n\n# Add a cart test \n\n## Later\n".into();
-        assert!(session_line(&record).ends_with("  codex  Add a cart test  (s-1)"), "{}", session_line(&record));
-        assert_eq!(SessionJson::new(&record).summary, "Add a cart test");
+        let line = session_line(&listed(record.clone()));
+        assert!(line.ends_with("  codex  Add a cart test  (s-1)"), "{line}");
+        let json = serde_json::to_value(SessionJson::new(&listed(record))).unwrap();
+        assert_eq!(
+            (json["summary"].as_str(), json["rollout_path"].as_str()),
+            (Some("Add a cart test"), Some("/t/s-1.jsonl"))
+        );
     }
 
     #[test]

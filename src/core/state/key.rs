@@ -186,19 +186,20 @@ impl<'de> Deserialize<'de> for Keyed {
             }
 
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Keyed, A::Error> {
-                // Inserted one by one in order, a map's nodes are left about half full: built
-                // from sorted batches, each half the size of what is read so far, they are
-                // full, and what a batch holds on its way in stays a fraction of the map.
+                // Inserted one by one in order, a map's nodes are left about half full. Read
+                // into a small map of their own instead, then appended (which rebuilds the
+                // whole map with full nodes), the sessions come to full nodes, and what a
+                // batch holds on its way in stays a fraction of the map. The batch grows with
+                // the map, so the map is rebuilt a few times, not once per batch of a fixed size.
                 let mut keyed = BTreeMap::new();
-                let mut batch = Vec::with_capacity(MIN_BATCH);
+                let mut batch = BTreeMap::new();
                 while let Some((path, entry)) = map.next_entry::<String, SourceEntry>()? {
-                    batch.push((SourceKey::file(path), entry));
-                    if batch.len() == batch.capacity() {
-                        let room = (keyed.len() / 2).max(MIN_BATCH);
-                        keyed.append(&mut BTreeMap::from_iter(std::mem::replace(&mut batch, Vec::with_capacity(room))));
+                    batch.insert(SourceKey::file(path), entry);
+                    if batch.len() >= (keyed.len() / 4).max(MIN_BATCH) {
+                        keyed.append(&mut batch);
                     }
                 }
-                keyed.append(&mut BTreeMap::from_iter(batch));
+                keyed.append(&mut batch);
                 Ok(Keyed(keyed))
             }
         }
