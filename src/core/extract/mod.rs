@@ -605,8 +605,9 @@ impl Extractor {
     /// others, and a verified way to do its job.
     fn succeeded(&mut self, call: PendingCall) {
         let fixed = self.resolved_by(&call);
-        // Looking around on the way (`git log`, `pip list`) is not a step of the fix.
-        if call.kind != CommandKind::Explore && !shell::is_query(&call.command) {
+        // Looking around on the way (`git log`, `pip list`) is not a step of the fix, nor is
+        // tidying the code under work (`terraform fmt x.tf`).
+        if !matches!(call.kind, CommandKind::Explore | CommandKind::Format) && !shell::is_query(&call.command) {
             for open in self.open.values_mut() {
                 if !open.ran.contains(&call.command) && open.ran.len() < MAX_STEPS_BETWEEN {
                     open.ran.push(call.command.clone());
@@ -633,7 +634,12 @@ impl Extractor {
                 && open.ran.is_empty()
                 && open.edited.is_empty()
                 && parts.contains(&shell::job_line(&call.command));
-            if task.fixes.len() >= MAX_FACTS || typo || retried || less_of_it {
+            // `terraform plan` that said "run terraform init", once the init that failed too
+            // was fixed: that fix is the lesson, this failure only followed from it.
+            let followed = task.fixes.iter().any(|earlier| {
+                !earlier.work && open.ran.iter().any(|step| shell::job_line(step) == shell::job_line(&earlier.command))
+            });
+            if task.fixes.len() >= MAX_FACTS || typo || retried || less_of_it || followed {
                 continue;
             }
             let work = progress::is_own_work_in(

@@ -81,9 +81,15 @@ const SOURCE_EXTENSIONS: &[&str] = &[
     "graphql", "erb", "haml", "heex", "eex", "jinja", "j2",
 ];
 
+/// Folders whose files are scripts, with or without an extension (`bin/gclean`).
+const SCRIPT_FOLDERS: &[&str] = &["bin", "scripts", "script", "libexec", "hooks"];
+
 fn is_source(path: &str) -> bool {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    name.rsplit_once('.').is_some_and(|(_, ext)| SOURCE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+    let mut parts = path.rsplit(['/', '\\']);
+    let name = parts.next().unwrap_or(path);
+    let script = !name.contains('.') && parts.next().is_some_and(|folder| SCRIPT_FOLDERS.contains(&folder));
+    script
+        || name.rsplit_once('.').is_some_and(|(_, ext)| SOURCE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
 /// True when a failure fixed by editing only source files and running the same job again is
@@ -399,6 +405,11 @@ mod tests {
             &["src/lib.rs".into()],
             &[]
         ));
+
+        // A script of `bin/` has no extension; a linter's finding in it is the code's.
+        let sc = "^-- SC2013 (info): To read lines rather than words, pipe/redirect to a 'while read' loop.";
+        assert!(is_own_work("shellcheck -x bin/*", sc, "shellcheck -x bin/*", &["bin/gclean".into()], &[]));
+        assert!(!is_own_work("make", "make: *** [all] Error 2", "make", &["Makefile".into()], &[]));
 
         let go = "handler_test.go:42: got 200, want 429";
         assert!(is_own_work("go test ./...", go, "go test ./...", &["handler.go".into()], &["go build ./...".into()]));

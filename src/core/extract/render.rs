@@ -7,6 +7,7 @@ use std::fmt::Write;
 use jiff::Timestamp;
 
 use super::durability::when_it_applies;
+use super::shell;
 use super::{Context, Facts, Failure, Fix, Memory, TaskFacts, clip_at_word};
 use crate::core::project::{display_key, display_name};
 use crate::core::redact::redact;
@@ -103,7 +104,12 @@ pub(crate) fn fix_lesson(fix: &Fix, lines: bool) -> String {
 /// [`fix_lesson`], citing each step where `meta` places it (its line, or an agent's own ids).
 fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     let at = |line: u64| meta.map_or_else(String::new, |meta| format!(" ({})", meta.place(line)));
-    let mut s = format!("{} failed", code(&fix.failure.command));
+    // The tests the task picked (`--filter …`) are no part of a lesson about the job, unless
+    // picking them is what changed.
+    let narrowing_changed = fix.failure.command != fix.command
+        && shell::without_narrowing(&fix.failure.command) == shell::without_narrowing(&fix.command);
+    let shown = |command: &str| if narrowing_changed { command.to_string() } else { shell::without_narrowing(command) };
+    let mut s = format!("{} failed", code(&shown(&fix.failure.command)));
     if !fix.failure.error.is_empty() {
         let _ = write!(s, " with {}", code(&fix.failure.error));
     }
@@ -112,7 +118,7 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     }
     s.push_str(&at(fix.failure.line));
     for step in &fix.chain {
-        let _ = write!(s, "; {} got past it", code(&step.command));
+        let _ = write!(s, "; {} got past it", code(&shown(&step.command)));
         if !step.error.is_empty() {
             let _ = write!(s, " but failed with {}", code(&step.error));
         }
@@ -132,20 +138,22 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     if fix.ran.is_empty()
         && let Some(needs) = fix.needs()
     {
-        let _ = write!(s, " -> {} needs {}", code(&fix.failure.command), list(&needs.added, 3));
+        let _ = write!(s, " -> {} needs {}", code(&shown(&fix.failure.command)), list(&needs.added, 3));
         if !needs.replaced.is_empty() {
             let _ = write!(s, " instead of {}", list(&needs.replaced, 3));
         }
         if !fix.before.is_empty() {
             let _ = write!(s, " (the shell had {})", list(&fix.before, 3));
         }
-        let _ = write!(s, ": {} succeeded instead{}", code(&fix.command), at(fix.line));
+        let _ = write!(s, ": {} succeeded instead{}", code(&shown(&fix.command)), at(fix.line));
         return s;
     }
     let _ = match (steps.is_empty(), retried) {
         (true, true) => write!(s, " -> the same command passed on a plain retry{}; it may be flaky", at(fix.line)),
-        (true, false) => write!(s, " -> {} succeeded instead{}", code(&fix.command), at(fix.line)),
-        (false, _) => write!(s, " -> after {}, {} succeeded{}", steps.join(" and "), code(&fix.command), at(fix.line)),
+        (true, false) => write!(s, " -> {} succeeded instead{}", code(&shown(&fix.command)), at(fix.line)),
+        (false, _) => {
+            write!(s, " -> after {}, {} succeeded{}", steps.join(" and "), code(&shown(&fix.command)), at(fix.line))
+        }
     };
     s
 }

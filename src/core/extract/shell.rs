@@ -176,12 +176,63 @@ pub(crate) fn without_output_filters(command: &str) -> String {
     kept.join(" ")
 }
 
+/// Flags that pick some of the tests (by name, tag or category): the task's choice of what to
+/// check, not part of the way to test the project.
+const NARROWING_FLAGS: &[&str] = &[
+    "--filter",
+    "-k",
+    "-run",
+    "-t",
+    "--test-name-pattern",
+    "--testNamePattern",
+    "--grep",
+    "-g",
+    "--tests",
+    "--only",
+    "--match",
+    "--tags",
+    "--exclude-tags",
+    "--exclude-tag",
+    "--testPathPattern",
+];
+
+/// `command` without the flags that pick some of the tests, and their values (`dotnet test
+/// --filter "Category!=Integration"` is `dotnet test`): what a failure about the machine
+/// says of every run of the job, whichever tests the task picked.
+pub(crate) fn without_narrowing(command: &str) -> String {
+    let mut kept: Vec<String> = Vec::new();
+    let mut parts = command.split(' ').peekable();
+    while let Some(part) = parts.next() {
+        let flag = part.split_once('=').map_or(part, |(flag, _)| flag);
+        if !NARROWING_FLAGS.contains(&flag) {
+            kept.push(part.to_string());
+            continue;
+        }
+        // The value: this word after `=`, else the next, to the end of its quotes.
+        let mut value = if part.contains('=') {
+            part.split_once('=').map_or("", |(_, v)| v).to_string()
+        } else {
+            parts.next().unwrap_or_default().to_string()
+        };
+        while open_quote(&value)
+            && let Some(more) = parts.next()
+        {
+            value.push(' ');
+            value.push_str(more);
+        }
+    }
+    kept.join(" ")
+}
+
+/// True when `text` opens a quote it does not close.
+fn open_quote(text: &str) -> bool {
+    ['"', '\''].iter().any(|q| text.starts_with(*q) && (text.len() == 1 || !text.ends_with(*q)))
+}
+
 /// Whether a command checks one test or one file (`swift test --filter RetryTests`, `npx jest
 /// src/export.test.js`, `pytest tests/test_a.py::test_b`): the task's own check of what it
 /// wrote, not the way to test the project.
 pub(crate) fn is_narrowed(command: &str) -> bool {
-    const FILTERS: &[&str] =
-        &["--filter", "-k", "-run", "-t", "--test-name-pattern", "--grep", "-g", "--tests", "--only", "--match"];
     segments(command).iter().any(|words| {
         words.iter().skip(1).any(|w| {
             let flag = w.split_once('=').map_or(w.as_str(), |(flag, _)| flag);
@@ -196,7 +247,11 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
                     w.strip_prefix(root)
                         .is_some_and(|rest| !rest.trim_end_matches('/').is_empty() && !rest.contains("..."))
                 });
-            FILTERS.contains(&flag) || flag.starts_with("-Dtest") || w.contains("::") || test_file || test_folder
+            NARROWING_FLAGS.contains(&flag)
+                || flag.starts_with("-Dtest")
+                || w.contains("::")
+                || test_file
+                || test_folder
         }) || cargo_filtered(words)
     })
 }
@@ -250,9 +305,7 @@ pub(crate) fn is_query(command: &str) -> bool {
             [first, ..] if classified.kind == CommandKind::Vcs => {
                 VCS_QUERIES.contains(first) || QUERY_SUBCOMMANDS.contains(first)
             }
-            [first, rest @ ..] => {
-                QUERY_SUBCOMMANDS.contains(first) || rest.iter().any(|w| QUERY_SUBCOMMANDS.contains(w))
-            }
+            [first, rest @ ..] => is_query_word(first) || rest.iter().any(|w| is_query_word(w)),
             [] => false,
         };
         if classified.kind != CommandKind::Explore && !asks {
@@ -260,6 +313,12 @@ pub(crate) fn is_query(command: &str) -> bool {
         }
     }
     any
+}
+
+/// True for a sub-command that only reports: one of [`QUERY_SUBCOMMANDS`], or one named for
+/// what it lists or describes (`aws configure list-profiles`, `aws ec2 describe-instances`).
+fn is_query_word(word: &str) -> bool {
+    QUERY_SUBCOMMANDS.contains(&word) || ["list-", "describe-"].iter().any(|p| word.starts_with(p))
 }
 
 /// Sub-commands that only report (`npm ls`, `kubectl get`, `ansible-galaxy collection list`).
@@ -1075,6 +1134,8 @@ mod tests {
             "cargo test parse_row",
             "cargo bench --bench parse -- bench_parse",
             "cargo test --features fast -- --nocapture empty_rows",
+            "flutter test --exclude-tags golden",
+            "dotnet test --filter \"Category!=Integration\"",
         ] {
             assert!(is_narrowed(narrowed), "{narrowed}");
         }
@@ -1088,6 +1149,20 @@ mod tests {
             "cargo bench",
         ] {
             assert!(!is_narrowed(whole), "{whole}");
+        }
+    }
+
+    #[test]
+    fn the_flags_that_pick_tests_are_left_out_with_their_values() {
+        for (command, whole) in [
+            ("dotnet test --filter \"Category!=Integration\"", "dotnet test"),
+            ("dotnet test --filter \"Category!=Integration & Priority=1\" -v q", "dotnet test -v q"),
+            ("flutter test --exclude-tags=golden test/", "flutter test test/"),
+            ("go test ./... -run 'TestPool Test'", "go test ./..."),
+            ("python -m pytest -q", "python -m pytest -q"),
+            ("npm test", "npm test"),
+        ] {
+            assert_eq!(without_narrowing(command), whole, "{command}");
         }
     }
 
@@ -1129,6 +1204,8 @@ mod tests {
             "kubectl get pods -n web",
             "git status",
             "cd app && npm ls react",
+            "aws configure list-profiles && grep -rn profile ../../README.md",
+            "aws ec2 describe-instances --region eu-west-1",
         ] {
             assert!(is_query(query), "{query}");
         }
