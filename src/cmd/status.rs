@@ -135,7 +135,7 @@ fn count_sessions(status: &mut Status, sources: &Sources) {
         *status.excluded.entry(why.to_string()).or_default() += 1;
     }
     for (path, entry) in sources.sources.iter().filter(|(_, e)| e.state == SourceState::Failed) {
-        let reason = entry.last_error.clone().unwrap_or_default();
+        let reason = entry.last_error.as_deref().unwrap_or_default().to_string();
         status.failures.push(Failure { path: path.to_string(), reason, tries: entry.tries });
     }
     status.last_extract = sources.last_extract;

@@ -258,8 +258,8 @@ pub(crate) fn stat_of(path: &Path) -> Result<FileStat> {
 /// A file's size and modification time now.
 pub(crate) fn plain_stat(path: &Path) -> Result<FileStat> {
     let meta = std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read file metadata: {e}"))?;
-    let mtime_ns = meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map_or(0, |t| t.as_nanosecond());
-    Ok(FileStat { size: meta.len(), mtime_ns })
+    let modified = meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok());
+    Ok(FileStat::at(meta.len(), modified.unwrap_or(Timestamp::UNIX_EPOCH)))
 }
 
 #[cfg(test)]

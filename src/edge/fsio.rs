@@ -202,6 +202,31 @@ impl<'a> Home<'a> {
         }
     }
 
+    /// The lines of the file at `path`, each with its newline, handed to `each` as they are
+    /// read, until it returns false; the file is never held whole. `None` when it does not
+    /// exist, else whether `each` took every line.
+    pub(crate) fn read_lines(&self, path: &Path, each: &mut dyn FnMut(&[u8]) -> bool) -> Result<Option<bool>> {
+        use std::io::BufRead;
+        self.check(path)?;
+        let file = match fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let read = reader.read_until(b'\n', &mut line);
+            if read.with_context(|| format!("cannot read {}", path.display()))? == 0 {
+                return Ok(Some(true));
+            }
+            if !each(&line) {
+                return Ok(Some(false));
+            }
+        }
+    }
+
     /// [`read_if_exists`], below the home.
     pub(crate) fn read_if_exists(&self, path: &Path) -> Result<Option<Vec<u8>>> {
         self.check(path)?;

@@ -178,7 +178,9 @@ impl<'a> Ledger<'a> {
             return Ok(true);
         }
         let term = self.term;
-        for session_id in sessions.iter().filter_map(|key| self.store.get(key)?.session_id.clone()) {
+        for session_id in
+            sessions.iter().filter_map(|key| Some(self.store.get(key)?.session_id.as_deref()?.to_string()))
+        {
             let change = RecordChange::Move { session_id, from: from.clone(), to: to.clone() };
             self.records.apply(change, &mut |w| term.warn(&w))?;
         }

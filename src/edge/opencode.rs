@@ -199,7 +199,7 @@ impl Snapshot {
                     id: row.get(0)?,
                     parent: row.get(1)?,
                     title: row.get(2)?,
-                    stat: FileStat { size: size.max(0) as u64, mtime_ns: i128::from(newest_ms) * 1_000_000 },
+                    stat: FileStat { size: size.max(0) as u64, mtime_ns: newest_ms.saturating_mul(1_000_000) },
                 })
             })
             .with_context(context)?;

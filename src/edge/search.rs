@@ -187,7 +187,7 @@ fn add_transcript(
     if finished.sink.found.is_empty() {
         return;
     }
-    let session_id = entry.session_id.clone().or_else(|| finished.meta.id.clone());
+    let session_id = entry.session_id.as_deref().map(str::to_string).or_else(|| finished.meta.id.clone());
     let stored = session_id.as_deref().and_then(|id| workspace.load_stage1(id).ok().flatten());
     let project = match stored {
         Some(record) => record.project,

@@ -82,7 +82,8 @@ use crate::core::notes::{self, Note};
 use crate::core::stage1::{STAGE1_VERSION, Stage1, file_name};
 use crate::core::state::journal;
 use crate::core::state::{
-    Counts, FORGOTTEN_VERSION, Forgotten, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note, write_lines,
+    Counts, FORGOTTEN_VERSION, Forgotten, LineReader, SOURCES_VERSION, SourceEntry, SourceKey, Sources, rebuilt_note,
+    write_lines,
 };
 
 /// The entries at the top of the home that are handbook's own (the rest is the user's).
@@ -233,8 +234,22 @@ impl Workspace {
     pub(crate) fn load_sources_journaled(&self) -> Result<(Sources, JournalState)> {
         let path = self.sources_path();
         let mut base = journal::Base::default();
-        // Streamed: a state of a hundred thousand sessions is tens of megabytes of text.
-        let read = self.fs().read_json_streamed::<Sources>(&path, &mut |bytes| base.update(bytes))?;
+        // A line at a time, as it is written; a file of another shape is read again whole,
+        // as a stream. Never held whole: a state of a hundred thousand sessions is tens of
+        // megabytes of text.
+        let mut lines = LineReader::default();
+        let by_lines = self.fs().read_lines(&path, &mut |line| {
+            base.update(line);
+            lines.line(line)
+        })?;
+        let read = match by_lines.map(|whole| whole.then(|| lines.finish()).flatten()) {
+            None => None,
+            Some(Some(sources)) => Some(sources),
+            Some(None) => {
+                base = journal::Base::default();
+                self.fs().read_json_streamed::<Sources>(&path, &mut |bytes| base.update(bytes))?
+            }
+        };
         let found = read.is_some();
         let mut sources = read.unwrap_or_else(|| Sources { version: SOURCES_VERSION, ..Sources::default() });
         let base = base.finish();

@@ -78,7 +78,7 @@ pub(crate) fn transcripts_in<'s>(sources: &'s Sources, bounds: &Bounds) -> Vec<(
         .sources
         .iter()
         .filter(|(_, entry)| matches!(entry.state, SourceState::Extracted | SourceState::NoOp))
-        .filter(|(_, entry)| entry.session_id.as_ref().is_none_or(|id| !sources.excluded.contains(id)))
+        .filter(|(_, entry)| entry.session_id.as_deref().is_none_or(|id| !sources.excluded.contains(id)))
         .filter(|(_, entry)| entry.updated_at.is_none() || bounds.in_period(entry.updated_at, None))
         .collect()
 }

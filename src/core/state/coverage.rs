@@ -188,7 +188,7 @@ impl Coverage {
             Plan::Active => self.counts.still_active += 1,
             Plan::TooOld => self.counts.too_old += 1,
             Plan::GaveUp => {
-                let reason = entry.and_then(|e| e.last_error.clone()).unwrap_or_default();
+                let reason = entry.and_then(|e| e.last_error.as_deref()).unwrap_or_default().to_string();
                 self.counts.failed += 1;
                 // Named only here: most files counted are unchanged, and naming one costs a copy.
                 self.failures.push(Failure { path: key.to_string(), reason, gave_up: true });

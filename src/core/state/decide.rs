@@ -74,7 +74,7 @@ pub(crate) fn selected(sessions: &[String], key: &str, session_id: Option<&str>)
 pub(crate) fn newest_first<T>(
     items: &mut Vec<T>,
     limit: Option<usize>,
-    stamp: impl Fn(&T) -> (i128, &SourceKey),
+    stamp: impl Fn(&T) -> (i64, &SourceKey),
 ) -> u64 {
     items.sort_by(|a, b| {
         let ((a_time, a_key), (b_time, b_key)) = (stamp(a), stamp(b));
@@ -189,7 +189,7 @@ pub(crate) fn session_entry(seen: &SessionSeen, stat: FileStat, state: SourceSta
     SourceEntry {
         format: Some(seen.agent),
         forced_format: rules.format.is_some(),
-        session_id: Some(seen.session_id.clone()),
+        session_id: Some(seen.session_id.as_str().into()),
         hash: Some(Digest::from(seen.hash.as_str())),
         updated_at: seen.updated_at,
         warnings: seen.warnings,
@@ -275,7 +275,7 @@ pub(crate) fn failed_entry(
         (entry.size, entry.mtime_ns) = (stat.size, stat.mtime_ns);
     }
     entry.state = SourceState::Failed;
-    entry.last_error = Some(reason.to_string());
+    entry.last_error = Some(reason.into());
     entry
 }
 

@@ -40,7 +40,7 @@ pub(crate) fn ids_named(sources: &Sources, target: &str, absolute: &str) -> Vec<
         .sources
         .iter()
         .filter(|(key, e)| e.session_id.as_deref() == Some(target) || *key.path == *target || *key.path == *absolute)
-        .filter_map(|(_, e)| e.session_id.clone())
+        .filter_map(|(_, e)| Some(e.session_id.as_deref()?.to_string()))
         .collect();
     if sources.excluded.contains(target) {
         ids.push(target.to_string());

@@ -6,6 +6,8 @@
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
+use smallvec::SmallVec;
+
 use super::{FileStat, SourceEntry, SourceKey, SourceState, Sources};
 
 /// What the edges found of the known transcripts before a run decides anything: the ones
@@ -60,7 +62,7 @@ fn members_gone(sources: &Sources) -> HashSet<(String, String)> {
         .sources
         .iter()
         .filter(|(key, entry)| entry.state == SourceState::Vanished && key.member.is_some())
-        .filter_map(|(key, _)| Some((key.path.to_string(), key.member.clone()?)))
+        .filter_map(|(key, _)| Some((key.path.to_string(), key.member.as_deref()?.to_string())))
         .collect()
 }
 
@@ -74,7 +76,7 @@ pub(crate) struct Index {
     by_session: OnceCell<BySession>,
     /// Gone transcripts with a known hash, by size and modification time: a new file with
     /// the same ones (and the same hash) is the same transcript, moved.
-    moved: HashMap<(u64, i128), String>,
+    moved: HashMap<(u64, i64), String>,
 }
 
 impl Index {
@@ -106,8 +108,6 @@ impl Index {
         if let Some(id) = &entry.session_id {
             let keys = by_session.entry(id_hash(id)).or_default();
             if let Err(at) = keys.binary_search(key) {
-                // Most ids are known at one key: no room for four.
-                keys.reserve_exact(1);
                 keys.insert(at, key.clone());
             }
         }
@@ -151,8 +151,9 @@ impl Index {
     }
 }
 
-/// Keys by the hash of their session id (see [`id_hash`]), each hash's keys in order.
-type BySession = HashMap<u64, Vec<SourceKey>>;
+/// Keys by the hash of their session id (see [`id_hash`]), each hash's keys in order. Nearly
+/// every id is known at one key, kept in place rather than in a list of its own.
+type BySession = HashMap<u64, SmallVec<[SourceKey; 1]>>;
 
 /// The hash a session id is indexed by; ids that share one are told apart by their entries.
 fn id_hash(id: &str) -> u64 {
@@ -168,9 +169,7 @@ fn by_session(sources: &Sources) -> BySession {
     // In key order: each id's keys come sorted.
     for (key, entry) in &sources.sources {
         if let Some(id) = &entry.session_id {
-            let keys = index.entry(id_hash(id)).or_default();
-            keys.reserve_exact(1);
-            keys.push(key.clone());
+            index.entry(id_hash(id)).or_default().push(key.clone());
         }
     }
     index

@@ -30,14 +30,14 @@ enum Change {
     Set {
         key: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        member: Option<String>,
+        member: Option<Box<str>>,
         entry: Box<SourceEntry>,
     },
     /// The session at `key` is no longer known there (its transcript moved).
     Remove {
         key: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        member: Option<String>,
+        member: Option<Box<str>>,
     },
     /// An extract run finished at `at`.
     Extracted { at: Timestamp },

@@ -4,10 +4,12 @@
 mod coverage;
 mod decide;
 mod digest;
+mod file;
 mod forgotten;
 mod index;
 pub(crate) mod journal;
 mod key;
+mod packing;
 mod reason;
 mod report;
 mod store;
@@ -22,9 +24,10 @@ use crate::core::session::Agent;
 pub(crate) use coverage::{Counts, Coverage};
 pub(crate) use decide::*;
 pub(crate) use digest::Digest;
+pub(crate) use file::{LineReader, write_lines};
 pub(crate) use forgotten::{FORGOTTEN_VERSION, Forgetting, Forgotten, forget, ids_named, rebuilt_note, unforget};
 pub(crate) use index::Presence;
-pub(crate) use key::{SourceKey, write_lines};
+pub(crate) use key::SourceKey;
 pub(crate) use reason::Reason;
 pub(crate) use report::{Caps, HintFlags, LeftOut, SessionReport, left_out, notes, warning_lines};
 pub(crate) use store::Store;
@@ -97,10 +100,11 @@ pub(crate) struct SourceEntry {
     #[serde(default, skip_serializing_if = "is_false")]
     pub(crate) forced_format: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) session_id: Option<String>,
+    pub(crate) session_id: Option<Box<str>>,
     pub(crate) size: u64,
-    /// Modification time, nanoseconds since the Unix epoch.
-    pub(crate) mtime_ns: i128,
+    /// Modification time, nanoseconds since the Unix epoch (see [`FileStat::mtime_ns`]).
+    #[serde(deserialize_with = "saturating_nanos")]
+    pub(crate) mtime_ns: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) hash: Option<Digest>,
     /// Last activity in the session.
@@ -112,7 +116,7 @@ pub(crate) struct SourceEntry {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub(crate) tries: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) last_error: Option<String>,
+    pub(crate) last_error: Option<Box<str>>,
     /// Lines that could not be read at the last read.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub(crate) warnings: u32,
@@ -141,14 +145,32 @@ fn is_false(b: &bool) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FileStat {
     pub(crate) size: u64,
-    pub(crate) mtime_ns: i128,
+    /// Nanoseconds since the Unix epoch, which 64 bits hold from 1677 to 2262; a time
+    /// outside is kept as the nearest end (see [`saturated`]). The state holds one for every
+    /// session ever seen, so not the 128 bits a timestamp's nanoseconds come in.
+    pub(crate) mtime_ns: i64,
 }
 
 impl FileStat {
-    pub(crate) fn modified(&self) -> Timestamp {
-        let clamped = self.mtime_ns.clamp(Timestamp::MIN.as_nanosecond(), Timestamp::MAX.as_nanosecond());
-        Timestamp::from_nanosecond(clamped).unwrap_or(Timestamp::UNIX_EPOCH)
+    /// The stat of a file of `size` bytes last modified at `at`.
+    pub(crate) fn at(size: u64, at: Timestamp) -> FileStat {
+        FileStat { size, mtime_ns: saturated(at.as_nanosecond()) }
     }
+
+    pub(crate) fn modified(&self) -> Timestamp {
+        Timestamp::from_nanosecond(i128::from(self.mtime_ns)).unwrap_or(Timestamp::UNIX_EPOCH)
+    }
+}
+
+/// Nanoseconds as 64 bits, a time past either end kept as that end.
+pub(crate) fn saturated(nanos: i128) -> i64 {
+    i64::try_from(nanos).unwrap_or(if nanos < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// A modification time as `sources.json` holds it: a state written when times were kept in
+/// 128 bits may hold one past what 64 hold.
+fn saturating_nanos<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    i128::deserialize(deserializer).map(saturated)
 }
 
 /// The idle and age windows of a run.
@@ -193,7 +215,7 @@ pub(crate) fn usage(sources: &Sources) -> BTreeMap<String, Usage> {
     let mut citing: BTreeMap<&str, &SourceEntry> = BTreeMap::new();
     for (path, entry) in &sources.sources {
         let forgotten = entry.reason == Some(Reason::Forgotten)
-            || entry.session_id.as_ref().is_some_and(|id| sources.excluded.contains(id));
+            || entry.session_id.as_deref().is_some_and(|id| sources.excluded.contains(id));
         if entry.cited.is_empty() || entry.state == SourceState::Vanished || forgotten {
             continue;
         }
@@ -270,6 +292,19 @@ pub(crate) fn left_alone(newest_record: Option<Timestamp>, stat: FileStat, windo
 pub(crate) mod tests {
     use super::*;
 
+    #[test]
+    fn a_session_stays_small_in_memory() {
+        // The state holds one key and one entry for every session ever seen: a hundred
+        // thousand of them. A field that grows these grows every command's memory.
+        assert!(std::mem::size_of::<SourceEntry>() <= 184, "{}", std::mem::size_of::<SourceEntry>());
+        assert!(std::mem::size_of::<SourceKey>() <= 32, "{}", std::mem::size_of::<SourceKey>());
+        let far = FileStat::at(1, "9999-01-01T00:00:00Z".parse().unwrap());
+        assert_eq!(far.mtime_ns, i64::MAX, "a time past what 64 bits hold is kept as the end");
+        let old: SourceEntry =
+            serde_json::from_str(r#"{"size": 1, "mtime_ns": 253370764800000000000, "state": "no-op"}"#).unwrap();
+        assert_eq!(old.mtime_ns, i64::MAX, "a state written with 128-bit times still reads");
+    }
+
     pub(super) fn windows(all: bool) -> Windows {
         Windows {
             now: "2026-11-29T12:00:00Z".parse().unwrap(),
@@ -281,7 +316,7 @@ pub(crate) mod tests {
 
     pub(super) fn stat_at(time: &str, size: u64) -> FileStat {
         let ts: Timestamp = time.parse().unwrap();
-        FileStat { size, mtime_ns: ts.as_nanosecond() }
+        FileStat::at(size, ts)
     }
 
     pub(crate) fn entry(stat: FileStat, state: SourceState, tries: u32) -> SourceEntry {

@@ -9,6 +9,7 @@ use jiff::Timestamp;
 
 use super::index::{Index, Presence, sessions_of};
 use super::journal::compact_now;
+use super::packing::Packing;
 use super::{FileStat, SourceEntry, SourceKey, SourceState, Sources};
 
 /// The known sessions, their indexes, which transcripts are gone, and what changed.
@@ -24,13 +25,15 @@ pub(crate) struct Store {
     changed: Option<BTreeSet<SourceKey>>,
     /// Changes the journal held when the state was loaded.
     journaled: usize,
+    /// Keeps the map of sessions in full nodes as sessions are added (a first run adds them all).
+    packing: Packing,
 }
 
 impl Store {
     /// The store of `sources`, whose journal held `journaled` changes.
     pub(crate) fn new(sources: Sources, presence: Presence, journaled: usize) -> Store {
         let index = Index::build(&sources, &presence);
-        Store { sources, index, presence, changed: Some(BTreeSet::new()), journaled }
+        Store { sources, index, presence, changed: Some(BTreeSet::new()), journaled, packing: Packing::default() }
     }
 
     /// Note that the entry of `key` changed.
@@ -69,7 +72,9 @@ impl Store {
     /// Record `entry` as the state of `key`.
     pub(crate) fn settle(&mut self, key: &SourceKey, entry: SourceEntry) {
         self.index.insert(key, self.sources.sources.get(key), &entry);
-        self.sources.sources.insert(key.clone(), entry);
+        if self.sources.sources.insert(key.clone(), entry).is_none() {
+            self.packing.added(&mut self.sources.sources);
+        }
         self.changed(key);
     }
 
