@@ -377,14 +377,12 @@ impl Workspace {
         warn: &mut dyn FnMut(String),
         admit: &mut dyn FnMut(&str, jiff::Timestamp) -> bool,
     ) -> Result<plan::Chosen> {
-        let filed = self.stage1_briefs(set_aside, warn, &|record| plan::Brief::of(&record, sources))?;
-        let (places, mut briefs): (Vec<_>, Vec<_>) =
-            filed.into_iter().map(|f| ((f.session_id, f.path), f.brief)).unzip();
-        briefs.iter_mut().for_each(|brief| brief.admitted_by(admit));
-        let choice = plan::choose_briefly(briefs, sources, rules);
+        let mut filed = self.stage1_briefs(set_aside, warn, &|record| plan::Brief::of(&record, sources))?;
+        filed.iter_mut().for_each(|filed| filed.brief.admitted_by(&filed.session_id, admit));
+        let choice = plan::choose_briefly(&mut filed, sources, rules);
         let mut records = Vec::with_capacity(choice.ids.len());
-        for (_, path) in places.iter().filter(|(id, _)| choice.ids.binary_search(id).is_ok()) {
-            records.push(self.stage1_at(path)?);
+        for filed in filed.iter().filter(|filed| choice.ids.binary_search(&filed.session_id).is_ok()) {
+            records.push(self.stage1_at(&filed.path)?);
         }
         Ok(choice.with(records, sources))
     }
@@ -410,7 +408,9 @@ impl Workspace {
         let read = super::parallel::map(&paths, |path| match self.fs().read_json::<Stage1>(path) {
             Ok(Some(record)) if record.version <= STAGE1_VERSION => {
                 let canonical = path.file_name().is_some_and(|n| *n == *file_name(&record.session_id));
-                Reduced::Record(record.session_id.clone(), canonical, brief(record))
+                // The path is the listing's, moved in below.
+                let session_id = record.session_id.clone();
+                Reduced::Record(Filed { session_id, path: PathBuf::new(), brief: brief(record) }, canonical)
             }
             Ok(Some(record)) => Reduced::Warning(format!(
                 "{}: written by a newer handbook (version {}); skipped",
@@ -421,17 +421,20 @@ impl Workspace {
             Err(e) if set_aside => Reduced::Warning(set_aside_damaged(self.fs(), path, &e)),
             Err(e) => Reduced::Warning(format!("{e:#}; skipped")),
         });
-        let mut records = Vec::with_capacity(read.len());
-        // Warnings come in the folder's (sorted) order, whatever the threads.
-        for (path, read) in paths.into_iter().zip(read) {
-            match read {
-                Reduced::Record(session_id, canonical, brief) => {
-                    records.push((Filed { session_id, path, brief }, canonical))
+        // Warnings come in the folder's (sorted) order, whatever the threads. The records are
+        // gathered where they were read, not copied to a list of their own.
+        let mut records: Vec<(Filed<B>, bool)> = read
+            .into_iter()
+            .zip(paths)
+            .filter_map(|(read, path)| match read {
+                Reduced::Record(filed, canonical) => Some((Filed { path, ..filed }, canonical)),
+                Reduced::Warning(warning) => {
+                    warn(warning);
+                    None
                 }
-                Reduced::Warning(warning) => warn(warning),
-                Reduced::Gone => {}
-            }
-        }
+                Reduced::Gone => None,
+            })
+            .collect();
         // A run that died between storing a record under its name and removing the old copy
         // leaves two: the one under its name is the newer.
         records.sort_by(|(a, a_canonical), (b, b_canonical)| {
@@ -752,9 +755,24 @@ pub(crate) struct Filed<B> {
     pub(crate) brief: B,
 }
 
+impl plan::Briefed for Filed<plan::Brief> {
+    fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    fn brief(&self) -> &plan::Brief {
+        &self.brief
+    }
+
+    fn brief_mut(&mut self) -> &mut plan::Brief {
+        &mut self.brief
+    }
+}
+
 /// What reading one stored record gave.
 enum Reduced<B> {
-    Record(String, bool, B),
+    /// The record reduced, and whether its file has its canonical name.
+    Record(Filed<B>, bool),
     Warning(String),
     /// Removed since the folder was listed.
     Gone,

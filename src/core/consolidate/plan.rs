@@ -79,10 +79,10 @@ pub(crate) struct Chosen {
 }
 
 /// What choosing needs of a stored record, without its lessons: what a hundred thousand
-/// sessions take to rank, where their records whole would not fit.
+/// sessions take to rank, where their records whole would not fit. Its session id is the
+/// holder's (see [`Briefed`]), not a second copy.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Brief {
-    session_id: String,
     /// Where its transcript stands; `None` when it is left out (forgotten, excluded, or its
     /// transcript gone, which `vanished` says).
     place: Option<Place>,
@@ -99,6 +99,13 @@ struct Place {
     usage: (u32, Option<Timestamp>),
 }
 
+/// A brief as a command holds it: with the id of the session it is of.
+pub(crate) trait Briefed {
+    fn session_id(&self) -> &str;
+    fn brief(&self) -> &Brief;
+    fn brief_mut(&mut self) -> &mut Brief;
+}
+
 impl Brief {
     /// The brief of `record`, whose transcript's state `sources` holds.
     pub(crate) fn of(record: &Stage1, sources: &Sources) -> Brief {
@@ -112,13 +119,14 @@ impl Brief {
             empty: select::Ranked::is_empty(record),
             usage: (0, None),
         });
-        Brief { session_id: record.session_id.clone(), place, vanished: state == Some(SourceState::Vanished) }
+        Brief { place, vanished: state == Some(SourceState::Vanished) }
     }
 
-    /// Leave the session out unless `admit` lets it in (given its id and last activity).
-    pub(crate) fn admitted_by(&mut self, admit: &mut dyn FnMut(&str, Timestamp) -> bool) {
+    /// Leave session `session_id` out unless `admit` lets it in (given its id and last
+    /// activity).
+    pub(crate) fn admitted_by(&mut self, session_id: &str, admit: &mut dyn FnMut(&str, Timestamp) -> bool) {
         if let Some(place) = &self.place
-            && !admit(&self.session_id, place.updated_at)
+            && !admit(session_id, place.updated_at)
         {
             self.place = None;
         }
@@ -158,17 +166,19 @@ pub(crate) struct Choice {
 }
 
 /// Choose from the `briefs` of the stored records (see [`choose`]), keeping no record whole.
-pub(crate) fn choose_briefly(mut briefs: Vec<Brief>, sources: &Sources, rules: &Rules) -> Choice {
+/// The briefs are taken where they lie, not gathered into a list of their own: a hundred
+/// thousand of them are tens of megabytes.
+pub(crate) fn choose_briefly(briefs: &mut [impl Briefed], sources: &Sources, rules: &Rules) -> Choice {
     let usage = usage(sources);
-    let vanished = briefs.iter().filter(|b| b.vanished).map(|b| b.session_id.clone()).collect();
-    for brief in &mut briefs {
-        if let Some(place) = &mut brief.place {
-            let used = usage.get(&brief.session_id).copied().unwrap_or_default();
+    let vanished = briefs.iter().filter(|b| b.brief().vanished).map(|b| b.session_id().to_string()).collect();
+    for briefed in briefs.iter_mut() {
+        let used = usage.get(briefed.session_id()).copied().unwrap_or_default();
+        if let Some(place) = &mut briefed.brief_mut().place {
             place.usage = (used.count, used.last);
         }
     }
     let eligible: Vec<Eligible> =
-        briefs.iter().filter_map(|b| Some(Eligible(&b.session_id, b.place.as_ref()?))).collect();
+        briefs.iter().filter_map(|b| Some(Eligible(b.session_id(), b.brief().place.as_ref()?))).collect();
     let better =
         path_keys_to_remotes(eligible.iter().map(|e| (e.1.cwd.as_deref().unwrap_or(""), e.1.project.as_str())));
     let select_rules = select::Rules { now: rules.now, max: rules.max_raw_memories, max_unused: rules.max_unused };
@@ -205,10 +215,26 @@ impl Choice {
 /// command makes the same choice from briefs, reading the chosen records again.)
 #[cfg(test)]
 pub(crate) fn choose(records: Vec<Stage1>, sources: &Sources, rules: &Rules) -> Chosen {
-    let briefs = records.iter().map(|r| Brief::of(r, sources)).collect();
-    let choice = choose_briefly(briefs, sources, rules);
+    let mut briefs: Vec<(String, Brief)> =
+        records.iter().map(|r| (r.session_id.clone(), Brief::of(r, sources))).collect();
+    let choice = choose_briefly(&mut briefs, sources, rules);
     let chosen = records.into_iter().filter(|r| choice.ids.binary_search(&r.session_id).is_ok()).collect();
     choice.with(chosen, sources)
+}
+
+#[cfg(test)]
+impl Briefed for (String, Brief) {
+    fn session_id(&self) -> &str {
+        &self.0
+    }
+
+    fn brief(&self) -> &Brief {
+        &self.1
+    }
+
+    fn brief_mut(&mut self) -> &mut Brief {
+        &mut self.1
+    }
 }
 
 /// The mechanical inputs, synced to exactly the selection.
