@@ -101,7 +101,7 @@ impl Run<'_> {
     /// session after the other in this order, so the results do not depend on the threads.
     fn read_all(&mut self, to_read: Vec<ToRead>) -> Result<()> {
         let bar = self.term.progress(to_read.len() as u64, "extract");
-        let jobs: Vec<Job> = to_read.iter().map(|file| self.job(file)).collect();
+        let jobs: Vec<Job> = to_read.iter().map(|file| file.job(&self.ledger)).collect();
         let reader = self.extracting.reader();
         let threads = parallel::threads(self.opts.threads);
         let mut failed = None;
@@ -127,15 +127,6 @@ impl Run<'_> {
         );
         bar.finish_and_clear();
         failed.map_or(Ok(()), Err)
-    }
-
-    /// What a reading thread needs to read `file`.
-    fn job<'f>(&self, file: &'f ToRead) -> Job<'f> {
-        match (&file.origin, file.touched) {
-            (Origin::File(_), false) => Job::File(file.path()),
-            (Origin::File(_), true) => Job::Touched { path: file.path(), recorded: self.ledger.hash_of(&file.key) },
-            (Origin::Member { snapshot, id }, _) => Job::Member(snapshot.shared(), id),
-        }
     }
 
     /// Settle one session from what reading it gave.

@@ -42,15 +42,16 @@ pub(crate) struct Extracting {
 }
 
 /// One session to read, as the threads that read sessions take it: everything it needs is
-/// here, so no thread waits on another to read it.
+/// here, so no thread waits on another to read it. A first run makes one for every session,
+/// so the rarer kinds keep what they need in a box of their own.
 pub(crate) enum Job<'a> {
     /// A transcript file of its own.
     File(&'a Path),
     /// A transcript only touched since it was settled: its content hash, equal to the one
     /// recorded, spares the read.
-    Touched { path: &'a Path, recorded: Option<String> },
+    Touched(&'a Path, Option<Box<str>>),
     /// One session of a database, through a connection of its own to the run's copy.
-    Member(Shared, &'a str),
+    Member(Box<(Shared, &'a str)>),
 }
 
 /// What reading a session off the settling thread gave.
@@ -85,13 +86,13 @@ impl Reader {
         let sink = || (Extractor::new(), self.budget.map(ModelTranscript::new));
         let read = match job {
             Job::File(path) => read_transcript(path, self.format, sink),
-            Job::Touched { path, recorded } => {
-                if hash_file(path).ok().is_some_and(|hash| Some(&hash) == recorded.as_ref()) {
+            Job::Touched(path, recorded) => {
+                if hash_file(path).ok().is_some_and(|hash| Some(&*hash) == recorded.as_deref()) {
                     return Read::Unchanged;
                 }
                 read_transcript(path, self.format, sink)
             }
-            Job::Member(shared, id) => shared.open().and_then(|snapshot| snapshot.read(id, sink)),
+            Job::Member(member) => member.0.open().and_then(|snapshot| snapshot.read(member.1, sink)),
         };
         Read::Read(read.map(|read| read.map(|agent, finished| self.ready(agent, finished))))
     }

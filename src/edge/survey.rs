@@ -10,10 +10,11 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use super::discover::{Discovery, key_of};
+use super::extraction::Job;
 use super::ledger::Ledger;
 use super::opencode::Snapshot;
 use super::workspace::Scratch;
-use crate::core::state::{self, Coverage, FileStat, Rules, SourceKey, Triage};
+use crate::core::state::{self, Coverage, FileStat, Presence, Rules, SourceEntry, SourceKey, Triage};
 
 /// A session to read, and whether only its modification time may have changed.
 pub(crate) struct ToRead {
@@ -24,6 +25,15 @@ pub(crate) struct ToRead {
 }
 
 impl ToRead {
+    /// What a reading thread needs to read it.
+    pub(crate) fn job(&self, ledger: &Ledger<'_>) -> Job<'_> {
+        match (&self.origin, self.touched) {
+            (Origin::File(_), false) => Job::File(self.path()),
+            (Origin::File(_), true) => Job::Touched(self.path(), ledger.hash_of(&self.key).map(Into::into)),
+            (Origin::Member { snapshot, id }, _) => Job::Member(Box::new((snapshot.shared(), id))),
+        }
+    }
+
     /// The file the session is read from (for a database's session, the database).
     pub(crate) fn path(&self) -> &Path {
         match &self.origin {
@@ -88,8 +98,10 @@ pub(crate) fn survey(
         };
         let (key, own) = keyed(path);
         let path = own.as_deref().unwrap_or(Path::new(&*key.path));
-        let session_id = ledger.get(&key).and_then(|e| e.session_id.as_deref());
-        if !state::selected(scope.sessions, &key.path, session_id) {
+        // The state of each file is looked up once (a re-run asks it of every file found):
+        // here only when sessions were named, to tell whether this is one of them.
+        let session_id = || ledger.get(&key).and_then(|e| e.session_id.as_deref());
+        if !scope.sessions.is_empty() && !state::selected(scope.sessions, &key.path, session_id()) {
             continue;
         }
         coverage.counts.sessions += 1;
@@ -104,8 +116,9 @@ pub(crate) fn survey(
             coverage.counts.unchanged += 1;
             continue;
         }
-        let origin = Origin::File(own);
-        triage(ToRead { key, stat, touched: false, origin }, ledger, rules, coverage, &mut found);
+        let entry = ledger.get(&key);
+        let read = ToRead { key, stat, touched: false, origin: Origin::File(own) };
+        triage(read, entry, ledger.store().presence(), rules, coverage, &mut found);
     }
     coverage.counts.deferred = state::newest_first(&mut found.to_read, scope.limit, |f| (f.stat.mtime_ns, &f.key));
     Ok(found)
@@ -167,14 +180,28 @@ fn survey_database(
         }
         coverage.counts.sessions += 1;
         let origin = Origin::Member { snapshot: Rc::clone(&snapshot), id: member.id };
-        triage(ToRead { key, stat: member.stat, touched: false, origin }, ledger, rules, coverage, found);
+        let entry = ledger.get(&key);
+        triage(
+            ToRead { key, stat: member.stat, touched: false, origin },
+            entry,
+            ledger.store().presence(),
+            rules,
+            coverage,
+            found,
+        );
     }
 }
 
-/// Read the session, or count it.
-fn triage(mut read: ToRead, ledger: &Ledger<'_>, rules: &Rules, coverage: &mut Coverage, found: &mut Surveyed) {
-    let entry = ledger.get(&read.key);
-    match state::triage(entry, read.stat, rules, ledger.store().presence()) {
+/// Read the session, whose state is `entry`, or count it.
+fn triage(
+    mut read: ToRead,
+    entry: Option<&SourceEntry>,
+    presence: &Presence,
+    rules: &Rules,
+    coverage: &mut Coverage,
+    found: &mut Surveyed,
+) {
+    match state::triage(entry, read.stat, rules, presence) {
         Triage::Read { touched } => {
             // A database session's size and time are its rows': no file to hash on its own.
             read.touched = touched && matches!(read.origin, Origin::File(_));
