@@ -19,7 +19,12 @@ fn re(pattern: &str) -> Regex {
 static LASTING: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r#"(?i)(?:^|[。！？:;"'“‘(—–]\s*)(?:(?:please|also|and|but|so|oh|then)[\s,]+)?(?:always|never)\b"#,
-        r"|\b(?:please|we|i|you|agents?|everyone|one)\s+(?:should\s+|must\s+|will\s+|can\s+)?(?:always|never)\b|\b(?:should|must|to)\s+(?:always|never)\b",
+        r"|\b(?:please|we|i|you|agents?|everyone|one)\s+(?:should\s+|must\s+|will\s+|can\s+|do\s+)?(?:always|never)\b|\b(?:should|must|to)\s+(?:always|never)\b",
+        // "we run Pint before every commit", "we log with structlog": the team's habit.
+        r"|\bbefore (?:every|each|any) (?:commit|push|merge|release|deploy|pr|pull request)\b",
+        r"|\bwe\s+(?:log|lint|format|build|package|bundle|type-?check)\s+(?:\S+\s+)?(?:with|using|via|through)\b",
+        // "And no default exports anywhere, named exports only."
+        r"|^(?:(?:and|also|but|so)[\s,]+)?no\s+[^.;!?]{1,60}\b(?:anywhere|ever|at all)\b",
         r"|\b(?:from now on|going forward|in (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
         r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
@@ -205,7 +210,7 @@ fn as_sentence(clause: &str, whole: &str) -> String {
 /// for later: …", "Also, …", "By the way, …".
 static OPENER: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)^(?:(?:thanks|thank you|great|perfect|ok|okay|cool|nice|oh|also|and|btw|by the way|one more thing|fyi|for the record|for future reference|note for (?:the )?future|going forward)[\s,:!.-]+)*",
+        r"(?i)^(?:(?:thanks|thank you|great|perfect|ok|okay|cool|nice|oh|also|and|so|btw|by the way|one more thing|fyi|for the record|for future reference|note for (?:the )?future|going forward)[\s,:!.-]+)*",
         r"(?:(?:please\s+)?(?:(?:do\s+)?remember|reminder|keep in mind|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
     ))
 });

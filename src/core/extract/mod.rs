@@ -165,6 +165,14 @@ impl Fix {
             && self.ran.is_empty()
             && shell::without_output_filters(&self.command) == shell::without_output_filters(&self.failure.command)
     }
+
+    /// True when the command passed once told to retry failed tests (`--retries 3`), with no
+    /// code edited: the failure was a flaky test's, whatever else was run to look at it.
+    pub(crate) fn passed_on_retries(&self) -> bool {
+        let (failed, passed) =
+            (shell::without_output_filters(&self.failure.command), shell::without_output_filters(&self.command));
+        self.edited.is_empty() && failed != passed && shell::without_retries(&failed) == shell::without_retries(&passed)
+    }
 }
 
 /// A sentence of the agent's closing account that explains a cause or an anomaly of

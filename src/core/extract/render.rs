@@ -3,8 +3,10 @@
 //! consolidation) and `rollout_slug`. Deterministic: the same facts give the same bytes.
 
 use std::fmt::Write;
+use std::sync::LazyLock;
 
 use jiff::Timestamp;
+use regex::Regex;
 
 use super::durability::when_it_applies;
 use super::shell;
@@ -110,8 +112,10 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
         && shell::without_narrowing(&fix.failure.command) == shell::without_narrowing(&fix.command);
     let shown = |command: &str| if narrowing_changed { command.to_string() } else { shell::without_narrowing(command) };
     let mut s = format!("{} failed", code(&shown(&fix.failure.command)));
-    if !fix.failure.error.is_empty() {
-        let _ = write!(s, " with {}", code(&fix.failure.error));
+    // What a test expected says nothing of a fix that changed no code: its place does.
+    let error = if fix.edited.is_empty() { without_expectation(&fix.failure.error) } else { &fix.failure.error };
+    if !error.is_empty() {
+        let _ = write!(s, " with {}", code(error));
     }
     if fix.attempts > 1 {
         let _ = write!(s, " ({} times)", fix.attempts);
@@ -131,6 +135,11 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     }
     if !fix.ran.is_empty() {
         steps.push(format!("running {}", list(&fix.ran, 3)));
+    }
+    if fix.passed_on_retries() {
+        let _ =
+            write!(s, " -> {} passed with retries{}; the test may be flaky", code(&shown(&fix.command)), at(fix.line));
+        return s;
     }
     let retried = fix.is_plain_retry();
     // Settings added to the same command are the lesson, whatever code the task edited on
@@ -156,6 +165,21 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
         }
     };
     s
+}
+
+/// An error line without the values a test expected and got (`tests/mesh_test.cpp:22:
+/// mesh.load_teapot: expected … == 6320, got 0` is `tests/mesh_test.cpp:22: mesh.load_teapot`),
+/// when what is left still names the place.
+fn without_expectation(error: &str) -> &str {
+    static EXPECTED: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)[:,;]\s*expected\b.{1,200}?\b(?:got|but (?:was|got)|found|received|actual|instead)\b",
+        )
+    });
+    match EXPECTED.find(error) {
+        Some(m) if error[..m.start()].split_whitespace().count() >= 2 => error[..m.start()].trim_end(),
+        _ => error,
+    }
 }
 
 fn failure_sentence(failure: &Failure, meta: &SessionMeta) -> String {

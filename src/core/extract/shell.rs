@@ -196,19 +196,33 @@ const NARROWING_FLAGS: &[&str] = &[
     "--testPathPattern",
 ];
 
+/// Flags that run a failed test again before calling it failed: a run that passes with them
+/// says the test is flaky, not that anything was fixed.
+const RETRY_FLAGS: &[&str] = &["--retries", "--retry", "--reruns", "--flaky-retries", "--max-retries", "--retry-count"];
+
 /// `command` without the flags that pick some of the tests, and their values (`dotnet test
 /// --filter "Category!=Integration"` is `dotnet test`): what a failure about the machine
 /// says of every run of the job, whichever tests the task picked.
 pub(crate) fn without_narrowing(command: &str) -> String {
+    without_flags(command, NARROWING_FLAGS)
+}
+
+/// `command` without the flags that retry failed tests, and their values.
+pub(crate) fn without_retries(command: &str) -> String {
+    without_flags(command, RETRY_FLAGS)
+}
+
+/// `command` without `flags` and their values (the word after `=`, else the next word, to
+/// the end of its quotes).
+fn without_flags(command: &str, flags: &[&str]) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut parts = command.split(' ').peekable();
     while let Some(part) = parts.next() {
         let flag = part.split_once('=').map_or(part, |(flag, _)| flag);
-        if !NARROWING_FLAGS.contains(&flag) {
+        if !flags.contains(&flag) {
             kept.push(part.to_string());
             continue;
         }
-        // The value: this word after `=`, else the next, to the end of its quotes.
         let mut value = if part.contains('=') {
             part.split_once('=').map_or("", |(_, v)| v).to_string()
         } else {

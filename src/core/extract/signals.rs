@@ -53,9 +53,23 @@ pub(crate) enum Feedback {
 const MAX_SIGNAL: usize = 400;
 
 static REMEMBER: LazyLock<Regex> = LazyLock::new(|| {
-    re(
+    re(concat!(
         r"(?i)^(?:please\s+|and\s+|also\s+|but\s+)?(?:remember|reminder|note for (?:the )?future|for future reference|keep in mind|don'?t forget|do not forget|make a note)\b|\b(?:please|always|you should|you need to|you must|can you|could you)\s+remember\b",
-    )
+        // "Also, a thing I'd love you to remember: …"
+        r"|\b(?:want|like|love|need)\s+you\s+to\s+remember\b|\b(?:a thing|something|one thing) (?:to|worth) (?:remember|keep in mind)\b",
+    ))
+});
+
+/// A sentence that only points back at the one before as lasting: "remember that please",
+/// "That's the rule for anything new in aspen.", "Always do it that way."
+static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^(?:(?:and|so|also|please|pls)[\s,]+)?(?:",
+        r"(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|do not forget)\s+(?:that|this|it)(?:[\s,]+(?:please|pls|for (?:later|next time|the future)))?",
+        r"|(?:that'?s|this is|that is|it'?s)\s+(?:the|our|a|my)\s+(?:rule|convention|standard|policy|way we do it|house style|default)\b[^.!?]*",
+        r"|(?:always|from now on|going forward)\s+(?:do\s+)?(?:it\s+)?(?:that|this|like that|like this|that way|this way)",
+        r")[\s.!]*$",
+    ))
 });
 /// A first sentence that only says no ("Wait, stop.", "Nope!", "No no no.").
 static BARE_INTERJECTION: LazyLock<Regex> =
@@ -367,10 +381,20 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     // sentence after it is the correction.
     let opened = agent_acted && all.first().is_some_and(|s| BARE_INTERJECTION.is_match(s));
     for (i, &sentence) in all.iter().enumerate().skip(usize::from(opened)) {
+        let plain = without_courtesy(sentence);
+        if POINTS_BACK.is_match(plain) {
+            // What is to last is what was said before it.
+            if let Some(fact) = pointed_at(&all[..i]) {
+                match REMEMBER.is_match(plain) || plain.to_lowercase().starts_with("note") {
+                    true => keep(SignalKind::Remember, fact),
+                    false => keep(SignalKind::Preference, format!("{fact} {sentence}")),
+                }
+            }
+            continue;
+        }
         if sentence.len() > MAX_SIGNAL || sentence.split_whitespace().count() < 3 {
             continue;
         }
-        let plain = without_courtesy(sentence);
         if opened && i == 1 && !REMEMBER.is_match(plain) && !sentence.ends_with('?') {
             if !durability::is_task_scoped(sentence) && !durability::is_request(sentence) {
                 keep(SignalKind::Correction, with_instruction(sentence, all.get(i + 1).copied()));
@@ -391,7 +415,8 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             continue;
         }
         for rule in durability::rules_in(sentence) {
-            keep(SignalKind::Preference, rule);
+            let told = if rule == sentence { with_reason(i.checked_sub(1).map(|at| all[at]), &rule) } else { rule };
+            keep(SignalKind::Preference, told);
         }
     }
     // A correction kept with the sentence before or after it already says the rule it holds.
@@ -432,6 +457,46 @@ fn with_instruction(correction: &str, next: Option<&str>) -> String {
             format!("{correction} {next}")
         }
         _ => correction.to_string(),
+    }
+}
+
+/// What a sentence that points back ([`POINTS_BACK`]) means: the statement before it, with
+/// the one before that when it alone is a few words ("No raw pointer + count in new APIs
+/// please. std::span<const float>."). Nothing when what comes before is a question, a
+/// request of the task, or only thanks.
+fn pointed_at(before: &[&str]) -> Option<String> {
+    let stated =
+        |s: &&str| !s.ends_with('?') && !is_trivial(s) && !durability::is_request(s) && !durability::is_task_scoped(s);
+    let (&last, earlier) = before.split_last()?;
+    if !stated(&last) || without_courtesy(last).trim().is_empty() {
+        return None;
+    }
+    let fact = match earlier.last() {
+        Some(prior) if last.split_whitespace().count() < 4 && stated(prior) => format!("{prior} {last}"),
+        _ if last.split_whitespace().count() < 3 => return None,
+        _ => last.to_string(),
+    };
+    (fact.len() <= MAX_SIGNAL).then_some(fact)
+}
+
+/// A short rule with the statement before it when that statement is about the same thing
+/// and gives the rule its reason or its other half ("Plan only, apply goes through atlantis.
+/// Never terraform apply from here."); the rule alone otherwise.
+fn with_reason(before: Option<&str>, rule: &str) -> String {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 4).map(str::to_lowercase).collect()
+    };
+    let Some(before) = before else { return rule.to_string() };
+    let related = words(rule).iter().any(|w| words(before).contains(w));
+    let statement = !before.ends_with('?')
+        && !is_trivial(before)
+        && !durability::is_request(before)
+        && !durability::is_task_scoped(before)
+        && !durability::is_lasting(before)
+        && before.split_whitespace().count() >= 3;
+    match rule.split_whitespace().count() <= 6 && related && statement && before.len() + rule.len() < MAX_SIGNAL {
+        true => format!("{before} {rule}"),
+        false => rule.to_string(),
     }
 }
 
@@ -531,6 +596,69 @@ mod tests {
             ["No inline Repo.insert! in tests, from now on.", " Thanks!"]
         );
         assert_eq!(split_sentences("It works! now ship it."), ["It works!", " now ship it."]);
+    }
+
+    #[test]
+    fn a_sentence_that_points_back_keeps_what_it_points_at() {
+        use SignalKind::*;
+        let said =
+            "great. so when CI fails and local passes, first thing: rerun with the CI seed. remember that please";
+        let seed = "so when CI fails and local passes, first thing: rerun with the CI seed.";
+        assert_eq!(preference_signals(said, true), [(Remember, seed.to_string())]);
+        let said = "no raw pointer + count in new APIs please. std::span<const float>. that's the rule for anything new in aspen.";
+        assert_eq!(
+            preference_signals(said, true),
+            [(Preference, said.to_string())],
+            "a fact of a few words takes the one before"
+        );
+        assert!(
+            preference_signals("Can you fix the importer? Remember that.", true).is_empty(),
+            "a question is no fact"
+        );
+        assert!(
+            preference_signals("Fix the importer in src/. Remember that please.", true).is_empty(),
+            "nor is a request"
+        );
+        assert!(preference_signals("Thanks! Remember that.", true).is_empty());
+    }
+
+    #[test]
+    fn a_short_rule_keeps_the_statement_that_gives_its_other_half() {
+        let texts = |text: &str| preference_signals(text, false).into_iter().map(|(_, s)| s).collect::<Vec<_>>();
+        assert_eq!(
+            texts(
+                "raise the queue timeout to 120s in envs/staging. plan only, apply goes through atlantis. never terraform apply from here."
+            ),
+            ["plan only, apply goes through atlantis. never terraform apply from here."]
+        );
+        assert_eq!(
+            texts("The cache lives in /tmp/build. Always use pnpm."),
+            ["Always use pnpm."],
+            "about something else"
+        );
+        assert_eq!(
+            texts(
+                "The API is slow to start. Never call the API from a test without the mock, ever, because CI has no network."
+            ),
+            ["Never call the API from a test without the mock, ever, because CI has no network."],
+            "a long rule says enough"
+        );
+    }
+
+    #[test]
+    fn habits_and_remember_requests_said_in_passing_are_found() {
+        use SignalKind::*;
+        let said =
+            "Also, a thing I'd love you to remember: we run Pint with `./vendor/bin/pint --dirty` before every commit.";
+        assert_eq!(kinds(said), [Remember]);
+        let first = preference_signals("no print statements pls, we log with structlog", false);
+        assert_eq!(first.into_iter().map(|(k, _)| k).collect::<Vec<_>>(), [Preference]);
+        assert_eq!(kinds("And no default exports anywhere, named exports only."), [Preference]);
+        assert_eq!(
+            kinds("For dependency bumps we do always a separate commit with only Cargo.toml inside."),
+            [Preference]
+        );
+        assert!(kinds("Parse_obj is deprecated and we run pytest with warnings as errors.").is_empty());
     }
 
     #[test]

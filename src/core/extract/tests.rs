@@ -90,6 +90,41 @@ fn another_command_for_the_same_job_resolves_a_failure() {
 }
 
 #[test]
+fn a_run_that_passes_with_retries_is_flaky_and_quotes_no_expected_values() {
+    let m = memory(&[
+        user("Bump reqwest and check everything is still green."),
+        run("1", "cargo nextest run"),
+        result(
+            "1",
+            100,
+            "thread 'sync::tests::retries_until_deadline' panicked at src/sync/retry.rs:142:9: expected 3 attempts before the 80ms deadline, got 2",
+        ),
+        run("2", "for i in $(seq 1 20); do cargo nextest run -E 'test(retries_until_deadline)'; done"),
+        result("2", 0, "20 passed"),
+        run("3", "cargo nextest run --retries 3"),
+        result("3", 0, "FLAKY 2/4 sync::tests::retries_until_deadline"),
+    ]);
+    let summary = &m.rollout_summary;
+    let lesson = summary.lines().find(|l| l.contains("passed with retries")).unwrap_or_default();
+    assert!(lesson.contains("-> `cargo nextest run --retries 3` passed with retries"), "{summary}");
+    assert!(lesson.contains("flaky") && lesson.contains("retries_until_deadline"), "{lesson}");
+    assert!(!lesson.contains("expected 3 attempts"), "what the test expected is no lesson: {lesson}");
+    // The values stay when code was edited: they are what the edit answered.
+    let edited = memory(&[
+        user("Fix the mesh loader."),
+        run("1", "ctest --test-dir build"),
+        result("1", 8, "tests/mesh_test.cpp:22: mesh.load: expected count == 6320, got 0"),
+        edit("src/mesh.cpp"),
+        run("2", "ctest --test-dir build"),
+        result("2", 0, "100% tests passed"),
+    ]);
+    assert_eq!(
+        edited.facts.tasks[0].fixes[0].failure.error,
+        "tests/mesh_test.cpp:22: mesh.load: expected count == 6320, got 0"
+    );
+}
+
+#[test]
 fn a_plain_retry_that_passes_is_called_flaky_and_a_setup_step_is_named() {
     let flaky = memory(&[
         user("Run the tests."),
