@@ -14,7 +14,7 @@ use super::extraction::Job;
 use super::ledger::Ledger;
 use super::opencode::Snapshot;
 use super::workspace::Scratch;
-use crate::core::state::{self, Coverage, FileStat, Presence, Rules, SourceEntry, SourceKey, Triage};
+use crate::core::state::{self, Coverage, FileStat, Rules, SourceKey, Triage};
 
 /// A session to read, and whether only its modification time may have changed.
 pub(crate) struct ToRead {
@@ -116,9 +116,8 @@ pub(crate) fn survey(
             coverage.counts.unchanged += 1;
             continue;
         }
-        let entry = ledger.get(&key);
-        let read = ToRead { key, stat, touched: false, origin: Origin::File(own) };
-        triage(read, entry, ledger.store().presence(), rules, coverage, &mut found);
+        let origin = Origin::File(own);
+        triage(ToRead { key, stat, touched: false, origin }, ledger, rules, coverage, &mut found);
     }
     coverage.counts.deferred = state::newest_first(&mut found.to_read, scope.limit, |f| (f.stat.mtime_ns, &f.key));
     Ok(found)
@@ -180,28 +179,14 @@ fn survey_database(
         }
         coverage.counts.sessions += 1;
         let origin = Origin::Member { snapshot: Rc::clone(&snapshot), id: member.id };
-        let entry = ledger.get(&key);
-        triage(
-            ToRead { key, stat: member.stat, touched: false, origin },
-            entry,
-            ledger.store().presence(),
-            rules,
-            coverage,
-            found,
-        );
+        triage(ToRead { key, stat: member.stat, touched: false, origin }, ledger, rules, coverage, found);
     }
 }
 
-/// Read the session, whose state is `entry`, or count it.
-fn triage(
-    mut read: ToRead,
-    entry: Option<&SourceEntry>,
-    presence: &Presence,
-    rules: &Rules,
-    coverage: &mut Coverage,
-    found: &mut Surveyed,
-) {
-    match state::triage(entry, read.stat, rules, presence) {
+/// Read the session, or count it.
+fn triage(mut read: ToRead, ledger: &Ledger<'_>, rules: &Rules, coverage: &mut Coverage, found: &mut Surveyed) {
+    let entry = ledger.get(&read.key);
+    match state::triage(entry, read.stat, rules, ledger.store().presence()) {
         Triage::Read { touched } => {
             // A database session's size and time are its rows': no file to hash on its own.
             read.touched = touched && matches!(read.origin, Origin::File(_));
