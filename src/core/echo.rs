@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+use memchr::memmem::Finder;
 use regex::Regex;
 
 use crate::core::layout::{MEMORY, NOTES_DIR, RAW_MEMORIES, ROLLOUT_SUMMARIES, SUMMARY};
@@ -47,10 +48,10 @@ static SEARCH_HIT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words one of handbook's own texts holds at least one of: the summary's version line, a
 /// file name, `MEMORY.md`'s and `raw_memories.md`'s headings, a rollout summary's header.
-static SHAPE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    let words = [VERSION_LINE, ".md", "# Task Group", "# Raw Memories", "session_id: "];
-    patterns::regex(&words.map(regex::escape).join("|"))
-});
+/// One vectorised pass per word beats one pass of an alternation, whose two-byte prefilter
+/// stops at every `se` of a build log.
+static SHAPE_WORDS: LazyLock<[Finder<'static>; 5]> =
+    LazyLock::new(|| [VERSION_LINE, ".md", "# Task Group", "# Raw Memories", "session_id: "].map(Finder::new));
 
 /// A line number a file viewer puts before each line (`cat -n`, Claude Code's `Read`).
 static LINE_NUMBER: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"^\s*\d+(?:\t|→|: )"));
@@ -120,7 +121,7 @@ fn content(line: &str) -> &str {
 pub(crate) fn is_handbook_text(text: &str) -> bool {
     // Most outputs have none of the shapes' words: they are passed over without a split, in
     // one pass for all the words.
-    if !SHAPE_WORDS.is_match(text) {
+    if !SHAPE_WORDS.iter().any(|word| word.find(text.as_bytes()).is_some()) {
         return false;
     }
     if text.contains(BANNER_BEGINS) || hook_json(text) {
