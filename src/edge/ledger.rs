@@ -66,10 +66,12 @@ pub(crate) fn discover_and_load<'a>(
     term: &'a Terminal,
     dry_run: bool,
 ) -> Result<(Discovery, Ledger<'a>)> {
+    // The state is read on this thread: glibc grows another thread's heap a page at a time,
+    // one `mprotect` each, and the state is the larger of the two.
     let (found, loaded) = std::thread::scope(|scope| {
-        let loading = scope.spawn(|| Loaded::read(workspace));
-        let found = discover_sources(sources, term).map(Discovery::with_stats);
-        (found, loading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        let walking = scope.spawn(|| discover_sources(sources, term).map(Discovery::with_stats));
+        let loaded = Loaded::read(workspace);
+        (walking.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), loaded)
     });
     let found = found?;
     // Borrowed, not copied, for every path that is text (see [`key_of`]).
