@@ -63,6 +63,15 @@ if [ "$ONLY" = all ]; then
     [ -d "$OPENCODE" ] || "$TARGET"/release/examples/corpus "$OPENCODE" 5000000 5000 17 --opencode >/dev/null
 fi
 
+# Homes live in one scratch folder, removed when the script ends. A home removed between
+# timed runs leaves thousands of just-freed inodes, which ext4 without a journal steps over
+# one by one while they are recent (minutes) when the next run creates its files: that
+# times the harness's clean-up, not handbook. For the same reason, leave a few minutes
+# between two runs of this script.
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+new_home() { mktemp -d "$SCRATCH/home.XXXXXX"; }
+
 # Seconds and peak KB of a command, from GNU time.
 measure() {
     /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null
@@ -92,9 +101,8 @@ for _ in 1 2 3; do
     read -r s _ < <(measure "$TARGET"/release/examples/parse_baseline "$CORPUS")
     parse_s=$(min "$parse_s" "$s")
     for threads in 1 2; do
-        home=$(mktemp -d)
+        home=$(new_home)
         read -r s _ < <(measure "$BIN" --home "$home" --quiet extract --all --threads "$threads" "$CORPUS")
-        rm -rf "$home"
         if [ "$threads" = 1 ]; then one_s=$(min "$one_s" "$s"); else two_s=$(min "$two_s" "$s"); fi
     done
 done
@@ -111,7 +119,7 @@ for n in 10000 40000 100000; do
     many=$OUT/corpus-generic-$n
     [ -d "$many" ] || "$TARGET"/release/examples/corpus "$many" 0 "$n" 7 --generic >/dev/null
     warm "$many"
-    home=$(mktemp -d)
+    home=$(new_home)
     read -r first_s first_kb < <(measure "$BIN" --home "$home" --quiet extract --all "$many")
     rerun_s=999999
     rerun_kb=0
@@ -131,7 +139,6 @@ for n in 10000 40000 100000; do
     one=$(find "$home/.handbook/stage1" -name '*.json' -print -quit)
     read -r _ forget_kb < <(measure "$BIN" --home "$home" --quiet forget "$(basename "$one" .json)")
     state_mb=$(cat "$home"/.handbook/sources.* | wc -c | awk '{printf "%.1f", $1 / 1e6}')
-    rm -rf "$home"
     per_session=$(awk -v s="$first_s" -v n="$n" 'BEGIN {printf "%.0f", s * 1e6 / n}')
     [ -n "$per_session_10k" ] || per_session_10k=$per_session
     growth=$(awk -v p="$per_session" -v q="$per_session_10k" 'BEGIN {printf "%.2f", p / q}')
@@ -172,8 +179,7 @@ hb_kb=0
 big_home=
 for _ in 1 2 3; do
     read -r base_s _ < <(measure "$TARGET"/release/examples/parse_baseline "$CORPUS")
-    [ -z "$big_home" ] || rm -rf "$big_home"
-    big_home=$(mktemp -d)
+    big_home=$(new_home)
     read -r hb_s kb < <(measure "$BIN" --home "$big_home" --quiet extract --all "$CORPUS")
     best_base=$(awk -v a="$best_base" -v b="$base_s" 'BEGIN {print (b < a) ? b : a}')
     best_hb=$(awk -v a="$best_hb" -v b="$hb_s" 'BEGIN {print (b < a) ? b : a}')
@@ -184,7 +190,7 @@ base_mbs=$(awk -v n="$corpus_bytes" -v s="$best_base" 'BEGIN {printf "%.0f", n /
 hb_mbs=$(awk -v n="$corpus_bytes" -v s="$best_hb" 'BEGIN {printf "%.0f", n / s / 1e6}')
 
 # 2. Re-run over 10,000 unchanged files: one full extract, then three timed re-runs.
-home=$(mktemp -d)
+home=$(new_home)
 "$BIN" --home "$home" --quiet extract --all "$SMALL"
 best_rerun=999999
 for _ in 1 2 3; do
@@ -230,7 +236,6 @@ for _ in 1 2 3; do
     best_search=$(awk -v a="$best_search" -v b="$m" 'BEGIN {print (b < a) ? b : a}')
 done
 search_ratio=$(awk -v m="$best_search" -v r="$best_rg" 'BEGIN {printf "%.2f", m / r}')
-rm -rf "$home"
 
 # 7. search --in transcripts over the corpus against rg -i over the same files: a word of the
 # users' prompts, a word of some build logs, and one on nearly every line.
@@ -249,13 +254,11 @@ transcripts_vs_rg() {
 read -r rare_t rare_r rare_ratio rare_lines < <(transcripts_vs_rg pagination)
 read -r some_t some_r some_ratio some_lines < <(transcripts_vs_rg mismatched)
 read -r most_t most_r most_ratio most_lines < <(transcripts_vs_rg timeout)
-rm -rf "$big_home"
 
 # 3. Peak memory on one huge transcript.
 warm "$SINGLE"
-home=$(mktemp -d)
+home=$(new_home)
 read -r single_s single_kb < <(measure "$BIN" --home "$home" --quiet extract --all "$SINGLE")
-rm -rf "$home"
 single_bytes=$(find "$SINGLE" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
 
 # 8. The mixed corpus, alternating baseline and handbook three times; best of each.
@@ -266,9 +269,8 @@ mixed_hb=999999
 mixed_kb=0
 for _ in 1 2 3; do
     read -r base_s _ < <(measure "$TARGET"/release/examples/parse_baseline "$MIXED")
-    home=$(mktemp -d)
+    home=$(new_home)
     read -r hb_s kb < <(measure "$BIN" --home "$home" --quiet extract --all "$MIXED")
-    rm -rf "$home"
     mixed_base=$(awk -v a="$mixed_base" -v b="$base_s" 'BEGIN {print (b < a) ? b : a}')
     mixed_hb=$(awk -v a="$mixed_hb" -v b="$hb_s" 'BEGIN {print (b < a) ? b : a}')
     mixed_kb=$(( kb > mixed_kb ? kb : mixed_kb ))
@@ -281,7 +283,7 @@ mixed_db=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).ex
 # 9. The opencode database: first extract, three timed re-runs with nothing changed, then one
 # session gains a message and the next run must read it alone.
 db=$OPENCODE/opencode/opencode.db
-home=$(mktemp -d)
+home=$(new_home)
 read -r oc_first oc_kb < <(measure "$BIN" --home "$home" --quiet extract --all "$OPENCODE")
 oc_rerun=999999
 for _ in 1 2 3; do
@@ -303,7 +305,6 @@ PY
 read -r oc_changed _ < <(measure sh -c "'$BIN' --home '$home' --json extract --all '$OPENCODE' > '$OUT/changed.json'")
 oc_read=$(grep -c '"type":"session"' "$OUT/changed.json" || true)
 oc_extracted=$(grep '"type":"totals"' "$OUT/changed.json" | sed 's/.*"extracted":\([0-9]*\).*/\1/')
-rm -rf "$home"
 
 report=$(cat <<EOF
 | measure | result | target | met |
