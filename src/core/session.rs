@@ -136,6 +136,7 @@ impl Event<'_> {
                 output: result.output.into_owned(),
                 exit_code: result.exit_code,
                 is_error: result.is_error,
+                stopped: result.stopped,
             }),
             EventKind::Compaction(summary) => EventKind::Compaction(summary.map(owned)),
         };
@@ -188,6 +189,9 @@ pub(crate) struct ToolResult<'a> {
     pub(crate) exit_code: Option<i64>,
     /// The agent marked the result as an error.
     pub(crate) is_error: bool,
+    /// The user stopped the call before it finished (cancelled it, or refused it): what it
+    /// printed by then says nothing of how it would have ended.
+    pub(crate) stopped: bool,
 }
 
 impl ToolResult<'_> {

@@ -484,6 +484,10 @@ impl Extractor {
             None => self.unpaired.take(),
         };
         let Some(call) = call else { return };
+        // A call the user stopped ended neither way: nothing failed, nothing was verified.
+        if result.stopped {
+            return;
+        }
         // `go test ./... | tail -20` reports tail's status: what it printed says how the tests
         // went.
         let hidden = !result.failed()

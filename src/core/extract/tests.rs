@@ -184,6 +184,34 @@ fn a_command_the_user_interrupted_is_not_a_landmine() {
 }
 
 #[test]
+fn a_call_the_user_stopped_or_refused_is_no_landmine_and_verifies_nothing() {
+    let stopped =
+        |id: &str, text: &str| serde_json::json!({"role": "tool", "id": id, "is_error": true, "content": text});
+    let m = memory(&[
+        user("The enforcer wants a newer Maven. We always use ./mvnw in this repo."),
+        run("1", "sdk install maven 3.9.9"),
+        stopped(
+            "1",
+            "Command was cancelled by user before it could complete.\nDownloading: maven 3.9.9\n##########   14.2%",
+        ),
+        run("2", "mvn test"),
+        stopped("2", "The user doesn't want to proceed with this tool use. The tool use was rejected."),
+        run("3", "./mvnw -q test"),
+        result("3", 0, "Tests run: 12, Failures: 0"),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert!(task.unresolved.is_empty() && task.fixes.is_empty(), "{:?} {:?}", task.unresolved, task.fixes);
+    assert!(!m.raw_memory.contains("sdk install") && !m.raw_memory.contains("`mvn test`"), "{}", m.raw_memory);
+    // The same words further into an output are what a command printed: it ran, and failed.
+    let printed = memory(&[
+        user("Why does the deploy fail?"),
+        run("1", "./deploy.sh"),
+        result("1", 1, "step 3\nCommand was cancelled by user\nfatal: remote rejected"),
+    ]);
+    assert_eq!(printed.facts.tasks[0].unresolved[0].error, "fatal: remote rejected");
+}
+
+#[test]
 fn preferences_come_from_the_user_only_never_from_tool_output_or_the_assistant() {
     let m = memory(&[
         user("Fix the lint errors. Always use ruff, never flake8."),

@@ -227,6 +227,7 @@ impl ClaudeReader {
                             id: block.tool_use_id,
                             exit_code,
                             is_error: block.is_error == Some(true),
+                            stopped: common::stopped_by_user(&output),
                             output: Unredacted::new(output),
                         }),
                     });

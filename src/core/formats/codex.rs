@@ -461,10 +461,18 @@ fn tool_output<'a>(call_id: Option<Cow<'a, str>>, output: Option<LooseText<'a>>)
             output: Unredacted::new(structured.output.into_owned()),
             exit_code: Some(code),
             is_error: code != 0,
+            stopped: false,
         };
     }
     let exit_code = common::exit_code_from_text(&text);
-    ToolResult { id: call_id, is_error: exit_code.is_some_and(|c| c != 0), exit_code, output: Unredacted::new(text) }
+    let stopped = common::stopped_by_user(&text);
+    ToolResult {
+        id: call_id,
+        is_error: exit_code.is_some_and(|c| c != 0),
+        exit_code,
+        stopped,
+        output: Unredacted::new(text),
+    }
 }
 
 impl Reader for CodexReader {

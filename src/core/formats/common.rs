@@ -32,6 +32,22 @@ const EXIT_PREFIXES: [&str; 7] = [
     "exit status",
 ];
 
+/// How agents word a tool call the user stopped before it finished: Claude Code's refusal
+/// and interruption, Gemini CLI's cancellation, opencode's abort. Only at the start of the
+/// output, where the agent writes it; a command that prints the words further on ran.
+const STOPPED_OPENINGS: &[&str] = &[
+    "The user doesn't want to proceed with this tool use",
+    "[Request interrupted by user",
+    "Command was cancelled by user",
+    "Tool execution aborted",
+];
+
+/// True when `output` says the user stopped the call (see [`STOPPED_OPENINGS`]).
+pub(crate) fn stopped_by_user(output: &str) -> bool {
+    let start = output.trim_start();
+    STOPPED_OPENINGS.iter().any(|opening| start.starts_with(opening))
+}
+
 /// The exit status an agent wrote into a tool's output text, such as `Exit code: 1`
 /// (Codex), `Process exited with code 2` (Codex unified exec) or `Exit code 1` (Claude).
 ///
@@ -323,6 +339,16 @@ impl ToolInput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_is_stopped_by_what_the_agent_wrote_first() {
+        assert!(stopped_by_user("The user doesn't want to proceed with this tool use. The tool use was rejected."));
+        assert!(stopped_by_user("[Request interrupted by user for tool use]"));
+        assert!(stopped_by_user("\nCommand was cancelled by user before it could complete.\nDownloading"));
+        assert!(stopped_by_user("Tool execution aborted"));
+        assert!(!stopped_by_user("grep: src/x.rs: Command was cancelled by user"));
+        assert!(!stopped_by_user("error: build failed"));
+    }
 
     #[test]
     fn exit_codes_written_as_text_are_found() {

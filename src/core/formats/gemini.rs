@@ -438,6 +438,7 @@ impl GeminiReader {
                 id: record.id,
                 is_error: failed || exit_code.is_some_and(|c| c != 0),
                 exit_code,
+                stopped: status == "cancelled",
                 output: Unredacted::new(output),
             }));
         }
@@ -607,7 +608,8 @@ fn function_response(response: FunctionResponse<'_>) -> ToolResult<'_> {
         _ => (raw.to_string(), false),
     };
     let output = unwrapped(&output).to_string();
-    ToolResult { id: response.id, output: Unredacted::new(output), exit_code: None, is_error }
+    let stopped = common::stopped_by_user(&output);
+    ToolResult { id: response.id, output: Unredacted::new(output), exit_code: None, is_error, stopped }
 }
 
 /// Tool output without the `<untrusted_context>` wrapper Gemini CLI puts around it.

@@ -115,6 +115,7 @@ impl Reader for GenericReader {
                     id: record.id,
                     exit_code,
                     is_error: record.is_error.unwrap_or(false),
+                    stopped: common::stopped_by_user(&content),
                     output: Unredacted::new(content),
                 })
             }

@@ -302,11 +302,15 @@ fn tool(part: &Value, part_id: &str) -> (ToolCall<'static>, Option<ToolResult<'s
     }
     call.name = Cow::Owned(name);
     let exit_code = state.get("metadata").and_then(|m| m.get("exit")).and_then(Value::as_i64);
-    let result = |output: &Value, is_error: bool| ToolResult {
-        id: Some(Cow::Owned(id.clone())),
-        output: Unredacted::new(loose(output)),
-        exit_code,
-        is_error,
+    let result = |output: &Value, is_error: bool| {
+        let output = loose(output);
+        ToolResult {
+            id: Some(Cow::Owned(id.clone())),
+            stopped: common::stopped_by_user(&output),
+            output: Unredacted::new(output),
+            exit_code,
+            is_error,
+        }
     };
     let result = match text(state, "status") {
         Some("completed") => Some(result(state.get("output").unwrap_or(&Value::Null), false)),

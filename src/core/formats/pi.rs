@@ -436,6 +436,7 @@ fn tool_result(message: Message<'_>) -> ToolResult<'_> {
         id: message.tool_call_id,
         exit_code,
         is_error: message.is_error == Some(true),
+        stopped: common::stopped_by_user(&output),
         output: Unredacted::new(output),
     }
 }
@@ -462,7 +463,7 @@ fn user_execution<'a>(line: u64, message: Message<'a>, emit: &mut dyn FnMut(Even
     let output = message.output.map_or(Cow::Borrowed(""), LooseText::into_cow);
     let exit_code = message.exit_code.filter(|_| !cancelled);
     let is_error = cancelled || exit_code.is_some_and(|c| c != 0);
-    let result = ToolResult { id: Some(id), output: Unredacted::new(output), exit_code, is_error };
+    let result = ToolResult { id: Some(id), output: Unredacted::new(output), exit_code, is_error, stopped: cancelled };
     emit(Event { line, kind: EventKind::ToolResult(result) });
 }
 
