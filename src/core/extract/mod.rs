@@ -559,6 +559,10 @@ impl Extractor {
         if call.kind == CommandKind::Vcs && progress::is_routine_vcs_refusal(output) {
             return;
         }
+        // `hugo sever` answered with `Did you mean this? server`: a slip of the keyboard.
+        if progress::is_misspelt(&call.command, output) {
+            return;
+        }
         let program = shell::program_of(&call.command);
         let error = errors::error_line_of(result.output.for_scanning(), program.as_deref())
             .map(|e| redact(&e).into_owned())

@@ -204,6 +204,24 @@ pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
     }
 }
 
+/// True when a failed command's output offers the right spelling of one of its words
+/// (`Did you mean this? server` for `hugo sever`, git's `The most similar command is
+/// status`): a typo, whatever the agent ran next.
+pub(crate) fn is_misspelt(command: &str, output: &str) -> bool {
+    static OFFER: LazyLock<Regex> =
+        LazyLock::new(|| crate::core::patterns::regex(r"(?i)did you mean|the most similar commands? (?:is|are)"));
+    let Some(offer) = OFFER.find(output) else { return false };
+    let mut end = (offer.end() + 200).min(output.len());
+    while !output.is_char_boundary(end) {
+        end -= 1;
+    }
+    let word = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_').to_string();
+    let offered: Vec<String> = output[offer.end()..end].split_whitespace().map(word).filter(|w| w.len() >= 3).collect();
+    command.split_whitespace().skip_while(|w| is_assignment(w)).map(word).filter(|w| w.len() >= 3).any(|typed| {
+        offered.iter().any(|o| *o != typed && o.len().abs_diff(typed.len()) <= 2 && edit_distance(o, &typed) <= 2)
+    })
+}
+
 /// True when a command failed because its program's name was mistyped (`terrafrom plan`:
 /// not found) and `fixed` runs the program spelt right, whatever it does next.
 /// True when an error names a flag the program does not know (`Unknown argument:
@@ -333,6 +351,21 @@ mod tests {
 
     fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[String], ran: &[String]) -> bool {
         is_own_work_in(failed, error, fixed, edited, ran, &[])
+    }
+
+    #[test]
+    fn a_spelling_the_tool_offers_marks_a_typo() {
+        let cobra = "Error: unknown command \"sever\" for \"hugo\"\n\nDid you mean this?\n\tserver\n\nRun 'hugo --help' for usage.";
+        assert!(is_misspelt("hugo sever -D", cobra));
+        let git = "git: 'stauts' is not a git command. See 'git --help'.\n\nThe most similar command is\n\tstatus";
+        assert!(is_misspelt("git stauts", git));
+        assert!(is_misspelt("cargo biuld --release", "error: no such command: `biuld`\n\n\tDid you mean `build`?"));
+        // An offer of something else, or no offer at all, is a real failure.
+        assert!(!is_misspelt("poetry lock --no-update", "The option \"--no-update\" does not exist"));
+        assert!(!is_misspelt(
+            "npm run deploy",
+            "npm error Missing script: \"deploy\"\nDid you mean one of these?\n  npm run build"
+        ));
     }
 
     #[test]
