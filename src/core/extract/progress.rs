@@ -255,8 +255,11 @@ pub(crate) fn is_mistyped_program(failed: &str, error: &str, exit: Option<i64>, 
     // The error names the mistyped program itself, and the name is long enough to be
     // mistyped rather than another tool (`npm` and `pnpm` are two).
     let named = error.contains(a.rsplit('/').next().unwrap_or(a));
-    // Four letters are enough when the length is the same (`pnpn` → `pnpm`).
-    let long_enough = a.len() >= 5 || (a.len() == 4 && b.len() == 4 && edit_distance(a, b) == 1);
+    // Four letters are enough when the length is the same (`pnpn` → `pnpm`), or when the
+    // name was cut short (`carg` → `cargo`).
+    let long_enough = a.len() >= 5
+        || (a.len() == 4 && b.len() == 4 && edit_distance(a, b) == 1)
+        || (a.len() == 4 && b.len() == 5 && b.starts_with(a));
     not_found && named && a != b && long_enough && a.len().abs_diff(b.len()) <= 1 && edit_distance(a, b) <= 2
 }
 
@@ -408,6 +411,8 @@ mod tests {
         assert!(is_typo_pair("./gradlew buidl", "JAVA_HOME=/usr/lib/jvm/java-21 ./gradlew build"));
         assert!(is_mistyped_program("pnpn dev", "/bin/bash: line 1: pnpn: command not found", Some(127), "pnpm dev"));
         assert!(!is_mistyped_program("pnpm i", "pnpm: command not found", Some(127), "npm i"));
+        assert!(is_mistyped_program("carg tset", "bash: line 1: carg: command not found", Some(127), "cargo test"));
+        assert!(!is_mistyped_program("npm ci", "bash: npm: command not found", Some(127), "npmx ci"));
     }
 
     #[test]
