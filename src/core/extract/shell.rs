@@ -364,7 +364,22 @@ const QUERY_SUBCOMMANDS: &[&str] = &[
 ];
 
 /// What a version-control tool answers without changing anything.
-const VCS_QUERIES: &[&str] = &["log", "diff", "blame", "rev-parse", "ls-files", "grep", "reflog", "shortlog", "remote"];
+const VCS_QUERIES: &[&str] = &[
+    "log",
+    "diff",
+    "blame",
+    "rev-parse",
+    "ls-files",
+    "ls-tree",
+    "grep",
+    "reflog",
+    "shortlog",
+    "remote",
+    "check-ignore",
+    "check-attr",
+    "cat-file",
+    "show-ref",
+];
 
 /// The segment of a compound line that does its job (`npm test` of `node bin/x.js export
 /// --dry-run && npm test`), when the line has more than one segment that does something;
@@ -807,6 +822,34 @@ fn named(kind: CommandKind, program: &str, sub: Option<&str>) -> Classified {
     Classified { kind, family, program: program.to_string() }
 }
 
+/// Build tools whose command line names several tasks, each a job (`mvn clean verify`).
+const MULTI_TASK_BUILDERS: &[&str] = &["mvn", "mvnw", "gradle", "gradlew", "sbt"];
+
+/// A build tool's task without its project (`http/testOnly x` → `testOnly`, `:app:test` →
+/// `test`).
+fn build_task(arg: &str) -> &str {
+    let task = arg.split_whitespace().next().unwrap_or(arg);
+    task.rsplit(['/', ':']).next().unwrap_or(task)
+}
+
+/// The kind of a build tool's task or sub-command.
+fn build_task_kind(program: &str, task: &str) -> CommandKind {
+    use CommandKind::*;
+    match task {
+        // `mix deps.get`, `mix ecto.gen.migration x`, `mix phx.server`: tasks, not builds.
+        "deps.get" | "deps.update" => Install,
+        task if program == "mix" && task.contains('.') => Run,
+        "test" | "testOnly" | "testQuick" | "verify" | "check" | "spec" | "integrationTest" => Test,
+        "build" | "compile" | "package" | "install" | "assemble" | "publish" | "jar" => Build,
+        "run" | "exec" | "bootRun" => Run,
+        "credo" | "dialyzer" | "lint" | "hlint" | "detekt" | "ktlintCheck" | "spotlessCheck" | "scalafmtCheck"
+        | "scalafmtCheckAll" | "scalafmtSbtCheck" | "scalastyle" | "clj-kondo" | "checkstyleMain" => Lint,
+        "scalafmt" | "scalafmtAll" | "scalafmtSbt" | "spotlessApply" | "ktlintFormat" => Format,
+        "clean" => Other,
+        _ => Build,
+    }
+}
+
 /// The kind of an npm-style script by its name.
 fn script_kind(script: &str) -> CommandKind {
     let s = script.to_ascii_lowercase();
@@ -845,6 +888,14 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 None => named(Run, program, sub),
             }
         }
+        // `mise exec -- mix test`, `mise x node@22 -- npm test`: the command after `--` is the job.
+        "mise" | "rtx" if matches!(sub, Some("exec" | "x")) => match args.iter().position(|a| *a == "--") {
+            Some(i) => {
+                let rest: Vec<String> = args[i + 1..].iter().map(|a| a.to_string()).collect();
+                classify_segment(&rest).unwrap_or_else(|| named(Run, program, sub))
+            }
+            None => named(Run, program, sub),
+        },
         "python" if args.first() == Some(&"-m") => match args.get(1) {
             Some(module) => classify_program(module, &args[2..]),
             None => named(Run, program, None),
@@ -865,6 +916,8 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         "go" => {
             let kind = match sub {
                 Some("test") => Test,
+                // `go install golang.org/x/tools/cmd/goimports@latest` installs a tool.
+                Some("install") if args.iter().any(|a| a.contains('@')) => Install,
                 Some("build" | "install") => Build,
                 Some("vet") => Lint,
                 Some("fmt") => Format,
@@ -929,23 +982,27 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         "mvn" | "gradle" | "gradlew" | "./gradlew" | "mvnw" | "sbt" | "lein" | "mix" | "dotnet" | "swift" | "zig"
         | "bazel" | "buck" | "stack" | "cabal" | "dune" => {
             let program = program.trim_start_matches("./");
-            let kind = match sub {
-                // `mix deps.get`, `mix ecto.gen.migration x`, `mix phx.server`: tasks, not builds.
-                Some("deps.get" | "deps.update") => Install,
-                Some(task) if program == "mix" && task.contains('.') => Run,
-                Some("test" | "verify" | "check" | "spec") => Test,
-                Some("build" | "compile" | "package" | "install" | "assemble" | "publish" | "jar") => Build,
-                Some("run" | "exec" | "bootRun") => Run,
-                Some(
-                    "credo" | "dialyzer" | "lint" | "hlint" | "detekt" | "ktlintCheck" | "spotlessCheck"
-                    | "scalafmtCheck" | "scalastyle" | "clj-kondo",
-                ) => Lint,
-                Some("format" | "fmt") if has_flag(args, &["--check-formatted", "--check"]) => Lint,
-                Some("format" | "fmt") => Format,
-                Some("clean") => Other,
-                _ => Build,
+            if let Some("format" | "fmt") = sub {
+                let check = has_flag(args, &["--check-formatted", "--check"]);
+                return named(if check { Lint } else { Format }, program, sub);
+            }
+            // `./gradlew clean test`, `sbt "http/testOnly x" scalafmtCheckAll`, `mvn -q clean
+            // verify`: of several tasks, the one that verifies most is the job (a check after a
+            // formatter only confirms it).
+            let tasks: Vec<&str> = if MULTI_TASK_BUILDERS.contains(&program) {
+                args.iter().filter(|a| !a.starts_with('-') && !a.contains('=')).map(|a| build_task(a)).collect()
+            } else {
+                sub.into_iter().collect()
             };
-            named(kind, program, sub)
+            let job = tasks.iter().map(|task| (build_task_kind(program, task), *task)).min_by_key(|(kind, _)| {
+                [Test, Build, Format, Lint, Run, Install, Other].iter().position(|k| k == kind).unwrap_or(usize::MAX)
+            });
+            match job {
+                // Every test task (`testOnly x`, `it:test`, `verify`) runs the same job.
+                Some((Test, _)) => named(Test, program, Some("test")),
+                Some((kind, task)) => named(kind, program, Some(task)),
+                None => named(Build, program, None),
+            }
         }
         "crystal" => {
             let kind = match sub {
@@ -984,7 +1041,9 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         | "stylelint" | "hadolint" | "rubocop" | "ktlint" | "swiftlint" | "markdownlint" | "yamllint"
         | "actionlint" | "vale" | "typos" | "staticcheck" | "phpstan" | "psalm" | "tflint" | "luacheck" | "selene"
         | "cppcheck" | "clang-tidy" | "detekt" | "revive" | "golint" | "jshint" | "sqlfluff" | "standardrb"
-        | "hlint" | "clj-kondo" | "credo" | "dartanalyzer" => named(Lint, program, None),
+        | "hlint" | "clj-kondo" | "credo" | "dartanalyzer" | "ansible-lint" | "cfn-lint" | "djlint" => {
+            named(Lint, program, None)
+        }
         "ruff" | "biome" => match sub {
             Some("format") => named(Format, program, sub),
             _ => named(Lint, program, sub.filter(|s| *s == "check")),
@@ -1039,7 +1098,13 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         }
         p if p.starts_with("./") || p.ends_with(".sh") || p.ends_with(".py") => named(Run, p, None),
         // An unknown program's sub-command is its job: `terraform apply` is not `terraform fmt`.
-        p => named(Other, p, sub.filter(|s| is_subcommand_word(s))),
+        // (A path before it is an option's value: `alembic -c db/alembic.ini revision`.)
+        p => {
+            let sub = args.iter().copied().find(|a| !a.starts_with('-') && !a.contains(['/', '.', '=']));
+            let named_sub =
+                first_word(args).filter(|s| is_subcommand_word(s)).or(sub.filter(|s| is_subcommand_word(s)));
+            named(Other, p, named_sub)
+        }
     }
 }
 
@@ -1220,6 +1285,7 @@ mod tests {
             "cd app && npm ls react",
             "aws configure list-profiles && grep -rn profile ../../README.md",
             "aws ec2 describe-instances --region eu-west-1",
+            "grep -n DATABASE_URL .env; git check-ignore .env && echo ignored",
         ] {
             assert!(is_query(query), "{query}");
         }
@@ -1290,6 +1356,21 @@ mod tests {
         assert_eq!(family("mix ecto.gen.migration add_x"), (Run, "mix ecto.gen.migration".into()));
         assert_eq!(family("./gradlew spotlessCheck"), (Lint, "gradlew spotlessCheck".into()));
         assert_eq!(family("staticcheck ./..."), (Lint, "staticcheck".into()));
+        assert_eq!(family("ansible-lint"), (Lint, "ansible-lint".into()));
+        assert_eq!(family("mise exec -- mix test"), (Test, "mix test".into()));
+        assert_eq!(family("mise exec -- env MIX_ENV=test mix ecto.create"), (Run, "mix ecto.create".into()));
+        assert_eq!(family("mise install"), (Install, "mise install".into()));
+        assert_eq!(family("go install github.com/x/y@v1.2.0"), (Install, "go install".into()));
+        assert_eq!(family("alembic -c db/alembic.ini revision -m x"), (Other, "alembic revision".into()));
+        // Of a build tool's several tasks, the one that verifies most is the job; every test
+        // task is the same job.
+        assert_eq!(family("./gradlew clean build"), (Build, "gradlew build".into()));
+        assert_eq!(family("mvn -q clean verify"), (Test, "mvn test".into()));
+        assert_eq!(family("./gradlew :app:test --tests 'x.*'"), (Test, "gradlew test".into()));
+        assert_eq!(family("sbt \"http/testOnly x.Spec\" scalafmtCheckAll"), (Test, "sbt test".into()));
+        assert_eq!(family("sbt scalafmtAll scalafmtCheckAll"), (Format, "sbt scalafmtAll".into()));
+        assert_eq!(family("sbt scalafmtCheckAll"), (Lint, "sbt scalafmtCheckAll".into()));
+        assert_eq!(family("mvn clean"), (Other, "mvn clean".into()));
     }
 
     #[test]
