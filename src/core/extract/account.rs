@@ -47,7 +47,11 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
 static WORK_REPORT: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
         r"(?i)^(?:(?:all )?done|(?:i(?:'ve| have)? )?(?:also )?(?:added|applied|implemented|fixed|updated|created|wrote|changed|moved|renamed|swapped|",
-        r"refactored|removed|replaced|switched|bumped|opened|made|converted|rewrote|split|wired|kept))\b|\bas (?:you )?(?:asked|requested)\b",
+        r"refactored|removed|replaced|switched|bumped|opened|made|converted|rewrote|split|wired|kept))\b|\bas (?:you )?(?:asked|requested)\b|",
+        // "lint passes with the production profile", "the install task now runs": how the
+        // work came out.
+        r"\b(?:now|still) (?:runs|works|passes|returns|shows|uses|handles|builds|compiles|succeeds)\b|",
+        r"\bpass(?:es|ed)? (?:with|again|cleanly)\b|\b(?:is|are) (?:clean|green)\b",
     ))
 });
 
@@ -261,6 +265,11 @@ mod tests {
         let named = named(&["cargo test"]);
         let reply = "Fixed the flaky run: `cargo test` failed because port 5432 was taken by a local postgres.";
         assert_eq!(observations(reply, 3, &named).len(), 1);
+        // How the work came out, whatever "instead of" it says.
+        let named = self::named(&["ansible-lint"]);
+        let outcome = "ansible-lint passes with the production profile, and in check mode the install task now \
+                       runs (already present on stg-web-01) instead of being skipped.";
+        assert!(observations(outcome, 3, &named).is_empty());
     }
 
     #[test]

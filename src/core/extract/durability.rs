@@ -18,8 +18,8 @@ fn re(pattern: &str) -> Regex {
 /// Markers of a rule meant to last beyond the session.
 static LASTING: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r#"(?i)(?:^|[。！？:;"'“‘(—–]\s*)(?:(?:please|also|and|but|so|oh|then)[\s,]+)?(?:always|never)\b"#,
-        r"|\b(?:please|we|i|you|agents?|everyone|one)\s+(?:should\s+|must\s+|will\s+|can\s+|do\s+)?(?:always|never)\b|\b(?:should|must|to)\s+(?:always|never)\b",
+        r#"(?i)(?:^|[。！？:;"'“‘(—–]\s*)(?:(?:please|pls|plz|also|and|but|so|oh|then)[\s,]+)?(?:always|never)\b"#,
+        r"|\b(?:please|pls|plz|we|i|you|agents?|everyone|one)\s+(?:should\s+|must\s+|will\s+|can\s+|do\s+)?(?:always|never)\b|\b(?:should|must|to)\s+(?:always|never)\b",
         // "we run Pint before every commit", "we log with structlog": the team's habit.
         r"|\bbefore (?:every|each|any) (?:commit|push|merge|release|deploy|pr|pull request)\b",
         r"|\bwe\s+(?:log|lint|format|build|package|bundle|type-?check)\s+(?:\S+\s+)?(?:with|using|via|through)\b",
@@ -30,13 +30,13 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
         // "on every call" tells how often something happens, unless a rule opens the sentence.
         r"|\b(?:in|for|across|to|with) (?:all|every|any)(?:thing|where|one)?\b|\b(?:nowhere|anywhere|everywhere) else\b",
-        r"|^(?:(?:please|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
+        r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
         // "Same drill as always: vet plus staticcheck before you commit."
         r"|\b(?:as always|as usual|same drill|the usual|like always)\b",
         r"|\b(?:a |the |one |our )?(?:house )?rules? (?:for|in|of) (?:this|our|the|these) (?:repo|repository|project|codebase|code base|docs|monorepo|team|code)\b|\bhouse rules?\b",
         // "in this repo" lays down a convention; "shows up in the repo" only says where.
         r"|\b(?:in|for|across) (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|code base)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
-        r"|^(?:(?:please|also|and|but|so|then)\s+)?(?:keep|format|write|run|use|lint|name|put|make|check|prefix|sign|tag|document|type|test|give|end|start|lock|pin)\s+(?:all|every|any|each)\b",
+        r"|^(?:(?:please|pls|plz|also|and|but|so|then)\s+)?(?:keep|format|write|run|use|lint|name|put|make|check|prefix|sign|tag|document|type|test|give|end|start|lock|pin)\s+(?:all|every|any|each)\b",
         r"|\bin (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b|\bin here\b",
         r"|^(?:all|every|each|any|no)\s+(?:\w+\s+)?(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to|write|store|keep|name|format|pin|deploy|release|ship)\b",
@@ -45,8 +45,8 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|,\s*ever\b|\bever again\b",
         // "By the way, `npm run lint` here is eslint with --max-warnings 0": said to be known.
         r"|^(?:by the way|btw|fyi|for the record|worth knowing|good to know)\b[\s,:-]+\S+\s+(?:here\s+)?(?:is|are|runs|needs|requires|uses|fails|breaks|means)\b",
-        r"|^(?:(?:please|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|never|avoid|stop)\s+\w+",
-        r"|^(?:(?:please|also|and)\s+)?use\s+\S+.*\b(?:instead of|rather than|not|over)\b",
+        r"|^(?:(?:please|pls|plz|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|never|avoid|stop)\s+\w+",
+        r"|^(?:(?:please|pls|plz|also|and)\s+)?use\s+\S+.*\b(?:instead of|rather than|not|over)\b",
     ))
 });
 
@@ -74,7 +74,7 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
 /// The imperative verbs a request opens with.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)^(?:(?:please|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*",
+        r"(?i)^(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*",
         r"(?:fix|add|implement|update|write|create|build|check|look|find|investigate|debug|refactor|rename|move|remove|delete|change|tell|explain|show|help|review|port|migrate|bump|upgrade|install|set up|setup|deploy|try|figure|get|give|clean|speed up|make|run|see|read|open|split|convert|wire|hook|replace|drop|generate|profile|measure|trace|diagnose|commit|release|publish|ship)\b",
     ))
 });
@@ -89,7 +89,7 @@ static CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
 /// How a rule of its own opens: a marker or an imperative verb.
 static RULE_OPENING: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^(?:(?:please|also|and)\s+)?(?:always|never|don'?t|do not|keep|use|prefer|run|write|put|make|avoid|stop|format|name|commit|pin|lock|call)\b",
+        r"(?i)^(?:(?:please|pls|plz|also|and)\s+)?(?:always|never|don'?t|do not|keep|use|prefer|run|write|put|make|avoid|stop|format|name|commit|pin|lock|call)\b",
     )
 });
 
@@ -346,6 +346,7 @@ mod tests {
             "And a rule for this codebase: API responses always render timestamps as ISO 8601 in UTC with a Z suffix.",
             "In log lines we write timestamps as Unix epoch milliseconds, not ISO strings.",
             "And `anyhow` is only allowed in the binary crate, crates/saltmarsh, nowhere else.",
+            "pls always run `mix format` and `mix credo --strict` before say done, CI is very strict with this",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }
