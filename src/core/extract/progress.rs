@@ -21,7 +21,7 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
         r"nameerror|syntaxerror|compileerror|compilation failed|does not compile|cannot be applied|",
         r"no matching function|is not assignable|property .* does not exist|missing (?:field|argument)|",
         r"wrong number of arguments|arity|FAILED|[0-9]+ (?:failed|failures?)|test.*fail|^failure:|fail(?:ed|ing)? (?:test|spec|example)|warning|would be reformatted|",
-        r"would reformat|not formatted|formatting|\bfail\b|\bexpected\b|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|",
+        r"would reformat|not formatted|must be formatted|formatted properly|formatting|\bfail\b|\bexpected\b|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|",
         r"\bactual\b|not in scope|data race|\b[A-Z]{2,5}-[0-9]{3,6}\b|panicked at|unwrap\(\)|traceback|exception",
     ))
 });
@@ -92,72 +92,121 @@ fn is_source(path: &str) -> bool {
         || name.rsplit_once('.').is_some_and(|(_, ext)| SOURCE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
-/// True when a failure fixed by editing only source files and running the same job again is
-/// the task's own red-to-green work (a failing test, a lint finding, a compile error in the
-/// code being changed), not a lesson about the project.
-///
-/// `written` are the files the task had written before the failure: an error a standard tool
-/// reports in one of them (`template: ingest/templates/pdb.yaml:1:14: nil pointer`) is the
-/// task's own bug, whatever file its fix then edits.
-pub(crate) fn is_own_work_in(
-    failed: &str,
-    error: &str,
-    fixed: &str,
-    edited: &[String],
-    ran: &[String],
-    written: &[String],
-) -> bool {
-    let (failed_kind, fixed_kind) = (classify(failed).kind, classify(fixed).kind);
-    // A format or lint check that fails until the formatter runs is the formatter's job done.
-    // (Or a chain that runs the formatter on its way: `crystal tool format && … --check`.)
-    let formats =
-        fixed_kind == CommandKind::Format || fixed.split(" && ").any(|p| classify(p).kind == CommandKind::Format);
-    let formatted = matches!(failed_kind, CommandKind::Format | CommandKind::Lint) && formats;
-    if formatted && ran.is_empty() {
-        return true;
+/// A failure and the command that got past it, with what the task did in between.
+#[derive(Default)]
+pub(crate) struct Attempt<'a> {
+    /// The command that failed.
+    pub(crate) failed: &'a str,
+    /// Its error line.
+    pub(crate) error: &'a str,
+    /// The places (`path:line`) its output pointed at.
+    pub(crate) places: &'a [String],
+    /// The command that then succeeded.
+    pub(crate) fixed: &'a str,
+    /// Files edited between the two.
+    pub(crate) edited: &'a [String],
+    /// Commands run between the two.
+    pub(crate) ran: &'a [String],
+    /// Files the task had written before the failure.
+    pub(crate) written: &'a [String],
+}
+
+impl Attempt<'_> {
+    /// True when a failure fixed by editing only source files and running the same job again
+    /// is the task's own red-to-green work (a failing test, a lint finding, a compile error in
+    /// the code being changed), not a lesson about the project.
+    ///
+    /// An error a standard tool reports in a file the task had written
+    /// (`template: ingest/templates/pdb.yaml:1:14: nil pointer`, a failing assertion at
+    /// `test/filters_tests.jl:5`) is the task's own bug, whatever file its fix then edits.
+    pub(crate) fn is_own_work(&self) -> bool {
+        let Attempt { failed, error, places, fixed, edited, ran, written } = *self;
+        let (failed_kind, fixed_kind) = (classify(failed).kind, classify(fixed).kind);
+        // A format or lint check that fails until the formatter runs is the formatter's job
+        // done. (Or a chain that runs the formatter on its way: `crystal tool format && … --check`.)
+        let formats =
+            fixed_kind == CommandKind::Format || fixed.split(" && ").any(|p| classify(p).kind == CommandKind::Format);
+        let formatted = matches!(failed_kind, CommandKind::Format | CommandKind::Lint) && formats;
+        if formatted && ran.is_empty() {
+            return true;
+        }
+        // A test run of the same tool builds what failed to build (`cabal build` → `cabal test`).
+        let (a, b) = (classify(failed), classify(fixed));
+        let builds_it = a.kind == CommandKind::Build
+            && b.kind == CommandKind::Test
+            && !a.program.is_empty()
+            && a.program == b.program;
+        let same_job = shell::runs_job(fixed, &a.family) || builds_it;
+        // Checking the work on the way (a build, another test, a diff) is no setup step.
+        let checks_only = ran.iter().all(|r| {
+            let kind = classify(r).kind;
+            kind.is_verification() && !matches!(kind, CommandKind::Install | CommandKind::Run)
+                || kind == CommandKind::Vcs
+        });
+        if !same_job || !checks_only || edited.is_empty() || ENVIRONMENT.is_match(error) {
+            return false;
+        }
+        // A located finding of a standard tool in the file then edited is the code's; a
+        // project's own checker (`./scripts/lint.sh`, `check-ns: src/x.clj:1: …`) states a
+        // rule of the project, which is a lesson.
+        // (`Error: …` is a label, not a program's name, nor is an exception's.)
+        // (Nor is a phrase: `[error] Failed tests: …`.)
+        let voiced = |head: &str| {
+            let head = head.to_ascii_lowercase();
+            !head.contains([':', ' ', '[', '('])
+                && !["error", "warning", "fatal", "note", "failed", "failure"].contains(&head.as_str())
+                && !head.ends_with("error")
+                && !head.ends_with("exception")
+        };
+        let own_checker =
+            failed_kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, _)| voiced(head));
+        // A standard linter that complains until the code under work is edited is doing its
+        // job, whatever its last line says (`found 1 readability issue`).
+        // (Unless it points into a file the task left alone.)
+        let linted = failed_kind == CommandKind::Lint && (!is_located(error) || points_into(error, edited));
+        // A standard tool's output that places the failure in a source file then edited.
+        let placed_in_edits = !own_checker && places.iter().any(|p| is_one_of(p, edited));
+        let in_the_code =
+            CODE_ERROR.is_match(error) || linted || placed_in_edits || (!own_checker && points_into(error, edited));
+        // A spec the task wrote first and ran on its own fails until the code under work is
+        // written: test-first work, whatever the runner's error line says.
+        let in_its_own_file = !own_checker
+            && (names_one_of(error, written)
+                || runs_one_of(failed, written)
+                || places.iter().any(|p| is_one_of(p, written)));
+        in_its_own_file || edited.iter().all(|f| is_source(f)) && in_the_code
     }
-    // A test run of the same tool builds what failed to build (`cabal build` → `cabal test`).
-    let (a, b) = (classify(failed), classify(fixed));
-    let builds_it =
-        a.kind == CommandKind::Build && b.kind == CommandKind::Test && !a.program.is_empty() && a.program == b.program;
-    let same_job = shell::runs_job(fixed, &a.family) || builds_it;
-    // Checking the work on the way (a build, another test, a diff) is no setup step.
-    let checks_only = ran.iter().all(|r| {
-        let kind = classify(r).kind;
-        kind.is_verification() && !matches!(kind, CommandKind::Install | CommandKind::Run) || kind == CommandKind::Vcs
-    });
-    // A located finding of a standard tool in the file then edited is the code's; a
-    // project's own checker (`./scripts/lint.sh`, `check-ns: src/x.clj:1: …`) states a rule
-    // of the project, which is a lesson.
-    // (`Error: …` is a label, not a program's name.)
-    let voiced = |head: &str| {
-        !head.contains(':') && !["error", "warning", "fatal", "note"].contains(&head.to_ascii_lowercase().as_str())
-    };
-    let own_checker = failed_kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, _)| voiced(head));
-    // A standard linter that complains until the code under work is edited is doing its job,
-    // whatever its last line says (`found 1 readability issue`).
-    // (Unless it points into a file the task left alone.)
-    let linted = failed_kind == CommandKind::Lint && (!is_located(error) || points_into(error, edited));
-    let in_the_code = (CODE_ERROR.is_match(error) || linted || (!own_checker && points_into(error, edited)))
-        && !ENVIRONMENT.is_match(error);
-    // A spec the task wrote first and ran on its own fails until the code under work is
-    // written: test-first work, whatever the runner's error line says.
-    let in_its_own_file =
-        !own_checker && (names_one_of(error, written) || runs_one_of(failed, written)) && !ENVIRONMENT.is_match(error);
-    same_job
-        && checks_only
-        && !edited.is_empty()
-        && (in_its_own_file || edited.iter().all(|f| is_source(f)) && in_the_code)
+}
+
+/// The places (`src/x.rs:12`) a command's output points at, without their line numbers:
+/// where a test, a compiler or a linter says the failure is.
+pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
+    let mut places: Vec<String> = Vec::new();
+    for found in PLACE.captures_iter(output).filter_map(|c| c.get(1)) {
+        let path = found.as_str().trim_start_matches("./");
+        if !places.iter().any(|p| p == path) {
+            places.push(path.to_string());
+            if places.len() == max {
+                break;
+            }
+        }
+    }
+    places
+}
+
+/// A place in a file: a path with an extension, then a line number.
+static PLACE: LazyLock<Regex> = LazyLock::new(|| crate::core::patterns::regex(r"([\w./-]+\.\w+):\d+"));
+
+/// True when `path` is one of `files`, either written relative to the other.
+fn is_one_of(path: &str, files: &[String]) -> bool {
+    let path = path.trim_start_matches("./");
+    files.iter().any(|f| f == path || f.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{f}")))
 }
 
 /// True when an error names, with a line number, one of `files` (`ingest/templates/pdb.yaml:1`
 /// for `charts/ingest/templates/pdb.yaml`).
 fn names_one_of(error: &str, files: &[String]) -> bool {
-    static PLACE: LazyLock<Regex> = LazyLock::new(|| crate::core::patterns::regex(r"([\w./-]+\.\w+):\d+"));
-    PLACE.captures_iter(error).filter_map(|c| c.get(1)).any(|path| {
-        let path = path.as_str().trim_start_matches("./");
-        files.iter().any(|f| f == path || f.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{f}")))
-    })
+    PLACE.captures_iter(error).filter_map(|c| c.get(1)).any(|path| is_one_of(path.as_str(), files))
 }
 
 /// True when a command names one of `files` as a word (`crystal spec spec/x_spec.cr`).
@@ -172,8 +221,7 @@ fn runs_one_of(command: &str, files: &[String]) -> bool {
 /// the agent then edited: whatever it says, it was about the code under work.
 fn points_into(error: &str, edited: &[String]) -> bool {
     let Some((path, _)) = error.split_once(':') else { return false };
-    is_located(error)
-        && edited.iter().any(|f| f == path || f.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{f}")))
+    is_located(error) && is_one_of(path, edited)
 }
 
 /// True when an error opens with the place it is about (`path:line:`).
@@ -356,6 +404,17 @@ mod tests {
         is_own_work_in(failed, error, fixed, edited, ran, &[])
     }
 
+    fn is_own_work_in(
+        failed: &str,
+        error: &str,
+        fixed: &str,
+        edited: &[String],
+        ran: &[String],
+        written: &[String],
+    ) -> bool {
+        Attempt { failed, error, fixed, edited, ran, written, places: &[] }.is_own_work()
+    }
+
     #[test]
     fn a_spelling_the_tool_offers_marks_a_typo() {
         let cobra = "Error: unknown command \"sever\" for \"hugo\"\n\nDid you mean this?\n\tserver\n\nRun 'hugo --help' for usage.";
@@ -513,6 +572,49 @@ mod tests {
             &values,
             &[]
         ));
+        // A test the task wrote, failing where its output says, is the task's own work; so
+        // is a failure the output places in a source file the task then edited.
+        let julia = "UndefVarError: `rolling_median` not defined in `Main`";
+        let places = ["/home/dev/eiderfjord/test/filters_tests.jl".to_string()];
+        let test = "julia --project=. -e 'using Pkg; Pkg.test()'";
+        let written = ["test/filters_tests.jl".to_string()];
+        let edited = ["src/filters.jl".to_string()];
+        let attempt = Attempt {
+            failed: test,
+            error: julia,
+            places: &places,
+            fixed: test,
+            edited: &edited,
+            ran: &[],
+            written: &written,
+        };
+        assert!(attempt.is_own_work());
+        assert!(!Attempt { written: &[], ..attempt }.is_own_work());
+        let rails = "StandardError: An error has occurred, this and all later migrations canceled";
+        let migration = ["db/migrate/20261128102233_add_x.rb".to_string()];
+        let placed = ["/home/dev/shop/db/migrate/20261128102233_add_x.rb".to_string()];
+        let migrate = "bin/rails db:migrate";
+        let attempt = Attempt {
+            failed: migrate,
+            error: rails,
+            places: &placed,
+            fixed: migrate,
+            edited: &migration,
+            ran: &[],
+            written: &[],
+        };
+        assert!(attempt.is_own_work());
+        // Unless the place is elsewhere, or a project's own script says it.
+        assert!(!Attempt { places: &["vendor/x.rb".to_string()], ..attempt }.is_own_work());
+        let script = "./scripts/check.sh";
+        assert!(!Attempt { failed: script, fixed: script, ..attempt }.is_own_work());
+        // A project's own checker that names the task's file states a rule of the project.
+        let abi = "abi-lint: src/ffi.zig:84: cinder_version: exported without callconv(.C)";
+        let ffi = ["src/ffi.zig".to_string()];
+        let zig = "zig build test";
+        let attempt =
+            Attempt { failed: zig, error: abi, places: &ffi, fixed: zig, edited: &ffi, ran: &[], written: &ffi };
+        assert!(!attempt.is_own_work());
         // The machine's fault is a lesson, whatever the task edited on the way.
         let refused = "[error] Postgrex.Protocol failed to connect: tcp connect (localhost:5432): connection refused";
         assert!(!is_own_work("mix test", refused, "DB_PORT=5434 mix test", &["lib/fee.ex".into()], &[]));

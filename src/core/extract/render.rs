@@ -131,7 +131,8 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     let mut steps = Vec::new();
     if !fix.edited.is_empty() {
         let set = if fix.settings.is_empty() { String::new() } else { format!(" (set {})", list(&fix.settings, 3)) };
-        steps.push(format!("editing {}{set}", list(&fix.edited, 5)));
+        let edited: Vec<String> = fix.edited.iter().map(|f| without_stamp(f)).collect();
+        steps.push(format!("editing {}{set}", list(&edited, 5)));
     }
     if !fix.ran.is_empty() {
         steps.push(format!("running {}", list(&fix.ran, 3)));
@@ -165,6 +166,20 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
         }
     };
     s
+}
+
+/// A file name without the date a generator stamped it with
+/// (`db/migrate/20261128102233_add_refunded_at.rb` → `db/migrate/<timestamp>_add_refunded_at.rb`):
+/// a later session writes another file of the kind, never that one.
+fn without_stamp(path: &str) -> String {
+    let (folder, name) = path.rsplit_once('/').map_or(("", path), |(f, n)| (f, n));
+    let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+    let stamped = digits >= 8 && name[digits..].starts_with(['_', '-']);
+    match (stamped, folder.is_empty()) {
+        (false, _) => path.to_string(),
+        (true, true) => format!("<timestamp>{}", &name[digits..]),
+        (true, false) => format!("{folder}/<timestamp>{}", &name[digits..]),
+    }
 }
 
 /// An error line without the values a test expected and got (`tests/mesh_test.cpp:22:
@@ -397,6 +412,14 @@ mod tests {
         assert!(meta(&a).chars().count() <= 200 && meta(&a) != meta(&b), "{}", meta(&a));
         assert_eq!(meta(&a), meta(&a.clone()));
         assert_eq!(meta("/w/app"), "/w/app");
+    }
+
+    #[test]
+    fn a_generated_stamp_is_no_part_of_a_file_name() {
+        assert_eq!(without_stamp("db/migrate/20261128102233_add_x.rb"), "db/migrate/<timestamp>_add_x.rb");
+        assert_eq!(without_stamp("1700000000-init.sql"), "<timestamp>-init.sql");
+        assert_eq!(without_stamp("src/2024_plan.md"), "src/2024_plan.md");
+        assert_eq!(without_stamp("src/main.rs"), "src/main.rs");
     }
 
     #[test]
