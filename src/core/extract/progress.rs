@@ -93,7 +93,6 @@ fn is_source(path: &str) -> bool {
 }
 
 /// A failure and the command that got past it, with what the task did in between.
-#[derive(Default)]
 pub(crate) struct Attempt<'a> {
     /// The command that failed.
     pub(crate) failed: &'a str,
