@@ -79,6 +79,28 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// A request to make something new: what follows describes the thing.
+static MAKING: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*(?:add|implement|create|build|write|introduce|generate|set up|setup)\b",
+    )
+});
+
+/// What a clause lays down: of a request, not its asides ("Add a PodDisruptionBudget
+/// (minAvailable 1 by default)"), nor, of one to make something, the default it gives the
+/// thing ("Add rate limiting, 60 requests/min per key by default").
+fn as_said(clause: &str) -> String {
+    static DEFAULT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bby default\b"));
+    if !is_request(clause) {
+        return clause.to_string();
+    }
+    let said = without_asides(clause);
+    match MAKING.is_match(without_code(clause).trim_start()) {
+        true => DEFAULT.replace_all(&said, " ").into_owned(),
+        false => said,
+    }
+}
+
 /// Where a sentence joins clauses that may be a task and a rule, or two rules.
 static CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -148,11 +170,10 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
     if clauses.len() <= 1 {
         // "Add a PodDisruptionBudget (minAvailable 1 by default)": an aside of a request
         // describes what to make, it lays down no rule.
-        let said = if is_request(sentence) { without_asides(sentence) } else { sentence.to_string() };
-        let kept = is_lasting(&said) && !is_task_scoped(sentence);
+        let kept = is_lasting(&as_said(sentence)) && !is_task_scoped(sentence);
         return if kept { vec![sentence.to_string()] } else { Vec::new() };
     }
-    let lasting: Vec<bool> = clauses.iter().map(|c| is_lasting(c)).collect();
+    let lasting: Vec<bool> = clauses.iter().map(|c| is_lasting(&as_said(c))).collect();
     let requests = clauses.iter().zip(&lasting).any(|(c, l)| !l && is_request(c));
     let rules = lasting.iter().filter(|l| **l).count();
     if rules == 0 {
@@ -370,6 +391,8 @@ mod tests {
     #[test]
     fn an_aside_of_a_request_is_no_rule() {
         assert!(rules_in("Add a PodDisruptionBudget to the `ingest` chart (minAvailable 1 by default).").is_empty());
+        assert!(rules_in("Add per-key rate limiting to the API, 60 requests/min per API key by default.").is_empty());
+        assert!(!rules_in("Use pnpm by default.").is_empty());
         assert_eq!(rules_in("By default, build the docs with -W."), ["By default, build the docs with -W."]);
     }
 
