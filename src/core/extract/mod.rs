@@ -570,6 +570,10 @@ impl Extractor {
         if call.kind == CommandKind::Explore || matches!(exit_code, Some(130 | 143)) {
             return;
         }
+        // A run repeated to catch a flaky test found what it looked for.
+        if call.kind == CommandKind::Test && shell::repeats_to_find_flakes(&call.command) {
+            return;
+        }
         // A push the remote turned away until the branch caught up is the day's work.
         let output = result.output.for_scanning();
         if call.kind == CommandKind::Vcs && progress::is_routine_vcs_refusal(output) {
@@ -699,8 +703,12 @@ impl Extractor {
             // A line an edit changed is what the fix did when it was the one file edited and
             // the same job then passed; of a change across files it is one line of the work.
             let mut settings = open.settings;
+            let mut edited = open.edited;
             let runs_it = shell::runs_job(&call.command, &classify(&open.failure.command).family);
-            if open.edited.len() == 1 && (same_job || runs_it) {
+            if progress::ran_what_it_advised(&open.failure.error, &open.ran) {
+                settings.clear();
+                edited.clear();
+            } else if edited.len() == 1 && (same_job || runs_it) {
                 settings.extend(open.changed);
             }
             let fixed_by = if same_job { shell::job_line(&call.command) } else { call.command.clone() };
@@ -712,7 +720,7 @@ impl Extractor {
                 // the way around.
                 command: fixed_by,
                 line: call.line,
-                edited: open.edited,
+                edited,
                 ran: open.ran,
                 settings,
                 chain: open.chain,
@@ -838,6 +846,11 @@ impl Extractor {
     /// Close the session: settle outcomes, decide no-op, render the stage-1 texts.
     pub(crate) fn finish(mut self, meta: &SessionMeta, context: &Context) -> Extraction {
         for open in std::mem::take(&mut self.open).into_values() {
+            // A new spec still red when the session ended is work left undone, not a landmine.
+            let failure = &open.failure;
+            if progress::is_own_unfinished_work(&failure.command, &failure.error, &open.places, &open.written) {
+                continue;
+            }
             if let Some(facts) = self.tasks.get_mut(open.task).and_then(|t| t.facts.as_mut())
                 && facts.unresolved.len() < MAX_FACTS
             {

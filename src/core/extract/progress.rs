@@ -145,20 +145,7 @@ impl Attempt<'_> {
         if !same_job || !checks_only || edited.is_empty() || ENVIRONMENT.is_match(error) {
             return false;
         }
-        // A located finding of a standard tool in the file then edited is the code's; a
-        // project's own checker (`./scripts/lint.sh`, `check-ns: src/x.clj:1: …`) states a
-        // rule of the project, which is a lesson.
-        // (`Error: …` is a label, not a program's name, nor is an exception's.)
-        // (Nor is a phrase: `[error] Failed tests: …`.)
-        let voiced = |head: &str| {
-            let head = head.to_ascii_lowercase();
-            !head.contains([':', ' ', '[', '('])
-                && !["error", "warning", "fatal", "note", "failed", "failure"].contains(&head.as_str())
-                && !head.ends_with("error")
-                && !head.ends_with("exception")
-        };
-        let own_checker =
-            failed_kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, _)| voiced(head));
+        let own_checker = is_own_checker(failed_kind, error);
         // A standard linter that complains until the code under work is edited is doing its
         // job, whatever its last line says (`found 1 readability issue`).
         // (Unless it points into a file the task left alone.)
@@ -169,12 +156,57 @@ impl Attempt<'_> {
             CODE_ERROR.is_match(error) || linted || placed_in_edits || (!own_checker && points_into(error, edited));
         // A spec the task wrote first and ran on its own fails until the code under work is
         // written: test-first work, whatever the runner's error line says.
-        let in_its_own_file = !own_checker
-            && (names_one_of(error, written)
-                || runs_one_of(failed, written)
-                || places.iter().any(|p| is_one_of(p, written)));
+        let in_its_own_file = !own_checker && is_placed_in(failed, error, places, written);
         in_its_own_file || edited.iter().all(|f| is_source(f)) && in_the_code
     }
+}
+
+/// True when a failure nothing got past is the task's own work left red: a test or a check
+/// that failed in a file the task had written (its new spec), not a lesson about the project.
+pub(crate) fn is_own_unfinished_work(failed: &str, error: &str, places: &[String], written: &[String]) -> bool {
+    let kind = classify(failed).kind;
+    let checks = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint | CommandKind::Format);
+    checks
+        && !ENVIRONMENT.is_match(error)
+        && !is_own_checker(kind, error)
+        && is_placed_in(failed, error, places, written)
+}
+
+/// True when the failure's own error named a step the task then ran (`You may need to run
+/// `helm dependency build``): that step is the way around, and what the task edited on the
+/// way was its work.
+pub(crate) fn ran_what_it_advised(error: &str, ran: &[String]) -> bool {
+    let error = error.to_lowercase();
+    ran.iter().any(|step| {
+        let words = shell::words(&shell::job_line(step));
+        let lead: Vec<&str> = words.iter().map(String::as_str).take_while(|w| !w.starts_with('-')).take(3).collect();
+        // The program and what it is asked to do, as the error would write it.
+        (2..=lead.len()).rev().any(|n| {
+            let phrase = lead[..n].join(" ").to_lowercase();
+            phrase.len() >= 8 && error.contains(&phrase)
+        })
+    })
+}
+
+/// True when a project's own checker reported the failure (`./scripts/lint.sh`, `check-ns:
+/// src/x.clj:1: …`): it states a rule of the project, which is a lesson, wherever it points.
+/// (`Error: …` is a label, not a program's name, nor is an exception's, nor a phrase:
+/// `[error] Failed tests: …`.)
+fn is_own_checker(kind: CommandKind, error: &str) -> bool {
+    let voiced = |head: &str| {
+        let head = head.to_ascii_lowercase();
+        !head.contains([':', ' ', '[', '('])
+            && !["error", "warning", "fatal", "note", "failed", "failure"].contains(&head.as_str())
+            && !head.ends_with("error")
+            && !head.ends_with("exception")
+    };
+    kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, _)| voiced(head))
+}
+
+/// True when a failure is in one of `files`: its error names one with a line number, the
+/// command ran one, or its output placed it there.
+fn is_placed_in(failed: &str, error: &str, places: &[String], files: &[String]) -> bool {
+    names_one_of(error, files) || runs_one_of(failed, files) || places.iter().any(|p| is_one_of(p, files))
 }
 
 /// The places (`src/x.rs:12`) a command's output points at, without their line numbers:
@@ -412,6 +444,15 @@ mod tests {
         written: &[String],
     ) -> bool {
         Attempt { failed, error, fixed, edited, ran, written, places: &[] }.is_own_work()
+    }
+
+    #[test]
+    fn a_step_the_error_asked_for_is_the_way_around() {
+        let helm = "Error: An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: redis";
+        assert!(ran_what_it_advised(helm, &["helm dependency build charts/avon".into()]));
+        assert!(!ran_what_it_advised(helm, &["helm repo update".into()]));
+        // A program's name alone is no advice.
+        assert!(!ran_what_it_advised("error: helm failed", &["helm lint charts/avon".into()]));
     }
 
     #[test]

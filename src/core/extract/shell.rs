@@ -126,7 +126,47 @@ pub(crate) fn runs_the_same(chain: &str, command: &str) -> bool {
 /// Whether any segment of `command` does the job `family` names: `pnpm lint && pnpm test`
 /// runs `pnpm lint` as well as the test it is classified by.
 pub(crate) fn runs_job(command: &str, family: &str) -> bool {
-    segments(command).iter().filter_map(|words| classify_segment(words)).any(|c| c.family == family)
+    segments(command).iter().any(|words| task_families(words).iter().any(|f| f == family))
+}
+
+/// The jobs one segment runs: its family, and of a build tool's several tasks (`sbt
+/// core/scalafmt scalafmtCheckAll`) each task's as well.
+fn task_families(words: &[String]) -> Vec<String> {
+    let Some(whole) = classify_segment(words) else { return Vec::new() };
+    let program = whole.program.clone();
+    let mut families = vec![whole.family];
+    if !MULTI_TASK_BUILDERS.contains(&program.as_str()) {
+        return families;
+    }
+    let Some(at) = words.iter().position(|w| program_name(w).trim_start_matches("./") == program) else {
+        return families;
+    };
+    let is_task = |w: &String| !w.starts_with('-') && !w.contains('=');
+    let tasks: Vec<usize> = (at + 1..words.len()).filter(|&i| is_task(&words[i])).collect();
+    for &task in &tasks {
+        let one: Vec<String> =
+            (0..words.len()).filter(|i| i == &task || !tasks.contains(i)).map(|i| words[i].clone()).collect();
+        if let Some(family) = classify_segment(&one).map(|c| c.family).filter(|f| !families.contains(f)) {
+            families.push(family);
+        }
+    }
+    families
+}
+
+/// Whether a test run repeats its tests to catch a flaky one (`bazel test //x
+/// --runs_per_test=30`, `go test -count=50 -run TestPool`): its failure is what it was run
+/// to find, not a step that broke.
+pub(crate) fn repeats_to_find_flakes(command: &str) -> bool {
+    const REPEATING: &[&str] = &["--runs_per_test", "-count", "--count", "-test.count", "--repeat", "--repeat-each"];
+    let words = words(command);
+    words.iter().enumerate().any(|(i, word)| {
+        let (flag, value) = match word.split_once('=') {
+            Some((flag, value)) => (flag, Some(value)),
+            None => (word.as_str(), words.get(i + 1).map(String::as_str)),
+        };
+        let times = value.map(|v| v.trim_start_matches("until-fail:")).and_then(|v| v.parse::<u32>().ok());
+        REPEATING.contains(&flag) && times.is_some_and(|n| n > 1)
+    })
 }
 
 /// Whether a command ends in a search (`… | grep x`, `… && rg -n x src`), whose exit status
@@ -267,7 +307,30 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
                 || test_file
                 || test_folder
         }) || cargo_filtered(words)
+            || checks_one_file(words)
     })
+}
+
+/// Extensions of files that name a whole project or solution.
+const PROJECT_FILES: &[&str] =
+    &["sln", "slnx", "csproj", "fsproj", "vbproj", "cabal", "gemspec", "xcodeproj", "nimble"];
+
+/// A formatter or a linter run on one file (`terraform fmt envs/staging/s3.tf`, `ruff check
+/// src/app.py`): the tidying of what the task touched. (A flag's value, `helm lint chart -f
+/// values.yaml`, is no file it checks.)
+fn checks_one_file(words: &[String]) -> bool {
+    let tidies = classify_segment(words).is_some_and(|c| matches!(c.kind, CommandKind::Format | CommandKind::Lint));
+    let one_file = |w: &String| {
+        let last = w.rsplit('/').next().unwrap_or(w);
+        // (A solution or a project file is the whole of it.)
+        let project = last.rsplit_once('.').is_some_and(|(_, ext)| PROJECT_FILES.contains(&ext));
+        !w.starts_with('-')
+            && !w.contains(['*', '?', '{', '='])
+            && !last.starts_with('.')
+            && last.contains('.')
+            && !project
+    };
+    tidies && words.windows(2).any(|pair| !pair[0].starts_with('-') && one_file(&pair[1]))
 }
 
 /// A cargo test or bench run narrowed to a name (`cargo test parse`, `cargo bench --bench
@@ -311,8 +374,13 @@ pub(crate) fn is_query(command: &str) -> bool {
     for words in segments(command) {
         let Some(classified) = classify_segment(&words) else { continue };
         any = true;
-        let positional: Vec<&str> =
-            words.iter().skip(1).filter(|w| !w.starts_with('-')).take(2).map(String::as_str).collect();
+        // (`git -C ~/src/vcpkg rev-parse …`: an option's value is no sub-command.)
+        let valued = |i: usize| i > 0 && matches!(words[i - 1].as_str(), "-C" | "-c" | "--git-dir" | "--work-tree");
+        let positional: Vec<&str> = (1..words.len())
+            .filter(|&i| !words[i].starts_with('-') && !valued(i))
+            .take(2)
+            .map(|i| words[i].as_str())
+            .collect();
         let asks = match positional.as_slice() {
             // `npm run list` runs a script of that name.
             ["run" | "exec" | "x" | "dlx", ..] => false,
@@ -529,8 +597,8 @@ fn sequential_parts(command: &str) -> Vec<&str> {
 /// or its version is to run it the project's way.
 pub(crate) fn through_runner(failed: &str, fixed: &str) -> bool {
     let (a, b) = (classify(failed), classify(fixed));
-    let direct = program_of(failed).is_some_and(|p| program_name(&p) == a.program);
-    let wrapped = program_of(fixed).is_some_and(|p| program_name(&p) != b.program);
+    let direct = program_of(failed).is_some_and(|p| canonical(program_name(&p)) == a.program);
+    let wrapped = program_of(fixed).is_some_and(|p| canonical(program_name(&p)) != b.program);
     !a.program.is_empty() && a.program == b.program && direct && wrapped
 }
 
@@ -758,6 +826,15 @@ const EXPLORE: &[&str] = &[
     "sleep", "xxd", "hexdump", "od", "tr", "column", "bat", "lsof", "id", "hostname", "history", "man", "help",
 ];
 
+/// A program by the name of the one it stands in for: a launcher that fetches the pinned
+/// version and runs it (`bazelisk`) does the same job.
+fn canonical(program: String) -> String {
+    match program.as_str() {
+        "bazelisk" => "bazel".to_string(),
+        _ => program,
+    }
+}
+
 fn classify_segment(words: &[String]) -> Option<Classified> {
     let mut rest: &[String] = words;
     // Environment assignments and prefixes that only change how the command runs.
@@ -767,6 +844,9 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
         let env_prefix = first == "env" && rest.get(1).is_some_and(|w| w.contains('='));
         if assignment || env_prefix {
             rest = &rest[1..];
+        } else if first == "command" && rest.get(1).is_some_and(|w| w == "-v" || w == "-V") {
+            // `command -v bazelisk` asks where a program is, as `which` does.
+            return Some(named(CommandKind::Explore, "command", Some("-v")));
         } else if first == "timeout" {
             rest = rest.get(2..)?;
         } else if PREFIX_COMMANDS.contains(&first.as_str()) {
@@ -775,7 +855,7 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
             break;
         }
     }
-    let program = program_name(rest.first()?);
+    let program = canonical(program_name(rest.first()?));
     if NO_OP_COMMANDS.contains(&program.as_str()) {
         return None;
     }
@@ -1174,6 +1254,7 @@ mod tests {
         assert!(through_runner("rake test", "bundle exec rake test"));
         assert!(through_runner("flutter test", "fvm flutter test"));
         assert!(!through_runner("uv run mkdocs serve", "uv run mkdocs build"));
+        assert!(!through_runner("bazel test //x:y", "bazelisk run //:gazelle"));
         assert!(!through_runner("pytest", "pytest -q"));
         assert!(!through_runner("mkdocs serve", "uv run pytest"));
     }
@@ -1183,6 +1264,11 @@ mod tests {
         assert!(runs_job("pnpm lint && pnpm test", "pnpm lint"));
         assert!(runs_job("cd app && npm test | tail -3", "npm test"));
         assert!(!runs_job("pnpm lint && pnpm test", "pnpm build"));
+        // Each of a build tool's tasks is a job the line runs.
+        assert!(runs_job("SBT_OPTS=-Xss2m sbt core/scalafmt scalafmtCheckAll && git diff", "sbt scalafmtCheckAll"));
+        assert!(runs_job("./gradlew clean ktlintCheck test", "gradlew ktlintCheck"));
+        assert!(runs_job("./gradlew clean ktlintCheck test", "gradlew test"));
+        assert!(!runs_job("./gradlew clean ktlintCheck test", "gradlew ktlintFormat"));
     }
 
     #[test]
@@ -1215,6 +1301,8 @@ mod tests {
             "cargo test --features fast -- --nocapture empty_rows",
             "flutter test --exclude-tags golden",
             "dotnet test --filter \"Category!=Integration\"",
+            "terraform fmt envs/staging/s3.tf",
+            "uv run ruff check src/app.py",
         ] {
             assert!(is_narrowed(narrowed), "{narrowed}");
         }
@@ -1226,6 +1314,14 @@ mod tests {
             "pytest tests/",
             "cargo test --features fast",
             "cargo bench",
+            "terraform fmt -recursive",
+            "helm lint charts/avon -f values-staging.yaml --strict",
+            "ruff check .",
+            "npx prettier --check 'src/**/*.ts'",
+            "bash scripts/lint.sh",
+            "./scripts/fmt.sh --check",
+            "python3 tools/lint.py src",
+            "dotnet format MyApp.sln --verify-no-changes",
         ] {
             assert!(!is_narrowed(whole), "{whole}");
         }
@@ -1275,6 +1371,17 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_run_looks_for_flakes() {
+        assert!(repeats_to_find_flakes("~/go/bin/bazelisk test //store:store_test --runs_per_test=30"));
+        assert!(repeats_to_find_flakes("go test -count=50 -run TestPool ./internal/store"));
+        assert!(repeats_to_find_flakes("ctest --repeat until-fail:20 -R net"));
+        assert!(repeats_to_find_flakes("npx playwright test --repeat-each 10"));
+        // `-count=1` only turns the cache off.
+        assert!(!repeats_to_find_flakes("go test -count=1 ./..."));
+        assert!(!repeats_to_find_flakes("bazel test //..."));
+    }
+
+    #[test]
     fn a_query_reports_and_changes_nothing() {
         for query in [
             "git log -1 --format=%s -- source/conf.py && cat requirements-docs.txt",
@@ -1286,6 +1393,8 @@ mod tests {
             "aws configure list-profiles && grep -rn profile ../../README.md",
             "aws ec2 describe-instances --region eu-west-1",
             "grep -n DATABASE_URL .env; git check-ignore .env && echo ignored",
+            "cat .bazelversion; ls -l /usr/bin/bazel*; command -v bazelisk || echo 'no bazelisk'",
+            "git -C ~/src/vcpkg rev-parse --is-shallow-repository && grep -n builtin-baseline vcpkg.json",
         ] {
             assert!(is_query(query), "{query}");
         }
@@ -1294,6 +1403,7 @@ mod tests {
             "npm run list",
             "git commit -m status",
             "helm plugin install https://example.com/p",
+            "git -C ~/src/vcpkg fetch --unshallow",
             "cat x && make build",
             "cd app",
             "",
@@ -1370,6 +1480,7 @@ mod tests {
         assert_eq!(family("sbt \"http/testOnly x.Spec\" scalafmtCheckAll"), (Test, "sbt test".into()));
         assert_eq!(family("sbt scalafmtAll scalafmtCheckAll"), (Format, "sbt scalafmtAll".into()));
         assert_eq!(family("sbt scalafmtCheckAll"), (Lint, "sbt scalafmtCheckAll".into()));
+        assert_eq!(family("~/go/bin/bazelisk test //services/..."), (Test, "bazel test".into()));
         assert_eq!(family("mvn clean"), (Other, "mvn clean".into()));
     }
 
