@@ -25,11 +25,19 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bwe\s+(?:log|lint|format|build|package|bundle|type-?check)\s+(?:\S+\s+)?(?:with|using|via|through)\b",
         // "And no default exports anywhere, named exports only."
         r"|^(?:(?:and|also|but|so)[\s,]+)?no\s+[^.;!?]{1,60}\b(?:anywhere|ever|at all)\b",
-        r"|\b(?:from now on|going forward|in (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
+        r"|\b(?:from now on|going forward|(?:in|for) (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
+        // "crystal tool format before committing pls, always."
+        r"|[,;]\s*(?:always|never)[.!]*\s*$",
+        r"|\bbefore (?:committing|pushing|merging|releasing|deploying|shipping)\b",
+        // "when you touch .tex files: one sentence per line"
+        r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|write|add|create|modify|work on|update)\s+(?:an?\s+|any\s+|new\s+)?(?:\S+\s+)?(?:\w+s|an?\s+\S+|any\s+\S+)\b",
+        r"|\bkeep (?:it|them|things) (?:that|this) way\b",
+        r"|\b(?:is|are)\s+(?:banned|forbidden|not allowed|disallowed)\b",
         r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
         // "on every call" tells how often something happens, unless a rule opens the sentence.
-        r"|\b(?:in|for|across|to|with) (?:all|every|any)(?:thing|where|one)?\b|\b(?:nowhere|anywhere|everywhere) else\b",
+        // ("Look for anything about the repo" only says what to look for.)
+        r"|\b(?:in|for|across|to|with) (?:all|every|any)\b|\b(?:in|across|to|with) (?:every|any)(?:thing|where|one)\b|\b(?:nowhere|anywhere|everywhere) else\b",
         r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
         // "Same drill as always: vet plus staticcheck before you commit."
         r"|\b(?:as always|as usual|same drill|the usual|like always)\b",
@@ -38,7 +46,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:in|for|across) (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|code base)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
         r"|^(?:(?:please|pls|plz|also|and|but|so|then)\s+)?(?:keep|format|write|run|use|lint|name|put|make|check|prefix|sign|tag|document|type|test|give|end|start|lock|pin)\s+(?:all|every|any|each)\b",
         r"|\bin (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b|\bin here\b",
-        r"|^(?:all|every|each|any|no)\s+(?:\w+\s+)?(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
+        r"|^(?:all|every|each|any|no)\s+(?:\w+\s+){0,2}(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to|write|store|keep|name|format|pin|deploy|release|ship)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
         r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
@@ -56,14 +64,20 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b",
         r"|\bin here\b|\bfrom here\b|^(?:by the way|btw|fyi)\b[\s,:-]+(?:\S+\s+)?here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
         // "We use `deno fmt` here": the place the team works, not the task's spot.
-        r"|\bwe (?:use|run|prefer|write|keep|follow|stick to|go with)\b[^.;:!?]{0,80}?\bhere\b",
+        r"|\bwe (?:use|run|prefer|write|keep|follow|stick to|go with|don'?t use|do not use|never use)\b[^.;:!?]{0,80}?\bhere\b",
+        // "SharedPreferences is banned here": the project's rule.
+        r"|\b(?:banned|forbidden|not allowed|disallowed|mandatory|required|the norm) here\b",
+        // "keep this in mind": a remember request, not this task's thing; "keep it that way".
+        r"|\bkeep (?:this|that|it|the following) in mind\b|\bkeep (?:it|them|things) (?:that|this) way\b",
     ))
 });
 
 /// Markers that tie a sentence to the task at hand.
 static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round|this once|for once|one-off|make a habit of)\b",
+        r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round|this once|for once|one-off|make a habit of|anyways?)\b",
+        // "I always mix them up": the speaker's own habit of mind, no rule for the agent.
+        r"|(?:^|\b(?:i|we)\s+)(?:always|never|usually|keep)\s+(?:mix|forget|confuse|get confused|mess|mistype|misremember|lose track|wonder|struggle)\b",
         // "Don't fix anything, I want to look at it myself": hands off this task.
         r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
         r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
@@ -75,7 +89,7 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)^(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*",
-        r"(?:fix|add|implement|update|write|create|build|check|look|find|investigate|debug|refactor|rename|move|remove|delete|change|tell|explain|show|help|review|port|migrate|bump|upgrade|install|set up|setup|deploy|try|figure|get|give|clean|speed up|make|run|see|read|open|split|convert|wire|hook|replace|drop|generate|profile|measure|trace|diagnose|commit|release|publish|ship)\b",
+        r"(?:fix|add|implement|update|write|create|build|check|look|find|investigate|debug|refactor|rename|move|remove|delete|change|tell|explain|show|help|review|port|migrate|bump|upgrade|install|set up|setup|deploy|try|figure|get|give|clean|speed up|make|run|see|read|open|split|convert|wire|hook|replace|drop|generate|profile|measure|trace|diagnose|commit|release|publish|ship|redo|retry|rerun|re-run|restart|proceed)\b",
     ))
 });
 
@@ -232,7 +246,7 @@ fn as_sentence(clause: &str, whole: &str) -> String {
 static OPENER: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)^(?:(?:thanks|thank you|great|perfect|ok|okay|cool|nice|oh|also|and|so|btw|by the way|one more thing|fyi|for the record|for future reference|note for (?:the )?future|going forward)[\s,:!.-]+)*",
-        r"(?:(?:please\s+)?(?:(?:do\s+)?remember|reminder|keep in mind|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
+        r"(?:(?:please\s+)?(?:(?:do\s+)?remember|reminder|keep (?:(?:this|that|it|the following) )?in mind(?: in general)?|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
     ))
 });
 
@@ -389,6 +403,33 @@ mod tests {
     }
 
     #[test]
+    fn rules_said_other_ways_are_rules() {
+        for rule in [
+            "tests in munit like the rest of wigeon — we don't use scalatest here, never pull it in.",
+            "Every new PHP file starts with `declare(strict_types=1);`, keep it that way.",
+            "crystal tool format before committing pls, always.",
+            "and please, when you touch .tex files: one sentence per line, my supervisor diffs it like that",
+            "for the future: run the tests with `--flag -fcheck=bounds` as well, that's how CI runs them",
+            "SharedPreferences is banned here since the migration.",
+        ] {
+            assert_eq!(rules_in(rule), vec![rule.to_string()], "{rule}");
+        }
+    }
+
+    #[test]
+    fn the_speakers_habits_and_a_requests_reasons_are_no_rules() {
+        for said in [
+            "ha, I always mix them up",
+            "always mix them up",
+            "Look in the handbook first for anything about this repo.",
+            "Make orders.status NOT NULL please, we never write null there anyway",
+            "When you fix it, tell me.",
+        ] {
+            assert!(rules_in(said).is_empty(), "{said}");
+        }
+    }
+
+    #[test]
     fn an_aside_of_a_request_is_no_rule() {
         assert!(rules_in("Add a PodDisruptionBudget to the `ingest` chart (minAvailable 1 by default).").is_empty());
         assert!(rules_in("Add per-key rate limiting to the API, 60 requests/min per API key by default.").is_empty());
@@ -421,6 +462,10 @@ mod tests {
         assert_eq!(fact_of("We use uv, not pip."), "We use uv, not pip.");
         assert_eq!(fact_of("Reminder: base/ stays environment-neutral."), "Base/ stays environment-neutral.");
         assert_eq!(fact_of("Remember that."), "Remember that.");
+        assert_eq!(
+            fact_of("one more thing and keep this in mind in general: run `buildifier -r .` on a BUILD change"),
+            "Run `buildifier -r .` on a BUILD change"
+        );
         assert_eq!(
             fact_of("Remember to run `make gen` after a schema change."),
             "Run `make gen` after a schema change."

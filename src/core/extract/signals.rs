@@ -56,7 +56,7 @@ static REMEMBER: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)^(?:please\s+|and\s+|also\s+|but\s+)?(?:remember|reminder|note for (?:the )?future|for future reference|keep in mind|don'?t forget|do not forget|make a note)\b|\b(?:please|always|you should|you need to|you must|can you|could you)\s+remember\b",
         // "Also, a thing I'd love you to remember: …"
-        r"|\b(?:want|like|love|need)\s+you\s+to\s+remember\b|\b(?:a thing|something|one thing) (?:to|worth) (?:remember|keep in mind)\b",
+        r"|\b(?:want|like|love|need)\s+you\s+to\s+remember\b|\bkeep (?:this|that|the following) in mind(?:\s+(?:in general|for (?:later|the future|next time)|going forward|from now on))?\s*:|\b(?:a thing|something|one thing) (?:to|worth) (?:remember|keep in mind)\b",
     ))
 });
 
@@ -659,6 +659,18 @@ mod tests {
             [Preference]
         );
         assert!(kinds("Parse_obj is deprecated and we run pytest with warnings as errors.").is_empty());
+        let kept =
+            "one more thing and keep this in mind in general: run `buildifier -r .` whenever you touch a BUILD file";
+        assert_eq!(kinds(kept), [Remember]);
+    }
+
+    #[test]
+    fn a_correction_that_says_the_projects_rule_is_kept_without_the_redo() {
+        let said = "No, not SharedPreferences — everything goes through the DataStore, SharedPreferences is banned here since the migration. please redo it";
+        let found = preference_signals(said, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, SignalKind::Correction);
+        assert!(found[0].1.ends_with("since the migration."), "{found:?}");
     }
 
     #[test]
