@@ -158,8 +158,12 @@ pub(crate) struct Fix {
 
 impl Fix {
     /// What the command that succeeded added to the one that failed, when it is the same
-    /// command with settings or arguments added or swapped.
+    /// command with settings or arguments added or swapped. (Not when a file other than the
+    /// code under work was edited on the way: `fpm.toml` may be what made it pass.)
     pub(crate) fn needs(&self) -> Option<progress::Needs> {
+        if !self.edited.iter().all(|f| progress::is_source(f)) {
+            return None;
+        }
         progress::needs(&self.failure.command, &self.command)
     }
 
@@ -588,6 +592,23 @@ impl Extractor {
             .map(|e| redact(&e).into_owned())
             .unwrap_or_default();
         let failure = Failure { command: call.command, error, exit_code, line: call.line };
+        // A compile error in the code under work that an edit got past, giving way to another
+        // error, was the task's own work: the failure is the one that follows.
+        if let Some(open) = self.open.get(&call.family)
+            && failure.error != open.failure.error
+            && (progress::Attempt {
+                failed: &open.failure.command,
+                error: &open.failure.error,
+                places: &open.places,
+                fixed: &failure.command,
+                edited: &open.edited,
+                ran: &open.ran,
+                written: &open.written,
+            })
+            .is_own_work()
+        {
+            self.open.remove(&call.family);
+        }
         if let Some(open) = self.open.get_mut(&call.family) {
             open.attempts += 1;
             // `docker compose up -d db && mix test` that met another error: the steps the

@@ -32,7 +32,9 @@ static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
         r"(?i)connection refused|econnrefused|could not connect|failed to connect|couldn'?t connect|timed out|",
         r"command not found|: not found|permission denied|eacces|address already in use|eaddrinuse|",
-        r"could not resolve|name or service not known|temporary failure in name resolution|no space left",
+        r"could not resolve|name or service not known|temporary failure in name resolution|no space left|",
+        // What the toolchain lacks, wherever it is placed: a module, a header, a library.
+        r"cannot open module file|fatal error: [\w./+-]+\.h(?:pp)?: no such file|cannot find -l\w|library not found for",
     ))
 });
 
@@ -84,7 +86,9 @@ const SOURCE_EXTENSIONS: &[&str] = &[
 /// Folders whose files are scripts, with or without an extension (`bin/gclean`).
 const SCRIPT_FOLDERS: &[&str] = &["bin", "scripts", "script", "libexec", "hooks"];
 
-fn is_source(path: &str) -> bool {
+/// True for a file of the code under work (a source, a script, a document of a docs
+/// project), as opposed to a configuration or a manifest.
+pub(crate) fn is_source(path: &str) -> bool {
     let mut parts = path.rsplit(['/', '\\']);
     let name = parts.next().unwrap_or(path);
     let script = !name.contains('.') && parts.next().is_some_and(|folder| SCRIPT_FOLDERS.contains(&folder));
@@ -262,6 +266,10 @@ fn is_located(error: &str) -> bool {
     numbered && !path.is_empty()
 }
 
+/// The words a build's task is usually called by.
+const TASK_WORDS: &[&str] =
+    &["build", "test", "check", "install", "lint", "format", "clean", "release", "deploy", "bench", "compile", "serve"];
+
 /// True when the command that succeeded only corrects a typo in the one that failed
 /// (`make bulid` → `make build`): nothing to learn.
 pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
@@ -272,6 +280,14 @@ pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
     let (a, b) = (words(failed), words(fixed));
     let (a, b): (Vec<&str>, Vec<&str>) =
         (a.iter().map(String::as_str).collect(), b.iter().map(String::as_str).collect());
+    // `make bulid` → `make`: the misspelt task dropped for the default one.
+    if let Some((x, rest)) = a.split_last()
+        && rest == b.as_slice()
+        && x.len() >= 4
+        && TASK_WORDS.iter().any(|task| task != x && edit_distance(task, x) <= 2)
+    {
+        return true;
+    }
     let Some(i) = a.iter().zip(&b).position(|(x, y)| x != y) else {
         return false;
     };
@@ -474,6 +490,9 @@ mod tests {
     fn typo_pairs_are_told_from_real_changes() {
         assert!(is_typo_pair("make bulid", "make build"));
         assert!(is_typo_pair("make bulid", "make build BOARD=rev2"));
+        assert!(is_typo_pair("make bulid", "make"));
+        assert!(!is_typo_pair("make build", "make"));
+        assert!(!is_typo_pair("make docs-serve", "make"));
         assert!(is_typo_pair("carg test", "cargo test"));
         assert!(!is_typo_pair("npm test", "pnpm vitest run"));
         assert!(!is_typo_pair("make build", "make all"));
@@ -658,6 +677,19 @@ mod tests {
         // The machine's fault is a lesson, whatever the task edited on the way.
         let refused = "[error] Postgrex.Protocol failed to connect: tcp connect (localhost:5432): connection refused";
         assert!(!is_own_work("mix test", refused, "DB_PORT=5434 mix test", &["lib/fee.ex".into()], &[]));
+        // So is what the toolchain lacks, though the compiler places it in the task's file.
+        let omp = "Fatal Error: Cannot open module file 'omp_lib.mod' for reading at (1): No such file or directory";
+        let stencil = ["src/stencil.f90".to_string()];
+        let attempt = Attempt {
+            failed: "fpm test",
+            error: omp,
+            places: &stencil,
+            fixed: "fpm test",
+            edited: &["fpm.toml".to_string()],
+            ran: &[],
+            written: &stencil,
+        };
+        assert!(!attempt.is_own_work());
         // A setup step, a configuration edit or another tool is a lesson.
         assert!(!is_own_work("make docs", "error: sphinx-build not found", "make docs", &[], &["pip install".into()]));
         assert!(!is_own_work("./ship.sh", "403", "./ship.sh", &[".env".into()], &[]));

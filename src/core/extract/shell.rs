@@ -1165,6 +1165,24 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             };
             named(kind, program, sub)
         }
+        // `curl -sL https://…/docs.html` reads a page. (Not with `-o`, which downloads, nor
+        // with data, credentials or headers, which ask a server to do something, nor of a
+        // service of the project's own: `localhost:8080/health`.)
+        "curl" => {
+            let short = |letters: &[char]| {
+                args.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(letters))
+            };
+            let long = ["--data", "--data-raw", "--form", "--request", "--upload-file", "--json", "--header", "--user"];
+            let acts = short(&['d', 'F', 'T', 'X', 'H', 'u', 'o', 'O'])
+                || has_flag(args, &long)
+                || has_flag(args, &["--output", "--remote-name"]);
+            let page = args.iter().any(|a| {
+                let rest = a.strip_prefix("https://").or_else(|| a.strip_prefix("http://"));
+                let host = rest.map(|r| r.split('/').next().unwrap_or(r));
+                host.is_some_and(|h| h.contains('.') && !h.contains(':') && !h.starts_with("127."))
+            });
+            named(if page && !acts { Explore } else { Other }, program, None)
+        }
         "helm" => {
             let kind = match sub {
                 Some("lint") => Lint,
@@ -1481,6 +1499,10 @@ mod tests {
         assert_eq!(family("sbt scalafmtAll scalafmtCheckAll"), (Format, "sbt scalafmtAll".into()));
         assert_eq!(family("sbt scalafmtCheckAll"), (Lint, "sbt scalafmtCheckAll".into()));
         assert_eq!(family("~/go/bin/bazelisk test //services/..."), (Test, "bazel test".into()));
+        assert_eq!(family("curl -sL https://fpm.fortran-lang.org/spec/metapackages.html").0, Explore);
+        assert_eq!(family("curl -fsSLo /tmp/kc.tgz https://example.com/kc.tgz").0, Other);
+        assert_eq!(family("curl -s -X POST https://api.example.com/reindex").0, Other);
+        assert_eq!(family("curl -fsS http://localhost:8080/health").0, Other);
         assert_eq!(family("mvn clean"), (Other, "mvn clean".into()));
     }
 

@@ -483,3 +483,49 @@ fn no_piece_of_a_token_becomes_a_keyword_or_a_title() {
     ]);
     assert!(!m.facts.keywords.iter().any(|k| k.contains("16c7e42f")), "{:?}", m.facts.keywords);
 }
+
+#[test]
+fn the_tasks_own_compile_error_gives_way_to_the_landmine_behind_it() {
+    let m = memory(&[
+        user("Add an OpenMP version of the stencil."),
+        edit("src/stencil.f90"),
+        run("1", "fpm test"),
+        result("1", 1, "src/stencil.f90:32:8:\n\nError: Symbol 'j' at (1) has no IMPLICIT type"),
+        edit("src/stencil.f90"),
+        run("2", "fpm test"),
+        result(
+            "2",
+            1,
+            "src/stencil.f90:24:8:\n\nFatal Error: Cannot open module file 'omp_lib.mod' for reading at (1): No such file or directory",
+        ),
+        run("3", "curl -sL https://fpm.fortran-lang.org/spec/metapackages.html"),
+        result("3", 0, "openmp = \"*\""),
+        edit("fpm.toml"),
+        run("4", "OMP_NUM_THREADS=4 fpm test"),
+        result("4", 0, "3 tests passed"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert!(fix.failure.error.contains("omp_lib.mod"), "{fix:?}");
+    assert!(!fix.work);
+    // Reading a page is no step, and with `fpm.toml` edited on the way the variable the
+    // command carries is not what it needed.
+    assert!(fix.ran.is_empty(), "{fix:?}");
+    assert!(fix.needs().is_none());
+    assert!(m.rollout_summary.contains("after editing `fpm.toml`, `OMP_NUM_THREADS=4 fpm test` succeeded"));
+}
+
+#[test]
+fn a_new_spec_still_red_at_the_end_is_no_landmine() {
+    let red = extract(&[
+        user("Add Slug.normalize with a spec."),
+        edit("spec/slug_spec.rb"),
+        run("1", "bundle exec rspec spec/slug_spec.rb"),
+        result(
+            "1",
+            1,
+            "Failures:\n  1) Slug strips\n     Failure/Error: expect(x).to eq(\"a\")\n     # ./spec/slug_spec.rb:4:in `block'",
+        ),
+        edit("lib/slug.rb"),
+    ]);
+    assert_eq!(red, Extraction::NoOp);
+}
