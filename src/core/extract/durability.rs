@@ -88,7 +88,7 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
 /// The imperative verbs a request opens with.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)^(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*",
+        r"(?i)^(?:(?:new|next|another) task\s*[:-]\s*|task\s*[:-]\s*|todo\s*[:-]\s*)?(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*",
         r"(?:fix|add|implement|update|write|create|build|check|look|find|investigate|debug|refactor|rename|move|remove|delete|change|tell|explain|show|help|review|port|migrate|bump|upgrade|install|set up|setup|deploy|try|figure|get|give|clean|speed up|make|run|see|read|open|split|convert|wire|hook|replace|drop|generate|profile|measure|trace|diagnose|commit|release|publish|ship|redo|retry|rerun|re-run|restart|proceed)\b",
     ))
 });
@@ -96,7 +96,7 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 /// A request to make something new: what follows describes the thing.
 static MAKING: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*(?:add|implement|create|build|write|introduce|generate|set up|setup)\b",
+        r"(?i)^(?:(?:new|next|another) task\s*[:-]\s*|task\s*[:-]\s*|todo\s*[:-]\s*)?(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*(?:add|implement|create|build|write|introduce|generate|set up|setup)\b",
     )
 });
 
@@ -424,6 +424,7 @@ mod tests {
             "Look in the handbook first for anything about this repo.",
             "Make orders.status NOT NULL please, we never write null there anyway",
             "When you fix it, tell me.",
+            "New task: add a NetworkPolicy to charts/ingest (off by default), with a helm-unittest test.",
         ] {
             assert!(rules_in(said).is_empty(), "{said}");
         }
