@@ -465,10 +465,14 @@ fn judge(part: &str, labels: &Labels, copy: &Path, home: &Path, outcomes: &BTree
             .map(|l| format!("{} ({}): not in MEMORY.md", l.id, l.kind)),
     );
     let summary_found = lessons.values().filter(|l| any_line(&summary, &l.tokens)).count();
-    let wrong: Vec<&Pattern> = labels.session.iter().flat_map(|s| &s.wrong).collect();
+    // A wrong pattern is wrong of its own project: another project's line may say it rightly.
+    let wrong: Vec<(&Pattern, &Option<String>)> =
+        labels.session.iter().flat_map(|s| s.wrong.iter().map(move |w| (w, &s.project))).collect();
     let secrets: Vec<&String> = labels.session.iter().flat_map(|s| &s.secrets).collect();
-    let memory_wrong =
-        lesson_lines(&memory).filter(|l| wrong.iter().any(|w| holds(l, &w.tokens))).map(str::to_string).collect();
+    let memory_wrong = lesson_lines(&memory)
+        .filter(|(group, l)| wrong.iter().any(|(w, p)| holds(l, &w.tokens) && same_project(group, p)))
+        .map(|(_, l)| l.to_string())
+        .collect();
     Report {
         part: part.to_string(),
         sessions: labels.session.len(),
@@ -521,16 +525,29 @@ fn holds_in(line: &str, tokens: &[String], project: &Option<String>) -> bool {
 
 /// The lines of `MEMORY.md`'s lesson sections (preferences, knowledge, failures): the task
 /// headings and file references name what was asked and where, not what was learned.
-fn lesson_lines(memory: &str) -> impl Iterator<Item = &str> {
+/// Each with the task group (the project) it is under.
+fn lesson_lines(memory: &str) -> impl Iterator<Item = (Option<String>, &str)> {
     let mut in_lessons = false;
-    memory.lines().filter(move |line| {
+    let mut group: Option<String> = None;
+    memory.lines().filter_map(move |line| {
+        if let Some(key) = line.strip_prefix("# Task Group: ") {
+            group = Some(key.trim().to_string());
+        }
         if let Some(heading) = line.strip_prefix("## ") {
             in_lessons = ["User preferences", "Reusable knowledge", "Failures and how to do differently"]
                 .contains(&heading.trim());
-            return false;
+            return None;
         }
-        in_lessons && line.starts_with("- ")
+        (in_lessons && line.starts_with("- ")).then(|| (group.clone(), line))
     })
+}
+
+/// True when a task group is the labelled project, or either is unknown.
+fn same_project(group: &Option<String>, project: &Option<String>) -> bool {
+    match (project_name(group), project_name(project)) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    }
 }
 
 /// Judges every list item of the summary, in order.
@@ -560,7 +577,7 @@ fn index_verdict(line: &str, topics: &[(String, bool)]) -> Verdict {
 fn summary_verdicts(
     summary: &str,
     labels: &Labels,
-    wrong: &[&Pattern],
+    wrong: &[(&Pattern, &Option<String>)],
     secrets: &[&String],
     topics: &[(String, bool)],
 ) -> Vec<(Verdict, String)> {
@@ -581,7 +598,7 @@ fn summary_verdicts(
         }
         let verdict = if line.contains("CANARY")
             || secrets.iter().any(|s| line.contains(s.as_str()))
-            || wrong.iter().any(|w| holds(line, &w.tokens))
+            || wrong.iter().any(|(w, p)| holds_in(line, &w.tokens, p))
         {
             Verdict::Wrong
         } else if in_index {
