@@ -26,13 +26,13 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "And no default exports anywhere, named exports only."
         r"|^(?:(?:and|also|but|so)[\s,]+)?no\s+[^.;!?]{1,60}\b(?:anywhere|ever|at all)\b",
         r"|\b(?:from now on|going forward|(?:in|for) (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
-        // "crystal tool format before committing pls, always."
-        r"|[,;]\s*(?:always|never)[.!]*\s*$",
-        r"|\bbefore (?:committing|pushing|merging|releasing|deploying|shipping)\b",
+        // "crystal tool format before committing pls, always." (A courtesy marks it a rule:
+        // "the flaky test fails on CI, always" says how often.)
+        r"|\b(?:pls|plz|please)[,;]\s*(?:always|never)[.!]*\s*$",
         // "when you touch .tex files: one sentence per line"
-        r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|write|add|create|modify|work on|update)\s+(?:an?\s+|any\s+|new\s+)?(?:\S+\s+)?(?:\w+s|an?\s+\S+|any\s+\S+)\b",
+        r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|write|add|create|modify|work on|update)\s+(?:an?\s+|any\s+)?(?:\S+\s+)?(?:files?|\*?\.\w+)\b",
         r"|\bkeep (?:it|them|things) (?:that|this) way\b",
-        r"|\b(?:is|are)\s+(?:banned|forbidden|not allowed|disallowed)\b",
+        r"|\b(?:is|are)\s+(?:banned|not allowed|disallowed)\b",
         r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
         // "on every call" tells how often something happens, unless a rule opens the sentence.
@@ -68,6 +68,7 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         // "SharedPreferences is banned here": the project's rule.
         r"|\b(?:banned|forbidden|not allowed|disallowed|mandatory|required|the norm) here\b",
         // "keep this in mind": a remember request, not this task's thing; "keep it that way".
+        // (And "keep it that way" states the rule it ends.)
         r"|\bkeep (?:this|that|it|the following) in mind\b|\bkeep (?:it|them|things) (?:that|this) way\b",
     ))
 });
@@ -75,9 +76,10 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
 /// Markers that tie a sentence to the task at hand.
 static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round|this once|for once|one-off|make a habit of|anyways?)\b",
+        r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round|this once|for once|one-off|make a habit of|there anyways?)\b",
         // "I always mix them up": the speaker's own habit of mind, no rule for the agent.
-        r"|(?:^|\b(?:i|we)\s+)(?:always|never|usually|keep)\s+(?:mix|forget|confuse|get confused|mess|mistype|misremember|lose track|wonder|struggle)\b",
+        r"|\b(?:i|we)\s+(?:always|never|usually|keep)\s+(?:mix|forget|confuse|get confused|mess|mistype|misremember|lose track|wonder|struggle)\b",
+        r"|^(?:always|usually)\s+(?:mix|confuse|get confused|mess)\b",
         // "Don't fix anything, I want to look at it myself": hands off this task.
         r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
         r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
@@ -96,7 +98,7 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 /// A request to make something new: what follows describes the thing.
 static MAKING: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^(?:(?:new|next|another) task\s*[:-]\s*|task\s*[:-]\s*|todo\s*[:-]\s*)?(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*(?:add|implement|create|build|write|introduce|generate|set up|setup)\b",
+        r"(?i)^(?:(?:new|next|another) task\s*[:-]\s*|task\s*[:-]\s*|todo\s*[:-]\s*)?(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*(?:add|implement|create|introduce|generate|set up|setup)\s+(?:an?\s|new\s|per-|support\b|\w+ing\b)",
     )
 });
 
@@ -109,10 +111,10 @@ fn as_said(clause: &str) -> String {
         return clause.to_string();
     }
     let said = without_asides(clause);
-    match MAKING.is_match(without_code(clause).trim_start()) {
-        true => DEFAULT.replace_all(&said, " ").into_owned(),
-        false => said,
+    if MAKING.is_match(without_code(clause).trim_start()) {
+        return DEFAULT.replace_all(&said, " ").into_owned();
     }
+    said
 }
 
 /// Where a sentence joins clauses that may be a task and a rule, or two rules.
@@ -424,6 +426,10 @@ mod tests {
             "Look in the handbook first for anything about this repo.",
             "Make orders.status NOT NULL please, we never write null there anyway",
             "When you fix it, tell me.",
+            "Show me the diff before committing.",
+            "The flaky test fails on CI, always.",
+            "When you update the docs, mention the new flag.",
+            "Hmm, the upload is forbidden, my token probably expired.",
             "New task: add a NetworkPolicy to charts/ingest (off by default), with a helm-unittest test.",
         ] {
             assert!(rules_in(said).is_empty(), "{said}");
@@ -435,6 +441,15 @@ mod tests {
         assert!(rules_in("Add a PodDisruptionBudget to the `ingest` chart (minAvailable 1 by default).").is_empty());
         assert!(rules_in("Add per-key rate limiting to the API, 60 requests/min per API key by default.").is_empty());
         assert!(!rules_in("Use pnpm by default.").is_empty());
+        for rule in [
+            "Build the docs with -W by default.",
+            "Create feature branches off `develop` by default.",
+            "Anyway, from now on always run the linter before committing.",
+            "We always use pnpm anyway.",
+            "Never forget to run migrations before deploying.",
+        ] {
+            assert_eq!(rules_in(rule), vec![rule.to_string()], "{rule}");
+        }
         assert_eq!(rules_in("By default, build the docs with -W."), ["By default, build the docs with -W."]);
     }
 

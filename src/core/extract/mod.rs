@@ -314,6 +314,21 @@ struct OpenFailure {
     written: Vec<String>,
 }
 
+impl OpenFailure {
+    /// This failure with `fixed`, the command that got past it, and what was done between.
+    fn attempt<'a>(&'a self, fixed: &'a str) -> progress::Attempt<'a> {
+        progress::Attempt {
+            failed: &self.failure.command,
+            error: &self.failure.error,
+            places: &self.places,
+            fixed,
+            edited: &self.edited,
+            ran: &self.ran,
+            written: &self.written,
+        }
+    }
+}
+
 #[derive(Default)]
 struct TaskState {
     facts: Option<TaskFacts>,
@@ -574,10 +589,6 @@ impl Extractor {
         if call.kind == CommandKind::Explore || matches!(exit_code, Some(130 | 143)) {
             return;
         }
-        // A run repeated to catch a flaky test found what it looked for.
-        if call.kind == CommandKind::Test && shell::repeats_to_find_flakes(&call.command) {
-            return;
-        }
         // A push the remote turned away until the branch caught up is the day's work.
         let output = result.output.for_scanning();
         if call.kind == CommandKind::Vcs && progress::is_routine_vcs_refusal(output) {
@@ -591,21 +602,18 @@ impl Extractor {
         let error = errors::error_line_of(result.output.for_scanning(), program.as_deref())
             .map(|e| redact(&e).into_owned())
             .unwrap_or_default();
+        // A run repeated to catch a flaky test found what it looked for (unless the machine
+        // stopped it: a refused connection is a landmine however often it is met).
+        let repeated = call.kind == CommandKind::Test && shell::repeats_to_find_flakes(&call.command);
+        if repeated && !progress::is_environmental(&error) {
+            return;
+        }
         let failure = Failure { command: call.command, error, exit_code, line: call.line };
         // A compile error in the code under work that an edit got past, giving way to another
         // error, was the task's own work: the failure is the one that follows.
         if let Some(open) = self.open.get(&call.family)
             && failure.error != open.failure.error
-            && (progress::Attempt {
-                failed: &open.failure.command,
-                error: &open.failure.error,
-                places: &open.places,
-                fixed: &failure.command,
-                edited: &open.edited,
-                ran: &open.ran,
-                written: &open.written,
-            })
-            .is_own_work()
+            && open.attempt(&failure.command).is_own_work()
         {
             self.open.remove(&call.family);
         }
@@ -710,22 +718,15 @@ impl Extractor {
             if task.fixes.len() >= MAX_FACTS || typo || retried || less_of_it || followed {
                 continue;
             }
-            let work = progress::Attempt {
-                failed: &open.failure.command,
-                error: &open.failure.error,
-                places: &open.places,
-                fixed: &call.command,
-                edited: &open.edited,
-                ran: &open.ran,
-                written: &open.written,
-            }
-            .is_own_work();
+            let work = open.attempt(&call.command).is_own_work();
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
             // A line an edit changed is what the fix did when it was the one file edited and
             // the same job then passed; of a change across files it is one line of the work.
             let mut settings = open.settings;
             let mut edited = open.edited;
             let runs_it = shell::runs_job(&call.command, &classify(&open.failure.command).family);
+            // When the error asked for the step the task then ran (`helm dependency build`),
+            // that step is the way around: what was edited on the way was the task's work.
             if progress::ran_what_it_advised(&open.failure.error, &open.ran) {
                 settings.clear();
                 edited.clear();

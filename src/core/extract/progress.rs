@@ -34,7 +34,8 @@ static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
         r"command not found|: not found|permission denied|eacces|address already in use|eaddrinuse|",
         r"could not resolve|name or service not known|temporary failure in name resolution|no space left|",
         // What the toolchain lacks, wherever it is placed: a module, a header, a library.
-        r"cannot open module file|fatal error: [\w./+-]+\.h(?:pp)?: no such file|cannot find -l\w|library not found for",
+        r"cannot open module file|fatal error: [\w./+-]+\.h(?:pp)?: no such file|fatal error: '[\w./+-]+\.h(?:pp)?' file not found|",
+        r"cannot find -l\w|library not found for|no module named|modulenotfounderror|cannot find module|no required module provides package",
     ))
 });
 
@@ -181,15 +182,30 @@ pub(crate) fn is_own_unfinished_work(failed: &str, error: &str, places: &[String
 /// way was its work.
 pub(crate) fn ran_what_it_advised(error: &str, ran: &[String]) -> bool {
     let error = error.to_lowercase();
+    // Advice, not a command the error only quotes (`Command 'git submodule update' failed`).
+    let advised = |at: usize| {
+        let mut from = at.saturating_sub(40);
+        while !error.is_char_boundary(from) {
+            from -= 1;
+        }
+        let before = &error[from..at];
+        ["run", "try", "use", "need", "execute", "install"].iter().any(|w| before.contains(w))
+    };
     ran.iter().any(|step| {
         let words = shell::words(&shell::job_line(step));
         let lead: Vec<&str> = words.iter().map(String::as_str).take_while(|w| !w.starts_with('-')).take(3).collect();
         // The program and what it is asked to do, as the error would write it.
         (2..=lead.len()).rev().any(|n| {
             let phrase = lead[..n].join(" ").to_lowercase();
-            phrase.len() >= 8 && error.contains(&phrase)
+            phrase.len() >= 8 && error.find(&phrase).is_some_and(advised)
         })
     })
+}
+
+/// True when an error is the machine's or the toolchain's (a refused connection, a missing
+/// program, header or module), not the code's.
+pub(crate) fn is_environmental(error: &str) -> bool {
+    ENVIRONMENT.is_match(error)
 }
 
 /// True when a project's own checker reported the failure (`./scripts/lint.sh`, `check-ns:
@@ -281,10 +297,19 @@ pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
     let (a, b): (Vec<&str>, Vec<&str>) =
         (a.iter().map(String::as_str).collect(), b.iter().map(String::as_str).collect());
     // `make bulid` → `make`: the misspelt task dropped for the default one.
+    // (Not a flag, `cargo build --release` → `cargo build`, nor another word of the same
+    // stem, `make tests` → `make`.)
+    let misspelt = |x: &str| {
+        TASK_WORDS.iter().any(|task| {
+            let stem = x.starts_with(task) || task.starts_with(x);
+            *task != x && edit_distance(task, x) <= 2 && (x.len() == task.len() || !stem)
+        })
+    };
     if let Some((x, rest)) = a.split_last()
         && rest == b.as_slice()
         && x.len() >= 4
-        && TASK_WORDS.iter().any(|task| task != x && edit_distance(task, x) <= 2)
+        && !x.starts_with('-')
+        && misspelt(x)
     {
         return true;
     }
@@ -469,6 +494,8 @@ mod tests {
         assert!(!ran_what_it_advised(helm, &["helm repo update".into()]));
         // A program's name alone is no advice.
         assert!(!ran_what_it_advised("error: helm failed", &["helm lint charts/avon".into()]));
+        let quoted = "CalledProcessError: Command 'git submodule update' returned non-zero exit status 1.";
+        assert!(!ran_what_it_advised(quoted, &["git submodule update --init".into()]));
     }
 
     #[test]
@@ -493,6 +520,9 @@ mod tests {
         assert!(is_typo_pair("make bulid", "make"));
         assert!(!is_typo_pair("make build", "make"));
         assert!(!is_typo_pair("make docs-serve", "make"));
+        assert!(!is_typo_pair("cargo build --release", "cargo build"));
+        assert!(!is_typo_pair("make tests", "make"));
+        assert!(!is_typo_pair("make server", "make"));
         assert!(is_typo_pair("carg test", "cargo test"));
         assert!(!is_typo_pair("npm test", "pnpm vitest run"));
         assert!(!is_typo_pair("make build", "make all"));

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use super::progress;
 use crate::core::patterns;
 
 /// What a command does, as far as lessons go.
@@ -92,7 +93,14 @@ pub(crate) fn classify(command: &str) -> Classified {
             best = Some(classified);
         }
     }
-    best.unwrap_or(Classified { kind: CommandKind::Other, family: String::new(), program: String::new() })
+    let best = best.unwrap_or(Classified { kind: CommandKind::Other, family: String::new(), program: String::new() });
+    // `curl -fsSL https://sh.rustup.rs | sh`: what is read is run.
+    static INTO_SHELL: LazyLock<Regex> =
+        LazyLock::new(|| patterns::regex(r"\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:sh|bash|zsh|python3?|node|perl|ruby)\b"));
+    if best.kind == CommandKind::Explore && INTO_SHELL.is_match(command) {
+        return Classified { kind: CommandKind::Other, ..best };
+    }
+    best
 }
 
 /// The line to keep as a verified way to do a job: the job's own segment of a chain, without
@@ -141,11 +149,11 @@ fn task_families(words: &[String]) -> Vec<String> {
     let Some(at) = words.iter().position(|w| program_name(w).trim_start_matches("./") == program) else {
         return families;
     };
-    let is_task = |w: &String| !w.starts_with('-') && !w.contains('=');
-    let tasks: Vec<usize> = (at + 1..words.len()).filter(|&i| is_task(&words[i])).collect();
-    for &task in &tasks {
+    let is_task: Vec<bool> =
+        words.iter().enumerate().map(|(i, w)| i > at && !w.starts_with('-') && !w.contains('=')).collect();
+    for task in (0..words.len()).filter(|&i| is_task[i]) {
         let one: Vec<String> =
-            (0..words.len()).filter(|i| i == &task || !tasks.contains(i)).map(|i| words[i].clone()).collect();
+            (0..words.len()).filter(|&i| i == task || !is_task[i]).map(|i| words[i].clone()).collect();
         if let Some(family) = classify_segment(&one).map(|c| c.family).filter(|f| !families.contains(f)) {
             families.push(family);
         }
@@ -311,24 +319,15 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
     })
 }
 
-/// Extensions of files that name a whole project or solution.
-const PROJECT_FILES: &[&str] =
-    &["sln", "slnx", "csproj", "fsproj", "vbproj", "cabal", "gemspec", "xcodeproj", "nimble"];
-
 /// A formatter or a linter run on one file (`terraform fmt envs/staging/s3.tf`, `ruff check
 /// src/app.py`): the tidying of what the task touched. (A flag's value, `helm lint chart -f
 /// values.yaml`, is no file it checks.)
 fn checks_one_file(words: &[String]) -> bool {
     let tidies = classify_segment(words).is_some_and(|c| matches!(c.kind, CommandKind::Format | CommandKind::Lint));
+    // (A solution, a project file, a dotted folder or module is the whole of it.)
     let one_file = |w: &String| {
         let last = w.rsplit('/').next().unwrap_or(w);
-        // (A solution or a project file is the whole of it.)
-        let project = last.rsplit_once('.').is_some_and(|(_, ext)| PROJECT_FILES.contains(&ext));
-        !w.starts_with('-')
-            && !w.contains(['*', '?', '{', '='])
-            && !last.starts_with('.')
-            && last.contains('.')
-            && !project
+        !w.starts_with(['-', '+']) && !w.contains(['*', '?', '{', '=']) && progress::is_source(last)
     };
     tidies && words.windows(2).any(|pair| !pair[0].starts_with('-') && one_file(&pair[1]))
 }
@@ -1172,14 +1171,26 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             let short = |letters: &[char]| {
                 args.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(letters))
             };
-            let long = ["--data", "--data-raw", "--form", "--request", "--upload-file", "--json", "--header", "--user"];
+            let long = [
+                "--data",
+                "--form",
+                "--request",
+                "--upload-file",
+                "--json",
+                "--header",
+                "--user",
+                "--output",
+                "--remote",
+            ];
             let acts = short(&['d', 'F', 'T', 'X', 'H', 'u', 'o', 'O'])
-                || has_flag(args, &long)
-                || has_flag(args, &["--output", "--remote-name"]);
+                || args.iter().any(|a| long.iter().any(|flag| a.starts_with(flag)));
+            // (An address of its own, `192.168.1.20`, is a machine of the project's.)
             let page = args.iter().any(|a| {
                 let rest = a.strip_prefix("https://").or_else(|| a.strip_prefix("http://"));
                 let host = rest.map(|r| r.split('/').next().unwrap_or(r));
-                host.is_some_and(|h| h.contains('.') && !h.contains(':') && !h.starts_with("127."))
+                host.is_some_and(|h| {
+                    h.contains('.') && !h.contains(':') && !h.chars().all(|c| c.is_ascii_digit() || c == '.')
+                })
             });
             named(if page && !acts { Explore } else { Other }, program, None)
         }
@@ -1340,6 +1351,9 @@ mod tests {
             "./scripts/fmt.sh --check",
             "python3 tools/lint.py src",
             "dotnet format MyApp.sln --verify-no-changes",
+            "dotnet format src/Acme.Api",
+            "python -m pylint acme.billing",
+            "cargo +1.75.0 clippy --all-targets",
         ] {
             assert!(!is_narrowed(whole), "{whole}");
         }
@@ -1503,6 +1517,12 @@ mod tests {
         assert_eq!(family("curl -fsSLo /tmp/kc.tgz https://example.com/kc.tgz").0, Other);
         assert_eq!(family("curl -s -X POST https://api.example.com/reindex").0, Other);
         assert_eq!(family("curl -fsS http://localhost:8080/health").0, Other);
+        assert_eq!(family("curl -s --data-urlencode q=x https://api.example.com/s").0, Other);
+        assert_eq!(family("curl -s --request=DELETE https://api.example.com/x").0, Other);
+        assert_eq!(family("curl -s http://192.168.1.20/api/reset").0, Other);
+        // A script piped into a shell is an install, whatever fetched it.
+        assert_ne!(family("curl -fsSL https://sh.rustup.rs | sh -s -- -y").0, Explore);
+        assert_ne!(family("curl -fsSL https://install.python-poetry.org | python3 -").0, Explore);
         assert_eq!(family("mvn clean"), (Other, "mvn clean".into()));
     }
 
