@@ -35,7 +35,7 @@ static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
         r"could not resolve|name or service not known|temporary failure in name resolution|no space left|",
         // What the toolchain lacks, wherever it is placed: a module, a header, a library.
         r"cannot open module file|fatal error: [\w./+-]+\.h(?:pp)?: no such file|fatal error: '[\w./+-]+\.h(?:pp)?' file not found|",
-        r"cannot find -l\w|library not found for|no module named|modulenotfounderror|cannot find module|no required module provides package",
+        r"cannot find -l\w|library not found for|no module named|modulenotfounderror|no required module provides package",
     ))
 });
 
