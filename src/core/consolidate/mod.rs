@@ -275,9 +275,9 @@ impl Gathered {
             }
             lesson.support(session, number);
         }
-        // A command run once with a URL or a secret in it was a one-off, not how the project
-        // is built or tested.
-        for v in task.verified.iter().filter(|v| !v.command.contains("://") && !v.command.contains("[REDACTED:")) {
+        // A one-off, or a run narrowed to some of the tests or one file, is not how the
+        // project is built or tested.
+        for v in task.verified.iter().filter(|v| !one_off(&v.command) && !shell::is_narrowed(&v.command)) {
             let body = format!("verified {} command: {}", v.kind.name(), code(&v.command));
             let lesson =
                 self.knowledge.entry(v.command.clone()).or_insert_with(|| Lesson::new(body, 0, session.updated_at));
@@ -662,15 +662,26 @@ fn landmines_told<'g>(group: &'g Group) -> Vec<&'g Lesson> {
     failures
 }
 
+/// A command run once, not a way to do the project's job: it holds a URL or a secret, or
+/// works in a scratch place (`go build -o /tmp/gf ./cmd/gf` to try the binary out).
+fn one_off(command: &str) -> bool {
+    command.contains("://")
+        || command.contains("[REDACTED:")
+        || shell::words(command).iter().any(|w| {
+            let value = w.split_once('=').map_or(w.as_str(), |(_, value)| value);
+            value.starts_with("/tmp/") || value == "/tmp"
+        })
+}
+
 /// The line of a project's verified ways to build, test, lint or format, other than those
 /// `told` already names (a job, or a step of its chain) and those of the `families` told.
 fn verified_tip(group: &Group, told: &str, families: &mut BTreeSet<String>) -> Option<String> {
     let mut commands = Vec::new();
     for command in group.knowledge.iter().flat_map(|l| &l.commands) {
         let family = classify(command).family;
-        // One that holds a URL or a secret was a one-off, not the way to build or test; an
-        // install is a step, and a bare default (`cargo test`) what anyone would try first.
-        let one_off = command.contains("://") || command.contains("[REDACTED:");
+        // A one-off is not the way to build or test; an install is a step, and a bare default
+        // (`cargo test`) what anyone would try first.
+        let one_off = one_off(command);
         // Only a way to build, test, lint or format is a tip; other commands were steps.
         let kind = classify(command).kind;
         let job = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint | CommandKind::Format);

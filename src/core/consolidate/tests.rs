@@ -105,6 +105,24 @@ fn lessons_are_merged_across_sessions_and_counted() {
 }
 
 #[test]
+fn a_narrowed_or_scratch_run_is_no_way_to_do_the_job() {
+    let mut t = task("Skip the goldens today.");
+    for command in [
+        "flutter test --exclude-tags golden",
+        "pytest tests/test_cli_json.py",
+        "CGO_ENABLED=1 go build -o /tmp/gf ./cmd/gf",
+        "make check",
+    ] {
+        t.verified.push(verified(command));
+    }
+    let out = run(&[record("s-a", "github.com/acme/gf", 20, vec![t])], &[]);
+    assert!(out.memory.contains("verified test command: `make check`"), "{}", out.memory);
+    for one_off in ["exclude-tags", "test_cli_json", "/tmp/gf"] {
+        assert!(!out.memory.contains(one_off), "{one_off}: {}", out.memory);
+    }
+}
+
+#[test]
 fn forgetting_a_session_keeps_what_others_support() {
     let all = sessions();
     let without_a: Vec<Stage1> = all.iter().filter(|s| s.session_id != "s-a").cloned().collect();

@@ -120,6 +120,18 @@ pub(crate) fn reports_failure(output: &str) -> bool {
     })
 }
 
+/// True when two error lines say the same thing, whatever a test runner put before them
+/// (`E SyntaxError: invalid syntax` is `SyntaxError: invalid syntax`).
+pub(crate) fn same_error(a: &str, b: &str) -> bool {
+    let plain = |e: &str| {
+        let e = e.trim();
+        e.strip_prefix("E ").unwrap_or(e).trim().to_lowercase()
+    };
+    let (a, b) = (plain(a), plain(b));
+    // (A bare `error: exit status 1` says too little to be the same landmine.)
+    a.len() >= 16 && a == b
+}
+
 /// Lines joined with a space, so a heading and the line it introduces read as one.
 fn render_one_line(text: &str) -> String {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
@@ -438,6 +450,13 @@ fn clip(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_same_error_is_known_through_a_runners_prefix() {
+        assert!(same_error("E SyntaxError: invalid syntax", "SyntaxError: invalid syntax "));
+        assert!(!same_error("SyntaxError: invalid syntax", "SyntaxError: unexpected indent"));
+        assert!(!same_error("E exit status 1", "exit status 1"));
+    }
 
     /// Every string of up to seven characters over capitals, digits, word and non-word
     /// characters: the scan finds exactly the codes the plain pattern would.

@@ -867,10 +867,23 @@ impl Extractor {
 
     /// Close the session: settle outcomes, decide no-op, render the stage-1 texts.
     pub(crate) fn finish(mut self, meta: &SessionMeta, context: &Context) -> Extraction {
+        let fixed_errors: Vec<String> = self
+            .tasks
+            .iter()
+            .filter_map(|t| t.facts.as_ref())
+            .flat_map(|f| &f.fixes)
+            .filter(|fix| !fix.work)
+            .map(|fix| fix.failure.error.clone())
+            .collect();
         for open in std::mem::take(&mut self.open).into_values() {
             // A new spec still red when the session ended is work left undone, not a landmine.
             let failure = &open.failure;
             if progress::is_own_unfinished_work(&failure.command, &failure.error, &open.places, &open.written) {
+                continue;
+            }
+            // The landmine the session already got past, hit again by another command: told
+            // once, with its way around.
+            if fixed_errors.iter().any(|e| errors::same_error(e, &failure.error)) {
                 continue;
             }
             if let Some(facts) = self.tasks.get_mut(open.task).and_then(|t| t.facts.as_mut())

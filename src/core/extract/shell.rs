@@ -302,7 +302,11 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
                 && !w.starts_with('-')
                 && (w.contains("test") || w.contains("spec"))
                 && !w.ends_with("/...")
-                && w.rsplit('/').next().is_some_and(|last| last.contains('.') || last.contains("::"));
+                && w.rsplit('/').next().is_some_and(|last| {
+                    // (`nox -s tests-3.12` names a session: a version is no extension.)
+                    let extension = last.rsplit_once('.').is_some_and(|(_, ext)| ext.starts_with(char::is_alphabetic));
+                    extension || last.contains("::")
+                });
             // `test/cart`: one folder of the tests, not all of them.
             let test_folder = !w.starts_with('-')
                 && ["test/", "tests/", "spec/", "specs/"].iter().any(|root| {
@@ -1354,6 +1358,7 @@ mod tests {
             "dotnet format src/Acme.Api",
             "python -m pylint acme.billing",
             "cargo +1.75.0 clippy --all-targets",
+            "nox -s tests-3.12",
         ] {
             assert!(!is_narrowed(whole), "{whole}");
         }

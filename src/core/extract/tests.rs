@@ -170,6 +170,26 @@ fn errors_left_unresolved_are_kept_and_the_task_failed() {
 }
 
 #[test]
+fn a_landmine_hit_again_by_another_command_is_told_once() {
+    let m = memory(&[
+        user("Run the tests."),
+        run("1", "pdm run pytest -q"),
+        result("1", 4, "E   SyntaxError: invalid syntax"),
+        run("2", "PDM_IGNORE_ACTIVE_VENV=1 pdm run pytest -q"),
+        result("2", 0, "12 passed"),
+        run("3", "pip install -e . && teasel validate data/bad.csv"),
+        result("3", 1, "SyntaxError: invalid syntax"),
+        run("4", "./deploy.sh staging"),
+        result("4", 1, "fatal: remote rejected"),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert_eq!(task.fixes.len(), 1);
+    // Another error left open is still told.
+    let open: Vec<&str> = task.unresolved.iter().map(|f| f.command.as_str()).collect();
+    assert_eq!(open, ["./deploy.sh staging"]);
+}
+
+#[test]
 fn a_command_the_user_interrupted_is_not_a_landmine() {
     let m = memory(&[
         user("Open port 22 on the bastion. Always run tflint after touching a module."),
