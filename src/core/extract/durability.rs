@@ -49,6 +49,8 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:all|every|each|any|no)\s+(?:\w+\s+){0,2}(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to|write|store|keep|name|format|pin|deploy|release|ship)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
+        // "This project is pdm only", "our repo uses pnpm": what the project is, said of it.
+        r"|^(?:(?:also|and|but|so|btw)[\s,]+)?(?:this|our) (?:project|repo|repository|codebase|code base|monorepo|crate|package|app) (?:is\s+\S+[- ]only|only uses|uses|doesn'?t use|does not use|never uses|always uses|is built with|is written in|is on)\b",
         r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
         r"|,\s*ever\b|\bever again\b",
         // "By the way, `npm run lint` here is eslint with --max-warnings 0": said to be known.
@@ -80,6 +82,8 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         // "I always mix them up": the speaker's own habit of mind, no rule for the agent.
         r"|\b(?:i|we)\s+(?:always|never|usually|keep)\s+(?:mix|forget|confuse|get confused|mess|mistype|misremember|lose track|wonder|struggle)\b",
         r"|^(?:always|usually)\s+(?:mix|confuse|get confused|mess)\b",
+        // "This app uses too much memory": a complaint about now.
+        r"|\buses? (?:way )?(?:too|so) (?:much|many|little)\b",
         // "Don't fix anything, I want to look at it myself": hands off this task.
         r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
         r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
@@ -166,10 +170,17 @@ pub(crate) fn is_lasting(text: &str) -> bool {
     LASTING.is_match(&without_code(text))
 }
 
+/// What just happened, said as the reason for a rule ("don't pip install anything, that
+/// just went into conda base"): "just" tells when, not how little to do.
+static JUST_HAPPENED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(?:that|it|this|which|they|you)\s+(?:has\s+|have\s+)?just\s+(?:went|got|broke|ran|did|made|put|\w+ed)\b")
+});
+
 /// True when `text` is tied to the task at hand.
 pub(crate) fn is_task_scoped(text: &str) -> bool {
     let plain = without_code(text);
     let plain = LASTING_PLACE.replace_all(&plain, " ");
+    let plain = JUST_HAPPENED.replace_all(&plain, " ");
     TASK_SCOPE.is_match(&plain)
 }
 
@@ -357,6 +368,8 @@ mod tests {
             "Always do it this way for now.",
             "By the way, can you also fix the footer?",
             "Btw, fix it here too.",
+            "This project is broken since the merge.",
+            "This app uses too much memory on startup.",
         ] {
             assert!(rules_in(text).is_empty(), "{text:?}: {:?}", rules_in(text));
         }
@@ -384,6 +397,8 @@ mod tests {
             "In log lines we write timestamps as Unix epoch milliseconds, not ISO strings.",
             "And `anyhow` is only allowed in the binary crate, crates/saltmarsh, nowhere else.",
             "pls always run `mix format` and `mix credo --strict` before say done, CI is very strict with this",
+            "This project is pdm only: run things with `pdm run`, add deps with `pdm add`.",
+            "Our repo uses pnpm workspaces, not npm.",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }

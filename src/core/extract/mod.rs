@@ -875,6 +875,7 @@ impl Extractor {
             .filter(|fix| !fix.work)
             .map(|fix| fix.failure.error.clone())
             .collect();
+        let own_names = project_names(meta);
         for open in std::mem::take(&mut self.open).into_values() {
             // A new spec still red when the session ended is work left undone, not a landmine.
             let failure = &open.failure;
@@ -882,8 +883,11 @@ impl Extractor {
                 continue;
             }
             // The landmine the session already got past, hit again by another command: told
-            // once, with its way around.
-            if fixed_errors.iter().any(|e| errors::same_error(e, &failure.error)) {
+            // once, with its way around. The project's own program answering what the task
+            // fed it is the program under work.
+            if fixed_errors.iter().any(|e| errors::same_error(e, &failure.error))
+                || progress::is_own_program_answer(&failure.command, &failure.error, &own_names)
+            {
                 continue;
             }
             if let Some(facts) = self.tasks.get_mut(open.task).and_then(|t| t.facts.as_mut())
@@ -1061,6 +1065,19 @@ pub(crate) fn strip_redactions(text: &str, gap: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The names the project goes by: its folder and its repository (`teasel` of
+/// `/home/dev/teasel` and of `git@github.com:siskinware/teasel.git`).
+fn project_names(meta: &SessionMeta) -> Vec<String> {
+    let last = |path: &str| {
+        let name = path.trim_end_matches('/').rsplit(['/', ':']).next().unwrap_or_default();
+        name.strip_suffix(".git").unwrap_or(name).to_string()
+    };
+    let mut names: Vec<String> = meta.cwd.iter().chain(&meta.git_remote).map(|p| last(p)).collect();
+    names.retain(|n| !n.is_empty());
+    names.dedup();
+    names
 }
 
 /// `path` relative to `cwd` when it lies inside it.

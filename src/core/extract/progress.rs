@@ -177,6 +177,22 @@ pub(crate) fn is_own_unfinished_work(failed: &str, error: &str, places: &[String
         && is_placed_in(failed, error, places, written)
 }
 
+/// True when a failure is the project's own program answering what the task fed it
+/// (`dune exec -- brambling export --since 14.11.2026` → `brambling: option '--since':
+/// invalid date`, `pdm run teasel validate tests/data/bad.csv` listing the bad rows): the
+/// program under work, tried out, not a landmine. `names` are the project's names (its
+/// folder, its repository). What the machine refused stays a lesson.
+pub(crate) fn is_own_program_answer(failed: &str, error: &str, names: &[String]) -> bool {
+    let last = failed.rsplit(" && ").next().unwrap_or(failed);
+    let program = classify(last).program;
+    let own = |name: &String| {
+        name.len() >= 3
+            && (program.eq_ignore_ascii_case(name)
+                || error.trim_start().to_lowercase().starts_with(&format!("{}:", name.to_lowercase())))
+    };
+    names.iter().any(own) && !ENVIRONMENT.is_match(error)
+}
+
 /// True when the failure's own error named a step the task then ran (`You may need to run
 /// `helm dependency build``): that step is the way around, and what the task edited on the
 /// way was its work.
@@ -471,6 +487,30 @@ pub(crate) fn printed_variable(command: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_projects_own_program_answering_is_no_landmine() {
+        let names = ["brambling".to_string(), "teasel".to_string()];
+        for (failed, error) in [
+            (
+                "dune build && dune exec -- brambling export --since 14.11.2026 test/data/sample.jsonl",
+                "brambling: option '--since': invalid date \"14.11.2026\", expected YYYY-MM-DD",
+            ),
+            ("PDM_IGNORE_ACTIVE_VENV=1 pdm run teasel validate tests/data/bad.csv", "\"severity\": \"error\""),
+            ("./teasel lint x", "teasel: 2 problems"),
+        ] {
+            assert!(is_own_program_answer(failed, error, &names), "{failed}");
+        }
+        for (failed, error) in [
+            // The machine refused it: a lesson.
+            ("pdm run teasel serve", "OSError: [Errno 98] Address already in use"),
+            // Another program failed.
+            ("dune build", "Error: Unbound module Brambling"),
+            ("pdm run pytest", "E   SyntaxError: invalid syntax"),
+        ] {
+            assert!(!is_own_program_answer(failed, error, &names), "{failed}");
+        }
+    }
 
     fn is_own_work(failed: &str, error: &str, fixed: &str, edited: &[String], ran: &[String]) -> bool {
         is_own_work_in(failed, error, fixed, edited, ran, &[])

@@ -674,6 +674,17 @@ mod tests {
     }
 
     #[test]
+    fn what_just_happened_is_the_reason_of_a_correction_not_its_scope() {
+        let said = "No — don't pip install anything in teasel, that just went into conda base. This project is pdm only: run things with `pdm run`. Please undo that.";
+        let found = preference_signals(said, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, SignalKind::Correction);
+        assert!(found[0].1.contains("pip install") && found[0].1.contains("pdm only"), "{found:?}");
+        // "Just" that says how little to do still ties it to the task.
+        assert!(preference_signals("No, just pip install it for now.", true).is_empty());
+    }
+
+    #[test]
     fn standing_preferences_are_found() {
         use SignalKind::*;
         assert_eq!(kinds("I prefer tabs over spaces in this repo."), [Preference]);
