@@ -317,8 +317,17 @@ impl Gathered {
                 .needs()
                 .map(|needs| format!("{} needs {}", classify(&fix.failure.command).family, needs.added.join(" ")));
             // A step that passed on a plain retry is kept in the handbook, but the summary has
-            // nothing to tell a later session to do about it.
-            lesson.quiet = fix.is_plain_retry();
+            // nothing to tell a later session to do about it. Nor does it tell twice what one
+            // command got past: of `poetry install` and `poetry lock --no-update`, both past
+            // once `poetry lock && poetry install` ran, the job that ran again is the story.
+            let told_with_other = !shell::runs_the_same(&fix.command, &fix.failure.command)
+                && task.fixes.iter().any(|other| {
+                    other.line == fix.line
+                        && !other.work
+                        && other.failure.line != fix.failure.line
+                        && shell::runs_the_same(&other.command, &other.failure.command)
+                });
+            lesson.quiet = fix.is_plain_retry() || told_with_other;
             lesson.support(session, number);
         }
         for failure in &task.unresolved {

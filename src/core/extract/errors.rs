@@ -134,7 +134,33 @@ pub(crate) fn same_error(a: &str, b: &str) -> bool {
 
 /// Lines joined with a space, so a heading and the line it introduces read as one.
 fn render_one_line(text: &str) -> String {
-    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+    text.lines().map(|l| without_build_prefix(l).trim()).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// A line without what a build tool puts before each line of the steps it runs: stack's
+/// package column (`zlib             > `) and BuildKit's step and time (`#8 9.891 `).
+fn without_build_prefix(line: &str) -> &str {
+    let trimmed = line.trim_start();
+    if let Some(rest) = trimmed.strip_prefix('#') {
+        let mut words = rest.splitn(3, ' ');
+        let step = words.next().is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()));
+        let time = words.next().is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
+        return match (step && time, words.next()) {
+            (true, Some(text)) => text,
+            _ => line,
+        };
+    }
+    match trimmed.split_once("> ") {
+        Some((package, text))
+            if package.len() < 60
+                && package.ends_with(' ')
+                && !package.trim_end().is_empty()
+                && package.trim_end().bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-:".contains(&b)) =>
+        {
+            text
+        }
+        _ => line,
+    }
 }
 
 /// The head and tail windows of a (possibly huge) output; the tail is empty for short ones.
@@ -279,6 +305,11 @@ fn score(line: &str) -> u8 {
     if is_quoted_context(line) || is_clean_tally(line) {
         return 0;
     }
+    // `Error: [S-7282]`: a code alone, the lines above say what it is.
+    let message = ERROR_LABEL.find(line).map(|m| line[m.end()..].trim());
+    if message.is_some_and(|m| m.starts_with('[') && m.ends_with(']') && !m.contains(' ')) {
+        return 1;
+    }
     if is_relay(line) {
         return 1;
     }
@@ -411,6 +442,7 @@ fn has_location(line: &str) -> bool {
 
 /// The line without escape sequences, control characters or surrounding space.
 fn clean(line: &str) -> std::borrow::Cow<'_, str> {
+    let line = without_build_prefix(line);
     // The frame of a boxed diagnostic is not part of its message.
     let line = match line.trim_start().strip_prefix('│') {
         Some(inside) if ERROR_LABEL.is_match(inside.trim_start()) => inside,
@@ -450,6 +482,18 @@ fn clip(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_build_tools_line_prefix_is_no_part_of_the_error() {
+        let stack = "zlib             > configure\nzlib             > Error: Setup: Missing dependency on a foreign library:\nzlib             > * Missing (or bad) header file: zlib.h\n\nError: [S-7282]\n       Stack failed to execute the build plan.";
+        let line = error_line(stack).unwrap();
+        assert!(line.starts_with("Error: Setup: Missing dependency"), "{line}");
+        assert!(line.ends_with("* Missing (or bad) header file: zlib.h"), "{line}");
+        let buildkit = "#8 9.880 checking for gmp\n#8 9.891 # test.c:1:10: fatal error: gmp.h: No such file or directory\n#8 ERROR: process did not complete successfully";
+        assert!(error_line(buildkit).unwrap().contains("gmp.h: No such file or directory"));
+        // A comparison in ordinary output is no prefix.
+        assert_eq!(without_build_prefix("if a > b then"), "if a > b then");
+    }
 
     #[test]
     fn the_same_error_is_known_through_a_runners_prefix() {

@@ -692,7 +692,16 @@ impl Extractor {
         }
         let printed = &self.printed;
         let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };
-        for open in fixed {
+        for mut open in fixed {
+            // `sudo apt-get install -y zlib1g-dev && stack build` after `stack build` failed:
+            // the install the chain ran first is what got past the failure.
+            let family = classify(&open.failure.command).family;
+            for step in shell::steps_before_job(&call.command, &family) {
+                let install = classify(&step).kind == CommandKind::Install;
+                if install && !open.ran.contains(&step) && open.ran.len() < MAX_STEPS_BETWEEN {
+                    open.ran.push(step);
+                }
+            }
             // `make bulid` → `make build` teaches nothing, nor does an install or a download
             // that a plain retry got through (a network blip); a test that did is flaky.
             let failure = &open.failure;
