@@ -36,7 +36,9 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         r"overrides?|shadows?|ignores?|silently|quietly|hard-?coded|pinned|falls? back|fell back|only sets|",
         r"which is why|that'?s why|that is why|so it|still holds|is taken|was taken|moved to|defaults? to|",
         r"points? (?:at|to)|resolves? to|is set to|is bound to|binds? to|already (?:running|in use|taken)|held by|",
-        r"already in use|in use by|is in use|conflicts? with|collides? with|lives (?:in|at|on)|runs on|served (?:from|on)|not set|unset|missing|must)\b",
+        r"already in use|in use by|is in use|conflicts? with|collides? with|lives (?:in|at|on)|runs on|served (?:from|on)|not set|unset|missing|must|",
+        // "`conan install` had never run, so the preset didn't exist yet."
+        r"(?:didn'?t|did not|doesn'?t|does not) exist|(?:had|has) never (?:run|been run)|,\s*so the)\b",
         // "on 8081, not 8080": one value where another was expected.
         r"|\b\d+\b[^.;]*,\s*not\s+(?:the\s+)?\S*\d",
     ))
@@ -83,6 +85,8 @@ pub(crate) struct Named {
     words: BTreeSet<String>,
     /// Programs the session ran, of any length (`ss`, `go`).
     programs: BTreeSet<String>,
+    /// The error lines of the failures the session met, lowercased.
+    errors: Vec<String>,
 }
 
 impl Named {
@@ -115,6 +119,14 @@ impl Named {
         }
     }
 
+    /// An error a command of the session failed with: an account that quotes it (`gmp.h: No
+    /// such file or directory`) speaks of what the session met.
+    pub(crate) fn error(&mut self, error: &str) {
+        if self.errors.len() < MAX_NAMED && !error.is_empty() {
+            self.errors.push(error.to_lowercase());
+        }
+    }
+
     fn add(&mut self, word: &str) {
         if self.words.len() < MAX_NAMED && word.len() >= 3 {
             self.words.insert(word.to_lowercase());
@@ -132,8 +144,14 @@ impl Named {
             // `ss -ltnp`: a code span that runs a program the session ran.
             span.split_whitespace().next().is_some_and(|first| self.programs.contains(first))
                 || self.words.iter().any(|n| n.contains(' ') && span.contains(n.as_str()))
+                || (span.len() >= 16 && self.errors.iter().any(|e| e.contains(span.as_str())))
         })
     }
+}
+
+/// `text` with its code spans left out.
+fn without_code(text: &str) -> String {
+    text.split('`').step_by(2).collect::<Vec<_>>().join(" ")
 }
 
 fn code_spans(text: &str) -> Vec<String> {
@@ -158,13 +176,15 @@ pub(crate) fn observations(reply: &str, line: u64, named: &Named) -> Vec<Observa
     for sentence in sentences(reply) {
         let sentence = sentence.trim().trim_start_matches(['-', '*', '•', ' ']).trim();
         let plain = sentence.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ')').trim();
+        // A cause is said in words: `export --since` names a flag.
+        let words = without_code(plain);
         let kept = (MIN_SENTENCE..=MAX_SENTENCE).contains(&plain.len())
             && !plain.ends_with(['?', ':'])
             && !is_of_the_moment(plain)
-            && CAUSE.is_match(plain)
+            && CAUSE.is_match(&words)
             && !IMPERATIVE.is_match(plain)
             && !CONDUCT.is_match(plain)
-            && (!WORK_REPORT.is_match(plain) || STRONG_CAUSE.is_match(plain))
+            && (!WORK_REPORT.is_match(plain) || STRONG_CAUSE.is_match(&words))
             && !looks_like_instruction(plain)
             && named.names_one(plain);
         if kept && found.len() < MAX_OBSERVATIONS {
@@ -228,6 +248,19 @@ mod tests {
             named.command(c, &classify(c));
         }
         named
+    }
+
+    #[test]
+    fn an_account_that_quotes_an_error_the_session_met_speaks_of_it() {
+        let mut named = named(&["docker build -t app ."]);
+        named.error("# test.c:1:10: fatal error: gmp.h: No such file or directory");
+        let reply = "Two traps I hit:\n- The builder needs `libgmp-dev`; without it `opam install` fails with \
+                     `gmp.h: No such file or directory`.\n- Smoke test: `--version` and `export --since` work \
+                     in the container.";
+        let found: Vec<String> = observations(reply, 9, &named).into_iter().map(|o| o.text).collect();
+        // (A cause word inside a code span, `--since`, is no cause.)
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("libgmp-dev"), "{found:?}");
     }
 
     #[test]

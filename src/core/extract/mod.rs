@@ -608,6 +608,7 @@ impl Extractor {
         if repeated && !progress::is_environmental(&error) {
             return;
         }
+        self.named.error(&error);
         let failure = Failure { command: call.command, error, exit_code, line: call.line };
         // A compile error in the code under work that an edit got past, giving way to another
         // error, was the task's own work: the failure is the one that follows.
