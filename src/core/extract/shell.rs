@@ -81,6 +81,16 @@ pub(crate) struct Classified {
 
 /// Classify a command line. For a compound line (`cd app && npm test | tail`), the part that
 /// does the most telling job decides.
+/// True when a linter is asked to mend what it finds (`sqlfluff fix`, `eslint --fix`,
+/// `rubocop -a`).
+fn fixes_findings(sub: Option<&str>, args: &[&str]) -> bool {
+    sub == Some("fix")
+        || args.iter().any(|a| {
+            matches!(*a, "--fix" | "--fix-only" | "-a" | "-A" | "--autocorrect" | "--autocorrect-all" | "--write")
+                || a.starts_with("--fix=")
+        })
+}
+
 pub(crate) fn classify(command: &str) -> Classified {
     let mut best: Option<Classified> = None;
     for segment in segments(command) {
@@ -1125,10 +1135,13 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         | "actionlint" | "vale" | "typos" | "staticcheck" | "phpstan" | "psalm" | "tflint" | "luacheck" | "selene"
         | "cppcheck" | "clang-tidy" | "detekt" | "revive" | "golint" | "jshint" | "sqlfluff" | "standardrb"
         | "hlint" | "clj-kondo" | "credo" | "dartanalyzer" | "ansible-lint" | "cfn-lint" | "djlint" => {
-            named(Lint, program, None)
+            // `sqlfluff fix`, `eslint --fix`, `rubocop -a`: the linter mends what it finds,
+            // as a formatter would.
+            named(if fixes_findings(sub, args) { Format } else { Lint }, program, None)
         }
         "ruff" | "biome" => match sub {
             Some("format") => named(Format, program, sub),
+            _ if fixes_findings(None, args) => named(Format, program, sub.filter(|s| *s == "check")),
             _ => named(Lint, program, sub.filter(|s| *s == "check")),
         },
         "prettier" | "black" | "isort" | "autopep8" | "yapf" => {
@@ -1502,6 +1515,11 @@ mod tests {
         assert_eq!(family("mix credo --strict"), (Lint, "mix credo".into()));
         assert_eq!(family("mix format --check-formatted"), (Lint, "mix format".into()));
         assert_eq!(family("mix format"), (Format, "mix format".into()));
+        assert_eq!(family("sqlfluff fix -f models/a.sql").0, Format);
+        assert_eq!(family("sqlfluff lint models").0, Lint);
+        assert_eq!(family("npx eslint --fix src").0, Format);
+        assert_eq!(family("ruff check --fix .").0, Format);
+        assert_eq!(family("ruff check .").0, Lint);
         assert_eq!(family("mix ecto.gen.migration add_x"), (Run, "mix ecto.gen.migration".into()));
         assert_eq!(family("./gradlew spotlessCheck"), (Lint, "gradlew spotlessCheck".into()));
         assert_eq!(family("staticcheck ./..."), (Lint, "staticcheck".into()));
