@@ -57,6 +57,9 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:by the way|btw|fyi|for the record|worth knowing|good to know)\b[\s,:-]+\S+\s+(?:here\s+)?(?:is|are|runs|needs|requires|uses|fails|breaks|means)\b",
         r"|^(?:(?:please|pls|plz|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|never|avoid|stop)\s+\w+",
         r"|^(?:(?:please|pls|plz|also|and)\s+)?use\s+\S+.*\b(?:instead of|rather than|not|over)\b",
+        // "format with nph, not nimpretty"; "nixfmt-rfc-style for formatting, not alejandra".
+        r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:format|lint|build|test|package|type-?check|log)\s+(?:(?:all|any|every|our|the|new)\s+\w+\s+|code\s+|everything\s+)?(?:with|using|via)\s+\S+,?\s+(?:not|never|instead of|rather than)\s",
+        r"|^\S+(?:\s\S+)?\s+for\s+(?:formatting|linting|tests|testing|type-?checking|builds|building|packaging|logging|dependencies|deps|migrations)\b,?\s+(?:not|never|instead of|rather than)\s",
     ))
 });
 
@@ -165,15 +168,26 @@ fn without_code(text: &str) -> String {
     out
 }
 
-/// True when `text` carries a lasting marker.
+/// True when `text` carries a lasting marker (an "alwyas" is meant as one too).
 pub(crate) fn is_lasting(text: &str) -> bool {
-    LASTING.is_match(&without_code(text))
+    static MISSPELT: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\b(?:alwyas|allways|alwasy|awlays|alwys|alawys)\b|\b(?P<never>nevr|nver|neevr)\b"));
+    let plain = without_code(text);
+    let plain = MISSPELT.replace_all(&plain, |c: &regex::Captures| match c.name("never") {
+        Some(_) => "never",
+        None => "always",
+    });
+    LASTING.is_match(&plain)
 }
 
 /// What just happened, said as the reason for a rule ("don't pip install anything, that
 /// just went into conda base"): "just" tells when, not how little to do.
 static JUST_HAPPENED: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\b(?:that|it|this|which|they|you)\s+(?:has\s+|have\s+)?just\s+(?:went|got|broke|ran|did|made|put|\w+ed)\b")
+    re(concat!(
+        r"(?i)\b(?:that|it|this|which|they|you)\s+(?:has\s+|have\s+)?just\s+(?:went|got|broke|ran|did|made|put|\w+ed)\b",
+        // "those targets are just skipped on Linux": how it goes, not how little to do.
+        r"|\b(?:is|are|was|were|gets?|got)\s+just\s+\w+ed\b",
+    ))
 });
 
 /// True when `text` is tied to the task at hand.
@@ -370,6 +384,8 @@ mod tests {
             "Btw, fix it here too.",
             "This project is broken since the merge.",
             "This app uses too much memory on startup.",
+            "Test it with the staging data for now, not prod.",
+            "Format it with black, not ruff.",
         ] {
             assert!(rules_in(text).is_empty(), "{text:?}: {:?}", rules_in(text));
         }
@@ -399,6 +415,9 @@ mod tests {
             "pls always run `mix format` and `mix credo --strict` before say done, CI is very strict with this",
             "This project is pdm only: run things with `pdm run`, add deps with `pdm add`.",
             "Our repo uses pnpm workspaces, not npm.",
+            "format with nph, not nimpretty — nimpretty mangles our macros.",
+            "nixfmt-rfc-style for formatting, not alejandra.",
+            "alwyas use FQCN for modules (ansible.builtin.copy, not copy).",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }
