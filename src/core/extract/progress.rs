@@ -77,7 +77,8 @@ pub(crate) fn is_code_error(error: &str) -> bool {
 const SOURCE_EXTENSIONS: &[&str] = &[
     "rs", "py", "ts", "tsx", "js", "jsx", "mjs", "go", "c", "h", "cc", "cpp", "hpp", "ex", "exs", "rb", "java", "kt",
     "swift", "cs", "hs", "zig", "php", "vue", "svelte", "scala", "clj", "erl", "lua", "dart", "m", "mm", "ml", "fs",
-    "pm", "pl", "t", "r", "jl", "nim", "cr",
+    "pm", "pl", "t", "r", "jl", "nim", "cr", "gd", "cljs", "cljc", "elm", "purs", "fsx", "vb", "groovy", "d",
+    "v", "sv", "vhd", "f90", "f", "ada", "adb", "pas", "cob", "gleam", "odin", "mojo", "sol", "move", "cairo",
     // Documents are the work product of a docs project, and scripts, schemas and templates
     // that of theirs.
     "md", "rst", "adoc", "tex", "html", "css", "scss", "tf", "sql", "sh", "bash", "zsh", "fish", "ps1", "nix", "proto",
@@ -345,7 +346,10 @@ pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
 /// status`): a typo, whatever the agent ran next.
 pub(crate) fn is_misspelt(command: &str, output: &str) -> bool {
     static OFFER: LazyLock<Regex> =
-        LazyLock::new(|| crate::core::patterns::regex(r"(?i)did you mean|the most similar commands? (?:is|are)"));
+        LazyLock::new(|| {
+            // sbt's `Not a valid key: tset (similar: test, tests, testOnly)`.
+            crate::core::patterns::regex(r"(?i)did you mean|the most similar commands? (?:is|are)|\(similar:")
+        });
     let Some(offer) = OFFER.find(output) else { return false };
     let mut end = (offer.end() + 200).min(output.len());
     while !output.is_char_boundary(end) {
@@ -547,6 +551,7 @@ mod tests {
         assert!(is_misspelt("cargo biuld --release", "error: no such command: `biuld`\n\n\tDid you mean `build`?"));
         // An offer of something else, or no offer at all, is a real failure.
         assert!(!is_misspelt("poetry lock --no-update", "The option \"--no-update\" does not exist"));
+        assert!(is_misspelt("sbt tset", "[error] Not a valid key: tset (similar: test, tests, testOnly)"));
         assert!(!is_misspelt(
             "npm run deploy",
             "npm error Missing script: \"deploy\"\nDid you mean one of these?\n  npm run build"
