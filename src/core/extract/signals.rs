@@ -685,6 +685,14 @@ mod tests {
     }
 
     #[test]
+    fn how_things_are_here_is_no_tie_to_the_task() {
+        let said = "Actually, tests here are munit-cats-effect: extend CatsEffectSuite and assert on the IO (assertIO). Never unsafeRunSync in tests.";
+        let found = preference_signals(said, true);
+        assert_eq!(found.first().map(|f| f.0), Some(SignalKind::Correction), "{found:?}");
+        assert!(found[0].1.contains("CatsEffectSuite"), "{found:?}");
+    }
+
+    #[test]
     fn standing_preferences_are_found() {
         use SignalKind::*;
         assert_eq!(kinds("I prefer tabs over spaces in this repo."), [Preference]);
