@@ -537,9 +537,13 @@ impl Extractor {
             return;
         }
         self.drop_mistyped(&call.command);
-        // `cargo clippy 2>&1 | tail -2 && rg -n anyhow src` ends in a search that found nothing.
+        // `cargo clippy 2>&1 | tail -2 && rg -n anyhow src` ends in a search that found nothing
+        // (unless what it searched said it failed: `kustomize build x | grep image:` printing
+        // `Error: … must specify --enable-helm`).
         // (`systemctl status x` exits 3 of a unit that is down: the answer, not a failure.)
-        let no_match = result.exit_code == Some(1) && shell::ends_in_search(&call.command)
+        let no_match = result.exit_code == Some(1)
+            && shell::ends_in_search(&call.command)
+            && !errors::reports_failure(result.output.for_scanning())
             || shell::status_is_an_answer(&call.command, result.exit_code);
         if failed && !no_match {
             let exit_code = if hidden { None } else { result.exit_code };

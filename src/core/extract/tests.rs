@@ -190,6 +190,23 @@ fn a_landmine_hit_again_by_another_command_is_told_once() {
 }
 
 #[test]
+fn a_search_that_found_nothing_is_no_failure_unless_what_it_searched_failed() {
+    let m = memory(&[
+        user("Bump the api image in staging."),
+        run("1", "cargo clippy 2>&1 | tail -2 && rg -n anyhow crates/core"),
+        result("1", 1, "    Finished `dev` profile"),
+        run("2", "kustomize build overlays/staging | grep -n 'image:'"),
+        result("2", 1, "Error: trouble configuring builtin HelmChartInflationGenerator: must specify --enable-helm"),
+        run("3", "kustomize build --enable-helm overlays/staging | grep -n 'image:'"),
+        result("3", 0, "212:        image: ghcr.io/crossbill/api@sha256:4e7a"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert_eq!(fixes.len(), 1, "{fixes:?}");
+    assert!(fixes[0].failure.error.contains("must specify --enable-helm"));
+    assert!(fixes[0].command.contains("--enable-helm"));
+}
+
+#[test]
 fn a_command_the_user_interrupted_is_not_a_landmine() {
     let m = memory(&[
         user("Open port 22 on the bastion. Always run tflint after touching a module."),
