@@ -16,8 +16,9 @@ use score::{Report, TARGETS, Targets};
 /// second wrong line of the held-back part came into it: the floor says so rather than hiding it.
 /// Dropping red-to-green work the output places in the task's own files (which took a fresh
 /// batch from 81% to 94%) freed room under the cap, and a line that repeats a lesson came into
-/// it: the floor says that too.
-const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.82, wrong: 2, duplicate: 1 };
+/// it: the floor says that too. A narrowed or scratch run no longer kept as the way to do a job,
+/// and a landmine got past once told once, took a wrong line out.
+const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.84, wrong: 1, duplicate: 1 };
 
 fn scored(part: &str) -> Report {
     let quality = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/quality");

@@ -77,8 +77,8 @@ pub(crate) fn is_code_error(error: &str) -> bool {
 const SOURCE_EXTENSIONS: &[&str] = &[
     "rs", "py", "ts", "tsx", "js", "jsx", "mjs", "go", "c", "h", "cc", "cpp", "hpp", "ex", "exs", "rb", "java", "kt",
     "swift", "cs", "hs", "zig", "php", "vue", "svelte", "scala", "clj", "erl", "lua", "dart", "m", "mm", "ml", "fs",
-    "pm", "pl", "t", "r", "jl", "nim", "cr", "gd", "cljs", "cljc", "elm", "purs", "fsx", "vb", "groovy", "d",
-    "v", "sv", "vhd", "f90", "f", "ada", "adb", "pas", "cob", "gleam", "odin", "mojo", "sol", "move", "cairo",
+    "pm", "pl", "t", "r", "jl", "nim", "cr", "gd", "cljs", "cljc", "elm", "purs", "fsx", "vb", "groovy", "d", "v",
+    "sv", "vhd", "f90", "f", "ada", "adb", "pas", "cob", "gleam", "odin", "mojo", "sol", "move", "cairo",
     // Documents are the work product of a docs project, and scripts, schemas and templates
     // that of theirs.
     "md", "rst", "adoc", "tex", "html", "css", "scss", "tf", "sql", "sh", "bash", "zsh", "fish", "ps1", "nix", "proto",
@@ -345,11 +345,10 @@ pub(crate) fn is_typo_pair(failed: &str, fixed: &str) -> bool {
 /// (`Did you mean this? server` for `hugo sever`, git's `The most similar command is
 /// status`): a typo, whatever the agent ran next.
 pub(crate) fn is_misspelt(command: &str, output: &str) -> bool {
-    static OFFER: LazyLock<Regex> =
-        LazyLock::new(|| {
-            // sbt's `Not a valid key: tset (similar: test, tests, testOnly)`.
-            crate::core::patterns::regex(r"(?i)did you mean|the most similar commands? (?:is|are)|\(similar:")
-        });
+    static OFFER: LazyLock<Regex> = LazyLock::new(|| {
+        // sbt's `Not a valid key: tset (similar: test, tests, testOnly)`.
+        crate::core::patterns::regex(r"(?i)did you mean|the most similar commands? (?:is|are)|\(similar:")
+    });
     let Some(offer) = OFFER.find(output) else { return false };
     let mut end = (offer.end() + 200).min(output.len());
     while !output.is_char_boundary(end) {

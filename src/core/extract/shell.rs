@@ -691,7 +691,8 @@ pub(crate) fn is_default_command(command: &str) -> bool {
     // Any tool's bare `test`, `build`, `check` or `lint` (`sbt test`, `lein test`, `dune
     // build`), and a package script of that name (`npm run lint`), are found by reading the
     // project's own manifest.
-    const JOBS: &[&str] = &["test", "build", "check", "compile", "lint", "typecheck", "format", "fmt", "runtest", "spec"];
+    const JOBS: &[&str] =
+        &["test", "build", "check", "compile", "lint", "typecheck", "format", "fmt", "runtest", "spec"];
     let bare = match words.as_slice() {
         ["npm" | "yarn" | "pnpm" | "bun", "run", job] | [_, job] => JOBS.contains(job),
         [_] => matches!(words[0], "make" | "rake" | "ctest" | "pytest" | "tox" | "nox" | "jest"),
