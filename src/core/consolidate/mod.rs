@@ -672,14 +672,16 @@ fn landmines_told<'g>(group: &'g Group) -> Vec<&'g Lesson> {
 }
 
 /// A command run once, not a way to do the project's job: it holds a URL or a secret, or
-/// works in a scratch place (`go build -o /tmp/gf ./cmd/gf` to try the binary out).
+/// builds into a scratch place (`go build -o /tmp/gf ./cmd/gf` to try the binary out).
 fn one_off(command: &str) -> bool {
-    command.contains("://")
-        || command.contains("[REDACTED:")
-        || shell::words(command).iter().any(|w| {
-            let value = w.split_once('=').map_or(w.as_str(), |(_, value)| value);
-            value.starts_with("/tmp/") || value == "/tmp"
-        })
+    let words = shell::words(command);
+    let scratch = words.windows(2).any(|pair| {
+        matches!(pair[0].as_str(), "-o" | "--output" | "--out" | "--out-dir" | "--outdir")
+            && pair[1].starts_with("/tmp/")
+    }) || words.iter().any(|w| {
+        ["--output=/tmp/", "--out=/tmp/", "--out-dir=/tmp/", "--outdir=/tmp/"].iter().any(|flag| w.starts_with(flag))
+    });
+    command.contains("://") || command.contains("[REDACTED:") || scratch
 }
 
 /// The line of a project's verified ways to build, test, lint or format, other than those

@@ -112,11 +112,16 @@ fn a_narrowed_or_scratch_run_is_no_way_to_do_the_job() {
         "pytest tests/test_cli_json.py",
         "CGO_ENABLED=1 go build -o /tmp/gf ./cmd/gf",
         "make check",
+        "CARGO_TARGET_DIR=/tmp/target cargo test --workspace",
+        "go test -coverprofile=/tmp/c.out ./...",
     ] {
         t.verified.push(verified(command));
     }
     let out = run(&[record("s-a", "github.com/acme/gf", 20, vec![t])], &[]);
     assert!(out.memory.contains("verified test command: `make check`"), "{}", out.memory);
+    // A scratch place for what the job keeps aside is still the way to run it.
+    assert!(out.memory.contains("CARGO_TARGET_DIR=/tmp/target cargo test --workspace"), "{}", out.memory);
+    assert!(out.memory.contains("-coverprofile=/tmp/c.out"), "{}", out.memory);
     for one_off in ["exclude-tags", "test_cli_json", "/tmp/gf"] {
         assert!(!out.memory.contains(one_off), "{one_off}: {}", out.memory);
     }

@@ -38,7 +38,7 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         r"points? (?:at|to)|resolves? to|is set to|is bound to|binds? to|already (?:running|in use|taken)|held by|",
         r"already in use|in use by|is in use|conflicts? with|collides? with|lives (?:in|at|on)|runs on|served (?:from|on)|not set|unset|missing|must|",
         // "`conan install` had never run, so the preset didn't exist yet."
-        r"(?:didn'?t|did not|doesn'?t|does not) exist|(?:had|has) never (?:run|been run)|,\s*so the)\b",
+        r"(?:didn'?t|did not|doesn'?t|does not) exist|(?:had|has) never (?:run|been run))\b",
         // "on 8081, not 8080": one value where another was expected.
         r"|\b\d+\b[^.;]*,\s*not\s+(?:the\s+)?\S*\d",
     ))

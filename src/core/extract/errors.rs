@@ -128,8 +128,9 @@ pub(crate) fn same_error(a: &str, b: &str) -> bool {
         e.strip_prefix("E ").unwrap_or(e).trim().to_lowercase()
     };
     let (a, b) = (plain(a), plain(b));
-    // (A bare `error: exit status 1` says too little to be the same landmine.)
-    a.len() >= 16 && a == b
+    // (A bare `error: exit status 1`, or make's `*** [Makefile:12: test] Error 1`, says too
+    // little to be the same landmine.)
+    a.len() >= 16 && a == b && !a.starts_with("make") && !a.contains("*** [")
 }
 
 /// Lines joined with a space, so a heading and the line it introduces read as one.

@@ -700,9 +700,11 @@ impl Extractor {
         for mut open in fixed {
             // `sudo apt-get install -y zlib1g-dev && stack build` after `stack build` failed:
             // the install the chain ran first is what got past the failure.
+            // (After an edit of the code, `pip install -e . && pytest` only checks the work.)
             let family = classify(&open.failure.command).family;
+            let machine = open.edited.is_empty() || progress::is_environmental(&open.failure.error);
             for step in shell::steps_before_job(&call.command, &family) {
-                let install = classify(&step).kind == CommandKind::Install;
+                let install = machine && classify(&step).kind == CommandKind::Install;
                 if install && !open.ran.contains(&step) && open.ran.len() < MAX_STEPS_BETWEEN {
                     open.ran.push(step);
                 }

@@ -184,14 +184,31 @@ pub(crate) fn is_own_unfinished_work(failed: &str, error: &str, places: &[String
 /// program under work, tried out, not a landmine. `names` are the project's names (its
 /// folder, its repository). What the machine refused stays a lesson.
 pub(crate) fn is_own_program_answer(failed: &str, error: &str, names: &[String]) -> bool {
+    // Set-up it asks for is a lesson: `run teasel init first`, `DATABASE_URL is not set`.
+    static SETUP: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)\brun\b.{0,40}\b(?:first|before)\b|\bnot set\b|\bno such table\b|\binit(?:iali[sz]e)?\b|\bmigrat|\blogin\b|\bcredential",
+        )
+    });
     let last = failed.rsplit(" && ").next().unwrap_or(failed);
+    // Run from the project (`./x`, `dune exec -- x`, `pdm run x`, `cargo run`), not a tool
+    // of the same name found on the PATH (`terraform` in a folder called terraform).
+    let words = shell::words(last);
+    let words: Vec<&str> =
+        words.iter().map(String::as_str).skip_while(|w| w.contains('=') && !w.starts_with('-')).collect();
+    let from_project = match words.as_slice() {
+        [first, ..] if first.starts_with("./") || first.starts_with("target/") || first.starts_with("_build/") => true,
+        ["dune", "exec", ..] | ["cargo", "run", ..] | ["go", "run", ..] | ["stack", "exec" | "run", ..] => true,
+        ["pdm" | "poetry" | "uv" | "pipenv" | "hatch" | "rye", "run", ..] | ["bundle", "exec", ..] => true,
+        _ => false,
+    };
     let program = classify(last).program;
     let own = |name: &String| {
         name.len() >= 3
             && (program.eq_ignore_ascii_case(name)
                 || error.trim_start().to_lowercase().starts_with(&format!("{}:", name.to_lowercase())))
     };
-    names.iter().any(own) && !ENVIRONMENT.is_match(error)
+    from_project && names.iter().any(own) && !ENVIRONMENT.is_match(error) && !SETUP.is_match(error)
 }
 
 /// True when the failure's own error named a step the task then ran (`You may need to run
@@ -504,12 +521,17 @@ mod tests {
         ] {
             assert!(is_own_program_answer(failed, error, &names), "{failed}");
         }
+        let terraform = ["terraform".to_string()];
+        assert!(!is_own_program_answer("terraform plan", "Error: Backend initialization required", &terraform));
+        assert!(!is_own_program_answer("teasel validate x.csv", "teasel: 2 problems", &names));
         for (failed, error) in [
             // The machine refused it: a lesson.
             ("pdm run teasel serve", "OSError: [Errno 98] Address already in use"),
             // Another program failed.
             ("dune build", "Error: Unbound module Brambling"),
             ("pdm run pytest", "E   SyntaxError: invalid syntax"),
+            ("./teasel serve", "teasel: error: DATABASE_URL is not set; run `teasel init` first"),
+            ("pdm run teasel serve", "sqlite3.OperationalError: no such table: users"),
         ] {
             assert!(!is_own_program_answer(failed, error, &names), "{failed}");
         }

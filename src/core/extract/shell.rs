@@ -82,12 +82,15 @@ pub(crate) struct Classified {
 /// Classify a command line. For a compound line (`cd app && npm test | tail`), the part that
 /// does the most telling job decides.
 /// True when a linter is asked to mend what it finds (`sqlfluff fix`, `eslint --fix`,
-/// `rubocop -a`).
-fn fixes_findings(sub: Option<&str>, args: &[&str]) -> bool {
+/// `rubocop -a`). (`-a` means other things to other linters: `shellcheck -a` checks sourced
+/// files.)
+fn fixes_findings(program: &str, sub: Option<&str>, args: &[&str]) -> bool {
+    let rubocop = matches!(program, "rubocop" | "standardrb");
     sub == Some("fix")
         || args.iter().any(|a| {
-            matches!(*a, "--fix" | "--fix-only" | "-a" | "-A" | "--autocorrect" | "--autocorrect-all" | "--write")
+            matches!(*a, "--fix" | "--fix-only" | "--autocorrect" | "--autocorrect-all" | "--write")
                 || a.starts_with("--fix=")
+                || rubocop && matches!(*a, "-a" | "-A")
         })
 }
 
@@ -1138,11 +1141,11 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         | "hlint" | "clj-kondo" | "credo" | "dartanalyzer" | "ansible-lint" | "cfn-lint" | "djlint" => {
             // `sqlfluff fix`, `eslint --fix`, `rubocop -a`: the linter mends what it finds,
             // as a formatter would.
-            named(if fixes_findings(sub, args) { Format } else { Lint }, program, None)
+            named(if fixes_findings(program, sub, args) { Format } else { Lint }, program, None)
         }
         "ruff" | "biome" => match sub {
             Some("format") => named(Format, program, sub),
-            _ if fixes_findings(None, args) => named(Format, program, sub.filter(|s| *s == "check")),
+            _ if fixes_findings(program, None, args) => named(Format, program, sub.filter(|s| *s == "check")),
             _ => named(Lint, program, sub.filter(|s| *s == "check")),
         },
         "prettier" | "black" | "isort" | "autopep8" | "yapf" => {
@@ -1521,6 +1524,8 @@ mod tests {
         assert_eq!(family("npx eslint --fix src").0, Format);
         assert_eq!(family("ruff check --fix .").0, Format);
         assert_eq!(family("ruff check .").0, Lint);
+        assert_eq!(family("rubocop -a lib").0, Format);
+        assert_eq!(family("shellcheck -a -x scripts/deploy.sh").0, Lint);
         assert_eq!(family("mix ecto.gen.migration add_x"), (Run, "mix ecto.gen.migration".into()));
         assert_eq!(family("./gradlew spotlessCheck"), (Lint, "gradlew spotlessCheck".into()));
         assert_eq!(family("staticcheck ./..."), (Lint, "staticcheck".into()));

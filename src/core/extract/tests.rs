@@ -207,6 +207,20 @@ fn a_search_that_found_nothing_is_no_failure_unless_what_it_searched_failed() {
 }
 
 #[test]
+fn an_install_in_the_chain_after_a_code_edit_only_checks_the_work() {
+    let m = memory(&[
+        user("Fix the cart total."),
+        run("1", "pytest -q"),
+        result("1", 1, "FAILED tests/test_cart.py::test_total - assert 4 == 3"),
+        edit("src/cart.py"),
+        run("2", "pip install -e . && pytest -q"),
+        result("2", 0, "3 passed"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert!(fix.work && fix.ran.is_empty(), "{fix:?}");
+}
+
+#[test]
 fn a_command_the_user_interrupted_is_not_a_landmine() {
     let m = memory(&[
         user("Open port 22 on the bastion. Always run tflint after touching a module."),
