@@ -315,6 +315,13 @@ struct OpenFailure {
 }
 
 impl OpenFailure {
+    /// A step run since the failure, once, up to [`MAX_STEPS_BETWEEN`].
+    fn ran_step(&mut self, step: String) {
+        if !self.ran.contains(&step) && self.ran.len() < MAX_STEPS_BETWEEN {
+            self.ran.push(step);
+        }
+    }
+
     /// This failure with `fixed`, the command that got past it, and what was done between.
     fn attempt<'a>(&'a self, fixed: &'a str) -> progress::Attempt<'a> {
         progress::Attempt {
@@ -628,9 +635,7 @@ impl Extractor {
             // chain ran before the job are what got past the first one.
             if failure.error != open.chain.last().unwrap_or(&open.failure).error {
                 for step in shell::steps_before_job(&failure.command, &call.family) {
-                    if !open.ran.contains(&step) && open.ran.len() < MAX_STEPS_BETWEEN {
-                        open.ran.push(step);
-                    }
+                    open.ran_step(step);
                 }
             }
             // An attempt that got past the first error and met another is a step of the
@@ -690,9 +695,7 @@ impl Extractor {
         // tidying the code under work (`terraform fmt x.tf`).
         if !matches!(call.kind, CommandKind::Explore | CommandKind::Format) && !shell::is_query(&call.command) {
             for open in self.open.values_mut() {
-                if !open.ran.contains(&call.command) && open.ran.len() < MAX_STEPS_BETWEEN {
-                    open.ran.push(call.command.clone());
-                }
+                open.ran_step(call.command.clone());
             }
         }
         let printed = &self.printed;
@@ -704,9 +707,8 @@ impl Extractor {
             let family = classify(&open.failure.command).family;
             let machine = open.edited.is_empty() || progress::is_environmental(&open.failure.error);
             for step in shell::steps_before_job(&call.command, &family) {
-                let install = machine && classify(&step).kind == CommandKind::Install;
-                if install && !open.ran.contains(&step) && open.ran.len() < MAX_STEPS_BETWEEN {
-                    open.ran.push(step);
+                if machine && classify(&step).kind == CommandKind::Install {
+                    open.ran_step(step);
                 }
             }
             // `make bulid` → `make build` teaches nothing, nor does an install or a download
