@@ -184,7 +184,44 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         Some(_) => "never",
         None => "always",
     });
+    let plain = EVERY_TIME_REPORT.replace_all(&plain, " ");
     LASTING.is_match(&plain)
+}
+
+/// "every time" followed by what happened tells how often a trouble came, no rule: "we
+/// dropped the connection every time the server restarted".
+static EVERY_TIME_REPORT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:every time|each time|whenever)\s+(?:(?:the|a|an|my|our|it|we|they|i|he|she)\s+)?(?:[\w-]+\s+){0,2}?(?:\w+ed|went|broke|ran|came|got|hung|lost|threw|fell|took|gave|saw|did|was|were)\b",
+    )
+});
+
+/// A place that scopes what a request changes ("bump the MSRV for this crate"): in a
+/// request to do something once, it lays down no rule.
+static PLACE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:in|for|across) (?:this|our|the) (?:repo|repository|project|codebase|monorepo|workspace|code base|plugin|library|crate|firmware|extension)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
+    )
+});
+
+/// The verbs of a request that changes something once: a place it names is where, not how
+/// things are always done ("Please run clippy in this repo before pushing" is a rule).
+static ONE_OFF_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:(?:please|pls|plz|can you|could you|would you|now|then|also|and|so|ok|okay)[\s,]+)*(?:fix|add|implement|update|create|bump|upgrade|migrate|port|rename|move|remove|delete|refactor|set up|setup|install|deploy|release|publish|generate|convert|split|replace|drop|clean up|investigate|debug|enable|disable|raise|lower|increase|decrease|speed up)\b",
+    )
+});
+
+/// True when `clause` carries a lasting marker of its own, not one of a request's asides nor
+/// the place a one-off change is made in.
+fn lays_down(clause: &str) -> bool {
+    is_lasting(&as_said(clause)) && !is_placed_request(clause)
+}
+
+/// True when `text` asks for a one-off change and only a place makes it sound lasting.
+fn is_placed_request(text: &str) -> bool {
+    let plain = without_code(text);
+    ONE_OFF_CHANGE.is_match(plain.trim_start()) && !is_lasting(&PLACE.replace_all(&plain, " "))
 }
 
 /// What just happened, said as the reason for a rule ("don't pip install anything, that
@@ -218,10 +255,10 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
     if clauses.len() <= 1 {
         // "Add a PodDisruptionBudget (minAvailable 1 by default)": an aside of a request
         // describes what to make, it lays down no rule.
-        let kept = is_lasting(&as_said(sentence)) && !is_task_scoped(sentence);
+        let kept = lays_down(sentence) && !is_task_scoped(sentence);
         return if kept { vec![sentence.to_string()] } else { Vec::new() };
     }
-    let lasting: Vec<bool> = clauses.iter().map(|c| is_lasting(&as_said(c))).collect();
+    let lasting: Vec<bool> = clauses.iter().map(|c| lays_down(c)).collect();
     let requests = clauses.iter().zip(&lasting).any(|(c, l)| !l && is_request(c));
     let rules = lasting.iter().filter(|l| **l).count();
     if rules == 0 {
@@ -402,6 +439,11 @@ mod tests {
             "This project is on Node 16 and the CI image is too old.",
             "Thanks for testing, not quite there yet — the footer still overlaps.",
             "Nver mind, it works.",
+            "Please bump the MSRV for this crate to 1.80.",
+            "Please bump the MSRV for this crate to 1.80, and update the CI matrix too.",
+            "Can you add a CHANGELOG entry in this repo for the fix?",
+            "We dropped the connection every time the server restarted.",
+            "Each time I ran the suite it hung on the socket test.",
         ] {
             assert!(rules_in(text).is_empty(), "{text:?}: {:?}", rules_in(text));
         }
@@ -437,6 +479,10 @@ mod tests {
             "This firmware never allocates: no `alloc`, no Box/Vec/String — heapless only.",
             "in this plugin user-facing messages always go through vim.notify with title 'knapweed', never print() or nvim_echo",
             "tests run with `bun test` — we dropped vitest last month, don't bring it back.",
+            "Please run clippy with `-D warnings` in this repo before pushing.",
+            "Please add a changeset for every package you touch in this repo.",
+            "Whenever you touch a module, run `terraform fmt -recursive` and `tflint`.",
+            "Rebuild the index every time the schema changes.",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }
