@@ -19,14 +19,12 @@ pub(crate) mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-use std::sync::LazyLock;
 
 use jiff::Timestamp;
-use regex::Regex;
 
 use crate::core::extract::clip_at_word;
 use crate::core::extract::durability::fact_of;
-use crate::core::extract::render::{ACCOUNT_LABEL, code, fix_lesson, meta, one_line, unresolved_lesson};
+use crate::core::extract::render::{ACCOUNT_LABEL, code, fix_lesson, meta, one_line, unresolved_lesson, way_around};
 use crate::core::extract::shell::{self, CommandKind, classify};
 use crate::core::extract::signals::SignalKind;
 use crate::core::extract::{Outcome, TaskFacts};
@@ -91,9 +89,9 @@ struct Lesson {
     variants: Vec<String>,
     /// The commands a fix ran on its way (an install, a service started), by their job line.
     steps: Vec<String>,
-    /// What a fix that added a setting comes down to (`go test needs CGO_ENABLED=1`), however
-    /// narrowly each session ran the job.
-    gist: Option<String>,
+    /// What a fix comes down to (`go test needs CGO_ENABLED=1`, however narrowly each
+    /// session ran the job; the files edited and the steps run): a failure's has none.
+    way_around: Option<String>,
 }
 
 impl Lesson {
@@ -110,7 +108,7 @@ impl Lesson {
             quiet: false,
             variants: Vec::new(),
             steps: Vec::new(),
-            gist: None,
+            way_around: None,
         }
     }
 
@@ -313,9 +311,7 @@ impl Gathered {
                 let line = shell::job_line(&fix.command);
                 lesson.steps.extend(line.split(" && ").filter(|part| classify(part).family != job).map(str::to_string));
             }
-            lesson.gist = fix
-                .needs()
-                .map(|needs| format!("{} needs {}", classify(&fix.failure.command).family, needs.added.join(" ")));
+            lesson.way_around = Some(way_around(fix));
             // A step that passed on a plain retry is kept in the handbook, but the summary has
             // nothing to tell a later session to do about it. Nor does it tell twice what one
             // command got past: of `poetry install` and `poetry lock --no-update`, both past
@@ -646,16 +642,8 @@ fn tips_of(group: &Group) -> Vec<(Tier, String)> {
 /// around is told once, with the first. A fix whose every step an earlier tip already names
 /// (the same install got two jobs past the same missing compiler) would tell it again.
 fn landmines_told<'g>(group: &'g Group) -> Vec<&'g Lesson> {
-    // What an edit set is no part of the way: the same file edited to add another symbol
-    // is the same way around.
-    static SET: LazyLock<Regex> =
-        LazyLock::new(|| crate::core::patterns::regex(r" \(set (?:`[^`]*`(?:, )?)+(?: and \d+ more)?\)"));
     let mut seen: BTreeSet<String> = BTreeSet::new();
-    let way_around = |l: &Lesson| match (&l.gist, l.body.split_once(" -> ")) {
-        (Some(gist), _) => gist.clone(),
-        (None, Some((_, fix))) => SET.replace_all(fix, "").into_owned(),
-        (None, None) => format!("{:?}", l.commands),
-    };
+    let way_around = |l: &Lesson| l.way_around.clone().unwrap_or_else(|| format!("{:?}", l.commands));
     let mut steps_told: BTreeSet<&str> = BTreeSet::new();
     let mut failures: Vec<&Lesson> = Vec::new();
     for lesson in group.failures.iter().filter(|l| !l.quiet) {

@@ -168,6 +168,18 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     s
 }
 
+/// What a fix comes down to, whatever error it got past: the setting a job needed (`go test
+/// needs CGO_ENABLED=1`), or else the files it edited, the steps it ran and the command that
+/// then worked. What the edits set is no part of it: the same file edited to add another
+/// symbol is the same way around.
+pub(crate) fn way_around(fix: &Fix) -> String {
+    if let Some(needs) = fix.needs() {
+        return format!("{} needs {}", shell::classify(&fix.failure.command).family, needs.added.join(" "));
+    }
+    let edited: Vec<String> = fix.edited.iter().map(|f| without_stamp(f)).collect();
+    format!("{} | {} | {}", edited.join(" "), fix.ran.join(" && "), shell::without_narrowing(&fix.command))
+}
+
 /// A file name without the date a generator stamped it with
 /// (`db/migrate/20261128102233_add_refunded_at.rb` → `db/migrate/<timestamp>_add_refunded_at.rb`):
 /// a later session writes another file of the kind, never that one.
@@ -420,6 +432,43 @@ mod tests {
         assert_eq!(without_stamp("1700000000-init.sql"), "<timestamp>-init.sql");
         assert_eq!(without_stamp("src/2024_plan.md"), "src/2024_plan.md");
         assert_eq!(without_stamp("src/main.rs"), "src/main.rs");
+    }
+
+    fn fixed(error: &str, command: &str, edited: &[&str], settings: &[&str], ran: &[&str]) -> Fix {
+        let strings = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        Fix {
+            failure: Failure {
+                command: "cargo test -p api".into(),
+                error: error.into(),
+                exit_code: Some(101),
+                line: 3,
+            },
+            attempts: 1,
+            command: command.into(),
+            line: 9,
+            edited: strings(edited),
+            ran: strings(ran),
+            settings: strings(settings),
+            chain: Vec::new(),
+            before: Vec::new(),
+            work: false,
+        }
+    }
+
+    #[test]
+    fn a_way_around_is_what_was_done_not_what_the_edit_set_nor_the_error() {
+        let one = fixed("error: linker `cc` not found", "cargo test -p api", &["Cargo.toml"], &["a = 1"], &[]);
+        let two = fixed("error: could not link", "cargo test -p api", &["Cargo.toml"], &["b = 2"], &[]);
+        assert_eq!(way_around(&one), way_around(&two));
+        // A narrower run of the same job after the same edit is the same way too.
+        let three =
+            fixed("error: linker `cc` not found", "cargo test -p api --filter parse", &["Cargo.toml"], &[], &[]);
+        assert_eq!(way_around(&one), way_around(&three));
+        let installed =
+            fixed("error: linker `cc` not found", "cargo test -p api", &[], &[], &["sudo apt-get install -y gcc"]);
+        assert_ne!(way_around(&one), way_around(&installed));
+        let setting = fixed("error: x", "CGO_ENABLED=1 cargo test -p api", &[], &[], &[]);
+        assert_eq!(way_around(&setting), "cargo test needs CGO_ENABLED=1");
     }
 
     #[test]
