@@ -702,12 +702,14 @@ impl Extractor {
         let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };
         for mut open in fixed {
             // `sudo apt-get install -y zlib1g-dev && stack build` after `stack build` failed:
-            // the install the chain ran first is what got past the failure.
+            // the install the chain ran first is what got past the failure; with nothing
+            // edited, so is any step it ran first (`./mvnw spotless:apply && ./mvnw verify`).
             // (After an edit of the code, `pip install -e . && pytest` only checks the work.)
             let family = classify(&open.failure.command).family;
-            let machine = open.edited.is_empty() || progress::is_environmental(&open.failure.error);
+            let untouched = open.edited.is_empty();
+            let machine = progress::is_environmental(&open.failure.error);
             for step in shell::steps_before_job(&call.command, &family) {
-                if machine && classify(&step).kind == CommandKind::Install {
+                if untouched || (machine && classify(&step).kind == CommandKind::Install) {
                     open.ran_step(step);
                 }
             }

@@ -267,7 +267,7 @@ fn is_placed_in(failed: &str, error: &str, places: &[String], files: &[String]) 
 /// where a test, a compiler or a linter says the failure is.
 pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
     let mut places: Vec<String> = Vec::new();
-    for found in PLACE.captures_iter(output).filter_map(|c| c.get(1)) {
+    for found in PLACE.captures_iter(output).filter_map(|c| c.get(1).or_else(|| c.get(2))) {
         let path = found.as_str().trim_start_matches("./");
         if !places.iter().any(|p| p == path) {
             places.push(path.to_string());
@@ -279,8 +279,10 @@ pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
     places
 }
 
-/// A place in a file: a path with an extension, then a line number.
-static PLACE: LazyLock<Regex> = LazyLock::new(|| crate::core::patterns::regex(r"([\w./-]+\.\w+):\d+"));
+/// A place in a file: a path with an extension, then a line number (`src/x.rs:12`, or
+/// Python's and OCaml's `File "test/run.t", line 1`).
+static PLACE: LazyLock<Regex> =
+    LazyLock::new(|| crate::core::patterns::regex(r#"([\w./-]+\.\w+):\d+|\bFile "([\w./-]+\.\w+)", line \d+"#));
 
 /// True when `path` is one of `files`, either written relative to the other.
 fn is_one_of(path: &str, files: &[String]) -> bool {
@@ -291,7 +293,7 @@ fn is_one_of(path: &str, files: &[String]) -> bool {
 /// True when an error names, with a line number, one of `files` (`ingest/templates/pdb.yaml:1`
 /// for `charts/ingest/templates/pdb.yaml`).
 fn names_one_of(error: &str, files: &[String]) -> bool {
-    PLACE.captures_iter(error).filter_map(|c| c.get(1)).any(|path| is_one_of(path.as_str(), files))
+    PLACE.captures_iter(error).filter_map(|c| c.get(1).or_else(|| c.get(2))).any(|path| is_one_of(path.as_str(), files))
 }
 
 /// True when a command names one of `files` as a word (`crystal spec spec/x_spec.cr`).
@@ -745,6 +747,23 @@ mod tests {
         };
         assert!(attempt.is_own_work());
         assert!(!Attempt { written: &[], ..attempt }.is_own_work());
+        // A cram test the task wrote, placed the way dune (and Python) place things.
+        let dune = "File \"test/fmt_check.t/run.t\", line 1, characters 0-0:\n-  [1]\n";
+        let places = places_in(dune, 4);
+        assert_eq!(places, ["test/fmt_check.t/run.t"]);
+        let written = ["test/fmt_check.t/run.t".to_string()];
+        let edited = ["bin/fmt_cmd.ml".to_string()];
+        let runtest = "dune runtest";
+        let attempt = Attempt {
+            failed: runtest,
+            error: "-  [1]",
+            places: &places,
+            fixed: runtest,
+            edited: &edited,
+            ran: &[],
+            written: &written,
+        };
+        assert!(attempt.is_own_work());
         let rails = "StandardError: An error has occurred, this and all later migrations canceled";
         let migration = ["db/migrate/20261128102233_add_x.rb".to_string()];
         let placed = ["/home/dev/shop/db/migrate/20261128102233_add_x.rb".to_string()];

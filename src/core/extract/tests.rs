@@ -221,6 +221,29 @@ fn an_install_in_the_chain_after_a_code_edit_only_checks_the_work() {
 }
 
 #[test]
+fn with_nothing_edited_a_step_the_chain_ran_first_is_the_way_around() {
+    let m = memory(&[
+        user("Paginate the ringings endpoint."),
+        run("1", "./mvnw verify"),
+        result(
+            "1",
+            1,
+            "[ERROR] Failed to execute goal com.diffplug.spotless:spotless-maven-plugin:2.44.0:check (default) on project api: The following files had format violations:",
+        ),
+        run("2", "./mvnw -q spotless:apply && ./mvnw verify"),
+        result("2", 0, "[INFO] BUILD SUCCESS"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.ran, ["./mvnw -q spotless:apply"], "{fix:?}");
+    assert!(!fix.is_plain_retry());
+    assert!(
+        m.raw_memory.contains("after running `./mvnw -q spotless:apply`, `./mvnw verify` succeeded"),
+        "{}",
+        m.raw_memory
+    );
+}
+
+#[test]
 fn a_command_the_user_interrupted_is_not_a_landmine() {
     let m = memory(&[
         user("Open port 22 on the bastion. Always run tflint after touching a module."),
