@@ -31,7 +31,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:pls|plz|please)[,;]\s*(?:always|never)[.!]*\s*$",
         // "when you touch .tex files: one sentence per line"
         r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|write|add|create|modify|work on|update)\s+(?:an?\s+|any\s+)?(?:\S+\s+)?(?:files?|\*?\.\w+)\b",
-        r"|\bkeep (?:it|them|things) (?:that|this) way\b",
+        r"|\bkeep (?:it|them|things) (?:that|this) way\b|\b(?:stays?|remains?) (?:that|this) way\b",
         r"|\b(?:is|are)\s+(?:banned|not allowed|disallowed)\b",
         r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
@@ -90,6 +90,8 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round|this once|for once|one-off|make a habit of|there anyways?)\b",
         // "I always mix them up": the speaker's own habit of mind, no rule for the agent.
         r"|\b(?:i|we)\s+(?:always|never|usually|keep)\s+(?:mix|forget|confuse|get confused|mess|mistype|misremember|lose track|wonder|struggle)\b",
+        // "I keep shipping broken quoting": what keeps happening, the reason for a rule.
+        r"|\bi\s+keep\s+(?:on\s+)?\w+ing\b",
         r"|^(?:always|usually)\s+(?:mix|confuse|get confused|mess)\b",
         // "This app uses too much memory": a complaint about now.
         r"|\buses? (?:way )?(?:too|so) (?:much|many|little)\b",
@@ -185,8 +187,16 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         None => "always",
     });
     let plain = EVERY_TIME_REPORT.replace_all(&plain, " ");
+    let plain = A_TIME_TO_COME.replace_all(&plain, " ");
     LASTING.is_match(&plain)
 }
+
+/// "observedAt not in the future" says what a value may be, not from when a rule holds.
+static A_TIME_TO_COME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:not|never|be|is|are|was|were|isn'?t|aren'?t|dates?|datetimes?|timestamps?)\s+(?:in|for) (?:the )?future\b",
+    )
+});
 
 /// "every time" followed by what happened tells how often a trouble came, no rule: "we
 /// dropped the connection every time the server restarted".
@@ -443,6 +453,8 @@ mod tests {
             "Please bump the MSRV for this crate to 1.80, and update the CI matrix too.",
             "Can you add a CHANGELOG entry in this repo for the fix?",
             "We dropped the connection every time the server restarted.",
+            "Add request validation with zod: count 1..500, observedAt ISO datetime not in the future.",
+            "I keep shipping broken quoting.",
             "Each time I ran the suite it hung on the socket test.",
         ] {
             assert!(rules_in(text).is_empty(), "{text:?}: {:?}", rules_in(text));
@@ -483,6 +495,10 @@ mod tests {
             "Please add a changeset for every package you touch in this repo.",
             "Whenever you touch a module, run `terraform fmt -recursive` and `tflint`.",
             "Rebuild the index every time the schema changes.",
+            "FescueKit is dependency-free and stays that way, so no swift-crypto or AsyncHTTPClient.",
+            "In the future, run `cargo deny check` before adding a crate.",
+            "We keep everything in UTC, in the database and in the logs.",
+            "Please use `jq -S` for JSON diffs in the future.",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");
         }

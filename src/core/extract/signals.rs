@@ -402,7 +402,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             continue;
         }
         if REMEMBER.is_match(plain) {
-            keep(SignalKind::Remember, sentence.to_string());
+            keep(SignalKind::Remember, with_tail(sentence, all.get(i + 1).copied()));
             continue;
         }
         if sentence.ends_with('?') {
@@ -415,7 +415,10 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             continue;
         }
         for rule in durability::rules_in(sentence) {
-            let told = if rule == sentence { with_reason(i.checked_sub(1).map(|at| all[at]), &rule) } else { rule };
+            let told = match rule == sentence {
+                true => with_tail(&with_reason(i.checked_sub(1).map(|at| all[at]), &rule), all.get(i + 1).copied()),
+                false => rule,
+            };
             keep(SignalKind::Preference, told);
         }
     }
@@ -496,6 +499,23 @@ fn with_reason(before: Option<&str>, rule: &str) -> String {
         && before.split_whitespace().count() >= 3;
     match rule.split_whitespace().count() <= 6 && related && statement && before.len() + rule.len() < MAX_SIGNAL {
         true => format!("{before} {rule}"),
+        false => rule.to_string(),
+    }
+}
+
+/// A rule with the few words after it that say what is allowed instead ("No -A, not in
+/// tasks, not in scripts. Explicit --allow flags only."); the rule alone otherwise.
+fn with_tail(rule: &str, next: Option<&str>) -> String {
+    let Some(next) = next else { return rule.to_string() };
+    let bare = next.trim_end_matches(['.', '!']).trim_end();
+    let only = bare.to_lowercase().ends_with(" only") || bare.to_lowercase().ends_with(" only, please");
+    let tail = only
+        && next.split_whitespace().count() <= 6
+        && !durability::is_request(next)
+        && !durability::is_task_scoped(next)
+        && rule.len() + next.len() < MAX_SIGNAL;
+    match tail {
+        true => format!("{rule} {next}"),
         false => rule.to_string(),
     }
 }
@@ -643,6 +663,22 @@ mod tests {
             ["Never call the API from a test without the mock, ever, because CI has no network."],
             "a long rule says enough"
         );
+    }
+
+    #[test]
+    fn a_rule_keeps_the_few_words_that_say_what_is_allowed_instead() {
+        let texts = |text: &str| preference_signals(text, false).into_iter().map(|(_, s)| s).collect::<Vec<_>>();
+        assert_eq!(
+            texts(
+                "Add validation to the endpoint. No -A anywhere, not in tasks or scripts. Explicit --allow flags only."
+            ),
+            ["No -A anywhere, not in tasks or scripts. Explicit --allow flags only."]
+        );
+        assert_eq!(
+            texts("Reminder, since the last PR slipped: no -A, not in tasks. Explicit --allow flags only."),
+            ["Reminder, since the last PR slipped: no -A, not in tasks. Explicit --allow flags only."]
+        );
+        assert_eq!(texts("Always use pnpm. Fix the footer only."), ["Always use pnpm."], "a request is no tail");
     }
 
     #[test]
