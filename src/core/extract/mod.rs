@@ -839,9 +839,13 @@ impl Extractor {
                         | CommandKind::Install
                 )
         };
+        // A look around (`golangci-lint version`, `terraform workspace list`) gets past no
+        // failure but a look's.
+        let query = shell::is_query(&call.command);
         let families: Vec<String> = self
             .open
             .iter()
+            .filter(|(_, open)| !query || shell::is_query(&open.failure.command))
             .filter(|(family, open)| {
                 **family == call.family
                     || shell::runs_job(&call.command, family)

@@ -244,6 +244,35 @@ fn with_nothing_edited_a_step_the_chain_ran_first_is_the_way_around() {
 }
 
 #[test]
+fn a_look_around_gets_past_no_failure() {
+    let m = memory(&[
+        user("Make the linter pass."),
+        run("1", "golangci-lint run"),
+        result("1", 3, "Error: can't load config: unsupported version of the configuration: \"\""),
+        run("2", "golangci-lint version; grep -n -A2 '^lint:' Makefile"),
+        result("2", 0, "golangci-lint has version 2.1.6\n12:lint:"),
+        run("3", "terraform workspace select staging"),
+        result("3", 1, "Workspace \"staging\" doesn't exist."),
+        run("4", "terraform workspace list"),
+        result("4", 0, "* default"),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert!(task.fixes.is_empty(), "{:?}", task.fixes);
+    assert_eq!(task.unresolved.len(), 2, "{:?}", task.unresolved);
+    // A look that failed is got past by the same look.
+    let m = memory(&[
+        user("Check the pods."),
+        run("1", "kubectl get pods"),
+        result("1", 1, "The connection to the server localhost:8080 was refused"),
+        run("2", "minikube start"),
+        result("2", 0, "Done!"),
+        run("3", "kubectl get pods"),
+        result("3", 0, "api-1   Running"),
+    ]);
+    assert_eq!(m.facts.tasks[0].fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+}
+
+#[test]
 fn a_command_the_user_interrupted_is_not_a_landmine() {
     let m = memory(&[
         user("Open port 22 on the bastion. Always run tflint after touching a module."),
