@@ -33,7 +33,7 @@ static CANDIDATE_WORD: LazyLock<Regex> = LazyLock::new(|| {
         r"segmentation fault|undefined reference|address already in use|cannot find|abort|",
         r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
         r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
-        r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied",
+        r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied|does not exist|doesn't exist",
     ))
 });
 
@@ -418,18 +418,23 @@ fn base_score(line: &str) -> u8 {
     if lower.starts_with("error") || lower.starts_with("fatal") || lower.starts_with("e   ") {
         return 4;
     }
-    // `Found 3 errors.` and `1 failed, 2 passed` summarise; the lines above say what failed.
-    if lower.starts_with("found ") || lower.contains(" passed") {
+    // `Found 3 errors.`, `1 failed, 2 passed` and `1 out of 3 tests failed` summarise; the
+    // lines above say what failed.
+    if lower.starts_with("found ") || lower.contains(" passed") || OUT_OF.is_match(&lower) {
         return 1;
     }
     if line.contains("FAILED") || line.contains("FAIL ") || lower.starts_with("fail") || lower.contains("failed") {
         return 3;
     }
-    if lower.contains("error") || lower.contains("exception") || lower.contains("not found") {
+    if ["error", "exception", "not found", "does not exist", "doesn't exist"].iter().any(|w| lower.contains(w)) {
         return 2;
     }
     1
 }
+
+/// A tally of failures out of a total (`1 out of 3 tests failed`, `2 of 40 specs failed`).
+static OUT_OF: LazyLock<Regex> =
+    LazyLock::new(|| patterns::regex(r"^\d+ (?:out )?of \d+ (?:\w+ )?(?:failed|errored|failing)\b"));
 
 /// True for a diagnostic that starts with where it is (`src/app.py:3:8: F401 …`).
 fn has_location(line: &str) -> bool {
@@ -494,6 +499,13 @@ mod tests {
         assert!(error_line(buildkit).unwrap().contains("gmp.h: No such file or directory"));
         // A comparison in ordinary output is no prefix.
         assert_eq!(without_build_prefix("if a > b then"), "if a > b then");
+    }
+
+    #[test]
+    fn a_tally_gives_way_to_the_line_that_says_what_is_missing() {
+        let tasty = "golden\n  check --strict warnings.cbx: FAIL\n    Golden file test/golden/check-strict.out does not exist; use --accept to create it\n  check ok.cbx: OK\n\n1 out of 3 tests failed (0.09s)\nTest suite cloudberry-test: FAIL";
+        let line = error_line(tasty).unwrap();
+        assert!(line.starts_with("Golden file test/golden/check-strict.out does not exist"), "{line}");
     }
 
     #[test]
