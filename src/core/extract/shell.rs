@@ -265,7 +265,20 @@ const RETRY_FLAGS: &[&str] = &["--retries", "--retry", "--reruns", "--flaky-retr
 /// --filter "Category!=Integration"` is `dotnet test`): what a failure about the machine
 /// says of every run of the job, whichever tests the task picked.
 pub(crate) fn without_narrowing(command: &str) -> String {
-    without_flags(command, NARROWING_FLAGS)
+    let command = without_flags(command, NARROWING_FLAGS);
+    match segments(&command).iter().any(|words| runs_gradle(words)) {
+        true => without_flags(&command, GRADLE_SKIPS),
+        false => command,
+    }
+}
+
+/// Gradle's flags that leave a task out (`./gradlew build -x detekt`): a check skipped for
+/// the task at hand, not part of the way to build.
+const GRADLE_SKIPS: &[&str] = &["-x", "--exclude-task"];
+
+/// True when `words` run Gradle (`gradle`, `./gradlew`).
+fn runs_gradle(words: &[String]) -> bool {
+    words.first().is_some_and(|program| matches!(program.rsplit('/').next(), Some("gradle" | "gradlew")))
 }
 
 /// `command` without the flags that retry failed tests, and their values.
@@ -327,6 +340,7 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
                         .is_some_and(|rest| !rest.trim_end_matches('/').is_empty() && !rest.contains("..."))
                 });
             NARROWING_FLAGS.contains(&flag)
+                || (runs_gradle(words) && GRADLE_SKIPS.contains(&flag))
                 || flag.starts_with("-Dtest")
                 || w.contains("::")
                 || test_file
@@ -1353,6 +1367,7 @@ mod tests {
             "dotnet test --filter \"Category!=Integration\"",
             "terraform fmt envs/staging/s3.tf",
             "uv run ruff check src/app.py",
+            "./gradlew allTests build -x detekt",
         ] {
             assert!(is_narrowed(narrowed), "{narrowed}");
         }
@@ -1376,6 +1391,7 @@ mod tests {
             "python -m pylint acme.billing",
             "cargo +1.75.0 clippy --all-targets",
             "nox -s tests-3.12",
+            "pytest -x",
         ] {
             assert!(!is_narrowed(whole), "{whole}");
         }
@@ -1390,6 +1406,8 @@ mod tests {
             ("go test ./... -run 'TestPool Test'", "go test ./..."),
             ("python -m pytest -q", "python -m pytest -q"),
             ("npm test", "npm test"),
+            ("./gradlew allTests build -x detekt", "./gradlew allTests build"),
+            ("pytest -x tests/", "pytest -x tests/"),
         ] {
             assert_eq!(without_narrowing(command), whole, "{command}");
         }
