@@ -40,7 +40,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:in|for|across|to|with) (?:all|every|any)\b|\b(?:in|across|to|with) (?:every|any)(?:thing|where|one)\b|\b(?:nowhere|anywhere|everywhere) else\b",
         r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
         // "Same drill as always: vet plus staticcheck before you commit."
-        r"|\b(?:as always|as usual|same drill|the usual|like always)\b",
+        r"|\b(?:as always|as usual|same drill|the usual|like always)\b|\bsame as (?:everything|everywhere|all the rest|the rest|the others|always|usual)\b",
         r"|\b(?:a |the |one |our )?(?:house )?rules? (?:for|in|of) (?:this|our|the|these) (?:repo|repository|project|codebase|code base|docs|monorepo|team|code)\b|\bhouse rules?\b",
         // "in this repo" lays down a convention; "shows up in the repo" only says where.
         r"|\b(?:in|for|across) (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|code base|plugin|library|crate|firmware|extension)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
@@ -498,6 +498,7 @@ mod tests {
             "FescueKit is dependency-free and stays that way, so no swift-crypto or AsyncHTTPClient.",
             "In the future, run `cargo deny check` before adding a crate.",
             "We keep everything in UTC, in the database and in the logs.",
+            "Stow it --no-folding, same as everything else.",
             "Please use `jq -S` for JSON diffs in the future.",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");

@@ -407,18 +407,32 @@ fn is_assignment(word: &str) -> bool {
 
 pub(crate) fn is_mistyped_program(failed: &str, error: &str, exit: Option<i64>, fixed: &str) -> bool {
     let not_found = exit == Some(127) || error.contains("not found") || error.contains("not recognized");
-    let (Some(a), Some(b)) = (failed.split_whitespace().next(), fixed.split_whitespace().next()) else {
-        return false;
+    // Of a chain (`mkdir -p x && stwo -n x`), the part whose program the error names.
+    let programs = |command: &'_ str| -> Vec<String> {
+        command
+            .split(['&', '|', ';'])
+            .filter_map(|part| part.split_whitespace().find(|w| !is_assignment(w)))
+            .map(str::to_string)
+            .collect()
     };
-    // The error names the mistyped program itself, and the name is long enough to be
-    // mistyped rather than another tool (`npm` and `pnpm` are two).
-    let named = error.contains(a.rsplit('/').next().unwrap_or(a));
+    let fixes = programs(fixed);
+    not_found
+        && programs(failed).iter().any(|a| {
+            // The error names the mistyped program itself, and the name is long enough to be
+            // mistyped rather than another tool (`npm` and `pnpm` are two).
+            let named = error.contains(a.rsplit('/').next().unwrap_or(a));
+            named && fixes.iter().any(|b| is_misspelling(a, b))
+        })
+}
+
+/// True when program name `a` is `b` mistyped.
+fn is_misspelling(a: &str, b: &str) -> bool {
     // Four letters are enough when the length is the same (`pnpn` → `pnpm`), or when the
     // name was cut short (`carg` → `cargo`).
     let long_enough = a.len() >= 5
         || (a.len() == 4 && b.len() == 4 && edit_distance(a, b) == 1)
         || (a.len() == 4 && b.len() == 5 && b.starts_with(a));
-    not_found && named && a != b && long_enough && a.len().abs_diff(b.len()) <= 1 && edit_distance(a, b) <= 2
+    a != b && long_enough && a.len().abs_diff(b.len()) <= 1 && edit_distance(a, b) <= 2
 }
 
 /// Optimal string alignment distance (Levenshtein with transpositions), on characters.
@@ -602,6 +616,10 @@ mod tests {
             "terraform init"
         ));
         assert!(!is_mistyped_program("npm test", "sh: jest: not found", Some(127), "pnpm test"));
+        // The mistyped part of a chain.
+        let chain = "mkdir -p git-extras/.config/git && git mv git/a git-extras/ && stwo -n -v --no-folding git-extras";
+        assert!(is_mistyped_program(chain, "bash: stwo: command not found", Some(127), "stow -n -v git-extras"));
+        assert!(!is_mistyped_program(chain, "bash: stwo: command not found", Some(127), "mkdir -p x"));
     }
 
     #[test]
