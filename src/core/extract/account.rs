@@ -41,6 +41,8 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:didn'?t|did not|doesn'?t|does not) exist|(?:had|has) never (?:run|been run))\b",
         // "on 8081, not 8080": one value where another was expected.
         r"|\b\d+\b[^.;]*,\s*not\s+(?:the\s+)?\S*\d",
+        // "**Why Linux broke:** on Linux, URLSession lives in FoundationNetworking."
+        r"|^[*_\s]*why\s[^:?]{1,60}:",
     ))
 });
 
@@ -145,8 +147,22 @@ impl Named {
             span.split_whitespace().next().is_some_and(|first| self.programs.contains(first))
                 || self.words.iter().any(|n| n.contains(' ') && span.contains(n.as_str()))
                 || (span.len() >= 16 && self.errors.iter().any(|e| e.contains(span.as_str())))
+                // `URLSession`, from `cannot find 'URLSession' in scope`: a name the error gave.
+                || (span.len() >= 8 && is_identifier(span) && self.errors.iter().any(|e| holds_word(e, span)))
         })
     }
+}
+
+/// True when `span` is one name (`urlsession`, `ppx_expect`), not words or a command.
+fn is_identifier(span: &str) -> bool {
+    span.chars().all(|c| c.is_alphanumeric() || c == '_') && span.chars().any(char::is_alphabetic)
+}
+
+/// True when `text` holds `word` as a word of its own.
+fn holds_word(text: &str, word: &str) -> bool {
+    let boundary = |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+    text.match_indices(word)
+        .any(|(at, _)| boundary(text[..at].chars().next_back()) && boundary(text[at + word.len()..].chars().next()))
 }
 
 /// `text` with its code spans left out.
@@ -170,29 +186,64 @@ pub(crate) fn clip(reply: &str) -> String {
     reply[start..].to_string()
 }
 
-/// The sentences of the closing account worth keeping.
+/// The sentences of the closing account worth keeping, each with the sentence after it when
+/// that one goes on about the same thing ("`scripts/format.sh` doesn't format anything,
+/// despite the name. It's the CI gate (`ormolu --mode check`).").
 pub(crate) fn observations(reply: &str, line: u64, named: &Named) -> Vec<Observation> {
+    let all: Vec<&str> = sentences(reply).into_iter().map(plain).collect();
     let mut found = Vec::new();
-    for sentence in sentences(reply) {
-        let sentence = sentence.trim().trim_start_matches(['-', '*', '•', ' ']).trim();
-        let plain = sentence.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ')').trim();
-        // A cause is said in words: `export --since` names a flag.
-        let words = without_code(plain);
-        let kept = (MIN_SENTENCE..=MAX_SENTENCE).contains(&plain.len())
-            && !plain.ends_with(['?', ':'])
-            && !is_of_the_moment(plain)
-            && CAUSE.is_match(&words)
-            && !IMPERATIVE.is_match(plain)
-            && !CONDUCT.is_match(plain)
-            && (!WORK_REPORT.is_match(plain) || STRONG_CAUSE.is_match(&words))
-            && !looks_like_instruction(plain)
-            && named.names_one(plain);
-        if kept && found.len() < MAX_OBSERVATIONS {
-            found.push(Observation { text: crate::core::extract::render::one_line(plain), line });
+    let mut joined = None;
+    for (i, &sentence) in all.iter().enumerate() {
+        let kept = joined != Some(i)
+            && (MIN_SENTENCE..=MAX_SENTENCE).contains(&sentence.len())
+            && is_said_of_the_project(sentence)
+            && CAUSE.is_match(&without_code(sentence))
+            && named.names_one(sentence);
+        if !kept || found.len() == MAX_OBSERVATIONS {
+            continue;
         }
+        let text = match all.get(i + 1) {
+            Some(next)
+                if GOES_ON.is_match(next)
+                    && is_said_of_the_project(next)
+                    && sentence.len() + next.len() < MAX_SENTENCE =>
+            {
+                joined = Some(i + 1);
+                format!("{sentence} {next}")
+            }
+            _ => sentence.to_string(),
+        };
+        // (`**Why Linux broke:**`: the emphasis is no part of what was said.)
+        found.push(Observation { text: crate::core::extract::render::one_line(&text.replace("**", "")), line });
     }
     found
 }
+
+/// A sentence of a reply without its list marker or number.
+fn plain(sentence: &str) -> &str {
+    let sentence = sentence.trim().trim_start_matches(['-', '*', '•', ' ']).trim();
+    sentence.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ')').trim()
+}
+
+/// True when a sentence states how things are rather than what to do, what the agent did or
+/// how things stand this minute.
+fn is_said_of_the_project(sentence: &str) -> bool {
+    // A cause is said in words: `export --since` names a flag.
+    let words = without_code(sentence);
+    !sentence.ends_with(['?', ':'])
+        && !is_of_the_moment(sentence)
+        && !IMPERATIVE.is_match(sentence)
+        && !CONDUCT.is_match(sentence)
+        && (!WORK_REPORT.is_match(sentence) || STRONG_CAUSE.is_match(&words))
+        && !looks_like_instruction(sentence)
+}
+
+/// A sentence that goes on about what the one before it was about.
+static GOES_ON: LazyLock<Regex> = LazyLock::new(|| {
+    crate::core::patterns::regex(
+        r"^(?:It|They)(?:['’]s|['’]re| is| are| was| were| only| just| runs| exits| needs| reads| writes| has| does)\b",
+    )
+});
 
 /// Of a reply on the way, the [`observations`] that state an anomaly outright: a value other
 /// than the one expected, a file other than its name says. A reply on the way mostly thinks
@@ -272,6 +323,33 @@ mod tests {
         let found: Vec<String> = observations(reply, 9, &named).into_iter().map(|o| o.text).collect();
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].contains("8081") && found[1].contains("zstd"), "{found:?}");
+    }
+
+    #[test]
+    fn a_sentence_that_goes_on_about_the_same_thing_is_kept_with_it() {
+        let named = named(&["./scripts/format.sh"]);
+        let reply = "Done.\n- `scripts/format.sh` doesn't format anything, despite the name. It's the CI gate \
+                     (`ormolu --mode check`) and exits 100 on unformatted files.\n- The tests pass.";
+        let found: Vec<String> = observations(reply, 9, &named).into_iter().map(|o| o.text).collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].ends_with("exits 100 on unformatted files."), "{found:?}");
+    }
+
+    #[test]
+    fn a_why_heading_gives_a_cause_and_a_name_the_error_gave_is_named() {
+        let mut named = named(&["swift build"]);
+        named.error("/src/Sources/FescueKit/FeedClient.swift:17:35: error: cannot find 'URLSession' in scope");
+        let reply = "CI should be green now.\n\n**Why Linux broke:** on Linux, `URLSession` isn't in `Foundation` \
+                     but in `FoundationNetworking`.";
+        let found: Vec<String> = observations(reply, 9, &named).into_iter().map(|o| o.text).collect();
+        assert_eq!(
+            found,
+            ["Why Linux broke: on Linux, `URLSession` isn't in `Foundation` but in `FoundationNetworking`."]
+        );
+        // A short name inside a longer word of the error is no name it gave.
+        let mut named = self::named(&["swift build"]);
+        named.error("error: cannot find 'URLSessionTask' in scope");
+        assert!(observations(reply, 9, &named).is_empty());
     }
 
     #[test]
