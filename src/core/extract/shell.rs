@@ -521,7 +521,14 @@ pub(crate) fn program_of(command: &str) -> Option<String> {
 /// them succeeded when the job ran at all. Waits, moves and looks around are no steps.
 pub(crate) fn steps_before_job(command: &str, family: &str) -> Vec<String> {
     let parts: Vec<&str> = command.split(" && ").map(str::trim).collect();
-    let Some(job) = parts.iter().position(|p| runs_job(p, family)) else { return Vec::new() };
+    // (`stow -R zsh zsh-prompt` does the job of `stow zsh-prompt`: the same program, other
+    // words after it.)
+    let program = family.split(' ').next().unwrap_or_default();
+    let same_program = |p: &&str| !program.is_empty() && classify(p).program == program;
+    let Some(job) = parts.iter().position(|p| runs_job(p, family)).or_else(|| parts.iter().rposition(same_program))
+    else {
+        return Vec::new();
+    };
     parts[..job]
         .iter()
         .filter(|p| {

@@ -244,6 +244,26 @@ fn with_nothing_edited_a_step_the_chain_ran_first_is_the_way_around() {
 }
 
 #[test]
+fn a_file_moved_aside_in_the_chain_is_the_way_around() {
+    let m = memory(&[
+        user("Stow the prompt package."),
+        run("1", "stow --no-folding -v zsh-prompt"),
+        result(
+            "1",
+            1,
+            "WARNING! stowing zsh-prompt would cause conflicts:\n  * existing target is neither a link nor a directory: .config/zsh/rc.d/40-prompt.zsh\nAll operations aborted.",
+        ),
+        run(
+            "2",
+            "mv ~/.config/zsh/rc.d/40-prompt.zsh ~/.config/zsh/rc.d/40-prompt.zsh.bak && stow --no-folding -v -R zsh zsh-prompt",
+        ),
+        result("2", 0, "LINK: .config/zsh/rc.d/40-prompt.zsh"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.ran, ["mv ~/.config/zsh/rc.d/40-prompt.zsh ~/.config/zsh/rc.d/40-prompt.zsh.bak"], "{fix:?}");
+}
+
+#[test]
 fn a_look_around_gets_past_no_failure() {
     let m = memory(&[
         user("Make the linter pass."),
