@@ -42,7 +42,8 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         // "on 8081, not 8080": one value where another was expected.
         r"|\b\d+\b[^.;]*,\s*not\s+(?:the\s+)?\S*\d",
         // "**Why Linux broke:** on Linux, URLSession lives in FoundationNetworking."
-        r"|^[*_\s]*why\s[^:?]{1,60}:",
+        // ("Why this approach:" gives the agent's reasons, no cause.)
+        r"|^[*_\s]*why\s[^:?]{0,60}\b(?:broke|breaks|fail\w*|red|crash\w*|slow|hung|hangs|didn'?t|wasn'?t|doesn'?t|isn'?t|won'?t|couldn'?t)\b[^:?]{0,30}:",
     ))
 });
 
@@ -205,6 +206,7 @@ pub(crate) fn observations(reply: &str, line: u64, named: &Named) -> Vec<Observa
         let text = match all.get(i + 1) {
             Some(next)
                 if GOES_ON.is_match(next)
+                    && !STATUS.is_match(next)
                     && is_said_of_the_project(next)
                     && sentence.len() + next.len() < MAX_SENTENCE =>
             {
@@ -237,6 +239,13 @@ fn is_said_of_the_project(sentence: &str) -> bool {
         && (!WORK_REPORT.is_match(sentence) || STRONG_CAUSE.is_match(&words))
         && !looks_like_instruction(sentence)
 }
+
+/// How the work stands ("It's all green now", "They're passing", "It was a one-line change").
+static STATUS: LazyLock<Regex> = LazyLock::new(|| {
+    crate::core::patterns::regex(
+        r"(?i)\b(?:now|green|red|passing|passes|fixed|done|change|commit|merged|pushed|working|works)\b[.!]?\s*$|\b(?:fixed|changed|committed|updated) in\b",
+    )
+});
 
 /// A sentence that goes on about what the one before it was about.
 static GOES_ON: LazyLock<Regex> = LazyLock::new(|| {
@@ -333,6 +342,16 @@ mod tests {
         let found: Vec<String> = observations(reply, 9, &named).into_iter().map(|o| o.text).collect();
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].ends_with("exits 100 on unformatted files."), "{found:?}");
+        for status in [
+            "It's all green now.",
+            "They're passing now.",
+            "It's fixed in the latest commit.",
+            "It was a one-line change.",
+        ] {
+            let reply = format!("`scripts/format.sh` doesn't format anything, despite the name. {status}");
+            let found: Vec<String> = observations(&reply, 9, &named).into_iter().map(|o| o.text).collect();
+            assert_eq!(found, ["`scripts/format.sh` doesn't format anything, despite the name."], "{status}");
+        }
     }
 
     #[test]
@@ -346,6 +365,8 @@ mod tests {
             found,
             ["Why Linux broke: on Linux, `URLSession` isn't in `Foundation` but in `FoundationNetworking`."]
         );
+        let rationale = "**Why this approach:** `URLSession` stays in `Foundation` on every platform.";
+        assert!(observations(rationale, 9, &named).is_empty());
         // A short name inside a longer word of the error is no name it gave.
         let mut named = self::named(&["swift build"]);
         named.error("error: cannot find 'URLSessionTask' in scope");

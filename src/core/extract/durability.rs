@@ -31,7 +31,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:pls|plz|please)[,;]\s*(?:always|never)[.!]*\s*$",
         // "when you touch .tex files: one sentence per line"
         r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|write|add|create|modify|work on|update)\s+(?:an?\s+|any\s+)?(?:\S+\s+)?(?:files?|\*?\.\w+)\b",
-        r"|\bkeep (?:it|them|things) (?:that|this) way\b|\b(?:stays?|remains?) (?:that|this) way\b",
+        r"|\bkeep (?:it|them|things) (?:that|this) way\b|\b(?:stays?|remains?) (?:that|this) way(?:[.,;!)]|\s*$)",
         r"|\b(?:is|are)\s+(?:banned|not allowed|disallowed)\b",
         r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
@@ -40,7 +40,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:in|for|across|to|with) (?:all|every|any)\b|\b(?:in|across|to|with) (?:every|any)(?:thing|where|one)\b|\b(?:nowhere|anywhere|everywhere) else\b",
         r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
         // "Same drill as always: vet plus staticcheck before you commit."
-        r"|\b(?:as always|as usual|same drill|the usual|like always)\b|\bsame as (?:everything|everywhere|all the rest|the rest|the others|always|usual)\b",
+        r"|\b(?:as always|as usual|same drill|the usual|like always)\b|\bsame as (?:everything|everywhere|always|usual)\b",
         r"|\b(?:a |the |one |our )?(?:house )?rules? (?:for|in|of) (?:this|our|the|these) (?:repo|repository|project|codebase|code base|docs|monorepo|team|code)\b|\bhouse rules?\b",
         // "in this repo" lays down a convention; "shows up in the repo" only says where.
         r"|\b(?:in|for|across) (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|code base|plugin|library|crate|firmware|extension)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
@@ -90,8 +90,6 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round|this once|for once|one-off|make a habit of|there anyways?)\b",
         // "I always mix them up": the speaker's own habit of mind, no rule for the agent.
         r"|\b(?:i|we)\s+(?:always|never|usually|keep)\s+(?:mix|forget|confuse|get confused|mess|mistype|misremember|lose track|wonder|struggle)\b",
-        // "I keep shipping broken quoting": what keeps happening, the reason for a rule.
-        r"|\bi\s+keep\s+(?:on\s+)?\w+ing\b",
         r"|^(?:always|usually)\s+(?:mix|confuse|get confused|mess)\b",
         // "This app uses too much memory": a complaint about now.
         r"|\buses? (?:way )?(?:too|so) (?:much|many|little)\b",
@@ -186,9 +184,38 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         Some(_) => "never",
         None => "always",
     });
-    let plain = EVERY_TIME_REPORT.replace_all(&plain, " ");
+    let plain = EVERY_TIME_REPORT.replace_all(&plain, |c: &regex::Captures| match is_report(&c[0]) {
+        true => " ".to_string(),
+        false => c[0].to_string(),
+    });
     let plain = A_TIME_TO_COME.replace_all(&plain, " ");
+    let plain = KEEPS_HAPPENING.replace_all(&plain, |c: &regex::Captures| match is_thing(&c["what"]) {
+        true => c[0].to_string(),
+        false => " ".to_string(),
+    });
     LASTING.is_match(&plain)
+}
+
+/// "I keep shipping broken quoting": what keeps happening, the reason for a rule, lays down
+/// nothing ("I keep everything in UTC" does).
+static KEEPS_HAPPENING: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\bi\s+keep\s+(?:on\s+)?(?P<what>\w+ing)\b[^.;,!?]*"));
+
+/// True for a word in "-ing" that names a thing (`everything`, `strings`), not a doing.
+fn is_thing(word: &str) -> bool {
+    let word = word.to_lowercase();
+    word.ends_with("thing")
+        || ["string", "spring", "setting", "heading", "building", "ceiling"].contains(&word.as_str())
+}
+
+/// True when an "every time …" tells what happened rather than when to do something: "the
+/// server restarted", not "a PR is merged" nor "you need new types".
+fn is_report(said: &str) -> bool {
+    let words: Vec<String> = said.split_whitespace().map(str::to_lowercase).collect();
+    let passive = words.iter().any(|w| matches!(w.as_str(), "is" | "are" | "gets" | "get" | "be" | "been"));
+    let last = words.last().map_or("", String::as_str);
+    let not_past = ["need", "seed", "feed", "speed", "embed", "proceed", "exceed", "succeed"].contains(&last);
+    !passive && !not_past
 }
 
 /// "observedAt not in the future" says what a value may be, not from when a rule holds.
@@ -230,8 +257,17 @@ fn lays_down(clause: &str) -> bool {
 
 /// True when `text` asks for a one-off change and only a place makes it sound lasting.
 fn is_placed_request(text: &str) -> bool {
+    // "Install dependencies with pnpm in this repo, not npm", "Add a trailer to commits in
+    // this repo": a way set against another, or a kind of thing done every time, is a rule.
+    static STANDING: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i),?\s+(?:not|never|instead of|rather than)\b|\b(?:commits|dependencies|deps|packages|migrations|releases|prs|pull requests|files|tests|modules|endpoints|branches)\b",
+        )
+    });
     let plain = without_code(text);
-    ONE_OFF_CHANGE.is_match(plain.trim_start()) && !is_lasting(&PLACE.replace_all(&plain, " "))
+    ONE_OFF_CHANGE.is_match(plain.trim_start())
+        && !STANDING.is_match(&plain)
+        && !is_lasting(&PLACE.replace_all(&plain, " "))
 }
 
 /// What just happened, said as the reason for a rule ("don't pip install anything, that
@@ -455,6 +491,8 @@ mod tests {
             "We dropped the connection every time the server restarted.",
             "Add request validation with zod: count 1..500, observedAt ISO datetime not in the future.",
             "I keep shipping broken quoting.",
+            "The /orders endpoint returns a 500 too, same as the others.",
+            "Main is red and will stay that way until the upstream fix is released.",
             "Each time I ran the suite it hung on the socket test.",
         ] {
             assert!(rules_in(text).is_empty(), "{text:?}: {:?}", rules_in(text));
@@ -499,6 +537,14 @@ mod tests {
             "In the future, run `cargo deny check` before adding a crate.",
             "We keep everything in UTC, in the database and in the logs.",
             "Stow it --no-folding, same as everything else.",
+            "Install dependencies with pnpm in this repo, not npm.",
+            "Release via the GitHub workflow in this repo, never from a laptop.",
+            "Add a `Signed-off-by` trailer to commits in this repo.",
+            "Bump the patch version each time a PR is merged.",
+            "Update CHANGELOG.md every time a feature is added.",
+            "Run `pnpm codegen` every time you need new GraphQL types.",
+            "I keep string constants in `src/consts.ts`, please do the same.",
+            "Always run shellcheck before committing, I keep shipping broken quoting.",
             "Please use `jq -S` for JSON diffs in the future.",
         ] {
             assert_eq!(rules_in(text), [text], "{text:?}");

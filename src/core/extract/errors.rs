@@ -426,7 +426,10 @@ fn base_score(line: &str) -> u8 {
     if line.contains("FAILED") || line.contains("FAIL ") || lower.starts_with("fail") || lower.contains("failed") {
         return 3;
     }
-    if ["error", "exception", "not found", "does not exist", "doesn't exist"].iter().any(|w| lower.contains(w)) {
+    // (`NOTICE:  table "orders" does not exist, skipping` is a note, not a failure.)
+    let noted = lower.contains("notice:") || lower.contains("info:") || lower.trim_end().ends_with("skipping");
+    let absent = !noted && (lower.contains("does not exist") || lower.contains("doesn't exist"));
+    if absent || ["error", "exception", "not found"].iter().any(|w| lower.contains(w)) {
         return 2;
     }
     1
@@ -506,6 +509,8 @@ mod tests {
         let tasty = "golden\n  check --strict warnings.cbx: FAIL\n    Golden file test/golden/check-strict.out does not exist; use --accept to create it\n  check ok.cbx: OK\n\n1 out of 3 tests failed (0.09s)\nTest suite cloudberry-test: FAIL";
         let line = error_line(tasty).unwrap();
         assert!(line.starts_with("Golden file test/golden/check-strict.out does not exist"), "{line}");
+        let psql = "psql:db/reset.sql:1: NOTICE:  table \"orders\" does not exist, skipping\nDROP TABLE\npsql:db/reset.sql:9: ERROR:  syntax error at or near \"REFERENCE\"";
+        assert!(error_line(psql).unwrap().contains("syntax error"), "{:?}", error_line(psql));
     }
 
     #[test]

@@ -709,7 +709,10 @@ impl Extractor {
             let untouched = open.edited.is_empty();
             let machine = progress::is_environmental(&open.failure.error);
             for step in shell::steps_before_job(&call.command, &family) {
-                if untouched || (machine && classify(&step).kind == CommandKind::Install) {
+                // (`npm run lint && npm test` only checks on the way: a check gets past nothing.)
+                let kind = classify(&step).kind;
+                let check = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint);
+                if (untouched && !check) || (machine && kind == CommandKind::Install) {
                     open.ran_step(step);
                 }
             }
@@ -841,7 +844,8 @@ impl Extractor {
         };
         // A look around (`golangci-lint version`, `terraform workspace list`) gets past no
         // failure but a look's.
-        let query = shell::is_query(&call.command);
+        // (A test run picked by a name, `pytest -k status`, is no look.)
+        let query = shell::is_query(&call.command) && !call.kind.is_verification();
         let families: Vec<String> = self
             .open
             .iter()

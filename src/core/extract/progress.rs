@@ -432,7 +432,15 @@ fn is_misspelling(a: &str, b: &str) -> bool {
     let long_enough = a.len() >= 5
         || (a.len() == 4 && b.len() == 4 && edit_distance(a, b) == 1)
         || (a.len() == 4 && b.len() == 5 && b.starts_with(a));
-    a != b && long_enough && a.len().abs_diff(b.len()) <= 1 && edit_distance(a, b) <= 2
+    // (`python` → `python3` is another program, not a typo.)
+    let versioned =
+        |x: &str, y: &str| y.strip_prefix(x).is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    a != b
+        && !versioned(a, b)
+        && !versioned(b, a)
+        && long_enough
+        && a.len().abs_diff(b.len()) <= 1
+        && edit_distance(a, b) <= 2
 }
 
 /// Optimal string alignment distance (Levenshtein with transpositions), on characters.
@@ -620,6 +628,13 @@ mod tests {
         let chain = "mkdir -p git-extras/.config/git && git mv git/a git-extras/ && stwo -n -v --no-folding git-extras";
         assert!(is_mistyped_program(chain, "bash: stwo: command not found", Some(127), "stow -n -v git-extras"));
         assert!(!is_mistyped_program(chain, "bash: stwo: command not found", Some(127), "mkdir -p x"));
+        let python = "cd backend && python manage.py migrate";
+        assert!(!is_mistyped_program(
+            python,
+            "bash: python: command not found",
+            Some(127),
+            "cd backend && python3 manage.py migrate"
+        ));
     }
 
     #[test]

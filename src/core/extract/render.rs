@@ -177,7 +177,11 @@ pub(crate) fn way_around(fix: &Fix) -> String {
         return format!("{} needs {}", shell::classify(&fix.failure.command).family, needs.added.join(" "));
     }
     let edited: Vec<String> = fix.edited.iter().map(|f| without_stamp(f)).collect();
-    format!("{} | {} | {}", edited.join(" "), fix.ran.join(" && "), shell::without_narrowing(&fix.command))
+    // (When picking other tests is what changed, the pick is the way: `-k 'not gpu'`.)
+    let narrowing_changed = fix.failure.command != fix.command
+        && shell::without_narrowing(&fix.failure.command) == shell::without_narrowing(&fix.command);
+    let command = if narrowing_changed { fix.command.clone() } else { shell::without_narrowing(&fix.command) };
+    format!("{} | {} | {command}", edited.join(" "), fix.ran.join(" && "))
 }
 
 /// A file name without the date a generator stamped it with
@@ -460,15 +464,20 @@ mod tests {
         let one = fixed("error: linker `cc` not found", "cargo test -p api", &["Cargo.toml"], &["a = 1"], &[]);
         let two = fixed("error: could not link", "cargo test -p api", &["Cargo.toml"], &["b = 2"], &[]);
         assert_eq!(way_around(&one), way_around(&two));
-        // A narrower run of the same job after the same edit is the same way too.
-        let three =
-            fixed("error: linker `cc` not found", "cargo test -p api --filter parse", &["Cargo.toml"], &[], &[]);
-        assert_eq!(way_around(&one), way_around(&three));
         let installed =
             fixed("error: linker `cc` not found", "cargo test -p api", &[], &[], &["sudo apt-get install -y gcc"]);
         assert_ne!(way_around(&one), way_around(&installed));
         let setting = fixed("error: x", "CGO_ENABLED=1 cargo test -p api", &[], &[], &[]);
         assert_eq!(way_around(&setting), "cargo test needs CGO_ENABLED=1");
+        // Two picks of other tests are two ways.
+        let picked = |filter: &str| Fix {
+            failure: Failure { command: "cargo test -p api".into(), ..one.failure.clone() },
+            command: format!("cargo test -p api --filter {filter}"),
+            edited: Vec::new(),
+            settings: Vec::new(),
+            ..one.clone()
+        };
+        assert_ne!(way_around(&picked("gpu")), way_around(&picked("net")));
     }
 
     #[test]

@@ -266,10 +266,18 @@ const RETRY_FLAGS: &[&str] = &["--retries", "--retry", "--reruns", "--flaky-retr
 /// says of every run of the job, whichever tests the task picked.
 pub(crate) fn without_narrowing(command: &str) -> String {
     let command = without_flags(command, NARROWING_FLAGS);
-    match segments(&command).iter().any(|words| runs_gradle(words)) {
-        true => without_flags(&command, GRADLE_SKIPS),
-        false => command,
+    if !segments(&command).iter().any(|words| runs_gradle(words)) {
+        return command;
     }
+    // Only Gradle's own parts: `bash -x run.sh` after it traces, it skips nothing.
+    let parts: Vec<String> = command
+        .split(" && ")
+        .map(|part| match segments(part).first().is_some_and(|words| runs_gradle(words)) {
+            true => without_flags(part, GRADLE_SKIPS),
+            false => part.to_string(),
+        })
+        .collect();
+    parts.join(" && ")
 }
 
 /// Gradle's flags that leave a task out (`./gradlew build -x detekt`): a check skipped for
@@ -947,6 +955,10 @@ const MULTI_TASK_BUILDERS: &[&str] = &["mvn", "mvnw", "gradle", "gradlew", "sbt"
 /// `test`).
 fn build_task(arg: &str) -> &str {
     let task = arg.split_whitespace().next().unwrap_or(arg);
+    // A formatter plugin's goal (`spotless:apply`) is said by its plugin and goal together.
+    if ["spotless:", "fmt:", "formatter:", "checkstyle:"].iter().any(|plugin| task.starts_with(plugin)) {
+        return task;
+    }
     task.rsplit(['/', ':']).next().unwrap_or(task)
 }
 
@@ -962,7 +974,9 @@ fn build_task_kind(program: &str, task: &str) -> CommandKind {
         "run" | "exec" | "bootRun" => Run,
         "credo" | "dialyzer" | "lint" | "hlint" | "detekt" | "ktlintCheck" | "spotlessCheck" | "scalafmtCheck"
         | "scalafmtCheckAll" | "scalafmtSbtCheck" | "scalastyle" | "clj-kondo" | "checkstyleMain" => Lint,
-        "scalafmt" | "scalafmtAll" | "scalafmtSbt" | "spotlessApply" | "ktlintFormat" => Format,
+        "scalafmt" | "scalafmtAll" | "scalafmtSbt" | "spotlessApply" | "ktlintFormat" | "spotless:apply"
+        | "fmt:format" | "formatter:format" => Format,
+        "spotless:check" | "checkstyle:check" | "fmt:check" | "formatter:validate" => Lint,
         "clean" => Other,
         _ => Build,
     }
@@ -1414,6 +1428,10 @@ mod tests {
             ("python -m pytest -q", "python -m pytest -q"),
             ("npm test", "npm test"),
             ("./gradlew allTests build -x detekt", "./gradlew allTests build"),
+            (
+                "./gradlew installDist && bash -x build/install/app/bin/app",
+                "./gradlew installDist && bash -x build/install/app/bin/app",
+            ),
             ("pytest -x tests/", "pytest -x tests/"),
         ] {
             assert_eq!(without_narrowing(command), whole, "{command}");
@@ -1553,6 +1571,7 @@ mod tests {
         assert_eq!(family("shellcheck -a -x scripts/deploy.sh").0, Lint);
         assert_eq!(family("mix ecto.gen.migration add_x"), (Run, "mix ecto.gen.migration".into()));
         assert_eq!(family("./gradlew spotlessCheck"), (Lint, "gradlew spotlessCheck".into()));
+        assert_eq!(family("./mvnw -q spotless:apply").0, Format);
         assert_eq!(family("staticcheck ./..."), (Lint, "staticcheck".into()));
         assert_eq!(family("ansible-lint"), (Lint, "ansible-lint".into()));
         assert_eq!(family("mise exec -- mix test"), (Test, "mix test".into()));

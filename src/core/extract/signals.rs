@@ -509,7 +509,11 @@ fn with_tail(rule: &str, next: Option<&str>) -> String {
     let Some(next) = next else { return rule.to_string() };
     let bare = next.trim_end_matches(['.', '!']).trim_end();
     let only = bare.to_lowercase().ends_with(" only") || bare.to_lowercase().ends_with(" only, please");
+    // ("The footer only." picks a thing of the task.)
+    let picks =
+        ["the ", "that ", "this ", "these ", "those ", "it "].iter().any(|w| next.to_lowercase().starts_with(w));
     let tail = only
+        && !picks
         && next.split_whitespace().count() <= 6
         && !durability::is_request(next)
         && !durability::is_task_scoped(next)
@@ -679,6 +683,10 @@ mod tests {
             ["Reminder, since the last PR slipped: no -A, not in tasks. Explicit --allow flags only."]
         );
         assert_eq!(texts("Always use pnpm. Fix the footer only."), ["Always use pnpm."], "a request is no tail");
+        assert_eq!(
+            texts("Never force-push to shared branches. The footer only."),
+            ["Never force-push to shared branches."]
+        );
     }
 
     #[test]

@@ -290,6 +290,30 @@ fn a_look_around_gets_past_no_failure() {
         result("3", 0, "api-1   Running"),
     ]);
     assert_eq!(m.facts.tasks[0].fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+    // A test run picked by a name that reads as a look is a test run.
+    let m = memory(&[
+        user("Run the tests."),
+        run("1", "pytest"),
+        result("1", 1, "E   ModuleNotFoundError: No module named 'freezegun'"),
+        run("2", "pip install freezegun"),
+        result("2", 0, "Successfully installed freezegun-1.5.1"),
+        run("3", "pytest -k status"),
+        result("3", 0, "4 passed"),
+    ]);
+    assert_eq!(m.facts.tasks[0].fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+}
+
+#[test]
+fn a_check_run_first_in_the_chain_gets_past_nothing() {
+    let m = memory(&[
+        user("Run the tests."),
+        run("1", "npm test"),
+        result("1", 1, "Error: Timeout of 2000ms exceeded."),
+        run("2", "npm run lint && npm test"),
+        result("2", 0, "12 passing"),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert!(task.fixes.iter().all(|f| f.ran.is_empty()), "{:?}", task.fixes);
 }
 
 #[test]
