@@ -280,9 +280,11 @@ pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
 }
 
 /// A place in a file: a path with an extension, then a line number (`src/x.rs:12`, or
-/// Python's and OCaml's `File "test/run.t", line 1`).
-static PLACE: LazyLock<Regex> =
-    LazyLock::new(|| crate::core::patterns::regex(r#"([\w./-]+\.\w+):\d+|\bFile "([\w./-]+\.\w+)", line \d+"#));
+/// OCaml's `File "test/run.t", line 1, characters 0-0`). (Not a Python traceback's frames:
+/// a frame in a settings file says where a missing setting was read, not whose bug it is.)
+static PLACE: LazyLock<Regex> = LazyLock::new(|| {
+    crate::core::patterns::regex(r#"([\w./-]+\.\w+):\d+|\bFile "([\w./-]+\.\w+)", line \d+, characters\b"#)
+});
 
 /// True when `path` is one of `files`, either written relative to the other.
 fn is_one_of(path: &str, files: &[String]) -> bool {
@@ -780,10 +782,12 @@ mod tests {
         };
         assert!(attempt.is_own_work());
         assert!(!Attempt { written: &[], ..attempt }.is_own_work());
-        // A cram test the task wrote, placed the way dune (and Python) place things.
+        // A cram test the task wrote, placed the way dune places things.
         let dune = "File \"test/fmt_check.t/run.t\", line 1, characters 0-0:\n-  [1]\n";
         let places = places_in(dune, 4);
         assert_eq!(places, ["test/fmt_check.t/run.t"]);
+        let python = "  File \"/app/shop/settings.py\", line 12, in <module>\nKeyError: 'DJANGO_SECRET_KEY'\n";
+        assert!(places_in(python, 4).is_empty());
         let written = ["test/fmt_check.t/run.t".to_string()];
         let edited = ["bin/fmt_cmd.ml".to_string()];
         let runtest = "dune runtest";
