@@ -106,11 +106,7 @@ pub(crate) fn fix_lesson(fix: &Fix, lines: bool) -> String {
 /// [`fix_lesson`], citing each step where `meta` places it (its line, or an agent's own ids).
 fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     let at = |line: u64| meta.map_or_else(String::new, |meta| format!(" ({})", meta.place(line)));
-    // The tests the task picked (`--filter …`) are no part of a lesson about the job, unless
-    // picking them is what changed.
-    let narrowing_changed = fix.failure.command != fix.command
-        && shell::without_narrowing(&fix.failure.command) == shell::without_narrowing(&fix.command);
-    let shown = |command: &str| if narrowing_changed { command.to_string() } else { shell::without_narrowing(command) };
+    let shown = |command: &str| shown(fix, command);
     let mut s = format!("{} failed", code(&shown(&fix.failure.command)));
     // What a test expected says nothing of a fix that changed no code: its place does.
     let error = if fix.edited.is_empty() { without_expectation(&fix.failure.error) } else { &fix.failure.error };
@@ -177,11 +173,15 @@ pub(crate) fn way_around(fix: &Fix) -> String {
         return format!("{} needs {}", shell::classify(&fix.failure.command).family, needs.added.join(" "));
     }
     let edited: Vec<String> = fix.edited.iter().map(|f| without_stamp(f)).collect();
-    // (When picking other tests is what changed, the pick is the way: `-k 'not gpu'`.)
+    format!("{} | {} | {}", edited.join(" "), fix.ran.join(" && "), shown(fix, &fix.command))
+}
+
+/// `command`, one of `fix`'s, as a lesson tells it: the tests the task picked (`--filter …`)
+/// are no part of a lesson about the job, unless picking them is what changed (`-k 'not gpu'`).
+fn shown(fix: &Fix, command: &str) -> String {
     let narrowing_changed = fix.failure.command != fix.command
         && shell::without_narrowing(&fix.failure.command) == shell::without_narrowing(&fix.command);
-    let command = if narrowing_changed { fix.command.clone() } else { shell::without_narrowing(&fix.command) };
-    format!("{} | {} | {command}", edited.join(" "), fix.ran.join(" && "))
+    if narrowing_changed { command.to_string() } else { shell::without_narrowing(command) }
 }
 
 /// A file name without the date a generator stamped it with
