@@ -16,7 +16,7 @@ pub(crate) mod shell;
 pub(crate) mod signals;
 pub(crate) mod soft;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +71,8 @@ const INSTRUCTION_WINDOW: usize = 2 * 1024;
 const PLACES_WINDOW: usize = 8 * 1024;
 /// Places kept from each end of a failed command's output.
 const MAX_PLACES: usize = 16;
+/// Most names coined by the session's code that are remembered.
+const MAX_COINED: usize = 2048;
 /// Shortest part of a command line looked for in a passage: shorter ones (`make`, `ls -a`)
 /// name no particular command.
 const MIN_PART: usize = 6;
@@ -368,6 +370,8 @@ pub(crate) struct Extractor {
     last_reply: Option<(String, u64)>,
     /// Commands and paths the session ran or touched, which a closing account may name.
     named: account::Named,
+    /// Names the task's own code coined (`wingspan_mm`): an error naming one is the work's.
+    coined: BTreeSet<String>,
 }
 
 impl Extractor {
@@ -479,6 +483,14 @@ impl Extractor {
                     && failure.changed.len() < MAX_STEPS_BETWEEN
                 {
                     failure.changed.push(line.clone());
+                }
+            }
+            if call.writes.iter().any(|f| progress::is_source(f)) {
+                for name in progress::coined_names(call.input.for_scanning()) {
+                    if self.coined.len() >= MAX_COINED {
+                        break;
+                    }
+                    self.coined.insert(name.to_string());
                 }
             }
             if let Some((_, task)) = self.current() {
@@ -641,10 +653,12 @@ impl Extractor {
             // An attempt that got past the first error and met another is a step of the
             // chain a future session need not walk again.
             let last = open.chain.last().unwrap_or(&open.failure);
-            // One whose error is in the code under work is the task's own business.
+            // One whose error is in the code under work, or names what that code coined, is
+            // the task's own business.
             let step = failure.error != last.error
                 && failure.command != last.command
-                && !progress::is_code_error(&failure.error);
+                && !progress::is_code_error(&failure.error)
+                && !progress::names_coined(&failure.error, &self.coined);
             if step && open.chain.len() < MAX_CHAIN {
                 open.chain.push(failure);
             }
@@ -843,13 +857,17 @@ impl Extractor {
                 )
         };
         // A look around (`golangci-lint version`, `terraform workspace list`) gets past no
-        // failure but a look's.
+        // failure but the same look's (`nix --version` gets past no `nix flake show`).
         // (A test run picked by a name, `pytest -k status`, is no look.)
         let query = shell::is_query(&call.command) && !call.kind.is_verification();
         let families: Vec<String> = self
             .open
             .iter()
-            .filter(|(_, open)| !query || shell::is_query(&open.failure.command))
+            .filter(|(_, open)| {
+                !query
+                    || (shell::is_query(&open.failure.command)
+                        && shell::runs_the_same(&call.command, &open.failure.command))
+            })
             .filter(|(family, open)| {
                 **family == call.family
                     || shell::runs_job(&call.command, family)

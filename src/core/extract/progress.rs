@@ -73,6 +73,23 @@ pub(crate) fn is_code_error(error: &str) -> bool {
     CODE_ERROR.is_match(error)
 }
 
+/// The names a piece of code coins: identifiers with an underscore or a hump
+/// (`wingspan_mm`, `summaryPlot`), not plain words, and not the error classes code raises.
+pub(crate) fn coined_names(code: &str) -> impl Iterator<Item = &str> {
+    static NAME: LazyLock<Regex> = LazyLock::new(|| crate::core::patterns::regex(r"[A-Za-z_][A-Za-z0-9_]{5,63}"));
+    NAME.find_iter(code).map(|m| m.as_str()).filter(|name| {
+        let humped = name.as_bytes().windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+        let inner_underscore = name.trim_matches('_').contains('_');
+        (humped || inner_underscore) && !["Error", "Exception"].iter().any(|e| name.ends_with(e))
+    })
+}
+
+/// True when an error names something the task's own code coined (`column name :wingspan_mm
+/// not found` after the task wrote `df.wingspan_mm`): the code under work answered.
+pub(crate) fn names_coined(error: &str, coined: &std::collections::BTreeSet<String>) -> bool {
+    !is_environmental(error) && coined_names(error).any(|name| coined.contains(name))
+}
+
 /// File names that are code under work, as opposed to configuration a fix may change.
 const SOURCE_EXTENSIONS: &[&str] = &[
     "rs", "py", "ts", "tsx", "js", "jsx", "mjs", "go", "c", "h", "cc", "cpp", "hpp", "ex", "exs", "rb", "java", "kt",

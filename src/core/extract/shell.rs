@@ -426,7 +426,8 @@ pub(crate) fn is_query(command: &str) -> bool {
                 VCS_QUERIES.contains(first) || QUERY_SUBCOMMANDS.contains(first)
             }
             [first, rest @ ..] => is_query_word(first) || rest.iter().any(|w| is_query_word(w)),
-            [] => false,
+            // `nix --version`, `terraform -help`: the program says what it is.
+            [] => words[1..].iter().any(|w| matches!(w.as_str(), "--version" | "--help" | "-help" | "-h")),
         };
         if classified.kind != CommandKind::Explore && !asks {
             return false;
@@ -541,10 +542,36 @@ pub(crate) fn steps_before_job(command: &str, family: &str) -> Vec<String> {
         .iter()
         .filter(|p| {
             let kind = classify(p).kind;
-            !classify(p).family.is_empty() && !matches!(kind, CommandKind::Explore | CommandKind::Vcs)
+            let step = !classify(p).family.is_empty() && !matches!(kind, CommandKind::Explore | CommandKind::Vcs);
+            step || writes_a_file(p)
         })
         .map(|p| p.to_string())
         .collect()
+}
+
+/// True when a command writes a file through the shell (`echo 'x = 1' >> ~/.config/x.conf`,
+/// `printf … | sudo tee -a /etc/hosts`): a setting put in place, however plain the program.
+/// Output sent to `/dev/null`, a scratch file or a log, or merged into another stream, puts
+/// nothing in place.
+pub(crate) fn writes_a_file(command: &str) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let is_file = |target: &str| {
+        !target.is_empty()
+            && !target.starts_with(['&', '$'])
+            && !["/dev/", "/tmp/"].iter().any(|p| target.starts_with(p))
+            && !target.ends_with(".log")
+    };
+    words.iter().enumerate().any(|(i, word)| {
+        let target = match word.trim_start_matches(['1', '2', '&']) {
+            ">" | ">>" => words.get(i + 1).copied().unwrap_or_default(),
+            other => match other.strip_prefix(">>").or_else(|| other.strip_prefix('>')) {
+                Some(rest) => rest,
+                None => return false,
+            },
+        };
+        is_file(target)
+    }) || words.windows(2).any(|w| w[0] == "|" && w[1] == "tee")
+        || words.windows(3).any(|w| w[0] == "|" && w[1] == "sudo" && w[2] == "tee")
 }
 
 /// True when a command line's exit status is its job's: the job (the segment its family
@@ -1308,6 +1335,14 @@ mod tests {
             ["docker compose up -d postgres"]
         );
         assert!(steps_before_job("cd app && mix test", "mix test").is_empty());
+        assert_eq!(
+            steps_before_job(
+                "mkdir -p ~/.config/nix && echo 'x = 1' >> ~/.config/nix/nix.conf && nix flake show",
+                "nix flake"
+            ),
+            ["mkdir -p ~/.config/nix", "echo 'x = 1' >> ~/.config/nix/nix.conf"]
+        );
+        assert!(steps_before_job("echo start > /tmp/t && date 2>&1 >/dev/null && mix test", "mix test").is_empty());
         assert!(steps_before_job("mix test && docker compose down", "mix test").is_empty());
     }
 
@@ -1494,6 +1529,8 @@ mod tests {
             "grep -n DATABASE_URL .env; git check-ignore .env && echo ignored",
             "cat .bazelversion; ls -l /usr/bin/bazel*; command -v bazelisk || echo 'no bazelisk'",
             "git -C ~/src/vcpkg rev-parse --is-shallow-repository && grep -n builtin-baseline vcpkg.json",
+            "cat ~/.config/nix/nix.conf /etc/nix/nix.conf 2>&1; nix --version",
+            "terraform -help",
         ] {
             assert!(is_query(query), "{query}");
         }
@@ -1504,6 +1541,7 @@ mod tests {
             "helm plugin install https://example.com/p",
             "git -C ~/src/vcpkg fetch --unshallow",
             "cat x && make build",
+            "python3 --version && make build",
             "cd app",
             "",
         ] {

@@ -275,10 +275,14 @@ fn a_look_around_gets_past_no_failure() {
         result("3", 1, "Workspace \"staging\" doesn't exist."),
         run("4", "terraform workspace list"),
         result("4", 0, "* default"),
+        run("5", "nix flake show"),
+        result("5", 1, "error: experimental Nix feature 'nix-command' is disabled"),
+        run("6", "cat ~/.config/nix/nix.conf; nix --version"),
+        result("6", 0, "nix (Nix) 2.24.10"),
     ]);
     let task = &m.facts.tasks[0];
     assert!(task.fixes.is_empty(), "{:?}", task.fixes);
-    assert_eq!(task.unresolved.len(), 2, "{:?}", task.unresolved);
+    assert_eq!(task.unresolved.len(), 3, "{:?}", task.unresolved);
     // A look that failed is got past by the same look.
     let m = memory(&[
         user("Check the pods."),
@@ -675,4 +679,40 @@ fn a_new_spec_still_red_at_the_end_is_no_landmine() {
         edit("lib/slug.rb"),
     ]);
     assert_eq!(red, Extraction::NoOp);
+}
+
+#[test]
+fn an_error_naming_what_the_tasks_code_coined_is_no_step_of_the_chain() {
+    let patch = |path: &str, added: &str| serde_json::json!({"role": "tool_call", "name": "apply_patch", "content": format!("*** Begin Patch\n*** Update File: {path}\n+{added}\n*** End Patch")});
+    let test = "julia --project -e 'using Pkg; Pkg.test()'";
+    let m = memory(&[
+        user("Add summary_plot with a test."),
+        patch("src/plots.jl", "p1 = histogram(df.wingspan_mm; bins = 20)"),
+        run("1", test),
+        result("1", 1, "connect: Connection refused\nGKS: can't connect to GKS socket application"),
+        patch("test/runtests.jl", "ENV[\"GKSwstype\"] = \"100\""),
+        run("2", &format!("{test} 2>&1 | tail -12")),
+        result("2", 1, "ArgumentError: column name :wingspan_mm not found in the data frame"),
+        patch("src/plots.jl", "p1 = histogram(df.wingspan; bins = 20)"),
+        run("3", test),
+        result("3", 0, "Testing Goldeneye tests passed"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.failure.error, "connect: Connection refused");
+    assert!(fix.chain.is_empty(), "{:?}", fix.chain);
+    // A name the code did not coin is a step on the way.
+    let m = memory(&[
+        user("Add summary_plot with a test."),
+        patch("src/plots.jl", "p1 = histogram(df.wingspan; bins = 20)"),
+        run("1", test),
+        result("1", 1, "connect: Connection refused\nGKS: can't connect to GKS socket application"),
+        patch("test/runtests.jl", "ENV[\"GKSwstype\"] = \"100\""),
+        run("2", &format!("{test} 2>&1 | tail -12")),
+        result("2", 1, "ArgumentError: Package StatsBase_jll not found in current path"),
+        patch("test/Project.toml", "StatsBase_jll = \"1\""),
+        run("3", test),
+        result("3", 0, "Testing Goldeneye tests passed"),
+    ]);
+    assert_eq!(m.facts.tasks[0].fixes[0].chain.len(), 1, "{:?}", m.facts.tasks[0].fixes[0]);
+    assert_eq!(progress::coined_names("df.wingspan_mm + summaryPlot(x) raise ValueError; plain_").count(), 2);
 }
