@@ -311,7 +311,7 @@ fn score(line: &str) -> u8 {
     if message.is_some_and(|m| m.starts_with('[') && m.ends_with(']') && !m.contains(' ')) {
         return 1;
     }
-    if is_relay(line) {
+    if is_relay(line) || is_failures_heading(line) {
         return 1;
     }
     let limit = LIMIT.is_match(line);
@@ -330,6 +330,15 @@ fn score(line: &str) -> u8 {
     // The tool's own `prog: file:line: message` or `file:line: message` line, saying what
     // limit the input broke, is the line to quote whatever words the rest of the output has.
     if located && limit { base.max(5) } else { base }
+}
+
+/// A test runner's heading over what failed (`Failures:`, `Failed tests:`): the lines under it
+/// say what.
+fn is_failures_heading(line: &str) -> bool {
+    static HEADING: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(r"(?i)^(?:failures?|failed|failing)(?:\s+(?:tests?|examples?|specs?|cases?))?\s*:$")
+    });
+    HEADING.is_match(line.trim())
 }
 
 /// A test runner's tally that counts no failure and no error (`31 successes / 0 failures /
@@ -502,6 +511,13 @@ mod tests {
         assert!(error_line(buildkit).unwrap().contains("gmp.h: No such file or directory"));
         // A comparison in ordinary output is no prefix.
         assert_eq!(without_build_prefix("if a > b then"), "if a > b then");
+    }
+
+    #[test]
+    fn a_failures_heading_gives_way_to_what_failed() {
+        let hspec = "Failures:\n\n  test/GoldenSpec.hs:23:5: \n  1) Golden tally table\n       uncaught exception: IOException of type InvalidArgument\n       test/golden/t.txt: hGetContents: invalid argument\n\n13 examples, 1 failure";
+        let line = error_line(hspec).unwrap();
+        assert!(line.contains("IOException"), "{line}");
     }
 
     #[test]
