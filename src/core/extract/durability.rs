@@ -57,6 +57,9 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:(?:also|and|but|so|btw)[\s,]+)?(?:this|our) (?:project|repo|repository|codebase|code base|monorepo|crate|package|app) (?:is\s+\S+[- ]only|only uses|doesn'?t use|does not use|never uses|always uses|uses\s+\S+(?:\s+\S+)?,?\s+not)\b",
         r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
         r"|,\s*ever\b|\bever again\b",
+        // "… always go through perform_job/2, never call perform/1": the way set against one
+        // never to take. ("It fails on CI, always." says how often.)
+        r"|[,—–]\s*(?:and\s+)?never\s+\w",
         // "By the way, `npm run lint` here is eslint with --max-warnings 0": said to be known.
         r"|^(?:by the way|btw|fyi|for the record|worth knowing|good to know)\b[\s,:-]+\S+\s+(?:here\s+)?(?:is|are|runs|needs|requires|uses|fails|breaks|means)\b",
         r"|^(?:(?:please|pls|plz|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|never|avoid|stop)\s+\w+",
@@ -75,7 +78,9 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:tests|specs|migrations|files|modules|components|commits|logs|errors|packages|dependencies|deps|builds|imports|strings|messages)\s+here\s+(?:are|go|use|live|must|should|need|run|get)\b",
         r"|\bin here\b|\bfrom here\b|^(?:by the way|btw|fyi)\b[\s,:-]+(?:\S+\s+)?here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
         // "We use `deno fmt` here": the place the team works, not the task's spot.
-        r"|\bwe (?:use|run|prefer|write|keep|follow|stick to|go with|don'?t use|do not use|never use)\b[^.;:!?]{0,80}?\bhere\b",
+        r"|\b(?:we|i) (?:use|run|prefer|write|keep|follow|stick to|go with|(?:don'?t|do not|never)\s+[\w-]+)\b(?:[^.;:!?]|\.\w){0,80}?\bhere\b",
+        // "we use kotlinx.serialization here, not Jackson — don't add it": the one set aside.
+        r"|\bnot\s+[^.;!?]{1,40}?[—–,;-]+\s*(?:don'?t|do not|never)\s+(?:add|use|install|import|bring|pull)\s+(?:it|that|them|those)\b",
         // "SharedPreferences is banned here": the project's rule.
         r"|\b(?:banned|forbidden|not allowed|disallowed|mandatory|required|the norm) here\b",
         // "keep this in mind": a remember request, not this task's thing; "keep it that way".
@@ -189,6 +194,7 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         false => c[0].to_string(),
     });
     let plain = A_TIME_TO_COME.replace_all(&plain, " ");
+    let plain = NO_SURPRISES.replace_all(&plain, " ");
     let plain = KEEPS_HAPPENING.replace_all(&plain, |c: &regex::Captures| match is_thing(&c["what"]) {
         true => c[0].to_string(),
         false => " ".to_string(),
@@ -217,6 +223,22 @@ fn is_report(said: &str) -> bool {
     let not_past = ["need", "seed", "feed", "speed", "embed", "proceed", "exceed", "succeed"].contains(&last);
     !passive && !not_past
 }
+
+/// "I don't want surprises there" gives the reason for a rule, it lays down none.
+static NO_SURPRISES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:we|i)\s+(?:don'?t|do not)\s+want\s+(?:any\s+|more\s+)?(?:surprises|trouble|problems|issues|drama|breakage|a repeat|that again|this again)\b",
+    )
+});
+
+/// "Build it the way we always do: `stack build --fast --pedantic`": the object is the
+/// task's, the way that follows is the standing one.
+static THE_WAY_WE_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)\b\w+\s+(?:it|this|them|that)\s+(?:(?:the (?:same )?way|like|as)\s+(?:we|i)\s+(?:always|usually)\s+(?:do|does|did)|as always|as usual|like always)",
+        r"\s*(?::|,|-|with\b|using\b)\s*\S",
+    ))
+});
 
 /// "observedAt not in the future" says what a value may be, not from when a rule holds.
 static A_TIME_TO_COME: LazyLock<Regex> = LazyLock::new(|| {
@@ -285,6 +307,7 @@ pub(crate) fn is_task_scoped(text: &str) -> bool {
     let plain = without_code(text);
     let plain = LASTING_PLACE.replace_all(&plain, " ");
     let plain = JUST_HAPPENED.replace_all(&plain, " ");
+    let plain = THE_WAY_WE_ALWAYS.replace_all(&plain, " ");
     TASK_SCOPE.is_match(&plain)
 }
 
@@ -575,6 +598,9 @@ mod tests {
             "and please, when you touch .tex files: one sentence per line, my supervisor diffs it like that",
             "for the future: run the tests with `--flag -fcheck=bounds` as well, that's how CI runs them",
             "SharedPreferences is banned here since the migration.",
+            "In goldenrod worker tests always go through Oban.Testing's perform_job/2, never call perform/1 directly.",
+            "All user-facing output goes through the rich console (marshwort.console), never bare print() — keep to that.",
+            "I prefer central package management here: versions only go in Directory.Packages.props.",
         ] {
             assert_eq!(rules_in(rule), vec![rule.to_string()], "{rule}");
         }
@@ -593,9 +619,16 @@ mod tests {
             "When you update the docs, mention the new flag.",
             "Hmm, the upload is forbidden, my token probably expired.",
             "New task: add a NetworkPolicy to charts/ingest (off by default), with a helm-unittest test.",
+            "CI builds with --pedantic so warnings are errors, and I don't want surprises there.",
+            "Build it as usual.",
         ] {
             assert!(rules_in(said).is_empty(), "{said}");
         }
+        // The way that follows "the way we always do" is the standing one.
+        let said = "Build it the way we always do: `stack build --fast --pedantic`.";
+        assert_eq!(rules_in(said), [said]);
+        let said = "Run them as usual: `mix test --warnings-as-errors`.";
+        assert_eq!(rules_in(said), [said]);
     }
 
     #[test]

@@ -372,6 +372,8 @@ pub(crate) struct Extractor {
     named: account::Named,
     /// Names the task's own code coined (`wingspan_mm`): an error naming one is the work's.
     coined: BTreeSet<String>,
+    /// The flags the current task was asked to add (`--json`).
+    asked_flags: Vec<String>,
 }
 
 impl Extractor {
@@ -429,6 +431,7 @@ impl Extractor {
             return;
         }
         self.settle_account();
+        self.asked_flags.clear();
         self.tasks.push(TaskState { facts: Some(TaskFacts::new(title_of(text), line)), ..TaskState::default() });
     }
 
@@ -446,6 +449,11 @@ impl Extractor {
         let continues_task = !self.tasks.is_empty() && (signals::is_correction(text) || signals::states_only(text));
         if !continues_task {
             self.start_task(text, line);
+        }
+        for flag in signals::flags_asked_for(text) {
+            if !self.asked_flags.contains(&flag) && self.asked_flags.len() < MAX_FACTS {
+                self.asked_flags.push(flag);
+            }
         }
         let task = self.current_or_start(text, line);
         for (kind, sentence) in signals {
@@ -704,6 +712,18 @@ impl Extractor {
     /// A command that did its job: the fix of the failures it resolves, a step towards the
     /// others, and a verified way to do its job.
     fn succeeded(&mut self, call: PendingCall) {
+        // A lock broken by force (`terraform force-unlock …`) got the program past an incident,
+        // not past anything a future session should walk again: the error it cleared is no
+        // part of the story, and breaking the lock no way around.
+        if let Some(program) = shell::breaks_a_lock(&call.command) {
+            self.open.retain(|_, open| {
+                if classify(&open.failure.command).program != program {
+                    return true;
+                }
+                open.chain.pop().is_some()
+            });
+            return;
+        }
         let fixed = self.resolved_by(&call);
         // Looking around on the way (`git log`, `pip list`) is not a step of the fix, nor is
         // tidying the code under work (`terraform fmt x.tf`).
@@ -713,6 +733,13 @@ impl Extractor {
             }
         }
         let printed = &self.printed;
+        // `list-flocks --json` after "add a --json flag" tries out the task's own work.
+        let tries_the_work = call.kind == CommandKind::Run
+            && shell::words(&call.command).iter().any(|w| {
+                self.asked_flags
+                    .iter()
+                    .any(|f| w == f || w.strip_prefix(f.as_str()).is_some_and(|r| r.starts_with('=')))
+            });
         let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };
         for mut open in fixed {
             // `sudo apt-get install -y zlib1g-dev && stack build` after `stack build` failed:
@@ -793,7 +820,7 @@ impl Extractor {
         // is verified.
         let command = shell::job_line(&call.command);
         let known = task.verified.iter().any(|v| v.command == command);
-        if call.kind.is_verification() && !known && task.verified.len() < MAX_FACTS {
+        if call.kind.is_verification() && !known && !tries_the_work && task.verified.len() < MAX_FACTS {
             task.verified.push(Verified { command, kind: call.kind, line: call.line });
         }
     }
@@ -874,6 +901,7 @@ impl Extractor {
                     || same_job(open.kind)
                     || progress::is_typo_pair(&open.failure.command, &call.command)
                     || shell::through_runner(&open.failure.command, &call.command)
+                    || shell::same_program_after_steps(&open.failure.command, &call.command)
                     || progress::is_mistyped_program(
                         &open.failure.command,
                         &open.failure.error,

@@ -503,7 +503,8 @@ pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
     if failed == fixed || classify(failed).family != classify(fixed).family || failed.contains('\n') {
         return None;
     }
-    let (a, b) = (shell::words(failed), shell::words(fixed));
+    // (The tests a run picked, `-Dtest=InvoiceRoundingTest`, are no setting it lacked.)
+    let (a, b) = (shell::words(&shell::without_narrowing(failed)), shell::words(&shell::without_narrowing(fixed)));
     let added: Vec<String> = b.iter().filter(|w| !a.contains(w)).cloned().collect();
     // A test file or folder the failed run was narrowed to is no setting it lacked.
     let program = a.first().cloned().unwrap_or_default();
@@ -882,6 +883,12 @@ mod tests {
         let wider = needs("bin/rails test test/services/a_test.rb", "PGHOST=localhost PGPORT=55433 bin/rails test");
         assert_eq!(wider.unwrap().added, ["PGHOST=localhost", "PGPORT=55433"]);
         assert_eq!(needs("cargo test", "cargo test"), None);
+        // Nor are the tests a run picked.
+        let picked = needs(
+            "./mvnw -pl billing -am test",
+            "./mvnw -pl billing -am test -Dtest=RoundingTest -Dsurefire.failIfNoSpecifiedTests=false -DargLine=-Duser.timezone=UTC",
+        );
+        assert_eq!(picked.unwrap().added, ["-DargLine=-Duser.timezone=UTC"]);
         assert_eq!(
             needs("sbt compile", "GITHUB_TOKEN=$(gh auth token) sbt compile").unwrap().added,
             ["GITHUB_TOKEN=$(gh auth token)"]

@@ -255,6 +255,11 @@ const NARROWING_FLAGS: &[&str] = &[
     "--exclude-tags",
     "--exclude-tag",
     "--testPathPattern",
+    // Maven's (`-Dtest=InvoiceRoundingTest`, and the switch that lets a module without it pass).
+    "-Dtest",
+    "-Dit.test",
+    "-Dsurefire.failIfNoSpecifiedTests",
+    "-DfailIfNoTests",
 ];
 
 /// Flags that run a failed test again before calling it failed: a run that passes with them
@@ -670,8 +675,43 @@ fn sequential_parts(command: &str) -> Vec<&str> {
 pub(crate) fn through_runner(failed: &str, fixed: &str) -> bool {
     let (a, b) = (classify(failed), classify(fixed));
     let direct = program_of(failed).is_some_and(|p| canonical(program_name(&p)) == a.program);
-    let wrapped = program_of(fixed).is_some_and(|p| canonical(program_name(&p)) != b.program);
+    // (The runner wraps the program in one segment: `eval "$(direnv export bash)" && terraform
+    // force-unlock …` runs no terraform through eval.)
+    let wrapped = program_of(fixed).is_some_and(|p| canonical(program_name(&p)) != b.program)
+        && segments(fixed)
+            .first()
+            .is_some_and(|words| words.iter().skip(1).any(|w| canonical(program_name(w)) == b.program));
     !a.program.is_empty() && a.program == b.program && direct && wrapped
+}
+
+/// The program whose lock a command breaks by force (`terraform force-unlock -force 7c1d…`,
+/// `tofu plan -lock=false`), if it does.
+pub(crate) fn breaks_a_lock(command: &str) -> Option<String> {
+    segments(command).iter().find_map(|words| {
+        let forced = words.iter().any(|w| w == "force-unlock" || w == "-lock=false");
+        forced.then(|| classify_segment(words).map(|c| c.program)).flatten()
+    })
+}
+
+/// True when a chain runs the program `failed` ran, for a job of the same kind, after steps
+/// of its own (`mv x.zsh x.zsh.bak && stow -R zsh zsh-prompt` after `stow zsh-prompt`): the
+/// same job done another way. (`eval … && terraform force-unlock` does no `terraform plan`.)
+pub(crate) fn same_program_after_steps(failed: &str, fixed: &str) -> bool {
+    let a = classify(failed);
+    let operands = |command: &str| -> Vec<String> {
+        words(command).into_iter().skip(1).filter(|w| !w.starts_with('-') && !w.contains('=')).collect()
+    };
+    let wanted = operands(failed);
+    let parts: Vec<&str> = fixed.split(" && ").map(str::trim).collect();
+    // (Every word the failed run was given, so `php bin/console doctrine:…` does no `php
+    // bin/phpunit tests/…`.)
+    !a.program.is_empty()
+        && parts.len() > 1
+        && parts[1..].iter().any(|p| {
+            let b = classify(p);
+            let given = operands(p);
+            b.program == a.program && b.kind == a.kind && wanted.iter().all(|w| given.contains(w))
+        })
 }
 
 /// True for a project's default build or test command, bare (`cargo test`, `npm test`,
@@ -722,6 +762,10 @@ pub(crate) fn is_default_command(command: &str) -> bool {
         "npx vitest run",
         "jest",
         "vitest run",
+        "terraform validate",
+        "terraform plan",
+        "tofu validate",
+        "tofu plan",
     ];
     let mut words: Vec<&str> = command.split_whitespace().collect();
     // The preset named `default` is what the tool picks anyway (`ctest --preset default`).
@@ -1377,6 +1421,26 @@ mod tests {
         assert!(!through_runner("bazel test //x:y", "bazelisk run //:gazelle"));
         assert!(!through_runner("pytest", "pytest -q"));
         assert!(!through_runner("mkdocs serve", "uv run pytest"));
+        assert_eq!(
+            breaks_a_lock("eval \"$(direnv export bash)\" && terraform force-unlock -force 7c").as_deref(),
+            Some("terraform")
+        );
+        assert_eq!(breaks_a_lock("tofu plan -lock=false").as_deref(), Some("tofu"));
+        assert_eq!(breaks_a_lock("terraform plan -lock-timeout=10m"), None);
+        assert!(same_program_after_steps("stow zsh-prompt", "mv a.zsh a.zsh.bak && stow -R zsh zsh-prompt"));
+        assert!(!same_program_after_steps(
+            "terraform plan",
+            "eval \"$(direnv export bash)\" && terraform force-unlock 7c"
+        ));
+        assert!(!same_program_after_steps("stow zsh-prompt", "stow -R zsh zsh-prompt"));
+        assert!(!same_program_after_steps(
+            "php bin/phpunit tests/A.php",
+            "php bin/console doctrine:database:create && php bin/console doctrine:migrations:migrate"
+        ));
+        assert!(!through_runner(
+            "terraform plan",
+            "eval \"$(direnv export bash)\" && terraform force-unlock -force 7c1d"
+        ));
     }
 
     #[test]
@@ -1489,6 +1553,7 @@ mod tests {
             "cargo test -q",
             "dune runtest",
             "crystal spec",
+            "terraform validate",
         ] {
             assert!(is_default_command(default), "{default}");
         }
@@ -1499,6 +1564,7 @@ mod tests {
             "LUA_PATH='lua/?.lua;;' busted",
             "bazel test //... --test_output=errors",
             "./scripts/check-abi.sh",
+            "terraform plan -var-file=envs/staging.tfvars",
         ] {
             assert!(!is_default_command(specific), "{specific}");
         }

@@ -332,6 +332,17 @@ const ACKS: &[&str] = &[
     "hey",
 ];
 
+/// The flags the user asks the task to add (`--json` of "Please add a --json flag to
+/// `list-flocks`"): a run with one of them checks the task's own work.
+pub(crate) fn flags_asked_for(text: &str) -> Vec<String> {
+    static ASKED: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)\b(?:add|adds|adding|new|implement|support)\b(?:\s+[\w`'-]+){0,3}?\s+`?(--[a-z][a-z0-9-]*)",
+        )
+    });
+    ASKED.captures_iter(text).map(|c| c[1].to_string()).collect()
+}
+
 /// True when a user message asks for nothing new ("ok", "continue", "thanks!").
 pub(crate) fn is_trivial(text: &str) -> bool {
     let words: Vec<String> = text
@@ -450,9 +461,17 @@ pub(crate) fn states_only(text: &str) -> bool {
 /// only says no ("Actually no, we don't do that here. Use the `.data` pronoun."), or why,
 /// when it states the rule ("Don't run terraform apply. Applies go through Atlantis.").
 fn with_instruction(correction: &str, next: Option<&str>) -> String {
+    // "No, never kubectl apply rendered charts. Always `helm upgrade --install`.": the way
+    // to take, after the one never to, is the same correction.
+    static INSTEAD: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(r"(?i)^(?:(?:please|pls|plz|so|and)[\s,]+)?(?:always|instead|use|prefer)\b")
+    });
+    static REFUSES: LazyLock<Regex> =
+        LazyLock::new(|| crate::core::patterns::regex(r"(?i)\b(?:never|don'?t|do not|not)\b"));
+    let instead = |next: &str| REFUSES.is_match(correction) && INSTEAD.is_match(next.trim_start());
     match next {
         Some(next)
-            if (!durability::is_lasting(correction) || !durability::is_lasting(next))
+            if (!durability::is_lasting(correction) || !durability::is_lasting(next) || instead(next))
                 && !next.ends_with('?')
                 && !durability::is_request(next)
                 && correction.len() + next.len() < MAX_SIGNAL =>
@@ -715,6 +734,14 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, SignalKind::Correction);
         assert!(found[0].1.ends_with("since the migration."), "{found:?}");
+    }
+
+    #[test]
+    fn the_way_to_take_after_the_one_never_to_is_the_same_correction() {
+        let said = "No, never kubectl apply rendered charts — helm loses track. Always `helm upgrade --install` with values-dev.yaml. Please clean that up.";
+        let found = preference_signals(said, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.ends_with("with values-dev.yaml."), "{found:?}");
     }
 
     #[test]

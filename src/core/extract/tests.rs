@@ -716,3 +716,55 @@ fn an_error_naming_what_the_tasks_code_coined_is_no_step_of_the_chain() {
     assert_eq!(m.facts.tasks[0].fixes[0].chain.len(), 1, "{:?}", m.facts.tasks[0].fixes[0]);
     assert_eq!(progress::coined_names("df.wingspan_mm + summaryPlot(x) raise ValueError; plain_").count(), 2);
 }
+
+#[test]
+fn a_lock_broken_by_force_is_no_way_around() {
+    let plan = "terraform plan -parallelism=2 -out=home.tfplan";
+    let m = memory(&[
+        user("Add the VM and show me the plan."),
+        run("1", plan),
+        result("1", 1, "Error: failed to authenticate HTTP client (status 401 Unauthorized)"),
+        run("2", &format!("direnv allow && eval \"$(direnv export bash)\" && {plan}")),
+        result("2", 1, "Error: Error acquiring the state lock\nLock Info:\n  ID: 7c1d9e44"),
+        run("3", "eval \"$(direnv export bash)\" && terraform force-unlock -force 7c1d9e44"),
+        result("3", 0, "Terraform state has been successfully unlocked!"),
+        run("4", &format!("eval \"$(direnv export bash)\" && {plan}")),
+        result("4", 0, "Plan: 1 to add, 0 to change, 0 to destroy."),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert!(fix.chain.is_empty(), "{fix:?}");
+    assert_eq!(fix.ran, ["direnv allow", "eval \"$(direnv export bash)\""], "{fix:?}");
+    assert!(!m.raw_memory.contains("force-unlock"), "{}", m.raw_memory);
+}
+
+#[test]
+fn a_run_with_the_flag_the_task_added_is_no_verified_way() {
+    let m = memory(&[
+        user("Please add a --csv flag to `stonewort tally` that prints CSV."),
+        edit("app/Main.hs"),
+        run("1", "stack build --fast"),
+        result("1", 0, "Building executable 'stonewort'"),
+        run("2", "stack exec -- stonewort tally --csv data/sample.txt | head -4"),
+        result("2", 0, "species,count"),
+        run("3", "stack exec -- stonewort tally --min 2 data/sample.txt"),
+        result("3", 0, "species  count"),
+    ]);
+    let verified: Vec<&str> = m.facts.tasks[0].verified.iter().map(|v| v.command.as_str()).collect();
+    assert!(!verified.iter().any(|v| v.contains("--csv")), "{verified:?}");
+    assert!(verified.iter().any(|v| v.contains("--min 2")), "{verified:?}");
+    assert_eq!(signals::flags_asked_for("Also please add a --json flag to `greylag-admin list-flocks`."), ["--json"]);
+    assert_eq!(signals::flags_asked_for("Support `--dry-run` in deploy; build with --release"), ["--dry-run"]);
+}
+
+#[test]
+fn a_correction_that_sets_a_way_here_against_another_is_kept() {
+    for said in [
+        "No, we don't hand-roll cursors here. Use internal/cursor like the sightings list does.",
+        "No, we use kotlinx.serialization here, not Jackson — don't add it.",
+    ] {
+        let found = signals::preference_signals(said, true);
+        assert!(matches!(found.as_slice(), [(signals::SignalKind::Correction, _)]), "{said}: {found:?}");
+    }
+    // A thing to change here, now, stays the task's.
+    assert!(signals::preference_signals("No, don't touch it here.", true).is_empty());
+}
