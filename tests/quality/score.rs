@@ -402,7 +402,12 @@ fn run(
             );
         }
     }
-    let output = base().args(["consolidate", "--max-unused-days", "3650"]).output().map_err(|e| e.to_string())?;
+    // Every session of the part is in its one workspace: the top-256 selection a larger
+    // history gets is not what is measured.
+    let output = base()
+        .args(["consolidate", "--max-unused-days", "3650", "--max-raw-memories", "100000"])
+        .output()
+        .map_err(|e| e.to_string())?;
     if !output.status.success() {
         return Err(format!("consolidate failed: {}", String::from_utf8_lossy(&output.stderr)));
     }
@@ -420,14 +425,17 @@ fn any_line(text: &str, tokens: &[String]) -> bool {
     text.lines().any(|line| holds(line, tokens))
 }
 
-/// The stage-1 records of the workspace, by the session path each names.
+/// The stage-1 records of the workspace, by the session path each names: every extracted
+/// session's, from `.handbook/stage1/`, whether or not consolidation selected it (only the
+/// selected ones get a file in `rollout_summaries/`).
 fn stage1_records(home: &Path) -> BTreeMap<PathBuf, String> {
     let mut records = BTreeMap::new();
-    let Ok(entries) = std::fs::read_dir(home.join("rollout_summaries")) else { return records };
+    let Ok(entries) = std::fs::read_dir(home.join(".handbook/stage1")) else { return records };
     for entry in entries.filter_map(Result::ok) {
         let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-        if let Some(path) = text.lines().find_map(|l| l.strip_prefix("rollout_path: ")) {
-            records.insert(PathBuf::from(path), text.clone());
+        let Ok(record) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        if let (Some(path), Some(summary)) = (record["rollout_path"].as_str(), record["rollout_summary"].as_str()) {
+            records.insert(PathBuf::from(path), summary.to_string());
         }
     }
     records
