@@ -17,8 +17,10 @@ use score::{Report, TARGETS, Targets};
 /// Dropping red-to-green work the output places in the task's own files (which took a fresh
 /// batch from 81% to 94%) freed room under the cap, and a line that repeats a lesson came into
 /// it: the floor says that too. A narrowed or scratch run no longer kept as the way to do a job,
-/// and a landmine got past once told once, took a wrong line out.
-const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.84, wrong: 1, duplicate: 1 };
+/// and a landmine got past once told once, took a wrong line out. A failure of what the user
+/// forbade, code edited while steps got past a failure of the machine, and a look no build
+/// took the duplicate and a noise line out (84.2% -> 89.2%).
+const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.89, wrong: 1, duplicate: 0 };
 
 fn scored(part: &str) -> Report {
     let quality = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/quality");

@@ -669,7 +669,7 @@ fn one_off(command: &str) -> bool {
     }) || words.iter().any(|w| {
         ["--output=/tmp/", "--out=/tmp/", "--out-dir=/tmp/", "--outdir=/tmp/"].iter().any(|flag| w.starts_with(flag))
     });
-    command.contains("://") || command.contains("[REDACTED:") || scratch
+    command.contains("://") || command.contains("[REDACTED:") || scratch || shell::generates(command)
 }
 
 /// The line of a project's verified ways to build, test, lint or format, other than those

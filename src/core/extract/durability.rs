@@ -59,7 +59,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|,\s*ever\b|\bever again\b",
         // "… always go through perform_job/2, never call perform/1": the way set against one
         // never to take. ("It fails on CI, always." says how often.)
-        r"|[,—–]\s*(?:and\s+)?never\s+\w",
+        r"|\b(?:always|only|go(?:es)? through)\b(?:[^.;!?]|\.\w)*[,—–]\s*(?:and\s+)?never\s+\w",
         // "By the way, `npm run lint` here is eslint with --max-warnings 0": said to be known.
         r"|^(?:by the way|btw|fyi|for the record|worth knowing|good to know)\b[\s,:-]+\S+\s+(?:here\s+)?(?:is|are|runs|needs|requires|uses|fails|breaks|means)\b",
         r"|^(?:(?:please|pls|plz|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|never|avoid|stop)\s+\w+",
@@ -78,7 +78,7 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:tests|specs|migrations|files|modules|components|commits|logs|errors|packages|dependencies|deps|builds|imports|strings|messages)\s+here\s+(?:are|go|use|live|must|should|need|run|get)\b",
         r"|\bin here\b|\bfrom here\b|^(?:by the way|btw|fyi)\b[\s,:-]+(?:\S+\s+)?here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
         // "We use `deno fmt` here": the place the team works, not the task's spot.
-        r"|\b(?:we|i) (?:use|run|prefer|write|keep|follow|stick to|go with|(?:don'?t|do not|never)\s+[\w-]+)\b(?:[^.;:!?]|\.\w){0,80}?\bhere\b",
+        r"|\b(?:we|i) (?:use|run|prefer|write|keep|follow|stick to|go with|(?:don'?t|do not|never)\s+(?:use|run|add|write|commit|hand-roll|call|import|install|put|touch|edit|mock|vendor|pin))\b(?:[^.;:!?]|\.\w){0,80}?\bhere\b",
         // "we use kotlinx.serialization here, not Jackson — don't add it": the one set aside.
         r"|\bnot\s+[^.;!?]{1,40}?[—–,;-]+\s*(?:don'?t|do not|never)\s+(?:add|use|install|import|bring|pull)\s+(?:it|that|them|those)\b",
         // "SharedPreferences is banned here": the project's rule.
@@ -620,6 +620,10 @@ mod tests {
             "Hmm, the upload is forbidden, my token probably expired.",
             "New task: add a NetworkPolicy to charts/ingest (off by default), with a helm-unittest test.",
             "CI builds with --pedantic so warnings are errors, and I don't want surprises there.",
+            "The worker picks up the job, never finishes it.",
+            "I ran it twice, never saw the crash.",
+            "I never got this error here before.",
+            "We never hit this branch here in practice.",
             "Build it as usual.",
         ] {
             assert!(rules_in(said).is_empty(), "{said}");

@@ -717,12 +717,16 @@ impl Extractor {
         // part of the story, and breaking the lock no way around.
         if let Some(program) = shell::breaks_a_lock(&call.command) {
             self.open.retain(|_, open| {
-                if classify(&open.failure.command).program != program {
+                let last = open.chain.last().unwrap_or(&open.failure);
+                if classify(&open.failure.command).program != program || !last.error.to_lowercase().contains("lock") {
                     return true;
                 }
                 open.chain.pop().is_some()
             });
-            return;
+            // (`terraform plan -lock=false` still did its job, and may have got past more.)
+            if !call.kind.is_verification() {
+                return;
+            }
         }
         let fixed = self.resolved_by(&call);
         // Looking around on the way (`git log`, `pip list`) is not a step of the fix, nor is
@@ -791,9 +795,14 @@ impl Extractor {
             let runs_it = shell::runs_job(&call.command, &classify(&open.failure.command).family);
             // When the error asked for the step the task then ran (`helm dependency build`),
             // that step is the way around: what was edited on the way was the task's work.
+            // So with a failure about the machine (`Permission denied: '/dev/ttyACM0'`, a
+            // variable unset) that steps got past: the code edited on the way is the task's.
+            let machine_steps = machine && !open.ran.is_empty();
             if progress::ran_what_it_advised(&open.failure.error, &open.ran) {
                 settings.clear();
                 edited.clear();
+            } else if machine_steps {
+                edited.retain(|f| !progress::is_source(f));
             } else if edited.len() == 1 && (same_job || runs_it) {
                 settings.extend(open.changed);
             }
@@ -820,7 +829,9 @@ impl Extractor {
         // is verified.
         let command = shell::job_line(&call.command);
         let known = task.verified.iter().any(|v| v.command == command);
-        if call.kind.is_verification() && !known && !tries_the_work && task.verified.len() < MAX_FACTS {
+        // (`dotnet ef migrations list` asks; it builds nothing.)
+        let asks = call.kind == CommandKind::Build && shell::is_query(&call.command);
+        if call.kind.is_verification() && !known && !tries_the_work && !asks && task.verified.len() < MAX_FACTS {
             task.verified.push(Verified { command, kind: call.kind, line: call.line });
         }
     }
@@ -890,10 +901,10 @@ impl Extractor {
         let families: Vec<String> = self
             .open
             .iter()
-            .filter(|(_, open)| {
+            .filter(|(family, open)| {
                 !query
                     || (shell::is_query(&open.failure.command)
-                        && shell::runs_the_same(&call.command, &open.failure.command))
+                        && (**family == call.family || shell::runs_the_same(&call.command, &open.failure.command)))
             })
             .filter(|(family, open)| {
                 **family == call.family
@@ -950,6 +961,16 @@ impl Extractor {
             .map(|fix| fix.failure.error.clone())
             .collect();
         let own_names = project_names(meta);
+        // What the user said never to run ("never terraform apply from a laptop") failing
+        // teaches nothing but that rule.
+        let forbidden: Vec<String> = self
+            .tasks
+            .iter()
+            .filter_map(|t| t.facts.as_ref())
+            .flat_map(|f| &f.preferences)
+            .filter(|p| signals::forbids(&p.text))
+            .map(|p| p.text.to_lowercase())
+            .collect();
         for open in std::mem::take(&mut self.open).into_values() {
             // A new spec still red when the session ended is work left undone, not a landmine.
             let failure = &open.failure;
@@ -959,8 +980,10 @@ impl Extractor {
             // The landmine the session already got past, hit again by another command: told
             // once, with its way around. The project's own program answering what the task
             // fed it is the program under work.
+            let job = classify(&failure.command).family.to_lowercase();
             if fixed_errors.iter().any(|e| errors::same_error(e, &failure.error))
                 || progress::is_own_program_answer(&failure.command, &failure.error, &own_names)
+                || (job.contains(' ') && forbidden.iter().any(|rule| rule.contains(&job)))
             {
                 continue;
             }

@@ -31,6 +31,8 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
 static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
         r"(?i)connection refused|econnrefused|could not connect|failed to connect|couldn'?t connect|timed out|",
+        // What the shell lacks: `Required environment variable TG_STATE_BUCKET - not found`.
+        r"required environment variable|environment variable \S+ (?:is )?(?:not set|missing|not found)|",
         r"command not found|: not found|permission denied|eacces|address already in use|eaddrinuse|",
         r"could not resolve|name or service not known|temporary failure in name resolution|no space left|",
         // What the toolchain lacks, wherever it is placed: a module, a header, a library.
@@ -77,11 +79,19 @@ pub(crate) fn is_code_error(error: &str) -> bool {
 /// (`wingspan_mm`, `summaryPlot`), not plain words, and not the error classes code raises.
 pub(crate) fn coined_names(code: &str) -> impl Iterator<Item = &str> {
     static NAME: LazyLock<Regex> = LazyLock::new(|| crate::core::patterns::regex(r"[A-Za-z_][A-Za-z0-9_]{5,63}"));
-    NAME.find_iter(code).map(|m| m.as_str()).filter(|name| {
-        let humped = name.as_bytes().windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-        let inner_underscore = name.trim_matches('_').contains('_');
-        (humped || inner_underscore) && !["Error", "Exception"].iter().any(|e| name.ends_with(e))
-    })
+    // Of a patch, only what it adds (not its context, its old lines or its file headers).
+    let patch = code.lines().any(|l| l.starts_with("*** ") || l.starts_with("@@") || l.starts_with("+++"));
+    code.lines()
+        .filter(move |l| !patch || (l.starts_with('+') && !l.starts_with("+++")))
+        .flat_map(|line| NAME.find_iter(line).map(|m| m.as_str()))
+        .filter(|name| {
+            // (`summaryPlot`, `wingspan_mm`; not `OpenSSL` or `GitHub` of a comment, nor a
+            // variable of the environment, `DATABASE_URL`.)
+            let camel = name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name.as_bytes().windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+            let snake = name.trim_matches('_').contains('_') && name.contains(|c: char| c.is_ascii_lowercase());
+            camel || snake
+        })
 }
 
 /// True when an error names something the task's own code coined (`column name :wingspan_mm
@@ -504,7 +514,9 @@ pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
         return None;
     }
     // (The tests a run picked, `-Dtest=InvoiceRoundingTest`, are no setting it lacked.)
-    let (a, b) = (shell::words(&shell::without_narrowing(failed)), shell::words(&shell::without_narrowing(fixed)));
+    let tests = classify(failed).kind == CommandKind::Test;
+    let plain = |c: &str| if tests { shell::without_narrowing(c) } else { c.to_string() };
+    let (a, b) = (shell::words(&plain(failed)), shell::words(&plain(fixed)));
     let added: Vec<String> = b.iter().filter(|w| !a.contains(w)).cloned().collect();
     // A test file or folder the failed run was narrowed to is no setting it lacked.
     let program = a.first().cloned().unwrap_or_default();
@@ -883,6 +895,8 @@ mod tests {
         let wider = needs("bin/rails test test/services/a_test.rb", "PGHOST=localhost PGPORT=55433 bin/rails test");
         assert_eq!(wider.unwrap().added, ["PGHOST=localhost", "PGPORT=55433"]);
         assert_eq!(needs("cargo test", "cargo test"), None);
+        // (Other programs' short flags are their own: `ssh -t`, `curl -k`.)
+        assert_eq!(needs("ssh web1 systemctl restart app", "ssh -t web1 systemctl restart app").unwrap().added, ["-t"]);
         // Nor are the tests a run picked.
         let picked = needs(
             "./mvnw -pl billing -am test",

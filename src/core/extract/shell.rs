@@ -421,7 +421,7 @@ pub(crate) fn is_query(command: &str) -> bool {
         let valued = |i: usize| i > 0 && matches!(words[i - 1].as_str(), "-C" | "-c" | "--git-dir" | "--work-tree");
         let positional: Vec<&str> = (1..words.len())
             .filter(|&i| !words[i].starts_with('-') && !valued(i))
-            .take(2)
+            .take(3)
             .map(|i| words[i].as_str())
             .collect();
         let asks = match positional.as_slice() {
@@ -559,24 +559,34 @@ pub(crate) fn steps_before_job(command: &str, family: &str) -> Vec<String> {
 /// Output sent to `/dev/null`, a scratch file or a log, or merged into another stream, puts
 /// nothing in place.
 pub(crate) fn writes_a_file(command: &str) -> bool {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    let is_file = |target: &str| {
-        !target.is_empty()
-            && !target.starts_with(['&', '$'])
-            && !["/dev/", "/tmp/"].iter().any(|p| target.starts_with(p))
-            && !target.ends_with(".log")
+    // (A setting's file: one in the home or /etc, a dotfile, or a configuration by its name;
+    // `git diff > before.patch` keeps a scratch copy.)
+    let is_setting = |target: &str| {
+        let name = target.rsplit('/').next().unwrap_or(target);
+        let placed = ["~/", "/etc/", "$HOME/", "${HOME}/"].iter().any(|p| target.starts_with(p));
+        let configured = [".conf", ".toml", ".ini", ".yaml", ".yml", ".env", ".properties", ".cfg", "rc"]
+            .iter()
+            .any(|e| name.ends_with(e));
+        !target.starts_with("/tmp/") && (placed || name.starts_with('.') || configured)
     };
-    words.iter().enumerate().any(|(i, word)| {
-        let target = match word.trim_start_matches(['1', '2', '&']) {
-            ">" | ">>" => words.get(i + 1).copied().unwrap_or_default(),
-            other => match other.strip_prefix(">>").or_else(|| other.strip_prefix('>')) {
-                Some(rest) => rest,
-                None => return false,
-            },
-        };
-        is_file(target)
-    }) || words.windows(2).any(|w| w[0] == "|" && w[1] == "tee")
-        || words.windows(3).any(|w| w[0] == "|" && w[1] == "sudo" && w[2] == "tee")
+    let all = segments(command);
+    let redirected = all.iter().any(|words| {
+        words.iter().enumerate().any(|(i, word)| {
+            let target = match word.trim_start_matches(['1', '2', '&']) {
+                ">" | ">>" => words.get(i + 1).map(String::as_str).unwrap_or_default(),
+                other => match other.strip_prefix(">>").or_else(|| other.strip_prefix('>')) {
+                    Some(rest) => rest,
+                    None => return false,
+                },
+            };
+            !target.starts_with('&') && is_setting(target)
+        })
+    });
+    let teed = all.iter().skip(1).any(|words| {
+        let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+        words.first() == Some(&"tee") && words.iter().skip(1).any(|w| !w.starts_with('-') && is_setting(w))
+    });
+    redirected || teed
 }
 
 /// True when a command line's exit status is its job's: the job (the segment its family
@@ -677,17 +687,46 @@ pub(crate) fn through_runner(failed: &str, fixed: &str) -> bool {
     let direct = program_of(failed).is_some_and(|p| canonical(program_name(&p)) == a.program);
     // (The runner wraps the program in one segment: `eval "$(direnv export bash)" && terraform
     // force-unlock …` runs no terraform through eval.)
+    let placing = |words: &&Vec<String>| {
+        words.first().is_some_and(|w| matches!(w.as_str(), "cd" | "source" | "." | "export" | "pushd"))
+    };
     let wrapped = program_of(fixed).is_some_and(|p| canonical(program_name(&p)) != b.program)
         && segments(fixed)
-            .first()
+            .iter()
+            .find(|words| !placing(words))
             .is_some_and(|words| words.iter().skip(1).any(|w| canonical(program_name(w)) == b.program));
     !a.program.is_empty() && a.program == b.program && direct && wrapped
+}
+
+/// True when a command generates a named thing once (`mix ecto.gen.migration add_x`, `bin/rails
+/// g model Plot`, `php bin/console make:migration`, `dotnet ef migrations add AddX`): the task's
+/// own step, no way to run the project.
+pub(crate) fn generates(command: &str) -> bool {
+    static GENERATOR: LazyLock<Regex> =
+        LazyLock::new(|| patterns::regex(r"[.:](?:gen|generate)(?:[.:]|$)|^(?:gen|generate)[.:]|^make:"));
+    segments(command).iter().any(|words| {
+        let program = words.first().map(|p| program_name(p)).unwrap_or_default();
+        let subs: Vec<&str> =
+            words.iter().skip(1).filter(|w| !w.starts_with('-')).take(3).map(String::as_str).collect();
+        match (program.as_str(), subs.as_slice()) {
+            ("rails", ["g" | "generate", ..]) => true,
+            ("alembic", subs) => subs.contains(&"revision"),
+            (_, subs) => {
+                subs.iter().any(|w| GENERATOR.is_match(w))
+                    || subs.windows(2).any(|w| matches!(w, ["migrations" | "migration", "add"]))
+            }
+        }
+    })
 }
 
 /// The program whose lock a command breaks by force (`terraform force-unlock -force 7c1d…`,
 /// `tofu plan -lock=false`), if it does.
 pub(crate) fn breaks_a_lock(command: &str) -> Option<String> {
     segments(command).iter().find_map(|words| {
+        // `rm -f .git/index.lock`: git's lock, whatever program removes it.
+        if words.first().is_some_and(|p| p == "rm") && words.iter().any(|w| w.ends_with(".git/index.lock")) {
+            return Some("git".to_string());
+        }
         let forced = words.iter().any(|w| w == "force-unlock" || w == "-lock=false");
         forced.then(|| classify_segment(words).map(|c| c.program)).flatten()
     })
@@ -1421,11 +1460,37 @@ mod tests {
         assert!(!through_runner("bazel test //x:y", "bazelisk run //:gazelle"));
         assert!(!through_runner("pytest", "pytest -q"));
         assert!(!through_runner("mkdocs serve", "uv run pytest"));
+        assert!(through_runner("mkdocs serve", "cd docs && uv run mkdocs build --strict"));
+        assert!(!writes_a_file("grep -n \"count > 0\" src/cart.ts"));
+        assert!(!writes_a_file("git diff > before.patch"));
+        assert!(writes_a_file("echo 'x = 1' >> ~/.config/nix/nix.conf"));
+        assert!(writes_a_file("echo '10.0.0.5 db' | sudo tee -a /etc/hosts"));
         assert_eq!(
             breaks_a_lock("eval \"$(direnv export bash)\" && terraform force-unlock -force 7c").as_deref(),
             Some("terraform")
         );
         assert_eq!(breaks_a_lock("tofu plan -lock=false").as_deref(), Some("tofu"));
+        assert_eq!(breaks_a_lock("rm -f .git/index.lock").as_deref(), Some("git"));
+        for generator in [
+            "mix ecto.gen.migration add_visibility",
+            "bin/rails g model Plot",
+            "php bin/console make:migration",
+            "dotnet ef migrations add AddArchivedAt --project src/Data",
+            "alembic -c db/alembic.ini revision --autogenerate -m x",
+        ] {
+            assert!(generates(generator), "{generator}");
+        }
+        // (Code generated again from the project's sources is a way to build it.)
+        for run in [
+            "go generate ./internal/db",
+            "npx prisma generate",
+            "mix test",
+            "bin/rails db:migrate",
+            "dotnet ef database update",
+            "go run ./cmd/x list",
+        ] {
+            assert!(!generates(run), "{run}");
+        }
         assert_eq!(breaks_a_lock("terraform plan -lock-timeout=10m"), None);
         assert!(same_program_after_steps("stow zsh-prompt", "mv a.zsh a.zsh.bak && stow -R zsh zsh-prompt"));
         assert!(!same_program_after_steps(

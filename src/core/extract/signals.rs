@@ -332,12 +332,21 @@ const ACKS: &[&str] = &[
     "hey",
 ];
 
+/// True when a rule forbids something ("never terraform apply from a laptop", "don't run
+/// migrations against prod").
+pub(crate) fn forbids(rule: &str) -> bool {
+    static NEVER: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(r"(?i)\b(?:never|don'?t|do not|no longer|not allowed|banned|forbidden)\b")
+    });
+    NEVER.is_match(rule)
+}
+
 /// The flags the user asks the task to add (`--json` of "Please add a --json flag to
 /// `list-flocks`"): a run with one of them checks the task's own work.
 pub(crate) fn flags_asked_for(text: &str) -> Vec<String> {
     static ASKED: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
-            r"(?i)\b(?:add|adds|adding|new|implement|support)\b(?:\s+[\w`'-]+){0,3}?\s+`?(--[a-z][a-z0-9-]*)",
+            r"(?i)(?:^|[.;:!?]\s+|\b(?:please|pls|also|and|then|to|could you|can you|would you)\s+)(?:add|implement|support)\b(?:\s+[\w`'-]+){0,3}?\s+`?(--[a-z][a-z0-9-]*)",
         )
     });
     ASKED.captures_iter(text).map(|c| c[1].to_string()).collect()

@@ -754,6 +754,8 @@ fn a_run_with_the_flag_the_task_added_is_no_verified_way() {
     assert!(verified.iter().any(|v| v.contains("--min 2")), "{verified:?}");
     assert_eq!(signals::flags_asked_for("Also please add a --json flag to `greylag-admin list-flocks`."), ["--json"]);
     assert_eq!(signals::flags_asked_for("Support `--dry-run` in deploy; build with --release"), ["--dry-run"]);
+    assert!(signals::flags_asked_for("Don't add --force anywhere.").is_empty());
+    assert!(signals::flags_asked_for("I tried adding --offline but it still fails.").is_empty());
 }
 
 #[test]
@@ -767,4 +769,67 @@ fn a_correction_that_sets_a_way_here_against_another_is_kept() {
     }
     // A thing to change here, now, stays the task's.
     assert!(signals::preference_signals("No, don't touch it here.", true).is_empty());
+}
+
+#[test]
+fn what_the_user_forbade_failing_is_no_landmine() {
+    let m = memory(&[
+        user("Add the bucket. We never run terraform apply from a laptop in this repo, CI applies."),
+        run("1", "terraform plan -out=tfplan"),
+        result("1", 0, "Plan: 1 to add"),
+        run("2", "terraform apply -input=false tfplan"),
+        result("2", 1, "Error: creating S3 Bucket: AccessDenied: User dev-readonly is not authorized"),
+    ]);
+    assert!(m.facts.tasks[0].unresolved.is_empty(), "{:?}", m.facts.tasks[0].unresolved);
+}
+
+#[test]
+fn code_edited_while_steps_got_past_a_machine_failure_is_no_part_of_the_fix() {
+    let m = memory(&[
+        user("Flash the retry change."),
+        run("1", "pio run -e esp32s3 -t upload"),
+        result("1", 1, "could not open port '/dev/ttyACM0': [Errno 13] Permission denied: '/dev/ttyACM0'"),
+        edit("src/main.cpp"),
+        run("2", "sudo usermod -aG dialout dev"),
+        result("2", 0, ""),
+        run("3", "pio run -e esp32s3 -t upload"),
+        result("3", 0, "SUCCESS"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert!(fix.edited.is_empty(), "{fix:?}");
+    assert_eq!(fix.ran, ["sudo usermod -aG dialout dev"], "{fix:?}");
+}
+
+#[test]
+fn a_build_tool_asked_for_a_list_verifies_no_build() {
+    let m = memory(&[
+        user("Which migrations are pending on staging?"),
+        run("1", "dotnet build src/Api -c Release"),
+        result("1", 0, "Build succeeded."),
+        run("2", "dotnet ef migrations list --project src/Data --no-build"),
+        result("2", 0, "20261201_AddArchivedAt (Pending)"),
+    ]);
+    let verified: Vec<&str> = m.facts.tasks[0].verified.iter().map(|v| v.command.as_str()).collect();
+    assert_eq!(verified, ["dotnet build src/Api -c Release"]);
+}
+
+#[test]
+fn a_lock_left_alone_for_one_plan_keeps_what_else_the_plan_needed() {
+    let m = memory(&[
+        user("Plan the staging changes."),
+        run("1", "terraform plan"),
+        result("1", 1, "Error: error configuring S3 Backend: no valid credential sources for S3 Backend found."),
+        run("2", "AWS_PROFILE=staging terraform plan -lock=false"),
+        result("2", 0, "Plan: 2 to add, 0 to change, 0 to destroy."),
+    ]);
+    assert_eq!(m.facts.tasks[0].fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+    // A look run as root is the same look.
+    let m = memory(&[
+        user("Check which containers are running."),
+        run("1", "docker ps"),
+        result("1", 1, "permission denied while trying to connect to the Docker daemon socket"),
+        run("2", "sudo docker ps"),
+        result("2", 0, "CONTAINER ID   IMAGE"),
+    ]);
+    assert_eq!(m.facts.tasks[0].fixes.len(), 1, "{:?}", m.facts.tasks[0]);
 }
