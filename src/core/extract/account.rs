@@ -56,7 +56,9 @@ static WORK_REPORT: LazyLock<Regex> = LazyLock::new(|| {
         // "lint passes with the production profile", "the install task now runs": how the
         // work came out.
         r"\b(?:now|still) (?:runs|works|passes|returns|shows|uses|handles|builds|compiles|succeeds)\b|",
-        r"\bpass(?:es|ed)? (?:with|again|cleanly)\b|\b(?:is|are) (?:clean|green)\b",
+        r"\bpass(?:es|ed)? (?:with|again|cleanly)\b|\b(?:is|are) (?:clean|green)\b|",
+        // "The stale .git/index.lock was removed once, with your OK": done, said of the thing.
+        r"\b(?:was|were|has been|have been|got)\s+(?:\w+ly\s+)?(?:removed|deleted|added|fixed|updated|created|changed|moved|renamed|replaced|bumped|cleaned|reverted|regenerated|reinstalled|restarted)\b",
     ))
 });
 
@@ -437,5 +439,16 @@ mod tests {
         ] {
             assert!(observations(reply, 1, &named).is_empty(), "{reply}");
         }
+    }
+
+    #[test]
+    fn what_was_done_said_of_the_thing_is_a_report_of_the_work() {
+        let named = named(&["rm -f .git/index.lock", "git status"]);
+        let reply = "Committed as abc123. The stale .git/index.lock from the editor crash was removed once, with \
+                     your OK.";
+        assert!(observations(reply, 9, &named).is_empty());
+        // (A cause said outright still counts.)
+        let reply = "The stale .git/index.lock was removed, because the editor crashed while it held it.";
+        assert_eq!(observations(reply, 9, &named).len(), 1);
     }
 }

@@ -57,6 +57,9 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:(?:also|and|but|so|btw)[\s,]+)?(?:this|our) (?:project|repo|repository|codebase|code base|monorepo|crate|package|app) (?:is\s+\S+[- ]only|only uses|doesn'?t use|does not use|never uses|always uses|uses\s+\S+(?:\s+\S+)?,?\s+not)\b",
         r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
         r"|,\s*ever\b|\bever again\b",
+        // "Oh, and a standing one: …", "whatever you do, don't …", "that's the project standard".
+        r"|\b(?:a|one|another)\s+standing\s+(?:one|rule|order|instruction|preference|request)\b|\bwhatever (?:you|we) do\b",
+        r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:the|our)\s+(?:(?:project|team|repo|company)(?:'s)?\s+|house\s+)?(?:standard|convention|rule|policy|norm)\b",
         // "… always go through perform_job/2, never call perform/1": the way set against one
         // never to take. ("It fails on CI, always." says how often.)
         r"|\b(?:always|only|go(?:es)? through)\b(?:[^.;!?]|\.\w)*[,—–]\s*(?:and\s+)?never\s+\w",
@@ -139,7 +142,7 @@ fn as_said(clause: &str) -> String {
 /// Where a sentence joins clauses that may be a task and a rule, or two rules.
 static CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\s*;\s*|,\s*(?:and|but|plus)\s+(?:also\s+)?|\s+and\s+(?:also\s+)?(?P<next>(?:always|never|don'?t|do not|keep|prefer|make sure)\b)",
+        r"(?i)\s*;\s*|(?:,|\s[—–])\s*(?:and|but|plus)\s+(?:also\s+)?|\s+and\s+(?:also\s+)?(?P<next>(?:always|never|don'?t|do not|keep|prefer|make sure)\b)",
     )
 });
 
@@ -195,6 +198,10 @@ pub(crate) fn is_lasting(text: &str) -> bool {
     });
     let plain = A_TIME_TO_COME.replace_all(&plain, " ");
     let plain = NO_SURPRISES.replace_all(&plain, " ");
+    let plain = SINCE_WE_SWITCHED.replace_all(&plain, " ");
+    if uses_only(&plain) {
+        return true;
+    }
     let plain = KEEPS_HAPPENING.replace_all(&plain, |c: &regex::Captures| match is_thing(&c["what"]) {
         true => c[0].to_string(),
         false => " ".to_string(),
@@ -230,6 +237,29 @@ static NO_SURPRISES: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:we|i)\s+(?:don'?t|do not)\s+want\s+(?:any\s+|more\s+)?(?:surprises|trouble|problems|issues|drama|breakage|a repeat|that again|this again)\b",
     )
 });
+
+/// "The build broke after I switched to rootless Docker": a change that came before a
+/// trouble, no way things are done.
+static SINCE_WE_SWITCHED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:after|since|when|because|once|until|before|ever since)\s+(?:i|we)\s+(?:switched|moved|migrated|upgraded|changed)\s+to\b",
+    )
+});
+
+/// True for "cinquefoil uses constructor injection only" or "the api only uses jOOQ": what
+/// a named thing always does, said of it (not of "it" or "this", the thing at hand).
+fn uses_only(text: &str) -> bool {
+    static USES_ONLY: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:(?:also|and|but|so|btw)[\s,]+)?(?:the\s+)?(?P<who>[\w.-]+)\s+(?:only uses\b|uses\s+(?:[\w@.-]+\s+){1,3}only\b)",
+        )
+    });
+    let pronoun = |w: &str| {
+        ["it", "this", "that", "which", "he", "she", "there", "who", "everyone", "nobody", "one"]
+            .contains(&w.to_lowercase().as_str())
+    };
+    USES_ONLY.captures(text.trim_start()).is_some_and(|c| !pronoun(&c["who"]))
+}
 
 /// "Build it the way we always do: `stack build --fast --pedantic`": the object is the
 /// task's, the way that follows is the standing one.
@@ -337,13 +367,27 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
         let kept = !is_task_scoped(sentence);
         return if kept { vec![sentence.to_string()] } else { Vec::new() };
     }
-    clauses
-        .iter()
-        .zip(&lasting)
-        .filter(|(c, l)| **l && !is_task_scoped(c))
-        .map(|(c, _)| as_sentence(c, sentence))
+    // "… don't put credentials in the repo's gradle.properties; they belong in
+    // ~/.gradle/gradle.properties": a statement that goes on about the rule's thing says
+    // where it goes instead.
+    let goes_on = |at: usize| {
+        clauses.get(at).filter(|next| {
+            !lasting[at] && !is_request(next) && !is_task_scoped(next) && GOES_ON.is_match(next.trim_start())
+        })
+    };
+    (0..clauses.len())
+        .filter(|&i| lasting[i] && !is_task_scoped(clauses[i]))
+        .map(|i| match goes_on(i + 1) {
+            Some(next) => as_sentence(&format!("{}; {next}", clauses[i].trim_end_matches([',', ';'])), sentence),
+            None => as_sentence(clauses[i], sentence),
+        })
         .collect()
 }
+
+/// A clause that goes on about what the one before it named.
+static GOES_ON: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^(?:they|it|those|these|that|which)\s+(?:belong|go|goes|live|lives|sit|sits|stay|stays|are|is)\b")
+});
 
 fn split_clauses(sentence: &str) -> Vec<&str> {
     // A split inside a code span would cut a command in two.
@@ -386,7 +430,7 @@ fn as_sentence(clause: &str, whole: &str) -> String {
 static OPENER: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)^(?:(?:thanks|thank you|great|perfect|ok|okay|cool|nice|oh|also|and|so|btw|by the way|one more thing|fyi|for the record|for future reference|note for (?:the )?future|going forward)[\s,:!.-]+)*",
-        r"(?:(?:please\s+)?(?:(?:do\s+)?remember|reminder|keep (?:(?:this|that|it|the following) )?in mind(?: in general)?|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
+        r"(?:(?:please\s+)?(?:(?:do\s+)?remember|reminder(?:\s+of\s+[^:,.]{1,40}:\s*)?|keep (?:(?:this|that|it|the following) )?in mind(?: in general)?|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
     ))
 });
 
@@ -676,6 +720,10 @@ mod tests {
         assert_eq!(fact_of("Thanks, and remember that deploys need the VPN."), "Deploys need the VPN.");
         assert_eq!(fact_of("We use uv, not pip."), "We use uv, not pip.");
         assert_eq!(fact_of("Reminder: base/ stays environment-neutral."), "Base/ stays environment-neutral.");
+        assert_eq!(
+            fact_of("Reminder of how this repo works: everything is deployed with GNU stow."),
+            "Everything is deployed with GNU stow."
+        );
         assert_eq!(fact_of("Remember that."), "Remember that.");
         assert_eq!(
             fact_of("one more thing and keep this in mind in general: run `buildifier -r .` on a BUILD change"),
@@ -684,6 +732,45 @@ mod tests {
         assert_eq!(
             fact_of("Remember to run `make gen` after a schema change."),
             "Run `make gen` after a schema change."
+        );
+    }
+
+    #[test]
+    fn a_rule_said_as_a_standing_one_or_the_projects_standard_is_kept() {
+        assert_eq!(
+            rules_in("Oh, and a standing one: every public declaration in Sources/Kit gets a /// doc comment."),
+            ["Oh, and a standing one: every public declaration in Sources/Kit gets a /// doc comment."]
+        );
+        assert_eq!(
+            rules_in("Write the assertions with AssertJ — that's the project standard, not Hamcrest."),
+            ["Write the assertions with AssertJ — that's the project standard, not Hamcrest."]
+        );
+        assert!(is_lasting("cinquefoil uses constructor injection only, with final fields."));
+        assert!(is_lasting("The api only uses jOOQ."));
+        assert!(!is_lasting("It uses one thread only."), "the thing at hand");
+        assert!(!is_lasting("That's the project I meant."));
+    }
+
+    #[test]
+    fn a_change_before_a_trouble_is_no_rule() {
+        assert!(!is_lasting("The build on my machine broke after I switched to rootless Docker."));
+        assert!(!is_lasting("Since we moved to Postgres 16 the dump fails."));
+        assert!(is_lasting("We switched to pnpm last year."));
+    }
+
+    #[test]
+    fn a_rule_after_a_dash_keeps_where_it_says_things_go_instead() {
+        let sentence = "Fix it — and whatever you do, don't put credentials in the repo's gradle.properties; \
+                        they belong in ~/.gradle/gradle.properties.";
+        assert_eq!(
+            rules_in(sentence),
+            ["Whatever you do, don't put credentials in the repo's gradle.properties; they belong in \
+                 ~/.gradle/gradle.properties."]
+        );
+        // (A statement that goes on about something else is not the rule's.)
+        assert_eq!(
+            rules_in("Fix the parser — and never commit generated files; the parser is slow anyway."),
+            ["Never commit generated files."]
         );
     }
 }

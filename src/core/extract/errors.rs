@@ -88,7 +88,12 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
 /// the last `Caused by:` of a stack trace.
 fn root_cause(text: &str) -> Option<&str> {
     if let Some(at) = memmem::find(text.as_bytes(), b"* What went wrong:") {
-        let block = text[at..].lines().skip(1).take_while(|l| !l.starts_with("* ")).filter(|l| !l.trim().is_empty());
+        // (Without a `* Try:` after it, the block ends where Gradle's verdict starts.)
+        let block = text[at..]
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.starts_with("* ") && !l.starts_with("BUILD "))
+            .filter(|l| !l.trim().is_empty());
         let last = block.last()?.trim_start().trim_start_matches('>').trim_start();
         return usable(last).then_some(last);
     }
@@ -300,6 +305,15 @@ static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// A measured value set against a bound: `is 0.78, but expected minimum is 0.80`, `(104 >
+/// 100)`, `exceeds the maximum of 500 kB`.
+static THRESHOLD: LazyLock<Regex> = LazyLock::new(|| {
+    patterns::regex(concat!(
+        r"(?i)\d[^\n]{0,60}\b(?:minimum|maximum|min|max|threshold|at least|at most|limit)\b\W{0,3}(?:(?:is|of|was)\s+)?\d",
+        r"|\(\s*\d+(?:\.\d+)?\s*[<>]=?\s*\d+(?:\.\d+)?\s*\)",
+    ))
+});
+
 /// How telling an error line is; 0 for lines that do not look like errors, or that only
 /// quote the input a diagnostic points at (`  3 | import os`, `    ^^^^`).
 fn score(line: &str) -> u8 {
@@ -315,6 +329,11 @@ fn score(line: &str) -> u8 {
         return 1;
     }
     let limit = LIMIT.is_match(line);
+    // `lines covered ratio is 0.78, but expected minimum is 0.80`: a measure against the
+    // bound it broke says what the gate is, however plainly it is labelled.
+    if limit && THRESHOLD.is_match(line) {
+        return 5;
+    }
     // A program naming itself, then where (`shiftdb-lint: db/V1.sql:3: …`), is a diagnostic
     // whatever its words.
     if has_program_location(line) {
@@ -705,6 +724,26 @@ mod tests {
         let middle = "noise line\n".repeat(100_000);
         let out = format!("starting\n{middle}error[E0599]: no method named `frob` found\n");
         assert_eq!(error_line(&out).as_deref(), Some("error[E0599]: no method named `frob` found"));
+    }
+    #[test]
+    fn a_measure_against_its_bound_is_the_line_to_quote() {
+        let jacoco = "[INFO] --- jacoco:0.8.12:check (check) @ api ---\n\
+                      [WARNING] Rule violated for bundle api: lines covered ratio is 0.78, but expected minimum is 0.80\n\
+                      [ERROR] Failed to execute goal org.jacoco:jacoco-maven-plugin:0.8.12:check (check) on project api: \
+                      Coverage checks have not been met. See log for details.";
+        assert!(error_line(jacoco).unwrap().ends_with("lines covered ratio is 0.78, but expected minimum is 0.80"));
+        assert!(THRESHOLD.is_match("docs/x.md:12: line too long (104 > 100)"));
+        assert!(!THRESHOLD.is_match("expected 3 fields, got 2"));
+    }
+
+    #[test]
+    fn a_gradle_block_without_a_hint_ends_before_the_verdict() {
+        let gradle = "FAILURE: Build failed with an exception.\n\n* What went wrong:\n\
+                      Execution failed for task ':app:compileKotlin'.\n\
+                      > Could not resolve all files for configuration ':app:compileClasspath'.\n\
+                      \x20  > Could not GET 'https://maven.example.com/a.pom'. Received status code 401 from server: Unauthorized\n\n\
+                      BUILD FAILED in 6s";
+        assert!(error_line(gradle).unwrap().ends_with("Received status code 401 from server: Unauthorized"));
     }
 }
 

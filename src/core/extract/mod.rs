@@ -374,6 +374,12 @@ pub(crate) struct Extractor {
     coined: BTreeSet<String>,
     /// The flags the current task was asked to add (`--json`).
     asked_flags: Vec<String>,
+    /// The agent's last reply asked the user something ("I can set it from `gh auth token`
+    /// — OK?"): a "yes, …" answers it within the task.
+    asked: bool,
+    /// What the current task's request quoted (`'invalid option: mode-mouse'`), lowercased:
+    /// the failure it reported.
+    reported: Vec<String>,
 }
 
 impl Extractor {
@@ -392,6 +398,7 @@ impl Extractor {
             EventKind::ToolResult(result) => self.tool_result(result),
             EventKind::Assistant(text) => {
                 self.agent_acted = true;
+                self.asked = text.for_scanning().trim_end().ends_with('?');
                 // A one-line acknowledgement ("Noted.") after the account does not replace it.
                 let reply = text.for_scanning();
                 if reply.len() >= account::MIN_ACCOUNT || self.last_reply.is_none() {
@@ -432,6 +439,7 @@ impl Extractor {
         }
         self.settle_account();
         self.asked_flags.clear();
+        self.reported = signals::quoted_spans(text).into_iter().map(|q| q.to_lowercase()).collect();
         self.tasks.push(TaskState { facts: Some(TaskFacts::new(title_of(text), line)), ..TaskState::default() });
     }
 
@@ -446,9 +454,14 @@ impl Extractor {
             return;
         }
         let signals = signals::preference_signals(text, self.agent_acted);
-        let continues_task = !self.tasks.is_empty() && (signals::is_correction(text) || signals::states_only(text));
+        let answers = std::mem::take(&mut self.asked) && signals::is_consent(text);
+        let continues_task =
+            !self.tasks.is_empty() && (signals::is_correction(text) || signals::states_only(text) || answers);
         if !continues_task {
             self.start_task(text, line);
+        } else if answers {
+            // The reply that asked may have given an account of the work so far.
+            self.settle_account();
         }
         for flag in signals::flags_asked_for(text) {
             if !self.asked_flags.contains(&flag) && self.asked_flags.len() < MAX_FACTS {
@@ -652,11 +665,11 @@ impl Extractor {
         if let Some(open) = self.open.get_mut(&call.family) {
             open.attempts += 1;
             // `docker compose up -d db && mix test` that met another error: the steps the
-            // chain ran before the job are what got past the first one.
-            if failure.error != open.chain.last().unwrap_or(&open.failure).error {
-                for step in shell::steps_before_job(&failure.command, &call.family) {
-                    open.ran_step(step);
-                }
+            // chain ran before the job are what got past the first one. Of one that met the
+            // same error (`make tools && make proto`), they are steps the way around needs
+            // still.
+            for step in shell::steps_before_job(&failure.command, &call.family) {
+                open.ran_step(step);
             }
             // An attempt that got past the first error and met another is a step of the
             // chain a future session need not walk again.
@@ -757,7 +770,8 @@ impl Extractor {
                 // (`npm run lint && npm test` only checks on the way: a check gets past nothing.)
                 let kind = classify(&step).kind;
                 let check = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint);
-                if (untouched && !check) || (machine && kind == CommandKind::Install) {
+                let sets = kind == CommandKind::Install || shell::sets_a_setting(&step);
+                if (untouched && !check) || (machine && sets) {
                     open.ran_step(step);
                 }
             }
@@ -786,7 +800,12 @@ impl Extractor {
             if task.fixes.len() >= MAX_FACTS || typo || retried || less_of_it || followed {
                 continue;
             }
-            let work = open.attempt(&call.command).is_own_work();
+            // A failure the request reported ("`tmux source` gives me 'invalid option:
+            // mode-mouse'"), got past by editing alone, is the task itself.
+            let lowered = open.failure.error.to_lowercase();
+            let reported = self.reported.iter().any(|q| lowered.contains(q.as_str()));
+            let by_editing = !open.edited.is_empty() && open.ran.is_empty();
+            let work = open.attempt(&call.command).is_own_work() || (reported && by_editing);
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
             // A line an edit changed is what the fix did when it was the one file edited and
             // the same job then passed; of a change across files it is one line of the work.
@@ -832,7 +851,20 @@ impl Extractor {
         // (`dotnet ef migrations list` asks; it builds nothing.)
         let asks = call.kind == CommandKind::Build && shell::is_query(&call.command);
         if call.kind.is_verification() && !known && !tries_the_work && !asks && task.verified.len() < MAX_FACTS {
-            task.verified.push(Verified { command, kind: call.kind, line: call.line });
+            task.verified.push(Verified { command: command.clone(), kind: call.kind, line: call.line });
+        }
+        // `shellcheck -x install.sh bin/* && bats test/` passed both checks the chain ran.
+        // (Only where each part's status is its own: no `||`, `;` nor pipe.)
+        let plain_chain = !call.command.contains("||") && !call.command.contains(';');
+        for part in call.command.split(" && ").map(str::trim).filter(|p| plain_chain && !p.contains('|')) {
+            let kind = classify(part).kind;
+            let check =
+                matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint | CommandKind::Format);
+            let part = shell::job_line(part);
+            let known = part == command || task.verified.iter().any(|v| v.command == part);
+            if check && !known && !tries_the_work && !shell::is_query(&part) && task.verified.len() < MAX_FACTS {
+                task.verified.push(Verified { command: part, kind, line: call.line });
+            }
         }
     }
 

@@ -270,16 +270,19 @@ const RETRY_FLAGS: &[&str] = &["--retries", "--retry", "--reruns", "--flaky-retr
 /// --filter "Category!=Integration"` is `dotnet test`): what a failure about the machine
 /// says of every run of the job, whichever tests the task picked.
 pub(crate) fn without_narrowing(command: &str) -> String {
-    let command = without_flags(command, NARROWING_FLAGS);
-    if !segments(&command).iter().any(|words| runs_gradle(words)) {
-        return command;
-    }
-    // Only Gradle's own parts: `bash -x run.sh` after it traces, it skips nothing.
+    // Only a test run's own parts, and a JVM build's: `stow -t ~ tmux` or `docker build -t
+    // app .` picks no tests, nor does `bash -x run.sh` skip anything.
     let parts: Vec<String> = command
         .split(" && ")
-        .map(|part| match segments(part).first().is_some_and(|words| runs_gradle(words)) {
-            true => without_flags(part, GRADLE_SKIPS),
-            false => part.to_string(),
+        .map(|part| {
+            let words = segments(part).into_iter().next().unwrap_or_default();
+            let gradle = runs_gradle(&words);
+            let jvm = gradle || words.first().is_some_and(|p| matches!(p.rsplit('/').next(), Some("mvn" | "mvnw")));
+            let part = match jvm || classify(part).kind == CommandKind::Test {
+                true => without_flags(part, NARROWING_FLAGS),
+                false => part.to_string(),
+            };
+            if gradle { without_flags(&part, GRADLE_SKIPS) } else { part }
         })
         .collect();
     parts.join(" && ")
@@ -425,6 +428,10 @@ pub(crate) fn is_query(command: &str) -> bool {
             .map(|i| words[i].as_str())
             .collect();
         let asks = match positional.as_slice() {
+            // `ssh -T git@github.com` only tries whether the key is let in.
+            [_, rest @ ..] if words[0] == "ssh" && words.iter().any(|w| w == "-T") => {
+                rest.iter().all(|w| w.contains('>'))
+            }
             // `npm run list` runs a script of that name.
             ["run" | "exec" | "x" | "dlx", ..] => false,
             [first, ..] if classified.kind == CommandKind::Vcs => {
@@ -548,7 +555,7 @@ pub(crate) fn steps_before_job(command: &str, family: &str) -> Vec<String> {
         .filter(|p| {
             let kind = classify(p).kind;
             let step = !classify(p).family.is_empty() && !matches!(kind, CommandKind::Explore | CommandKind::Vcs);
-            step || writes_a_file(p)
+            step || writes_a_file(p) || sets_a_setting(p)
         })
         .map(|p| p.to_string())
         .collect()
@@ -586,7 +593,35 @@ pub(crate) fn writes_a_file(command: &str) -> bool {
         let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
         words.first() == Some(&"tee") && words.iter().skip(1).any(|w| !w.starts_with('-') && is_setting(w))
     });
-    redirected || teed
+    // `sed -i "s/^gpr.key=.*/gpr.key=…/" ~/.gradle/gradle.properties`: edited in place.
+    let in_place = all.iter().any(|words| {
+        let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+        let edits = words.iter().any(|w| *w == "-i" || w.starts_with("-i.") || *w == "--in-place");
+        words.first() == Some(&"sed") && edits && words.last().is_some_and(|w| !w.starts_with('-') && is_setting(w))
+    });
+    redirected || teed || in_place
+}
+
+/// True when a command changes a setting through a program made for it (`export
+/// PATH="$PATH:$(go env GOPATH)/bin"`, `git config --global url.….insteadOf …`, `go env -w
+/// GOPRIVATE=…`, `npm config set …`): a step of the way around, however it is classified.
+pub(crate) fn sets_a_setting(command: &str) -> bool {
+    segments(command).iter().any(|words| {
+        let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+        let positional = |from: usize| words.iter().skip(from).filter(|w| !w.starts_with('-')).count();
+        let asks = words.iter().any(|w| {
+            matches!(*w, "--get" | "--get-all" | "--get-regexp" | "--list" | "-l" | "--show-origin" | "--show-scope")
+        });
+        match words.as_slice() {
+            ["export", name, ..] => name.contains('='),
+            ["git", "config", ..] => !asks && positional(2) >= 2,
+            ["go", "env", flag, ..] => matches!(*flag, "-w" | "-u"),
+            [_, "config", "set", ..] => true,
+            ["poetry" | "bundle" | "pip" | "pip3", "config", ..] => !asks && positional(2) >= 2,
+            ["conda", "config", flag, ..] => matches!(*flag, "--set" | "--add" | "--append" | "--prepend"),
+            _ => false,
+        }
+    })
 }
 
 /// True when a command line's exit status is its job's: the job (the segment its family
@@ -1806,6 +1841,47 @@ mod tests {
         assert_eq!(family("echo 'a && cargo test' > notes.txt"), (Explore, "echo".into()));
         assert_eq!(family("cat <<'EOF' > x.sh\ncargo test\nEOF"), (Explore, "cat".into()));
         assert_eq!(family("cd /tmp"), (Other, String::new()));
+    }
+    #[test]
+    fn a_setting_changed_through_its_program_is_a_step() {
+        for command in [
+            "export PATH=\"$PATH:$(go env GOPATH)/bin\"",
+            "git config --global url.\"git@github.com:\".insteadOf \"https://github.com/\"",
+            "go env -w 'GOPRIVATE=github.com/acme/*'",
+            "npm config set registry http://localhost:4873",
+            "poetry config keyring.enabled false",
+            "conda config --set channel_priority strict",
+        ] {
+            assert!(sets_a_setting(command), "{command}");
+        }
+        for command in
+            ["export PATH", "git config --get user.email", "git config --list", "go env GOPATH", "poetry config --list"]
+        {
+            assert!(!sets_a_setting(command), "{command}");
+        }
+        assert_eq!(
+            steps_before_job(
+                "export PATH=\"$PATH:$(go env GOPATH)/bin\" && make proto && git status --short",
+                "make proto"
+            ),
+            ["export PATH=\"$PATH:$(go env GOPATH)/bin\""]
+        );
+        assert!(writes_a_file("sed -i \"s/^gpr.key=.*/gpr.key=x/\" ~/.gradle/gradle.properties"));
+        assert!(!writes_a_file("sed -i 's/a/b/' src/main.rs"));
+        assert!(!writes_a_file("sed -n '1,20p' ~/.gradle/gradle.properties"));
+    }
+
+    #[test]
+    fn only_a_test_runs_flags_pick_tests() {
+        assert_eq!(without_narrowing("mkdir -p tmux && stow -t ~ tmux"), "mkdir -p tmux && stow -t ~ tmux");
+        assert_eq!(without_narrowing("docker build -t app . && pytest -k slow"), "docker build -t app . && pytest");
+        assert_eq!(without_narrowing("./mvnw -q verify -Dtest=ParcelTest"), "./mvnw -q verify");
+    }
+
+    #[test]
+    fn trying_an_ssh_key_is_a_look() {
+        assert!(is_query("ssh -T git@github.com 2>&1 | head -1"));
+        assert!(!is_query("ssh deploy@web1 systemctl restart app"));
     }
 }
 

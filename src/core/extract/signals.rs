@@ -73,10 +73,10 @@ static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// A first sentence that only says no ("Wait, stop.", "Nope!", "No no no.").
 static BARE_INTERJECTION: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)^(?:(?:no|nope|nah|wait|stop|hold on|hang on|hmm|whoa|actually)[\s,.!—–-]*){1,4}$"));
+    LazyLock::new(|| re(r"(?i)^(?:(?:no|nope|nah|wait|stop|hold on|hang on|hm+|whoa|actually)[\s,.!—–-]*){1,4}$"));
 static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^(?:no|nope|nah|wrong|actually|wait|hold on|hmm,? no|not quite|not like that|that'?s (?:wrong|not right|incorrect|not what i)|that is (?:wrong|not right|incorrect)|you (?:shouldn'?t|should not|should) have|instead)\b[,.!:;]?\s+\S+\s+\S+",
+        r"(?i)^(?:no|nope|nah|wrong|actually|wait|hold on|hm+,? no|not quite|not like that|that'?s (?:wrong|not right|incorrect|not what i)|that is (?:wrong|not right|incorrect)|you (?:shouldn'?t|should not|should) have|instead)\b[,.!:;]?\s+\S+\s+\S+",
     )
 });
 static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -396,7 +396,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             found.push((kind, sentence));
         }
     };
-    let all: Vec<&str> = sentences(&text).collect();
+    let all: Vec<&str> = sentences(&text).flat_map(at_remember).collect();
     // "Wait, stop. Don't run terraform apply, ever." opens with a bare interjection: the
     // sentence after it is the correction.
     let opened = agent_acted && all.first().is_some_and(|s| BARE_INTERJECTION.is_match(s));
@@ -446,6 +446,51 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     let all: Vec<String> = found.iter().map(|(_, s)| s.clone()).collect();
     found.retain(|(_, s)| !all.iter().any(|other| other != s && other.contains(s.as_str())));
     found
+}
+
+/// A sentence cut where a remember request starts inside it ("Today's task: skip known
+/// invoices — and remember amounts are integer cents everywhere in this app"): the request
+/// is a sentence of its own, whatever the task before it.
+fn at_remember(sentence: &str) -> Vec<&str> {
+    static INSIDE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\s[—–;]\s*(?:(?:and|also|but|oh)[\s,]+)?(?:please\s+)?(?:remember|don'?t forget|do not forget|keep in mind)\b",
+        )
+    });
+    let cut = INSIDE.find(sentence).filter(|m| sentence[..m.start()].matches('`').count().is_multiple_of(2));
+    match cut {
+        Some(m) => {
+            let request = sentence[m.start()..].trim_start().trim_start_matches(['—', '–', ';']).trim_start();
+            vec![sentence[..m.start()].trim_end(), request]
+        }
+        None => vec![sentence],
+    }
+}
+
+/// The passages a message quotes (`'invalid option: mode-mouse'`, "`npm ci` hangs"), of
+/// ten characters or more: what the user copied from somewhere, an error most often.
+pub(crate) fn quoted_spans(text: &str) -> Vec<String> {
+    static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
+        re(concat!(
+            r#"(?:^|[\s(:])(?:'(?P<a>[^'\n]{10,200})'|"(?P<b>[^"\n]{10,200})"|`(?P<c>[^`\n]{10,200})`"#,
+            r#"|‘(?P<d>[^’\n]{10,200})’|“(?P<e>[^”\n]{10,200})”)(?:$|[^\w])"#,
+        ))
+    });
+    QUOTED
+        .captures_iter(text)
+        .filter_map(|c| ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n)))
+        .map(|m| m.as_str().trim().to_string())
+        .take(8)
+        .collect()
+}
+
+/// True when a message opens with consent ("yes, use gh auth token", "ok go ahead"): after
+/// the agent asked something, the answer carries on the task it asked about.
+pub(crate) fn is_consent(text: &str) -> bool {
+    static CONSENT: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)^\W*(?:yes|yeah|yep|yup|sure|ok|okay|go ahead|please do|do it|sounds good|fine|alright|approved)\b")
+    });
+    CONSENT.is_match(text)
 }
 
 /// True when a message only states rules, asks for something to be remembered or thanks
@@ -913,6 +958,46 @@ mod tests {
         assert_eq!(feedback("still failing with the same error"), Some(Feedback::Negative));
         assert_eq!(feedback("add a test for the parser"), None);
         assert_eq!(feedback("Now add a nice logo to the README, centred above the title please"), None);
+    }
+    #[test]
+    fn a_remember_request_inside_a_task_sentence_is_its_own() {
+        let text = "Today's task: skip invoices whose external_id exists — and remember amounts are integer \
+                    cents in `amount_cents` everywhere in this app, never floats.";
+        let found = preference_signals(text, false);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, SignalKind::Remember);
+        assert!(found[0].1.starts_with("and remember amounts are integer cents"), "{found:?}");
+        // (A dash inside a code span cuts nothing.)
+        assert_eq!(at_remember("Run `a — remember b` now."), ["Run `a — remember b` now."]);
+    }
+
+    #[test]
+    fn a_hm_no_corrects_what_the_agent_did() {
+        let text = "Hm, no JUnit-style test classes please. Everything under src/test is kotest, FunSpec style — \
+                    look at the other specs. Rewrite it.";
+        let found = preference_signals(text, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, SignalKind::Correction);
+        assert!(found[0].1.contains("kotest, FunSpec style"), "{found:?}");
+        assert!(preference_signals(text, false).iter().all(|(k, _)| *k != SignalKind::Correction));
+    }
+
+    #[test]
+    fn quoted_passages_are_read() {
+        assert_eq!(
+            quoted_spans("Also, `tmux source ~/.tmux.conf` gives me 'invalid option: mode-mouse'."),
+            ["tmux source ~/.tmux.conf", "invalid option: mode-mouse"]
+        );
+        assert!(quoted_spans("I don't know what it's doing, it's slow.").is_empty());
+        assert!(quoted_spans("Run `make` now.").is_empty(), "too short to be a passage");
+    }
+
+    #[test]
+    fn consent_is_read_at_the_start_of_an_answer() {
+        assert!(is_consent("yes, use gh auth token"));
+        assert!(is_consent("OK go ahead"));
+        assert!(!is_consent("Yesterday's deploy failed, look into it."));
+        assert!(!is_consent("Add a --json flag."));
     }
 }
 

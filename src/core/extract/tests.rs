@@ -833,3 +833,124 @@ fn a_lock_left_alone_for_one_plan_keeps_what_else_the_plan_needed() {
     ]);
     assert_eq!(m.facts.tasks[0].fixes.len(), 1, "{:?}", m.facts.tasks[0]);
 }
+
+#[test]
+fn the_steps_of_every_attempt_and_a_setting_exported_make_the_way_around() {
+    let m = memory(&[
+        user("The proto changed upstream, regenerate please."),
+        run("1", "make proto"),
+        result("1", 2, "buf generate\nmake: buf: No such file or directory\nmake: *** [Makefile:12: proto] Error 127"),
+        run("2", "make tools && make proto"),
+        result(
+            "2",
+            2,
+            "go install buf\nmake: buf: No such file or directory\nmake: *** [Makefile:12: proto] Error 127",
+        ),
+        run("3", "export PATH=\"$PATH:$(go env GOPATH)/bin\" && make proto && git status --short"),
+        result("3", 0, "buf generate\n M gen/entry.pb.go"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert_eq!(fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+    assert_eq!(fixes[0].ran, ["make tools", "export PATH=\"$PATH:$(go env GOPATH)/bin\""]);
+    assert!(!m.rollout_summary.contains("plain retry"), "{}", m.rollout_summary);
+}
+
+#[test]
+fn a_key_tried_is_no_step_and_a_git_setting_is_one() {
+    let m = memory(&[
+        user("Add a monthly rollup to the ledger."),
+        run("1", "go test ./..."),
+        result(
+            "1",
+            1,
+            "go: github.com/acme/kit@v0.9.3: fatal: could not read Username for 'https://github.com': terminal prompts disabled",
+        ),
+        run("2", "ssh -T git@github.com 2>&1 | head -1"),
+        result("2", 0, "Hi dev! You've successfully authenticated, but GitHub does not provide shell access."),
+        run("3", "git config --global url.\"git@github.com:\".insteadOf \"https://github.com/\" && go test ./..."),
+        result("3", 0, "ok  \tgithub.com/acme/app\t0.2s"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert_eq!(fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+    assert_eq!(fixes[0].ran, ["git config --global url.\"git@github.com:\".insteadOf \"https://github.com/\""]);
+}
+
+#[test]
+fn a_yes_to_the_agents_question_carries_on_the_task() {
+    let m = memory(&[
+        user("ravenglass won't build since my token was rotated. Fix it."),
+        run("1", "./gradlew build"),
+        result(
+            "1",
+            1,
+            "> Could not GET 'https://maven.example.com/a.pom'. Received status code 401 from server: Unauthorized",
+        ),
+        assistant(
+            "The gpr.key in ~/.gradle/gradle.properties is the revoked token. Shall I set it from `gh auth token`?",
+        ),
+        user("yes, use gh auth token"),
+        run("2", "sed -i \"s/^gpr.key=.*/gpr.key=$(gh auth token)/\" ~/.gradle/gradle.properties && ./gradlew build"),
+        result("2", 0, "BUILD SUCCESSFUL in 1m 12s"),
+    ]);
+    assert_eq!(m.facts.tasks.len(), 1, "{:?}", m.facts.tasks);
+    assert!(m.facts.tasks[0].title.starts_with("ravenglass won't build"));
+    assert_eq!(m.facts.tasks[0].fixes[0].ran.len(), 1, "{:?}", m.facts.tasks[0]);
+    // Without a question before it, a "yes, …" that asks for more is a task of its own.
+    let m = memory(&[
+        user("Fix the build. We always build with clang."),
+        run("1", "make"),
+        result("1", 0, "ok"),
+        assistant("The build passes now."),
+        user("yes, now add a --json flag to the export command. Never touch the lockfile, ever."),
+        run("2", "make"),
+        result("2", 0, "ok"),
+    ]);
+    assert_eq!(m.facts.tasks.len(), 2, "{:?}", m.facts.tasks);
+}
+
+#[test]
+fn a_failure_the_request_reported_got_past_by_editing_is_the_task() {
+    let session = |request: &str| {
+        extract(&[
+            user(request),
+            run("1", "tmux source-file ~/.tmux.conf"),
+            result("1", 1, "/home/dev/.tmux.conf:9: invalid option: mode-mouse"),
+            edit("tmux/.tmux.conf"),
+            run("2", "tmux source-file ~/.tmux.conf && echo ok"),
+            result("2", 0, "ok"),
+        ])
+    };
+    // The task's own work alone is nothing to keep; met on the way, it is a lesson.
+    assert_eq!(session("Also, `tmux source ~/.tmux.conf` gives me 'invalid option: mode-mouse'."), Extraction::NoOp);
+    assert!(matches!(session("Move my tmux config into the dotfiles repo."), Extraction::Memory(_)));
+    // Got past by a step, it is a lesson about the machine all the same.
+    let m = memory(&[
+        user("`make proto` says 'buf: No such file or directory', fix it."),
+        run("1", "make proto"),
+        result("1", 2, "make: buf: No such file or directory"),
+        run("2", "go install github.com/bufbuild/buf/cmd/buf@v1.47.2"),
+        result("2", 0, ""),
+        run("3", "make proto"),
+        result("3", 0, "buf generate"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert!(fixes.len() == 1 && !fixes[0].work, "{fixes:?}");
+}
+
+#[test]
+fn every_check_of_a_chain_that_passed_is_verified() {
+    let m = memory(&[
+        user("Fix the loop in install.sh."),
+        run("1", "shellcheck -x install.sh bin/* && bats test/"),
+        result("1", 0, "1..6\nok 1 install"),
+    ]);
+    let verified: Vec<&str> = m.facts.tasks[0].verified.iter().map(|v| v.command.as_str()).collect();
+    assert_eq!(verified, ["bats test/", "shellcheck -x install.sh bin/*"]);
+    // (`a || b` or a pipe leaves a part's status unknown.)
+    let m = memory(&[
+        user("Fix the loop in install.sh."),
+        run("1", "shellcheck -x install.sh bin/* | tail -3 && bats test/"),
+        result("1", 0, "1..6\nok 1 install"),
+    ]);
+    assert_eq!(m.facts.tasks[0].verified.len(), 1, "{:?}", m.facts.tasks[0].verified);
+}
