@@ -156,6 +156,10 @@ fn without_build_prefix(line: &str) -> &str {
             _ => line,
         };
     }
+    // Nix quotes a builder's log under `> `.
+    if let Some(text) = trimmed.strip_prefix("> ") {
+        return text;
+    }
     match trimmed.split_once("> ") {
         Some((package, text))
             if package.len() < 60
@@ -380,7 +384,9 @@ fn is_relay(line: &str) -> bool {
         patterns::regex(concat!(
             r"(?i)^(?:\S*make(?:\[\d+\])?: \*\*\* .*\berror \d+|npm (?:err!|error) (?:code|errno|command failed|a complete log)",
             r"|(?:error|elifecycle)\s+command failed with exit code|error: recipe .* failed|",
-            r"error: process completed with exit code|.*returned non-zero exit status \d+\.?$)",
+            r"error: process completed with exit code|.*returned non-zero exit status \d+\.?$",
+            // Nix's builder that failed: the log lines it quotes under it say why.
+            r"|error: builder for .* failed with exit code \d+;?$|error: \d+ dependenc(?:y|ies) of derivation .* failed to build\.?$)",
         ))
     });
     RELAY.is_match(line.trim_start())
@@ -734,6 +740,20 @@ mod tests {
         assert!(error_line(jacoco).unwrap().ends_with("lines covered ratio is 0.78, but expected minimum is 0.80"));
         assert!(THRESHOLD.is_match("docs/x.md:12: line too long (104 > 100)"));
         assert!(!THRESHOLD.is_match("expected 3 fields, got 2"));
+    }
+
+    #[test]
+    fn a_nix_builder_that_failed_gives_way_to_its_log() {
+        let nix = "error: builder for '/nix/store/8k2v-python3.12-app-0.4.1.drv' failed with exit code 1;\n\
+                   \x20      last 25 log lines:\n\
+                   \x20      > Running phase: buildPhase\n\
+                   \x20      >     raise LookupError(error_msg)\n\
+                   \x20      > LookupError: setuptools-scm was unable to detect version for /build/source.\n\
+                   \x20      For full logs, run 'nix log /nix/store/8k2v-python3.12-app-0.4.1.drv'.";
+        assert_eq!(
+            error_line(nix).as_deref(),
+            Some("LookupError: setuptools-scm was unable to detect version for /build/source.")
+        );
     }
 
     #[test]

@@ -1015,7 +1015,7 @@ impl Extractor {
             let job = classify(&failure.command).family.to_lowercase();
             if fixed_errors.iter().any(|e| errors::same_error(e, &failure.error))
                 || progress::is_own_program_answer(&failure.command, &failure.error, &own_names)
-                || (job.contains(' ') && forbidden.iter().any(|rule| rule.contains(&job)))
+                || (job.contains(' ') && forbidden.iter().any(|rule| signals::forbids_job(rule, &job)))
             {
                 continue;
             }

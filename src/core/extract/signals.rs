@@ -341,6 +341,22 @@ pub(crate) fn forbids(rule: &str) -> bool {
     NEVER.is_match(rule)
 }
 
+/// True when a forbidding rule (lowercased) names `job` (`terraform apply`), whole or by the
+/// step it forbids ("never apply from a laptop"). A check (`never test against prod`) is
+/// no step a rule forbids by its name alone.
+pub(crate) fn forbids_job(rule: &str, job: &str) -> bool {
+    if rule.contains(job) {
+        return true;
+    }
+    let Some((_, step)) = job.split_once(' ') else { return false };
+    let checks = ["test", "build", "run", "check", "lint", "exec", "install", "list", "show", "get"];
+    if step.len() < 4 || checks.contains(&step) || !step.chars().all(|c| c.is_ascii_alphabetic() || c == '-') {
+        return false;
+    }
+    let named = Regex::new(&format!(r"\b(?:never|don'?t|do not|no)\s+(?:ever\s+)?(?:run\s+)?{step}\b"));
+    named.is_ok_and(|re| re.is_match(rule))
+}
+
 /// The flags the user asks the task to add (`--json` of "Please add a --json flag to
 /// `list-flocks`"): a run with one of them checks the task's own work.
 pub(crate) fn flags_asked_for(text: &str) -> Vec<String> {
@@ -980,6 +996,15 @@ mod tests {
         assert_eq!(found[0].0, SignalKind::Correction);
         assert!(found[0].1.contains("kotest, FunSpec style"), "{found:?}");
         assert!(preference_signals(text, false).iter().all(|(k, _)| *k != SignalKind::Correction));
+    }
+
+    #[test]
+    fn a_rule_forbids_a_job_by_its_step() {
+        let rule = "wait, not like that — never apply from a laptop. prod is only applied by atlantis.";
+        assert!(forbids_job(rule, "terraform apply"));
+        assert!(forbids_job("never terraform apply from here.", "terraform apply"));
+        assert!(!forbids_job("don't test against prod.", "npm test"));
+        assert!(!forbids_job("never apply from a laptop.", "terraform plan"));
     }
 
     #[test]
