@@ -821,7 +821,20 @@ impl Extractor {
                 settings.clear();
                 edited.clear();
             } else if machine_steps {
-                edited.retain(|f| !progress::is_source(f));
+                // Of the settings edited meanwhile, those the error names are the fix's, and
+                // so is a file a step read (`source .env`); the rest was the task's
+                // (`fifo_queue = false` while `source scripts/tg-env.sh dev` got past
+                // `EnvVarNotFound: TG_STATE_BUCKET`).
+                let error = open.failure.error.to_lowercase();
+                settings.retain(|line| {
+                    let key = line.split(['=', ':']).next().unwrap_or_default().trim().to_lowercase();
+                    key.len() >= 3 && error.contains(&key)
+                });
+                let read_by_a_step = |file: &String| {
+                    let name = file.rsplit('/').next().unwrap_or(file);
+                    open.ran.iter().any(|step| shell::words(step).iter().any(|w| w.ends_with(name)))
+                };
+                edited.retain(|f| !progress::is_source(f) && (read_by_a_step(f) || !settings.is_empty()));
             } else if edited.len() == 1 && (same_job || runs_it) {
                 settings.extend(open.changed);
             }

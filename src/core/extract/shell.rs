@@ -614,6 +614,11 @@ pub(crate) fn sets_a_setting(command: &str) -> bool {
         });
         match words.as_slice() {
             ["export", name, ..] => name.contains('='),
+            // `source scripts/tg-env.sh dev`: a file of settings read into the shell.
+            // (A virtualenv's `activate` is how every command of the project runs.)
+            ["source" | ".", file, ..] => {
+                !file.contains("://") && !file.starts_with('<') && !file.ends_with("/activate")
+            }
             ["git", "config", ..] => !asks && positional(2) >= 2,
             ["go", "env", flag, ..] => matches!(*flag, "-w" | "-u"),
             [_, "config", "set", ..] => true,
@@ -1851,12 +1856,19 @@ mod tests {
             "npm config set registry http://localhost:4873",
             "poetry config keyring.enabled false",
             "conda config --set channel_priority strict",
+            "source scripts/tg-env.sh dev",
+            ". ./.env",
         ] {
             assert!(sets_a_setting(command), "{command}");
         }
-        for command in
-            ["export PATH", "git config --get user.email", "git config --list", "go env GOPATH", "poetry config --list"]
-        {
+        for command in [
+            "export PATH",
+            "git config --get user.email",
+            "git config --list",
+            "go env GOPATH",
+            "poetry config --list",
+            ". .venv/bin/activate",
+        ] {
             assert!(!sets_a_setting(command), "{command}");
         }
         assert_eq!(

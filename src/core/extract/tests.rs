@@ -954,3 +954,29 @@ fn every_check_of_a_chain_that_passed_is_verified() {
     ]);
     assert_eq!(m.facts.tasks[0].verified.len(), 1, "{:?}", m.facts.tasks[0].verified);
 }
+
+#[test]
+fn a_setting_of_the_task_edited_while_a_step_got_past_the_machine_is_the_tasks() {
+    let session = |file: &str, setting: &str, step: &str| {
+        memory(&[
+            user("Add the SQS unit for ingest events."),
+            run("1", "terragrunt plan"),
+            result(
+                "1",
+                1,
+                "ERROR Call to function \"get_env\" failed: EnvVarNotFound: Required environment variable TG_STATE_BUCKET - not found.",
+            ),
+            serde_json::json!({"role": "tool_call", "name": "apply_patch", "content": format!("*** Begin Patch\n*** Update File: {file}\n@@\n+{setting}\n*** End Patch")}),
+            run("2", &format!("{step} && terragrunt plan")),
+            result("2", 0, "Plan: 3 to add, 0 to change, 0 to destroy."),
+        ])
+    };
+    let m = session("live/dev/sqs/terragrunt.hcl", "fifo_queue = false", "source scripts/tg-env.sh dev");
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.ran, ["source scripts/tg-env.sh dev"]);
+    assert!(fix.edited.is_empty() && fix.settings.is_empty(), "{fix:?}");
+    // The file a step read is part of the way around.
+    let m = session(".env", "TG_STATE_BUCKET=scoter-tf-state", "source .env");
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.edited, [".env"], "{fix:?}");
+}
