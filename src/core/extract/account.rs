@@ -57,8 +57,10 @@ static WORK_REPORT: LazyLock<Regex> = LazyLock::new(|| {
         // work came out.
         r"\b(?:now|still) (?:runs|works|passes|returns|shows|uses|handles|builds|compiles|succeeds)\b|",
         r"\bpass(?:es|ed)? (?:with|again|cleanly)\b|\b(?:is|are) (?:clean|green)\b|",
-        // "The stale .git/index.lock was removed once, with your OK": done, said of the thing.
-        r"\b(?:was|were|has been|have been|got)\s+(?:\w+ly\s+)?(?:removed|deleted|added|fixed|updated|created|changed|moved|renamed|replaced|bumped|cleaned|reverted|regenerated|reinstalled|restarted)\b",
+        // "The stale .git/index.lock was removed once, with your OK": done for the user, said
+        // of the thing. ("The default port was changed to 8081 in config/dev.toml" upstream
+        // is how things are.)
+        r"\b(?:was|were|has been|have been|got)\s+(?:\w+ly\s+)?(?:removed|deleted|added|fixed|updated|created|changed|moved|renamed|replaced|bumped|cleaned|reverted|regenerated|reinstalled|restarted)\b[^.;]*\b(?:with your (?:ok|okay|permission|go-ahead|approval)|as (?:you )?(?:asked|requested|agreed)|per your request)\b",
     ))
 });
 
@@ -450,5 +452,9 @@ mod tests {
         // (A cause said outright still counts.)
         let reply = "The stale .git/index.lock was removed, because the editor crashed while it held it.";
         assert_eq!(observations(reply, 9, &named).len(), 1);
+        // A change made elsewhere, said in the passive, is how things are.
+        let named = self::named(&["cat config/dev.toml"]);
+        let reply = "The default port was changed to 8081 in config/dev.toml, not the 8080 the README says.";
+        assert_eq!(observations(reply, 1, &named).len(), 1);
     }
 }

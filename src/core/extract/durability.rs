@@ -37,7 +37,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
         // "on every call" tells how often something happens, unless a rule opens the sentence.
         // ("Look for anything about the repo" only says what to look for.)
-        r"|\b(?:in|for|across|to|with) (?:all|every|any)\b|\b(?:in|across|to|with) (?:every|any)(?:thing|where|one)\b|\b(?:nowhere|anywhere|everywhere) else\b",
+        r"|\beverywhere (?:in|across) (?:this|our|the) \w+|\b(?:in|for|across|to|with) (?:all|every|any)\b|\b(?:in|across|to|with) (?:every|any)(?:thing|where|one)\b|\b(?:nowhere|anywhere|everywhere) else\b",
         r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
         // "Same drill as always: vet plus staticcheck before you commit."
         r"|\b(?:as always|as usual|same drill|the usual|like always)\b|\bsame as (?:everything|everywhere|always|usual)\b",
@@ -57,9 +57,11 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:(?:also|and|but|so|btw)[\s,]+)?(?:this|our) (?:project|repo|repository|codebase|code base|monorepo|crate|package|app) (?:is\s+\S+[- ]only|only uses|doesn'?t use|does not use|never uses|always uses|uses\s+\S+(?:\s+\S+)?,?\s+not)\b",
         r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
         r"|,\s*ever\b|\bever again\b",
+        // "CMAKE_C_EXTENSIONS stays OFF, that's deliberate": a decision, not an accident.
+        r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:deliberate|intentional|on purpose|by design)\b",
         // "Oh, and a standing one: …", "whatever you do, don't …", "that's the project standard".
         r"|\b(?:a|one|another)\s+standing\s+(?:one|rule|order|instruction|preference|request)\b|\bwhatever (?:you|we) do\b",
-        r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:the|our)\s+(?:(?:project|team|repo|company)(?:'s)?\s+|house\s+)?(?:standard|convention|rule|policy|norm)\b",
+        r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:the|our)\s+(?:(?:project|team|repo|company)(?:'s)?\s+|house\s+)?(?:standard|convention|rule|policy|norm)(?:\s*[,.;:!)—–-]|\s*$|\s+(?:here|in|for|across|of|we)\b)",
         // "… always go through perform_job/2, never call perform/1": the way set against one
         // never to take. ("It fails on CI, always." says how often.)
         r"|\b(?:always|only|go(?:es)? through)\b(?:[^.;!?]|\.\w)*[,—–]\s*(?:and\s+)?never\s+\w",
@@ -97,7 +99,7 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)\b(?:this time|for now|right now|for this one|this one|today|tonight|at the moment|just|for the moment|here|this round|this once|for once|one-off|make a habit of|there anyways?)\b",
         // "I always mix them up": the speaker's own habit of mind, no rule for the agent.
-        r"|\b(?:i|we)\s+(?:always|never|usually|keep)\s+(?:mix|forget|confuse|get confused|mess|mistype|misremember|lose track|wonder|struggle)\b",
+        r"|\b(?:i|we)\s+(?:always|never|usually|keep|can never|can'?t ever)\s+(?:mix|forget|remember|recall|confuse|get confused|mess|mistype|misremember|lose track|wonder|struggle)\b",
         r"|^(?:always|usually)\s+(?:mix|confuse|get confused|mess)\b",
         // "This app uses too much memory": a complaint about now.
         r"|\buses? (?:way )?(?:too|so) (?:much|many|little)\b",
@@ -105,6 +107,8 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
         r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
         r"|\b(?:never|nver|nevr) ?mind\b",
+        // "… — and don't forget the down migration": a thing of this task not to leave out.
+        r"|\b(?:don'?t|do not) forget (?:the|about the) [\w-]+(?:\s+[\w-]+)?\s*[.!]?\s*$",
         r"|\b(?:this|that|these|those)\s+(?:file|files|function|bug|test|tests|pr|branch|change|changes|commit|task|issue|error|module|class|method|line|lines|script|case|step|failure|query|endpoint|ticket|migration|fix|patch|run)\b",
     ))
 });
@@ -246,12 +250,13 @@ static SINCE_WE_SWITCHED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// True for "cinquefoil uses constructor injection only" or "the api only uses jOOQ": what
-/// a named thing always does, said of it (not of "it" or "this", the thing at hand).
+/// True for "cinquefoil uses constructor injection only" or "ledger only uses jOOQ": what a
+/// thing called by its name always does (not "it" or "the importer", the thing at hand,
+/// which "only uses the first sheet" as a fault).
 fn uses_only(text: &str) -> bool {
     static USES_ONLY: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)^(?:(?:also|and|but|so|btw)[\s,]+)?(?:the\s+)?(?P<who>[\w.-]+)\s+(?:only uses\b|uses\s+(?:[\w@.-]+\s+){1,3}only\b)",
+            r"(?i)^(?:(?:also|and|but|so|btw)[\s,]+)?(?P<who>[\w.-]+)\s+(?:only uses\b|uses\s+(?:[\w@.-]+\s+){1,3}only\b)",
         )
     });
     let pronoun = |w: &str| {
@@ -334,7 +339,11 @@ static JUST_HAPPENED: LazyLock<Regex> = LazyLock::new(|| {
 
 /// True when `text` is tied to the task at hand.
 pub(crate) fn is_task_scoped(text: &str) -> bool {
+    // "Keep it C11 without GNU extensions" names a standard the code keeps, where "keep it
+    // short" shapes this one answer.
+    static KEEP_A_STANDARD: LazyLock<Regex> = LazyLock::new(|| re(r"\b[Kk]eep (?:it|them) [A-Z0-9]"));
     let plain = without_code(text);
+    let plain = KEEP_A_STANDARD.replace_all(&plain, " ");
     let plain = LASTING_PLACE.replace_all(&plain, " ");
     let plain = JUST_HAPPENED.replace_all(&plain, " ");
     let plain = THE_WAY_WE_ALWAYS.replace_all(&plain, " ");
@@ -746,9 +755,20 @@ mod tests {
             ["Write the assertions with AssertJ — that's the project standard, not Hamcrest."]
         );
         assert!(is_lasting("cinquefoil uses constructor injection only, with final fields."));
-        assert!(is_lasting("The api only uses jOOQ."));
+        assert!(is_lasting("ledger only uses jOOQ."));
+        assert!(!is_lasting("The importer only uses the first sheet."), "a fault of the thing at hand");
         assert!(!is_lasting("It uses one thread only."), "the thing at hand");
         assert!(!is_lasting("That's the project I meant."));
+        assert!(!is_lasting("Uploads get rejected. It's the policy engine that rejects them, I think."));
+        assert!(!is_lasting("This is the rule engine that crashes on startup."));
+    }
+
+    #[test]
+    fn a_deliberate_setting_and_a_kept_standard_are_rules() {
+        let sentence = "Keep it C11 without GNU extensions; CMAKE_C_EXTENSIONS stays OFF, that's deliberate.";
+        assert_eq!(rules_in(sentence), [sentence]);
+        assert!(rules_in("Keep it short, that's deliberate.").is_empty());
+        assert!(rules_in("I never remember the argument order.").is_empty());
     }
 
     #[test]

@@ -313,10 +313,13 @@ static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
 /// 100)`, `exceeds the maximum of 500 kB`.
 static THRESHOLD: LazyLock<Regex> = LazyLock::new(|| {
     patterns::regex(concat!(
-        r"(?i)\d[^\n]{0,60}\b(?:minimum|maximum|min|max|threshold|at least|at most|limit)\b\W{0,3}(?:(?:is|of|was)\s+)?\d",
+        r"(?i)\d[^\n]{0,60}\b(?:but|exceeds?|exceeded|over|above|below|under|less than|more than|greater than)\b[^\n]{0,30}?\b(?:minimum|maximum|min|max|threshold|at least|at most|limit)\b\W{0,3}(?:(?:is|of|was)\s+)?\d",
         r"|\(\s*\d+(?:\.\d+)?\s*[<>]=?\s*\d+(?:\.\d+)?\s*\)",
     ))
 });
+
+/// A log line's level that says nothing went wrong (`12:00:01 INFO pool size 10, max 20`).
+static LOG_LEVEL: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"\b(?:INFO|DEBUG|TRACE|NOTICE)\b"));
 
 /// How telling an error line is; 0 for lines that do not look like errors, or that only
 /// quote the input a diagnostic points at (`  3 | import os`, `    ^^^^`).
@@ -335,7 +338,7 @@ fn score(line: &str) -> u8 {
     let limit = LIMIT.is_match(line);
     // `lines covered ratio is 0.78, but expected minimum is 0.80`: a measure against the
     // bound it broke says what the gate is, however plainly it is labelled.
-    if limit && THRESHOLD.is_match(line) {
+    if limit && THRESHOLD.is_match(line) && !LOG_LEVEL.is_match(line) {
         return 5;
     }
     // A program naming itself, then where (`shiftdb-lint: db/V1.sql:3: …`), is a diagnostic
@@ -740,6 +743,11 @@ mod tests {
         assert!(error_line(jacoco).unwrap().ends_with("lines covered ratio is 0.78, but expected minimum is 0.80"));
         assert!(THRESHOLD.is_match("docs/x.md:12: line too long (104 > 100)"));
         assert!(!THRESHOLD.is_match("expected 3 fields, got 2"));
+        assert!(THRESHOLD.is_match("upload of 12 MB exceeds limit of 10 MB"));
+        let out = "[12:00:01] bundle size 120 kB is within the limit of 500 kB\nError: Cannot find module './config'";
+        assert_eq!(error_line(out).as_deref(), Some("Error: Cannot find module './config'"));
+        let out = "12:00:01 INFO pool size 10, over the max of 20 dropped: 0\nFATAL: password authentication failed";
+        assert_eq!(error_line(out).as_deref(), Some("FATAL: password authentication failed"));
     }
 
     #[test]

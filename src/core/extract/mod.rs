@@ -307,6 +307,8 @@ struct OpenFailure {
     attempts: u32,
     edited: Vec<String>,
     ran: Vec<String>,
+    /// Steps of attempts that met the same error again (`make tools && make proto`).
+    tried: Vec<String>,
     settings: Vec<String>,
     /// The lines one-line edits of other files than settings changed, as they now read.
     changed: Vec<String>,
@@ -666,10 +668,17 @@ impl Extractor {
             open.attempts += 1;
             // `docker compose up -d db && mix test` that met another error: the steps the
             // chain ran before the job are what got past the first one. Of one that met the
-            // same error (`make tools && make proto`), they are steps the way around needs
-            // still.
+            // same error (`make tools && make proto`), they may be part of the way around
+            // other steps then found.
+            let moved_on = failure.error != open.chain.last().unwrap_or(&open.failure).error;
             for step in shell::steps_before_job(&failure.command, &call.family) {
-                open.ran_step(step);
+                match moved_on {
+                    true => open.ran_step(step),
+                    false if !open.tried.contains(&step) && open.tried.len() < MAX_STEPS_BETWEEN => {
+                        open.tried.push(step)
+                    }
+                    false => {}
+                }
             }
             // An attempt that got past the first error and met another is a step of the
             // chain a future session need not walk again.
@@ -702,6 +711,7 @@ impl Extractor {
             attempts: 1,
             edited: Vec::new(),
             ran: Vec::new(),
+            tried: Vec::new(),
             settings: Vec::new(),
             changed: Vec::new(),
             places,
@@ -803,7 +813,7 @@ impl Extractor {
             // A failure the request reported ("`tmux source` gives me 'invalid option:
             // mode-mouse'"), got past by editing alone, is the task itself.
             let lowered = open.failure.error.to_lowercase();
-            let reported = self.reported.iter().any(|q| lowered.contains(q.as_str()));
+            let reported = self.reported.iter().any(|q| lowered.contains(q.as_str())) && !machine;
             let by_editing = !open.edited.is_empty() && open.ran.is_empty();
             let work = open.attempt(&call.command).is_own_work() || (reported && by_editing);
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
@@ -838,6 +848,15 @@ impl Extractor {
             } else if edited.len() == 1 && (same_job || runs_it) {
                 settings.extend(open.changed);
             }
+            // Steps an attempt ran that met the same error join the way around only beside
+            // steps that got past it (`make tools`, then `export PATH=…` that let `make
+            // proto` find what it installed); alone they got past nothing.
+            let mut ran = open.ran;
+            if !ran.is_empty() && !open.tried.is_empty() {
+                let mut all = open.tried;
+                all.extend(ran.into_iter().filter(|step| !all.contains(step)).collect::<Vec<_>>());
+                ran = all;
+            }
             let fixed_by = if same_job { shell::job_line(&call.command) } else { call.command.clone() };
             let mut fix = Fix {
                 failure: open.failure,
@@ -848,7 +867,7 @@ impl Extractor {
                 command: fixed_by,
                 line: call.line,
                 edited,
-                ran: open.ran,
+                ran,
                 settings,
                 chain: open.chain,
                 before: Vec::new(),
@@ -867,12 +886,11 @@ impl Extractor {
             task.verified.push(Verified { command: command.clone(), kind: call.kind, line: call.line });
         }
         // `shellcheck -x install.sh bin/* && bats test/` passed both checks the chain ran.
-        // (Only where each part's status is its own: no `||`, `;` nor pipe.)
-        let plain_chain = !call.command.contains("||") && !call.command.contains(';');
-        for part in call.command.split(" && ").map(str::trim).filter(|p| plain_chain && !p.contains('|')) {
+        // (Only where each part's status is its own, and the chain runs here.)
+        for part in shell::and_parts(&call.command).unwrap_or_default() {
             let kind = classify(part).kind;
-            let check =
-                matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint | CommandKind::Format);
+            // (`cargo fmt` in `cargo fmt && cargo clippy` rewrote, it checked nothing.)
+            let check = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint);
             let part = shell::job_line(part);
             let known = part == command || task.verified.iter().any(|v| v.command == part);
             if check && !known && !tries_the_work && !shell::is_query(&part) && task.verified.len() < MAX_FACTS {

@@ -327,10 +327,18 @@ fn names_one_of(error: &str, files: &[String]) -> bool {
 
 /// True when a command names one of `files` as a word (`crystal spec spec/x_spec.cr`).
 fn runs_one_of(command: &str, files: &[String]) -> bool {
-    shell::words(command)
-        .iter()
-        .map(|w| w.trim_start_matches("./"))
-        .any(|word| word.contains(['/', '.']) && files.iter().any(|f| f == word || f.ends_with(&format!("/{word}"))))
+    // A test module by its dotted name (`bookings.tests.test_form`) is its file.
+    let module_file = |f: &str| f.strip_suffix(".py").map(|m| m.replace('/', "."));
+    shell::words(command).iter().map(|w| w.trim_start_matches("./")).any(|word| {
+        word.contains(['/', '.'])
+            && files.iter().any(|f| {
+                f == word
+                    || f.ends_with(&format!("/{word}"))
+                    || module_file(f).is_some_and(|m| {
+                        m == word || m.ends_with(&format!(".{word}")) || word.starts_with(&format!("{m}."))
+                    })
+            })
+    })
 }
 
 /// True when an error says where it is (`internal/store/pg.go:41:2: …`) and that is a file
@@ -606,6 +614,14 @@ mod tests {
         written: &[String],
     ) -> bool {
         Attempt { failed, error, fixed, edited, ran, written, places: &[] }.is_own_work()
+    }
+
+    #[test]
+    fn a_test_module_named_by_its_dotted_name_is_the_file_it_wrote() {
+        let written = ["bookings/tests/test_problem_form.py".to_string()];
+        assert!(runs_one_of("python manage.py test bookings.tests.test_problem_form --settings=x", &written));
+        assert!(runs_one_of("python manage.py test bookings.tests.test_problem_form.ProblemTests", &written));
+        assert!(!runs_one_of("python manage.py test bookings.tests", &written));
     }
 
     #[test]

@@ -278,7 +278,9 @@ pub(crate) fn without_narrowing(command: &str) -> String {
             let words = segments(part).into_iter().next().unwrap_or_default();
             let gradle = runs_gradle(&words);
             let jvm = gradle || words.first().is_some_and(|p| matches!(p.rsplit('/').next(), Some("mvn" | "mvnw")));
-            let part = match jvm || classify(part).kind == CommandKind::Test {
+            let runs_tests = classify(part).kind == CommandKind::Test
+                || words.iter().any(|w| TEST_RUNNERS.contains(&w.rsplit('/').next().unwrap_or(w)));
+            let part = match jvm || runs_tests {
                 true => without_flags(part, NARROWING_FLAGS),
                 false => part.to_string(),
             };
@@ -287,6 +289,31 @@ pub(crate) fn without_narrowing(command: &str) -> String {
         .collect();
     parts.join(" && ")
 }
+
+/// Words that name a test runner, however it is wrapped (`yarn jest -t login`, `nix develop
+/// -c pytest -k slow`, `hatch run test -k slow`).
+const TEST_RUNNERS: &[&str] = &[
+    "test",
+    "tests",
+    "jest",
+    "vitest",
+    "pytest",
+    "mocha",
+    "rspec",
+    "phpunit",
+    "pest",
+    "ctest",
+    "nextest",
+    "bats",
+    "busted",
+    "prove",
+    "ava",
+    "playwright",
+    "cypress",
+    "karma",
+    "minitest",
+    "exunit",
+];
 
 /// Gradle's flags that leave a task out (`./gradlew build -x detekt`): a check skipped for
 /// the task at hand, not part of the way to build.
@@ -695,6 +722,32 @@ fn runs_in_background(command: &str) -> bool {
 }
 
 /// A command line cut at `;` and newlines outside quotes and substitutions.
+/// The parts of a plain `a && b && c` chain, each of which succeeded when the whole did;
+/// `None` when a part's status is not its own (`||`, `;`, a pipe, a subshell) or the line
+/// has no `&&` outside quotes (`ssh web1 "cd /srv/app && make test"` runs its chain there).
+pub(crate) fn and_parts(command: &str) -> Option<Vec<&str>> {
+    let mut parts = Vec::new();
+    let (mut start, mut quote) = (0, None);
+    let bytes = command.as_bytes();
+    for (i, c) in command.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, ';' | '\n' | '(' | ')') => return None,
+            (None, '|') => return None,
+            (None, '&') if bytes.get(i + 1) == Some(&b'&') => {
+                parts.push(command[start..i].trim());
+                start = i + 2;
+            }
+            (None, '&') if i > 0 && bytes[i - 1] == b'&' => {}
+            _ => {}
+        }
+    }
+    parts.push(command[start..].trim());
+    (parts.len() > 1 && parts.iter().all(|p| !p.is_empty())).then_some(parts)
+}
+
 fn sequential_parts(command: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut start, mut quote, mut depth) = (0, None, 0usize);
@@ -1352,6 +1405,13 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             None if sub.is_none() => named(Explore, program, None),
             None => named(Run, program, sub),
         },
+        // Django's `manage.py test` runs the tests, `manage.py check` checks the project.
+        "python"
+            if sub.is_some_and(|s| s.ends_with("manage.py")) && matches!(args.get(1), Some(&("test" | "check"))) =>
+        {
+            let kind = if args.get(1) == Some(&"test") { Test } else { Lint };
+            Classified { kind, family: format!("python manage.py {}", args[1]), program: program.to_string() }
+        }
         "python" | "node" | "ruby" | "perl" | "php" | "ts-node" | "tsx" => match sub {
             // A bare interpreter is a REPL: it verifies nothing.
             None if !has_flag(args, &["-c", "-e", "-m"]) => named(Explore, program, None),
@@ -1748,6 +1808,8 @@ mod tests {
         assert_eq!(family("sprocketctl sync --all"), (Other, "sprocketctl sync".into()));
         assert_eq!(family("ansible-playbook -i inventories/staging site.yml"), (Other, "ansible-playbook".into()));
         assert_eq!(family("python3.11 manage.py migrate"), (Run, "python manage.py".into()));
+        assert_eq!(family("python manage.py test bookings --settings=x"), (Test, "python manage.py test".into()));
+        assert_eq!(family("python3 manage.py check --deploy"), (Lint, "python manage.py check".into()));
         // A bare shell or interpreter is an interactive session; a shell's script is the job.
         assert_eq!(family("bash"), (Explore, "bash".into()));
         assert_eq!(family("python3 -i"), (Explore, "python".into()));
@@ -1888,6 +1950,29 @@ mod tests {
         assert_eq!(without_narrowing("mkdir -p tmux && stow -t ~ tmux"), "mkdir -p tmux && stow -t ~ tmux");
         assert_eq!(without_narrowing("docker build -t app . && pytest -k slow"), "docker build -t app . && pytest");
         assert_eq!(without_narrowing("./mvnw -q verify -Dtest=ParcelTest"), "./mvnw -q verify");
+        assert_eq!(without_narrowing("yarn jest -t login"), "yarn jest");
+        assert_eq!(without_narrowing("sudo -E pytest -k slow"), "sudo -E pytest");
+        assert_eq!(without_narrowing("hatch run test -k slow"), "hatch run test");
+    }
+
+    #[test]
+    fn a_plain_chain_is_cut_into_its_parts() {
+        assert_eq!(
+            and_parts("shellcheck -x install.sh bin/* && bats test/"),
+            Some(vec!["shellcheck -x install.sh bin/*", "bats test/"])
+        );
+        assert_eq!(and_parts("git commit -m \"a && b\" && make"), Some(vec!["git commit -m \"a && b\"", "make"]));
+        for command in [
+            "ssh deploy@web1 \"cd /srv/app && make test\"",
+            "docker compose run --rm app sh -c \"npm run lint && npm test\"",
+            "make || true && make test",
+            "make; make test",
+            "pytest | tail -3 && ruff check .",
+            "(cd a && make) && make test",
+            "make test",
+        ] {
+            assert_eq!(and_parts(command), None, "{command}");
+        }
     }
 
     #[test]

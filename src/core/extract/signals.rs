@@ -68,6 +68,8 @@ static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|do not forget)\s+(?:that|this|it)(?:[\s,]+(?:please|pls|for (?:later|next time|the future)))?",
         r"|(?:that'?s|this is|that is|it'?s)\s+(?:the|our|a|my)\s+(?:rule|convention|standard|policy|way we do it|house style|default)\b[^.!?]*",
         r"|(?:always|from now on|going forward)\s+(?:do\s+)?(?:it\s+)?(?:that|this|like that|like this|that way|this way)",
+        // "… anyhow is only allowed in the cli binary. Please keep it that way."
+        r"|keep\s+(?:it|them|things)\s+(?:that|this)\s+way",
         r")[\s.!]*$",
     ))
 });
@@ -468,34 +470,33 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
 /// invoices — and remember amounts are integer cents everywhere in this app"): the request
 /// is a sentence of its own, whatever the task before it.
 fn at_remember(sentence: &str) -> Vec<&str> {
-    static INSIDE: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r"(?i)\s[—–;]\s*(?:(?:and|also|but|oh)[\s,]+)?(?:please\s+)?(?:remember|don'?t forget|do not forget|keep in mind)\b",
-        )
-    });
+    static INSIDE: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\s[—–;]\s*(?:(?:and|also|but)[\s,]+)?(?:please\s+)?(?:remember|keep in mind)\b"));
+    // (What it asks to remember lasts: "— and remember amounts are cents everywhere in this
+    // app", not "— remember me doesn't survive a restart".)
     let cut = INSIDE.find(sentence).filter(|m| sentence[..m.start()].matches('`').count().is_multiple_of(2));
-    match cut {
-        Some(m) => {
-            let request = sentence[m.start()..].trim_start().trim_start_matches(['—', '–', ';']).trim_start();
-            vec![sentence[..m.start()].trim_end(), request]
-        }
-        None => vec![sentence],
+    let request = cut.map(|m| sentence[m.start()..].trim_start().trim_start_matches(['—', '–', ';']).trim_start());
+    match (cut, request) {
+        (Some(m), Some(request)) if durability::is_lasting(request) => vec![sentence[..m.start()].trim_end(), request],
+        _ => vec![sentence],
     }
 }
 
-/// The passages a message quotes (`'invalid option: mode-mouse'`, "`npm ci` hangs"), of
-/// ten characters or more: what the user copied from somewhere, an error most often.
+/// The passages a message quotes in quotation marks (`'invalid option: mode-mouse'`), of
+/// ten characters and two words or more: what the user copied from somewhere, an error most
+/// often. (A code span names a command or a path.)
 pub(crate) fn quoted_spans(text: &str) -> Vec<String> {
     static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
         re(concat!(
-            r#"(?:^|[\s(:])(?:'(?P<a>[^'\n]{10,200})'|"(?P<b>[^"\n]{10,200})"|`(?P<c>[^`\n]{10,200})`"#,
+            r#"(?:^|[\s(:])(?:'(?P<a>[^'\n]{10,200})'|"(?P<b>[^"\n]{10,200})""#,
             r#"|‘(?P<d>[^’\n]{10,200})’|“(?P<e>[^”\n]{10,200})”)(?:$|[^\w])"#,
         ))
     });
     QUOTED
         .captures_iter(text)
-        .filter_map(|c| ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n)))
+        .filter_map(|c| ["a", "b", "d", "e"].iter().find_map(|n| c.name(n)))
         .map(|m| m.as_str().trim().to_string())
+        .filter(|q| q.contains(' '))
         .take(8)
         .collect()
 }
@@ -504,9 +505,12 @@ pub(crate) fn quoted_spans(text: &str) -> Vec<String> {
 /// the agent asked something, the answer carries on the task it asked about.
 pub(crate) fn is_consent(text: &str) -> bool {
     static CONSENT: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i)^\W*(?:yes|yeah|yep|yup|sure|ok|okay|go ahead|please do|do it|sounds good|fine|alright|approved)\b")
+        re(
+            r"(?i)^\W*(?:yes|yeah|yep|yup|sure|ok|okay|go ahead|please do|do it|sounds good|fine|alright|approved)\b[\s,.!:;—–-]*",
+        )
     });
-    CONSENT.is_match(text)
+    // ("OK, now add a --json flag" takes the answer as the cue for a new request.)
+    CONSENT.find(text).is_some_and(|m| !durability::is_request(&text[m.end()..]))
 }
 
 /// True when a message only states rules, asks for something to be remembered or thanks
@@ -983,6 +987,12 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, SignalKind::Remember);
         assert!(found[0].1.starts_with("and remember amounts are integer cents"), "{found:?}");
+        assert!(
+            preference_signals("Add the orders migration — and don't forget the down migration.", false).is_empty()
+        );
+        assert!(
+            preference_signals("Fix the login page — remember me doesn't survive a browser restart.", false).is_empty()
+        );
         // (A dash inside a code span cuts nothing.)
         assert_eq!(at_remember("Run `a — remember b` now."), ["Run `a — remember b` now."]);
     }
@@ -999,6 +1009,15 @@ mod tests {
     }
 
     #[test]
+    fn keep_it_that_way_points_back_at_the_rule() {
+        let text = "Add a --range filter to `pennycress list`. While you're in there: the library crate defines \
+                    its errors as thiserror enums; anyhow is only allowed in the cli binary. Please keep it that way.";
+        let found = preference_signals(text, false);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.contains("thiserror") && found[0].1.ends_with("keep it that way."), "{found:?}");
+    }
+
+    #[test]
     fn a_rule_forbids_a_job_by_its_step() {
         let rule = "wait, not like that — never apply from a laptop. prod is only applied by atlantis.";
         assert!(forbids_job(rule, "terraform apply"));
@@ -1011,10 +1030,11 @@ mod tests {
     fn quoted_passages_are_read() {
         assert_eq!(
             quoted_spans("Also, `tmux source ~/.tmux.conf` gives me 'invalid option: mode-mouse'."),
-            ["tmux source ~/.tmux.conf", "invalid option: mode-mouse"]
+            ["invalid option: mode-mouse"]
         );
         assert!(quoted_spans("I don't know what it's doing, it's slow.").is_empty());
-        assert!(quoted_spans("Run `make` now.").is_empty(), "too short to be a passage");
+        assert!(quoted_spans("Run 'make' now.").is_empty(), "too short to be a passage");
+        assert!(quoted_spans("Add a --dry-run flag to 'scripts/deploy.sh'.").is_empty(), "one word: a name");
     }
 
     #[test]
@@ -1023,6 +1043,7 @@ mod tests {
         assert!(is_consent("OK go ahead"));
         assert!(!is_consent("Yesterday's deploy failed, look into it."));
         assert!(!is_consent("Add a --json flag."));
+        assert!(!is_consent("OK, now add a --json flag to the export command."));
     }
 }
 

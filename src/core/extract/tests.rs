@@ -980,3 +980,61 @@ fn a_setting_of_the_task_edited_while_a_step_got_past_the_machine_is_the_tasks()
     let fix = &m.facts.tasks[0].fixes[0];
     assert_eq!(fix.edited, [".env"], "{fix:?}");
 }
+
+#[test]
+fn a_step_of_an_attempt_that_met_the_same_error_alone_gets_past_nothing() {
+    let rs = "error[E0308]: mismatched types\n --> src/retry.rs:12:5";
+    let m = memory(&[
+        user("Add retries to the HTTP client. We always build with --locked."),
+        run("1", "cargo build"),
+        result("1", 101, rs),
+        run("2", "export RUST_BACKTRACE=1 && cargo build"),
+        result("2", 101, rs),
+        edit("src/retry.rs"),
+        run("3", "cargo build"),
+        result("3", 0, "Finished"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert!(fix.work && fix.ran.is_empty(), "{fix:?}");
+}
+
+#[test]
+fn a_path_the_request_named_is_no_reported_failure() {
+    let found = extract(&[
+        user("Add a --dry-run flag to `scripts/deploy.sh`."),
+        edit("scripts/deploy.sh"),
+        run("1", "./scripts/deploy.sh --dry-run"),
+        result("1", 1, "./scripts/deploy.sh: line 14: AWS_PROFILE: unbound variable"),
+        edit(".env"),
+        run("2", "./scripts/deploy.sh --dry-run"),
+        result("2", 0, "would deploy app to staging"),
+    ]);
+    let Extraction::Memory(m) = found else { panic!("the landmine was dropped") };
+    assert!(!m.facts.tasks[0].fixes[0].work);
+}
+
+#[test]
+fn an_ok_that_brings_a_new_request_starts_a_task() {
+    let m = memory(&[
+        user("Fix the flaky retry test in the HTTP client."),
+        run("1", "cargo test"),
+        result("1", 0, "test result: ok. 12 passed"),
+        assistant("Fixed: the retry test now waits on the clock mock instead of sleeping. Anything else?"),
+        user("OK, now add a --json flag to the export command. We always use serde_json for output."),
+        run("2", "cargo test"),
+        result("2", 0, "test result: ok. 13 passed"),
+    ]);
+    let task = m.facts.tasks.iter().find(|t| !t.preferences.is_empty()).unwrap();
+    assert!(task.title.starts_with("OK, now add a --json flag"), "{:?}", task.title);
+}
+
+#[test]
+fn a_chain_quoted_for_another_shell_verifies_nothing_here() {
+    let m = memory(&[
+        user("Fix the loop in install.sh. We always lint with shellcheck."),
+        edit("install.sh"),
+        run("1", "ssh deploy@web1 \"cd /srv/app && make test\""),
+        result("1", 0, "ok"),
+    ]);
+    assert!(m.facts.tasks[0].verified.iter().all(|v| !v.command.ends_with('"')), "{:?}", m.facts.tasks[0].verified);
+}
