@@ -322,7 +322,22 @@ fn is_one_of(path: &str, files: &[String]) -> bool {
 /// True when an error names, with a line number, one of `files` (`ingest/templates/pdb.yaml:1`
 /// for `charts/ingest/templates/pdb.yaml`).
 fn names_one_of(error: &str, files: &[String]) -> bool {
+    // A test runner's line over a test file (`❯ src/routes/sightings.test.ts (2 tests | 1 failed)`,
+    // `FAIL src/x.test.ts`) names it without a line number.
+    let words = error.split_whitespace().map(|w| w.trim_matches(|c: char| "()[]'\"`,;:".contains(c)));
     PLACE.captures_iter(error).filter_map(|c| c.get(1).or_else(|| c.get(2))).any(|path| is_one_of(path.as_str(), files))
+        || words.filter(|w| w.contains('/') && is_test_file(w)).any(|w| is_one_of(w, files))
+}
+
+/// True for a source file named as a test (`x.test.ts`, `x_spec.rb`, `test_x.py`, `x_test.go`).
+fn is_test_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    is_source(path)
+        && ([".test.", ".spec."].iter().any(|m| name.contains(m))
+            || stem.starts_with("test_")
+            || stem.ends_with("_test")
+            || stem.ends_with("_spec"))
 }
 
 /// True when a command names one of `files` as a word (`crystal spec spec/x_spec.cr`).
@@ -614,6 +629,22 @@ mod tests {
         written: &[String],
     ) -> bool {
         Attempt { failed, error, fixed, edited, ran, written, places: &[] }.is_own_work()
+    }
+
+    #[test]
+    fn a_runners_line_over_a_file_it_wrote_names_it() {
+        let written = ["/home/dev/hornwort/packages/api/src/routes/sightings.test.ts".to_string()];
+        assert!(names_one_of("❯ src/routes/sightings.test.ts (2 tests | 1 failed) 48ms", &written));
+        assert!(!names_one_of("❯ src/routes/colonies.test.ts (2 tests | 1 failed) 48ms", &written));
+        // A checker's line over the source it is checking names no test of the task.
+        let source = ["src/razorbill_limiter.erl".to_string()];
+        assert!(!names_one_of("src/razorbill_limiter.erl", &source));
+        assert!(is_own_unfinished_work(
+            "pnpm --filter @hornwort/api test",
+            "❯ src/routes/sightings.test.ts (2 tests | 1 failed) 48ms",
+            &[],
+            &written
+        ));
     }
 
     #[test]

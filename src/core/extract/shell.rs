@@ -1151,6 +1151,9 @@ fn named(kind: CommandKind, program: &str, sub: Option<&str>) -> Classified {
     Classified { kind, family, program: program.to_string() }
 }
 
+/// A package manager's flags that pick the workspace package a command runs in, with it.
+const PACKAGE_PICKERS: &[&str] = &["--filter", "-F", "--workspace", "-w", "-C", "--dir", "--prefix", "--cwd"];
+
 /// Build tools whose command line names several tasks, each a job (`mvn clean verify`).
 const MULTI_TASK_BUILDERS: &[&str] = &["mvn", "mvnw", "gradle", "gradlew", "sbt"];
 
@@ -1261,6 +1264,13 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 _ => Other,
             };
             named(kind, "go", sub)
+        }
+        // (`pnpm --filter @app/api test`: the package picked is no sub-command.)
+        "npm" | "pnpm" | "yarn" | "bun"
+            if args.first().is_some_and(|a| PACKAGE_PICKERS.contains(a)) && args.len() > 2 =>
+        {
+            let family = classify_program(program, &args[2..]);
+            Classified { program: program.to_string(), ..family }
         }
         "npm" | "pnpm" | "yarn" | "bun" | "deno" => match sub {
             Some("run" | "run-script") => {
@@ -1808,6 +1818,8 @@ mod tests {
         assert_eq!(family("sprocketctl sync --all"), (Other, "sprocketctl sync".into()));
         assert_eq!(family("ansible-playbook -i inventories/staging site.yml"), (Other, "ansible-playbook".into()));
         assert_eq!(family("python3.11 manage.py migrate"), (Run, "python manage.py".into()));
+        assert_eq!(family("pnpm --filter @hornwort/api test"), (Test, "pnpm test".into()));
+        assert_eq!(family("npm -w packages/web run build"), (Build, "npm run build".into()));
         assert_eq!(family("python manage.py test bookings --settings=x"), (Test, "python manage.py test".into()));
         assert_eq!(family("python3 manage.py check --deploy"), (Lint, "python manage.py check".into()));
         // A bare shell or interpreter is an interactive session; a shell's script is the job.
