@@ -452,11 +452,13 @@ impl Extractor {
         {
             task.feedback = Some(verdict);
         }
+        // Whatever the user says next, a question the agent asked before it is behind them.
+        let asked = std::mem::take(&mut self.asked);
         if signals::is_trivial(text) {
             return;
         }
         let signals = signals::preference_signals(text, self.agent_acted);
-        let answers = std::mem::take(&mut self.asked) && signals::is_consent(text);
+        let answers = asked && signals::is_consent(text);
         let continues_task =
             !self.tasks.is_empty() && (signals::is_correction(text) || signals::states_only(text) || answers);
         if !continues_task {

@@ -470,8 +470,9 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
 /// invoices — and remember amounts are integer cents everywhere in this app"): the request
 /// is a sentence of its own, whatever the task before it.
 fn at_remember(sentence: &str) -> Vec<&str> {
-    static INSIDE: LazyLock<Regex> =
-        LazyLock::new(|| re(r"(?i)\s[—–;]\s*(?:(?:and|also|but)[\s,]+)?(?:please\s+)?(?:remember|keep in mind)\b"));
+    static INSIDE: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)(?:\s[—–]|;)\s*(?:(?:and|also|but)[\s,]+)?(?:please\s+)?(?:remember|keep in mind)\b")
+    });
     // (What it asks to remember lasts: "— and remember amounts are cents everywhere in this
     // app", not "— remember me doesn't survive a restart".)
     let cut = INSIDE.find(sentence).filter(|m| sentence[..m.start()].matches('`').count().is_multiple_of(2));
@@ -995,6 +996,11 @@ mod tests {
         );
         // (A dash inside a code span cuts nothing.)
         assert_eq!(at_remember("Run `a — remember b` now."), ["Run `a — remember b` now."]);
+        // A semicolon needs no space before it.
+        assert_eq!(
+            at_remember("Bump the chart; remember we always pin appVersion in our charts."),
+            ["Bump the chart", "remember we always pin appVersion in our charts."]
+        );
     }
 
     #[test]

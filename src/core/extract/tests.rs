@@ -906,6 +906,18 @@ fn a_yes_to_the_agents_question_carries_on_the_task() {
         result("2", 0, "ok"),
     ]);
     assert_eq!(m.facts.tasks.len(), 2, "{:?}", m.facts.tasks);
+    // A question the user let pass with a thanks is no longer the one a later "yes" answers.
+    let m = memory(&[
+        user("Fix the build. We always build with clang."),
+        run("1", "make"),
+        result("1", 0, "ok"),
+        assistant("The build passes now. Shall I also bump the version?"),
+        user("thanks"),
+        user("yes, now add a --json flag to the export command. Never touch the lockfile, ever."),
+        run("2", "make"),
+        result("2", 0, "ok"),
+    ]);
+    assert_eq!(m.facts.tasks.len(), 2, "{:?}", m.facts.tasks);
 }
 
 #[test]
