@@ -1216,6 +1216,21 @@ fn named(kind: CommandKind, program: &str, sub: Option<&str>) -> Classified {
     Classified { kind, family, program: program.to_string() }
 }
 
+/// The flag (or module) with which an interpreter only parses its script, if it is given.
+fn syntax_check<'a>(program: &str, args: &[&'a str]) -> Option<&'a str> {
+    let flags: &[&str] = match program {
+        "ruby" | "perl" => &["-c", "-wc"],
+        "php" => &["-l"],
+        "node" => &["--check", "-c"],
+        _ => &[],
+    };
+    let module = |m: &str| matches!(m, "py_compile" | "compileall");
+    match program {
+        "python" => args.windows(2).find(|w| w[0] == "-m" && module(w[1])).map(|w| w[1]),
+        _ => args.iter().find(|a| flags.contains(a)).copied(),
+    }
+}
+
 /// A package manager's flags that pick the workspace package a command runs in, with it.
 const PACKAGE_PICKERS: &[&str] = &["--filter", "-F", "--workspace", "-w", "-C", "--dir", "--prefix", "--cwd"];
 
@@ -1299,6 +1314,11 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             }
             None => named(Run, program, sub),
         },
+        // `ruby -c x.rb`, `node --check x.js`, `python -m py_compile x.py` only parse: a
+        // syntax check.
+        "python" | "node" | "ruby" | "perl" | "php" if syntax_check(program, args).is_some() => {
+            named(Lint, program, syntax_check(program, args))
+        }
         "python" if args.first() == Some(&"-m") => match args.get(1) {
             Some(module) => classify_program(module, &args[2..]),
             None => named(Run, program, None),
@@ -1476,6 +1496,8 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         "bash" | "sh" | "zsh" | "dash" | "fish" => match args.iter().position(|a| matches!(*a, "-c" | "-lc" | "-ic")) {
             // `bash -lc "cargo test"`: the script is the command.
             Some(i) => args.get(i + 1).map_or_else(|| named(Explore, program, None), |script| classify(script)),
+            // `zsh -n functions.zsh` only parses the script: a syntax check.
+            None if has_flag(args, &["-n", "--no-execute"]) => named(Lint, program, Some("-n")),
             // A bare shell is an interactive session: it verifies nothing.
             None if sub.is_none() => named(Explore, program, None),
             None => named(Run, program, sub),
@@ -1884,6 +1906,12 @@ mod tests {
         assert_eq!(family("ansible-playbook -i inventories/staging site.yml"), (Other, "ansible-playbook".into()));
         assert_eq!(family("python3.11 manage.py migrate"), (Run, "python manage.py".into()));
         assert_eq!(family("pnpm --filter @hornwort/api test"), (Test, "pnpm test".into()));
+        // A script only parsed is checked, not run.
+        assert_eq!(family("zsh -n zsh/.config/zsh/functions.zsh"), (Lint, "zsh -n".into()));
+        assert_eq!(family("bash -n bin/deploy"), (Lint, "bash -n".into()));
+        assert_eq!(family("ruby -c app/models/user.rb"), (Lint, "ruby -c".into()));
+        assert_eq!(family("python3 -m py_compile src/app.py"), (Lint, "python py_compile".into()));
+        assert_eq!(family("bash bin/deploy"), (Run, "bash bin/deploy".into()));
         assert_eq!(family("npm -w packages/web run build"), (Build, "npm run build".into()));
         assert_eq!(family("python manage.py test bookings --settings=x"), (Test, "python manage.py test".into()));
         assert_eq!(family("python3 manage.py check --deploy"), (Lint, "python manage.py check".into()));
