@@ -107,6 +107,8 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
         r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
         r"|\b(?:never|nver|nevr) ?mind\b",
+        // "Don't open the PR yet": not before the user says so, in this task.
+        r"|\b(?:don'?t|do not|not)\b[^.;!?]{0,40}\byet\b",
         // "… — and don't forget the down migration": a thing of this task not to leave out.
         r"|\b(?:don'?t|do not) forget (?:the|about the) [\w-]+(?:\s+[\w-]+)?\s*[.!]?\s*$",
         r"|\b(?:this|that|these|those)\s+(?:file|files|function|bug|test|tests|pr|branch|change|changes|commit|task|issue|error|module|class|method|line|lines|script|case|step|failure|query|endpoint|ticket|migration|fix|patch|run)\b",
@@ -372,7 +374,9 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
     if rules == 0 {
         return Vec::new();
     }
-    if rules == 1 && !requests {
+    // "We always wrap errors with fmt.Errorf; never pkg/errors": rules said together, with
+    // nothing of the task between them, are one rule and its other half.
+    if !requests && (rules == 1 || !is_task_scoped(sentence)) {
         let kept = !is_task_scoped(sentence);
         return if kept { vec![sentence.to_string()] } else { Vec::new() };
     }
@@ -380,17 +384,28 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
     // ~/.gradle/gradle.properties": a statement that goes on about the rule's thing says
     // where it goes instead.
     let goes_on = |at: usize| {
-        clauses.get(at).filter(|next| {
+        clauses.get(at).is_some_and(|next| {
             !lasting[at] && !is_request(next) && !is_task_scoped(next) && GOES_ON.is_match(next.trim_start())
         })
     };
-    (0..clauses.len())
-        .filter(|&i| lasting[i] && !is_task_scoped(clauses[i]))
-        .map(|i| match goes_on(i + 1) {
-            Some(next) => as_sentence(&format!("{}; {next}", clauses[i].trim_end_matches([',', ';'])), sentence),
-            None => as_sentence(clauses[i], sentence),
-        })
-        .collect()
+    let kept = |i: usize| lasting[i] && !is_task_scoped(clauses[i]);
+    // Each run of rules side by side is kept as said, from its first clause to its last.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in (0..clauses.len()).filter(|&i| kept(i)) {
+        let end = if goes_on(i + 1) { i + 1 } else { i };
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 >= i => *last = end.max(*last),
+            _ => runs.push((i, end)),
+        }
+    }
+    runs.into_iter().map(|(first, last)| as_sentence(span(sentence, clauses[first], clauses[last]), sentence)).collect()
+}
+
+/// The text of `whole` from where `first` starts to where `last` ends, both slices of it.
+fn span<'a>(whole: &'a str, first: &str, last: &str) -> &'a str {
+    let start = first.as_ptr() as usize - whole.as_ptr() as usize;
+    let end = last.as_ptr() as usize - whole.as_ptr() as usize + last.len();
+    whole.get(start..end).unwrap_or(whole)
 }
 
 /// A clause that goes on about what the one before it named.
@@ -439,7 +454,7 @@ fn as_sentence(clause: &str, whole: &str) -> String {
 static OPENER: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)^(?:(?:thanks|thank you|great|perfect|ok|okay|cool|nice|oh|also|and|so|btw|by the way|one more thing|fyi|for the record|for future reference|note for (?:the )?future|going forward)[\s,:!.-]+)*",
-        r"(?:(?:please\s+)?(?:(?:do\s+)?remember|reminder(?:\s+of\s+[^:,.]{1,40}:\s*)?|keep (?:(?:this|that|it|the following) )?in mind(?: in general)?|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
+        r"(?:(?:please\s+)?(?:(?:do\s+)?remember|(?:(?:the|a|our|one|quick|friendly|gentle|usual)\s+)?(?:house[- ]style\s+|style\s+|standing\s+)?reminder(?:\s+of\s+[^:,.]{1,40}:\s*)?|keep (?:(?:this|that|it|the following) )?in mind(?: in general)?|note|make a note|don'?t forget|do not forget)(?:\s+(?:this|that|the following))?(?:\s+for (?:later|the future|next time|future sessions))?(?:\s*[:,-]\s*|\s+that\s+|\s+))?",
     ))
 });
 
@@ -557,6 +572,7 @@ mod tests {
             "This service always returns 500 for empty carts.",
             "Our CI never caches the cargo registry, that's why it takes 20 min.",
             "Don't bump the version, this just changed a comment.",
+            "Don't open the PR yet, I want to read it through first.",
             "Our repo uses Webpack 4, which is why the build is slow.",
             "This project is on Node 16 and the CI image is too old.",
             "Thanks for testing, not quite there yet — the footer still overlaps.",
@@ -711,13 +727,19 @@ mod tests {
             rules_in("Fix the importer, and keep all Python formatted with black."),
             ["Keep all Python formatted with black."]
         );
+        // Rules said side by side are one rule and its other half, kept as said.
+        for rules in [
+            "Always use pnpm, and never commit the lockfile by hand.",
+            "Always use pnpm and never run npm install.",
+            "In this project we always wrap errors with fmt.Errorf(\"...: %w\", err); never pkg/errors.",
+            "We never edit a migration that's already been applied anywhere; always add a new one.",
+        ] {
+            assert_eq!(rules_in(rules), [rules]);
+        }
+        // A request before them is no part of them.
         assert_eq!(
-            rules_in("Always use pnpm, and never commit the lockfile by hand."),
-            ["Always use pnpm.", "Never commit the lockfile by hand."]
-        );
-        assert_eq!(
-            rules_in("Always use pnpm and never run npm install."),
-            ["Always use pnpm.", "Never run npm install."]
+            rules_in("Fix the importer; we always use pnpm and never run npm install."),
+            ["We always use pnpm and never run npm install."]
         );
         assert!(rules_in("Without `--run` vitest sits in watch mode and never exits.").is_empty());
     }
@@ -734,6 +756,7 @@ mod tests {
             "Everything is deployed with GNU stow."
         );
         assert_eq!(fact_of("Remember that."), "Remember that.");
+        assert_eq!(fact_of("And the house style reminder: no testify in grayling."), "No testify in grayling.");
         assert_eq!(
             fact_of("one more thing and keep this in mind in general: run `buildifier -r .` on a BUILD change"),
             "Run `buildifier -r .` on a BUILD change"

@@ -440,7 +440,8 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             continue;
         }
         if REMEMBER.is_match(plain) {
-            keep(SignalKind::Remember, with_tail(sentence, all.get(i + 1).copied()));
+            let told = with_tail(sentence, all.get(i + 1).copied());
+            keep(SignalKind::Remember, with_alternative(&told, all.get(i + 1).copied()));
             continue;
         }
         if sentence.ends_with('?') {
@@ -454,7 +455,10 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
         for rule in durability::rules_in(sentence) {
             let told = match rule == sentence {
-                true => with_tail(&with_reason(i.checked_sub(1).map(|at| all[at]), &rule), all.get(i + 1).copied()),
+                true => with_alternative(
+                    &with_tail(&with_reason(i.checked_sub(1).map(|at| all[at]), &rule), all.get(i + 1).copied()),
+                    all.get(i + 1).copied(),
+                ),
                 false => rule,
             };
             keep(SignalKind::Preference, told);
@@ -594,6 +598,32 @@ fn with_reason(before: Option<&str>, rule: &str) -> String {
     match rule.split_whitespace().count() <= 6 && related && statement && before.len() + rule.len() < MAX_SIGNAL {
         true => format!("{before} {rule}"),
         false => rule.to_string(),
+    }
+}
+
+/// A short refusal with the rule after it that says what to use instead ("Never Mockito
+/// in olivine. We use the hand-written fakes in src/test/…"): one rule in two sentences.
+/// The refusal alone otherwise.
+fn with_alternative(refusal: &str, next: Option<&str>) -> String {
+    static REFUSES: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:never|don'?t|do not|no)\b"));
+    static INSTEAD: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\b(?:use|uses|prefer|instead|go through|goes through|stick to)\b"));
+    // ("Never X, use Y." says its way already.)
+    static SAYS_INSTEAD: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)[,;:—–]\s*(?:and\s+)?(?:use|prefer|always|stick to)\b|\binstead\b|\brather than\b"));
+    let Some(next) = next else { return refusal.to_string() };
+    let pair = !refusal.contains(next)
+        && REFUSES.is_match(refusal)
+        && !SAYS_INSTEAD.is_match(refusal)
+        && refusal.split_whitespace().count() <= 10
+        && INSTEAD.is_match(next)
+        && durability::is_lasting(next)
+        && !durability::is_task_scoped(next)
+        && !durability::is_request(next)
+        && refusal.len() + next.len() < MAX_SIGNAL;
+    match pair {
+        true => format!("{refusal} {next}"),
+        false => refusal.to_string(),
     }
 }
 
@@ -980,6 +1010,26 @@ mod tests {
         assert_eq!(feedback("add a test for the parser"), None);
         assert_eq!(feedback("Now add a nice logo to the README, centred above the title please"), None);
     }
+    #[test]
+    fn a_refusal_and_the_way_to_take_instead_are_one_rule() {
+        let text = "Make tryAcquire reject negative permits. Note for the future: never Mockito in olivine. \
+                    We use the hand-written fakes in src/test/java/dev/olivine/fakes.";
+        let found = preference_signals(text, false);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].1.ends_with(
+                "never Mockito in olivine. We use the hand-written fakes in src/test/java/dev/olivine/fakes."
+            )
+        );
+        let text = "Don't use TimeProvider.System or DateTime.UtcNow in tests. We never touch the real clock in \
+                    chestnut's tests; use FakeTimeProvider like the other test classes.";
+        let found = preference_signals(text, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        // Two rules about other things stay two.
+        let found = preference_signals("Never push to main. Always run the linter before a commit.", false);
+        assert_eq!(found.len(), 2, "{found:?}");
+    }
+
     #[test]
     fn a_remember_request_inside_a_task_sentence_is_its_own() {
         let text = "Today's task: skip invoices whose external_id exists — and remember amounts are integer \
