@@ -316,6 +316,8 @@ struct OpenFailure {
     places: Vec<String>,
     /// The files the task had written when the command failed.
     written: Vec<String>,
+    /// An edit of the code since took out a name the error quoted.
+    rewrote_named: bool,
 }
 
 impl OpenFailure {
@@ -492,7 +494,12 @@ impl Extractor {
             let in_settings = call.writes.iter().all(|f| settings::is_settings_file(f));
             let set = if in_settings { settings::settings_in(call.input.for_scanning()) } else { Vec::new() };
             let changed = if in_settings { None } else { settings::changed_line(call.input.for_scanning()) };
+            let in_code = call.writes.iter().any(|f| progress::is_source(f));
+            let removed = if in_code { settings::removed_text(call.input.for_scanning()) } else { String::new() };
             for failure in self.open.values_mut() {
+                if progress::names_what_was_removed(&failure.failure.error, &removed) {
+                    failure.rewrote_named = true;
+                }
                 for file in &call.writes {
                     if !failure.edited.contains(file) && failure.edited.len() < MAX_FILES {
                         failure.edited.push(file.clone());
@@ -718,6 +725,7 @@ impl Extractor {
             changed: Vec::new(),
             places,
             written,
+            rewrote_named: false,
         };
         self.open.insert(call.family, open);
     }
@@ -817,7 +825,10 @@ impl Extractor {
             let lowered = open.failure.error.to_lowercase();
             let reported = self.reported.iter().any(|q| lowered.contains(q.as_str())) && !machine;
             let by_editing = !open.edited.is_empty() && open.ran.is_empty();
-            let work = open.attempt(&call.command).is_own_work() || (reported && by_editing);
+            // (What a project's own checker says of a name is a rule of the project: `public
+            // symbol 'ring_drain' lacks the pip_ prefix`.)
+            let rewrote = open.rewrote_named && !progress::is_own_checker(open.kind, &open.failure.error);
+            let work = open.attempt(&call.command).is_own_work() || ((reported || rewrote) && by_editing);
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
             // A line an edit changed is what the fix did when it was the one file edited and
             // the same job then passed; of a change across files it is one line of the work.

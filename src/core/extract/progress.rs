@@ -194,6 +194,34 @@ impl Attempt<'_> {
     }
 }
 
+/// True when an error quotes a name of the code (`'calcite.o.created_at'`, `'parse_row'`)
+/// that an edit then took out or rewrote: the error was about what the task's code said.
+pub(crate) fn names_what_was_removed(error: &str, removed: &str) -> bool {
+    static QUOTED_NAME: LazyLock<Regex> =
+        LazyLock::new(|| crate::core::patterns::regex(r#"['`"‘“]([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*)['`"’”]"#));
+    // A name as the code would write it: whole, by its last two parts (`o.created_at`), or
+    // by its last part when that is an identifier no prose has (`created_at`, `parseRow`).
+    let forms = |name: &str| -> Vec<String> {
+        let parts: Vec<&str> = name.split('.').collect();
+        let mut forms = vec![name.to_string()];
+        if parts.len() >= 3 {
+            forms.push(parts[parts.len() - 2..].join("."));
+        }
+        let last = parts[parts.len() - 1];
+        let coded = last.contains('_') || last.chars().skip(1).any(|c| c.is_ascii_uppercase());
+        if parts.len() >= 2 && coded && last.len() >= 4 {
+            forms.push(last.to_string());
+        }
+        forms
+    };
+    !removed.trim().is_empty()
+        && QUOTED_NAME
+            .captures_iter(error)
+            .map(|c| c[1].to_string())
+            .filter(|name| name.len() >= 3)
+            .any(|name| forms(&name).iter().any(|form| removed.contains(form.as_str())))
+}
+
 /// True when a failure nothing got past is the task's own work left red: a test or a check
 /// that failed in a file the task had written (its new spec), not a lesson about the project.
 pub(crate) fn is_own_unfinished_work(failed: &str, error: &str, places: &[String], written: &[String]) -> bool {
@@ -273,7 +301,7 @@ pub(crate) fn is_environmental(error: &str) -> bool {
 /// src/x.clj:1: …`): it states a rule of the project, which is a lesson, wherever it points.
 /// (`Error: …` is a label, not a program's name, nor is an exception's, nor a phrase:
 /// `[error] Failed tests: …`.)
-fn is_own_checker(kind: CommandKind, error: &str) -> bool {
+pub(crate) fn is_own_checker(kind: CommandKind, error: &str) -> bool {
     let voiced = |head: &str| {
         let head = head.to_ascii_lowercase();
         !head.contains([':', ' ', '[', '('])
@@ -629,6 +657,17 @@ mod tests {
         written: &[String],
     ) -> bool {
         Attempt { failed, error, fixed, edited, ran, written, places: &[] }.is_own_work()
+    }
+
+    #[test]
+    fn an_error_about_a_name_the_edit_took_out_is_about_the_code() {
+        let error = "ERROR 1055 (42000) at line 2: Expression #2 of SELECT list is not in GROUP BY clause and \
+                     contains nonaggregated column 'calcite.o.created_at' which is not functionally dependent";
+        assert!(names_what_was_removed(error, "       o.created_at,"));
+        assert!(!names_what_was_removed(error, "ORDER BY month;"));
+        // A setting the error asks for, added by the edit, was not taken out.
+        assert!(!names_what_was_removed("KeyError: 'DATABASE_URL'", ""));
+        assert!(!names_what_was_removed("KeyError: 'DATABASE_URL'", "DEBUG = True"));
     }
 
     #[test]

@@ -145,6 +145,20 @@ pub(crate) fn changed_line(input: &str) -> Option<String> {
     kept.then(|| redacted.into_owned())
 }
 
+/// The lines an edit took out or rewrote: of an old → new pair, the old lines the new text
+/// lacks; of a patch, its removed lines.
+pub(crate) fn removed_text(input: &str) -> String {
+    match old_and_new(input) {
+        Some((old, new)) => old.lines().filter(|l| !new.lines().any(|n| n == *l)).collect::<Vec<_>>().join("\n"),
+        None => input
+            .lines()
+            .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+            .map(|l| &l[1..])
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
 /// The old and new texts of an edit tool's JSON input.
 fn old_and_new(input: &str) -> Option<(String, String)> {
     let value: serde_json::Value = serde_json::from_str(input).ok()?;
