@@ -870,7 +870,8 @@ impl Extractor {
                 all.extend(ran.into_iter().filter(|step| !all.contains(step)).collect::<Vec<_>>());
                 ran = all;
             }
-            let fixed_by = if same_job { shell::job_line(&call.command) } else { call.command.clone() };
+            let fixed_by =
+                if same_job { shell::job_line_for(&call.command, &open.failure.command) } else { call.command.clone() };
             let mut fix = Fix {
                 failure: open.failure,
                 attempts: open.attempts,

@@ -131,6 +131,19 @@ pub(crate) fn job_line(command: &str) -> String {
     parts.join(" && ")
 }
 
+/// The job line of `command` that got past `failed`: its segment that runs the same job when
+/// the chain's main job is another (`tmux source-file ~/.tmux.conf && zsh -ic exit`).
+pub(crate) fn job_line_for(command: &str, failed: &str) -> String {
+    let (line, wanted) = (job_line(command), job_line(failed));
+    if runs_the_same(&line, &wanted) {
+        return line;
+    }
+    command
+        .split(" && ")
+        .find(|part| runs_the_same(part, &wanted))
+        .map_or(line, |part| without_output_filters(part.trim()))
+}
+
 /// Whether a segment of `chain` runs what `command` ran: the same program and sub-commands
 /// (`bin/rails test` in `PGHOST=… bin/rails test`), whatever settings, flags and paths follow.
 pub(crate) fn runs_the_same(chain: &str, command: &str) -> bool {
@@ -1906,6 +1919,17 @@ mod tests {
         assert_eq!(family("ansible-playbook -i inventories/staging site.yml"), (Other, "ansible-playbook".into()));
         assert_eq!(family("python3.11 manage.py migrate"), (Run, "python manage.py".into()));
         assert_eq!(family("pnpm --filter @hornwort/api test"), (Test, "pnpm test".into()));
+        assert_eq!(
+            job_line_for(
+                "tmux source-file ~/.tmux.conf && zsh -ic exit && echo clean",
+                "tmux source-file ~/.tmux.conf"
+            ),
+            "tmux source-file ~/.tmux.conf"
+        );
+        assert_eq!(job_line_for("make deps && make test | tail -3", "make test"), "make test");
+        let (prepared, failed) =
+            ("bin/rails db:test:prepare && bundle exec rspec", "bin/rails db:test:prepare && bundle exec rspec");
+        assert_eq!(job_line_for(prepared, failed), "bundle exec rspec");
         // A script only parsed is checked, not run.
         assert_eq!(family("zsh -n zsh/.config/zsh/functions.zsh"), (Lint, "zsh -n".into()));
         assert_eq!(family("bash -n bin/deploy"), (Lint, "bash -n".into()));
