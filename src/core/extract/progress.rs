@@ -175,10 +175,18 @@ impl Attempt<'_> {
             kind.is_verification() && !matches!(kind, CommandKind::Install | CommandKind::Run)
                 || kind == CommandKind::Vcs
         });
+        let own_checker = is_own_checker(failed_kind, error);
+        // A slip at a line of a file the task wrote, mended in that file: the task's own,
+        // whatever else it ran on the way (`units/x.service:10: Unknown key name
+        // 'RestartSecs'`, then an install).
+        let mended_its_slip =
+            edited.iter().any(|f| is_one_of(f, written) && names_one_of(error, std::slice::from_ref(f)));
+        if same_job && mended_its_slip && !own_checker && !ENVIRONMENT.is_match(error) {
+            return true;
+        }
         if !same_job || !checks_only || edited.is_empty() || ENVIRONMENT.is_match(error) {
             return false;
         }
-        let own_checker = is_own_checker(failed_kind, error);
         // A standard linter that complains until the code under work is edited is doing its
         // job, whatever its last line says (`found 1 readability issue`).
         // (Unless it points into a file the task left alone.)
@@ -657,6 +665,21 @@ mod tests {
         written: &[String],
     ) -> bool {
         Attempt { failed, error, fixed, edited, ran, written, places: &[] }.is_own_work()
+    }
+
+    #[test]
+    fn a_slip_in_a_file_the_task_wrote_mended_there_is_its_own_work_whatever_ran_between() {
+        let unit = ["units/levanter-sync.service".to_string()];
+        let error = "/home/dev/levanter/units/levanter-sync.service:10: Unknown key name 'RestartSecs' in section \
+                     'Service', ignoring.";
+        let verify = "systemd-analyze --user verify units/levanter-sync.service";
+        let fixed =
+            "export XDG_RUNTIME_DIR=/run/user/1000 && make install-units && systemd-analyze --user verify x.service";
+        let ran = ["make install-units".to_string()];
+        let attempt = Attempt { failed: verify, error, places: &[], fixed, edited: &unit, ran: &ran, written: &unit };
+        assert!(attempt.is_own_work());
+        // A file it did not write is the project's.
+        assert!(!Attempt { written: &[], ..attempt }.is_own_work());
     }
 
     #[test]

@@ -435,7 +435,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
         if opened && i == 1 && !REMEMBER.is_match(plain) && !sentence.ends_with('?') {
             if !durability::is_task_scoped(sentence) && !durability::is_request(sentence) {
-                keep(SignalKind::Correction, with_instruction(sentence, all.get(i + 1).copied()));
+                keep(SignalKind::Correction, with_instruction(sentence, &all[i + 1..]));
             }
             continue;
         }
@@ -449,7 +449,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
         if CORRECTION.is_match(sentence) && agent_acted {
             if !durability::is_task_scoped(sentence) {
-                keep(SignalKind::Correction, with_instruction(sentence, all.get(i + 1).copied()));
+                keep(SignalKind::Correction, with_instruction(sentence, &all[i + 1..]));
             }
             continue;
         }
@@ -539,7 +539,7 @@ pub(crate) fn states_only(text: &str) -> bool {
 /// A correction with the sentence after it: what to do instead, when the correction itself
 /// only says no ("Actually no, we don't do that here. Use the `.data` pronoun."), or why,
 /// when it states the rule ("Don't run terraform apply. Applies go through Atlantis.").
-fn with_instruction(correction: &str, next: Option<&str>) -> String {
+fn with_instruction(correction: &str, after: &[&str]) -> String {
     // "No, never kubectl apply rendered charts. Always `helm upgrade --install`.": the way
     // to take, after the one never to, is the same correction.
     static INSTEAD: LazyLock<Regex> = LazyLock::new(|| {
@@ -548,7 +548,7 @@ fn with_instruction(correction: &str, next: Option<&str>) -> String {
     static REFUSES: LazyLock<Regex> =
         LazyLock::new(|| crate::core::patterns::regex(r"(?i)\b(?:never|don'?t|do not|not)\b"));
     let instead = |next: &str| REFUSES.is_match(correction) && INSTEAD.is_match(next.trim_start());
-    match next {
+    let told = match after.first() {
         Some(next)
             if (!durability::is_lasting(correction) || !durability::is_lasting(next) || instead(next))
                 && !next.ends_with('?')
@@ -557,7 +557,15 @@ fn with_instruction(correction: &str, next: Option<&str>) -> String {
         {
             format!("{correction} {next}")
         }
-        _ => correction.to_string(),
+        _ => return correction.to_string(),
+    };
+    // "No, never pip install into malin's env. It isn't in the lockfile, … . Use `poetry
+    // add`.": the way to take may come after the reason.
+    match after {
+        [reason, way, ..] if !instead(reason) && instead(way) && told.len() + way.len() < MAX_SIGNAL => {
+            format!("{told} {way}")
+        }
+        _ => told,
     }
 }
 
@@ -897,6 +905,18 @@ mod tests {
     fn a_correction_needs_something_to_correct() {
         assert!(preference_signals("No globals here, the config module is shared.", false).is_empty());
         assert_eq!(kinds("No, use the v2 endpoint for uploads."), [SignalKind::Correction]);
+    }
+
+    #[test]
+    fn a_correction_keeps_the_way_to_take_said_after_its_reason() {
+        let text = "No, never pip install into malin's env. It isn't in the lockfile, so CI won't have it. \
+                    Use `poetry add --group dev`.";
+        let found = preference_signals(text, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.ends_with("CI won't have it. Use `poetry add --group dev`."), "{found:?}");
+        // A request after the reason is the task's.
+        let text = "No, never pip install into malin's env. It isn't in the lockfile. Now fix the export.";
+        assert!(preference_signals(text, true)[0].1.ends_with("It isn't in the lockfile."));
     }
 
     #[test]
