@@ -316,13 +316,13 @@ impl Gathered {
             // nothing to tell a later session to do about it. Nor does it tell twice what one
             // command got past: of `poetry install` and `poetry lock --no-update`, both past
             // once `poetry lock && poetry install` ran, the job that ran again is the story.
-            let told_with_other = !shell::runs_the_same(&fix.command, &fix.failure.command)
-                && task.fixes.iter().any(|other| {
-                    other.line == fix.line
-                        && !other.work
-                        && other.failure.line != fix.failure.line
-                        && shell::runs_the_same(&other.command, &other.failure.command)
-                });
+            // (Of two failures one chain got past, the one met first is the job that ran again.)
+            let told_with_other = task.fixes.iter().any(|other| {
+                other.line == fix.line
+                    && !other.work
+                    && other.failure.line < fix.failure.line
+                    && shell::runs_the_same(&other.command, &other.failure.command)
+            });
             lesson.quiet = fix.is_plain_retry() || told_with_other;
             lesson.support(session, number);
         }

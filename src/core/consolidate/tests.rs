@@ -221,3 +221,31 @@ fn a_session_whose_text_breaks_the_handbook_is_left_out_alone() {
     assert!(handbook.memory.contains("Fix the parser tests.") && handbook.memory.contains("Cart total test."));
     assert!(!handbook.memory.contains("Add a lexer test."), "{}", handbook.memory);
 }
+
+#[test]
+fn two_failures_one_chain_got_past_are_told_by_the_first() {
+    let fix = |command: &str, error: &str, failed_line: u64, fixed_by: &str| Fix {
+        failure: Failure { command: command.into(), error: error.into(), exit_code: Some(1), line: failed_line },
+        attempts: 1,
+        command: fixed_by.into(),
+        line: 24,
+        edited: Vec::new(),
+        ran: Vec::new(),
+        settings: Vec::new(),
+        chain: Vec::new(),
+        before: Vec::new(),
+        work: false,
+    };
+    // `poetry lock && poetry install` got past both.
+    let mut t = task("Add a tags column.");
+    let mut install =
+        fix("poetry install", "pyproject.toml changed significantly since poetry.lock", 14, "poetry install");
+    install.ran.push("poetry lock".into());
+    t.fixes.push(install);
+    t.fixes.push(fix("poetry lock --no-update", "The option \"--no-update\" does not exist", 18, "poetry lock"));
+    let out = run(&[record("s-a", "/w/brookmere", 20, vec![t])], &[]);
+    assert!(out.summary.contains("`poetry install` failed"), "{}", out.summary);
+    assert!(!out.summary.contains("--no-update"), "{}", out.summary);
+    // Both stay in the handbook.
+    assert!(out.memory.contains("--no-update"), "{}", out.memory);
+}
