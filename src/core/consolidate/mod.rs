@@ -640,15 +640,18 @@ fn tips_of(group: &Group) -> Vec<(Tier, String)> {
 /// one landmine, and so are two failures one step got past (a missing extension that failed
 /// both the install and the tests) or one job that needed the same setting twice: the way
 /// around is told once, with the first. A fix whose every step an earlier tip already names
-/// (the same install got two jobs past the same missing compiler) would tell it again.
+/// (the same install got two jobs past the same missing compiler) would tell it again, and so
+/// would a fix that only added what a preference of the project already says to pass.
 fn landmines_told<'g>(group: &'g Group) -> Vec<&'g Lesson> {
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let way_around = |l: &Lesson| l.way_around.clone().unwrap_or_else(|| format!("{:?}", l.commands));
+    let rules: Vec<String> = group.preferences.iter().map(|l| l.body.to_lowercase()).collect();
     let mut steps_told: BTreeSet<&str> = BTreeSet::new();
     let mut failures: Vec<&Lesson> = Vec::new();
     for lesson in group.failures.iter().filter(|l| !l.quiet) {
         let told_before = !lesson.steps.is_empty() && lesson.steps.iter().all(|s| steps_told.contains(s.as_str()));
-        if failures.len() == TIPS_FIXES_PER_PROJECT || told_before {
+        let told_by_rule = added_words(lesson).is_some_and(|added| rules.iter().any(|rule| rule.contains(&added)));
+        if failures.len() == TIPS_FIXES_PER_PROJECT || told_before || told_by_rule {
             continue;
         }
         if lesson.commands.is_empty() || seen.insert(way_around(lesson)) {
@@ -657,6 +660,17 @@ fn landmines_told<'g>(group: &'g Group) -> Vec<&'g Lesson> {
         }
     }
     failures
+}
+
+/// What a fix's working command adds to the failed one, in order and lowercased, when that is
+/// all it changed and it holds a flag or a setting (`--kube-context kind-hooktip`).
+fn added_words(lesson: &Lesson) -> Option<String> {
+    let [failed, worked] = lesson.commands.as_slice() else { return None };
+    let (failed, worked) = (shell::words(failed), shell::words(worked));
+    let added: Vec<&String> = worked.iter().filter(|w| !failed.contains(w)).collect();
+    let setting = added.iter().any(|w| w.starts_with('-') || w.contains('='));
+    (setting && failed.iter().all(|w| worked.contains(w)))
+        .then(|| added.iter().map(|w| w.to_lowercase()).collect::<Vec<_>>().join(" "))
 }
 
 /// A command run once, not a way to do the project's job: it holds a URL or a secret, or

@@ -249,3 +249,35 @@ fn two_failures_one_chain_got_past_are_told_by_the_first() {
     // Both stay in the handbook.
     assert!(out.memory.contains("--no-update"), "{}", out.memory);
 }
+
+#[test]
+fn a_fix_that_only_added_what_a_preference_says_to_pass_is_not_told_again() {
+    let mut t = task("Deploy the api chart.");
+    t.preferences.push(preference("Always pass --kube-context kind-dev explicitly here, the default context is prod."));
+    let failed = "helm upgrade --install api charts/api -n dev";
+    t.fixes.push(Fix {
+        failure: Failure {
+            command: failed.into(),
+            error: "Error: Kubernetes cluster unreachable".into(),
+            exit_code: Some(1),
+            line: 6,
+        },
+        attempts: 1,
+        command: format!("{failed} --kube-context kind-dev"),
+        line: 9,
+        edited: Vec::new(),
+        ran: Vec::new(),
+        settings: Vec::new(),
+        chain: Vec::new(),
+        before: Vec::new(),
+        work: false,
+    });
+    let out = run(&[record("s-a", "/w/hooks", 20, vec![t.clone()])], &[]);
+    assert!(out.summary.contains("Always pass --kube-context kind-dev"), "{}", out.summary);
+    assert!(!out.summary.contains("cluster unreachable"), "{}", out.summary);
+    assert!(out.memory.contains("cluster unreachable"), "{}", out.memory);
+    // A rule about another context does not tell it.
+    t.preferences[0] = preference("Always pass --kube-context kind-ci explicitly here.");
+    let out = run(&[record("s-a", "/w/hooks", 20, vec![t])], &[]);
+    assert!(out.summary.contains("cluster unreachable"), "{}", out.summary);
+}
