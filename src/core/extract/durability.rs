@@ -49,6 +49,8 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:all|every|each|any|no)\s+(?:\w+\s+){0,2}(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to|write|store|keep|name|format|pin|deploy|release|ship)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
+        // "We've moved beryl to Swift Testing": where the project went, and stays.
+        r"|\bwe(?:'ve| have)\s+(?:switched|moved|migrated)\s+(?:[\w.-]+\s+){0,3}?(?:over\s+)?to\b",
         // "This firmware never allocates": what the project's code does, always or never.
         r"|^(?:this|our)\s+(?:[\w-]+\s+)?(?:project|repo|repository|codebase|code base|code|firmware|crate|library|plugin|package|monorepo)\s+(?:always|never)\s+\w+",
         // "we dropped vitest last month, don't bring it back".
@@ -248,7 +250,7 @@ static NO_SURPRISES: LazyLock<Regex> = LazyLock::new(|| {
 /// trouble, no way things are done.
 static SINCE_WE_SWITCHED: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:after|since|when|because|once|until|before|ever since)\s+(?:i|we)\s+(?:switched|moved|migrated|upgraded|changed)\s+to\b",
+        r"(?i)\b(?:after|since|when|because|once|until|before|ever since)\s+(?:i|we)(?:'ve| have)?\s+(?:switched|moved|migrated|upgraded|changed)\s+(?:[\w.-]+\s+){0,3}?(?:over\s+)?to\b",
     )
 });
 
@@ -799,6 +801,8 @@ mod tests {
         assert!(!is_lasting("The build on my machine broke after I switched to rootless Docker."));
         assert!(!is_lasting("Since we moved to Postgres 16 the dump fails."));
         assert!(is_lasting("We switched to pnpm last year."));
+        assert!(is_lasting("We've moved beryl to Swift Testing: `import Testing` and `#expect`."));
+        assert!(!is_lasting("Since we've moved the app over to Postgres 16 the dump fails."));
     }
 
     #[test]

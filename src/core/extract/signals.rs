@@ -449,14 +449,16 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
         if CORRECTION.is_match(sentence) && agent_acted {
             if !durability::is_task_scoped(sentence) {
-                keep(SignalKind::Correction, with_instruction(sentence, &all[i + 1..]));
+                let told = with_instruction(sentence, &all[i + 1..]);
+                keep(SignalKind::Correction, after_rule(i.checked_sub(1).map(|at| all[at]), &told));
             }
             continue;
         }
         for rule in durability::rules_in(sentence) {
+            let before = i.checked_sub(1).map(|at| all[at]);
             let told = match rule == sentence {
                 true => with_alternative(
-                    &with_tail(&with_reason(i.checked_sub(1).map(|at| all[at]), &rule), all.get(i + 1).copied()),
+                    &with_tail(&with_way(before, &with_reason(before, &rule)), all.get(i + 1).copied()),
                     all.get(i + 1).copied(),
                 ),
                 false => rule,
@@ -609,6 +611,47 @@ fn with_reason(before: Option<&str>, rule: &str) -> String {
     }
 }
 
+/// A short correction with the rule said just before it, which names what it is about
+/// ("We've moved beryl to Swift Testing: `@Test` and `#expect`. No new XCTestCase classes,
+/// please."); the correction alone otherwise.
+fn after_rule(before: Option<&str>, correction: &str) -> String {
+    let Some(before) = before else { return correction.to_string() };
+    let rule = !before.ends_with('?')
+        && durability::is_lasting(before)
+        && !durability::is_request(before)
+        && !durability::is_task_scoped(before)
+        && !CORRECTION.is_match(before);
+    match rule && correction.split_whitespace().count() <= 8 && before.len() + correction.len() < MAX_SIGNAL {
+        true => format!("{before} {correction}"),
+        false => correction.to_string(),
+    }
+}
+
+/// A refusal with the sentence before it when that one says what to use instead of the
+/// thing refused ("Looks right, but no List for indexed access: use Vector for the sorted
+/// copy. We never index into a List in rivulet, …"), from its refusal on; the rule alone
+/// otherwise.
+fn with_way(before: Option<&str>, rule: &str) -> String {
+    static REFUSES: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:never|don'?t|do not)\b"));
+    static WAY: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:no|not|never)\b[^.;!?]*[:;,—–]\s*(?:use|prefer)\b"));
+    let Some(before) = before else { return rule.to_string() };
+    let Some(way) = WAY.find(before) else { return rule.to_string() };
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 4).map(str::to_lowercase).collect()
+    };
+    let way = &before[way.start()..];
+    let related = words(rule).iter().any(|w| words(way).contains(w));
+    let joined = related
+        && REFUSES.is_match(rule)
+        && !rule.contains(way)
+        && !way.ends_with('?')
+        && way.len() + rule.len() < MAX_SIGNAL;
+    match joined {
+        true => format!("{}{} {rule}", way[..1].to_uppercase(), &way[1..]),
+        false => rule.to_string(),
+    }
+}
+
 /// A short refusal with the rule after it that says what to use instead ("Never Mockito
 /// in olivine. We use the hand-written fakes in src/test/…"): one rule in two sentences.
 /// The refusal alone otherwise.
@@ -743,6 +786,45 @@ mod tests {
         );
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].1.contains("I said bun") && found[0].1.contains("never npm"), "{found:?}");
+    }
+
+    #[test]
+    fn a_short_correction_keeps_the_rule_said_before_it() {
+        let found = preference_signals(
+            "We've moved beryl to Swift Testing: `import Testing`, `@Test` functions and `#expect`. \
+             No new XCTestCase classes, please.",
+            true,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.starts_with("We've moved beryl") && found[0].1.ends_with("classes, please."), "{found:?}");
+        // A task's request before it names nothing lasting.
+        let found = preference_signals("Fix the tokenizer test. No new XCTestCase classes, please.", true);
+        assert_eq!(found, [(SignalKind::Correction, "No new XCTestCase classes, please.".to_string())]);
+    }
+
+    #[test]
+    fn a_refusal_keeps_the_way_to_take_said_before_it() {
+        let found = preference_signals(
+            "Looks right, but no List for indexed access: use Vector for the sorted copy. \
+             We never index into a List in rivulet, it's O(n) per lookup on big samples.",
+            true,
+        );
+        assert_eq!(
+            found,
+            [(
+                SignalKind::Preference,
+                "No List for indexed access: use Vector for the sorted copy. We never index into a List in \
+                 rivulet, it's O(n) per lookup on big samples."
+                    .to_string()
+            )]
+        );
+        // A way about something else stays out.
+        let found = preference_signals(
+            "Looks fine, but no tabs in the YAML: use spaces. We never index into a List in rivulet, it's O(n) per lookup.",
+            true,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.starts_with("We never index"), "{found:?}");
     }
 
     #[test]
