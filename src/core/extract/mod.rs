@@ -766,7 +766,9 @@ impl Extractor {
         // tidying the code under work (`terraform fmt x.tf`).
         if !matches!(call.kind, CommandKind::Explore | CommandKind::Format) && !shell::is_query(&call.command) {
             for open in self.open.values_mut() {
-                open.ran_step(call.command.clone());
+                if !shell::is_louder_rerun(&call.command, &open.failure.command) {
+                    open.ran_step(call.command.clone());
+                }
             }
         }
         let printed = &self.printed;
@@ -896,6 +898,9 @@ impl Extractor {
         let known = task.verified.iter().any(|v| v.command == command);
         // (`dotnet ef migrations list` asks; it builds nothing.)
         let asks = call.kind == CommandKind::Build && shell::is_query(&call.command);
+        // (`go build -o bin/x ./cmd/x && ./bin/x --version` built only to try the binary out.)
+        let to_try = shell::builds_to_try(&call.command);
+        let asks = asks || (call.kind == CommandKind::Build && to_try);
         if call.kind.is_verification() && !known && !tries_the_work && !asks && task.verified.len() < MAX_FACTS {
             task.verified.push(Verified { command: command.clone(), kind: call.kind, line: call.line });
         }
@@ -904,7 +909,8 @@ impl Extractor {
         for part in shell::and_parts(&call.command).unwrap_or_default() {
             let kind = classify(part).kind;
             // (`cargo fmt` in `cargo fmt && cargo clippy` rewrote, it checked nothing.)
-            let check = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint);
+            let check =
+                matches!(kind, CommandKind::Test | CommandKind::Lint) || (kind == CommandKind::Build && !to_try);
             let part = shell::job_line(part);
             let known = part == command || task.verified.iter().any(|v| v.command == part);
             if check && !known && !tries_the_work && !shell::is_query(&part) && task.verified.len() < MAX_FACTS {
@@ -982,6 +988,13 @@ impl Extractor {
                 !query
                     || (shell::is_query(&open.failure.command)
                         && (**family == call.family || shell::runs_the_same(&call.command, &open.failure.command)))
+            })
+            // (Nothing changed before a run that only says more and cuts it, `pytest -vv |
+            // tail`: it looked at the failure, whatever the filter's status.)
+            .filter(|(_, open)| {
+                !(open.edited.is_empty()
+                    && open.ran.is_empty()
+                    && shell::is_louder_rerun(&call.command, &open.failure.command))
             })
             .filter(|(family, open)| {
                 **family == call.family

@@ -132,16 +132,20 @@ pub(crate) fn job_line(command: &str) -> String {
 }
 
 /// The job line of `command` that got past `failed`: its segment that runs the same job when
-/// the chain's main job is another (`tmux source-file ~/.tmux.conf && zsh -ic exit`).
+/// the chain's main job is another (`tmux source-file ~/.tmux.conf && zsh -ic exit`), and of
+/// several that do, the one most like the failed command (`zcat data/seed.sql | psql -q`
+/// loaded what `psql -q -f data/seed.sql` could not, not the count query after it).
 pub(crate) fn job_line_for(command: &str, failed: &str) -> String {
     let (line, wanted) = (job_line(command), job_line(failed));
-    if runs_the_same(&line, &wanted) {
-        return line;
+    let failed_words = words(failed);
+    let likeness = |part: &str| words(part).iter().filter(|w| failed_words.contains(w)).count();
+    let parts: Vec<&str> = command.split(" && ").map(str::trim).filter(|part| runs_the_same(part, &wanted)).collect();
+    // (Of as like ones, the first.)
+    let best = parts.iter().copied().rev().max_by_key(|part| likeness(part));
+    match best {
+        Some(part) if parts.len() > 1 || !runs_the_same(&line, &wanted) => without_output_filters(part),
+        _ => line,
     }
-    command
-        .split(" && ")
-        .find(|part| runs_the_same(part, &wanted))
-        .map_or(line, |part| without_output_filters(part.trim()))
 }
 
 /// Whether a segment of `chain` runs what `command` ran: the same program and sub-commands
@@ -248,6 +252,48 @@ pub(crate) fn without_output_filters(command: &str) -> String {
         }
     }
     kept.join(" ")
+}
+
+/// Whether a chain builds a binary only to try it out: a build into a named place, then that
+/// place run (`go build -o bin/x ./cmd/x && ./bin/x --version`, `cargo build --release &&
+/// ./target/release/x --help`). The build is the smoke test's set-up, not a way to build.
+pub(crate) fn builds_to_try(command: &str) -> bool {
+    let Some(parts) = and_parts(command) else { return false };
+    // What the builds so far wrote, by name; `None` once a build named no place.
+    let mut built: Vec<Option<String>> = Vec::new();
+    for part in parts {
+        let words = words(part);
+        let program = words.iter().find(|w| !(w.contains('=') && !w.starts_with('-')));
+        let program = program.map(|p| p.trim_start_matches("./")).unwrap_or_default();
+        let cargo_output = program.starts_with("target/release/") || program.starts_with("target/debug/");
+        if !built.is_empty() && (cargo_output || built.iter().flatten().any(|b| b == program)) {
+            return true;
+        }
+        if classify(part).kind == CommandKind::Build {
+            let named = words.windows(2).find(|w| matches!(w[0].as_str(), "-o" | "--output")).map(|w| w[1].clone());
+            let named = named.or_else(|| words.iter().find_map(|w| w.strip_prefix("--output=").map(str::to_string)));
+            built.push(named.map(|o| o.trim_start_matches("./").to_string()));
+        }
+    }
+    false
+}
+
+/// Whether `command` is `failed` run again louder, its output cut (`timeout 60 poetry install
+/// -vvv 2>&1 | tail -n 5` after `timeout 120 poetry install` hung): a look at why, whose
+/// status is the filter's, not the job's.
+pub(crate) fn is_louder_rerun(command: &str, failed: &str) -> bool {
+    const LOUD: &[&str] = &["-v", "-vv", "-vvv", "--verbose", "--debug", "-d", "--trace", "--info"];
+    fn core(command: &str) -> Vec<String> {
+        let mut words = words(&without_output_filters(command));
+        if words.first().is_some_and(|w| w == "timeout") {
+            words.drain(..words.len().min(2));
+        }
+        words.retain(|w| !LOUD.contains(&w.as_str()) && w != "2>&1");
+        words
+    }
+    let piped = without_output_filters(command) != command.split_whitespace().collect::<Vec<_>>().join(" ");
+    let louder = words(command).iter().any(|w| LOUD.contains(&w.as_str()) && !words(failed).contains(w));
+    piped && louder && !core(failed).is_empty() && core(command) == core(failed)
 }
 
 /// Flags that pick some of the tests (by name, tag or category): the task's choice of what to
@@ -1930,6 +1976,21 @@ mod tests {
         let (prepared, failed) =
             ("bin/rails db:test:prepare && bundle exec rspec", "bin/rails db:test:prepare && bundle exec rspec");
         assert_eq!(job_line_for(prepared, failed), "bundle exec rspec");
+        assert!(builds_to_try("go build -o bin/bachmann ./cmd/bachmann && ./bin/bachmann --version"));
+        assert!(builds_to_try("cargo build --release && ./target/release/pistole --help"));
+        assert!(!builds_to_try("go build -o bin/bachmann ./cmd/bachmann && go test ./..."));
+        assert!(!builds_to_try("./bin/bachmann --version && go build ./..."), "run before the build");
+        assert!(is_louder_rerun("timeout 60 poetry install -vvv 2>&1 | tail -n 5", "timeout 120 poetry install"));
+        assert!(is_louder_rerun("pytest -vv tests/ 2>&1 | tail -30", "pytest tests/"));
+        assert!(!is_louder_rerun("pytest -vv tests/", "pytest tests/"), "its own status");
+        assert!(!is_louder_rerun("pytest tests/ | tail -3", "pytest tests/"), "no louder");
+        assert!(!is_louder_rerun("pytest -vv tests/api | tail -3", "pytest tests/"), "another run");
+        // Of two segments of the job, the one that did what failed, not the check after it.
+        let loaded = "zcat data/seed.sql | psql service=dev -v ON_ERROR_STOP=1 -q && psql service=dev -Atc 'select 1'";
+        assert_eq!(
+            job_line_for(loaded, "psql service=dev -v ON_ERROR_STOP=1 -q -f data/seed.sql"),
+            "zcat data/seed.sql | psql service=dev -v ON_ERROR_STOP=1 -q"
+        );
         // A script only parsed is checked, not run.
         assert_eq!(family("zsh -n zsh/.config/zsh/functions.zsh"), (Lint, "zsh -n".into()));
         assert_eq!(family("bash -n bin/deploy"), (Lint, "bash -n".into()));
