@@ -18,7 +18,7 @@ fn re(pattern: &str) -> Regex {
 /// Markers of a rule meant to last beyond the session.
 static LASTING: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r#"(?i)(?:^|[。！？:;"'“‘(—–]\s*)(?:(?:please|pls|plz|also|and|but|so|oh|then)[\s,]+)?(?:always|never)\b"#,
+        r#"(?i)(?:^|[。！？:;"'“‘(—–]\s*)(?:(?:please|pls|plz|also|and|but|so|oh|then|yes|yeah|ok|okay)[\s,]+){0,2}(?:always|never)\b"#,
         r"|\b(?:please|pls|plz|we|i|you|agents?|everyone|one)\s+(?:should\s+|must\s+|will\s+|can\s+|do\s+)?(?:always|never)\b|\b(?:should|must|to)\s+(?:always|never)\b",
         // "we run Pint before every commit", "we log with structlog": the team's habit.
         r"|\bbefore (?:every|each|any) (?:commit|push|merge|release|deploy|pr|pull request)\b",
@@ -49,8 +49,6 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:all|every|each|any|no)\s+(?:\w+\s+){0,2}(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to|write|store|keep|name|format|pin|deploy|release|ship)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
-        // "We've moved beryl to Swift Testing": where the project went, and stays.
-        r"|\bwe(?:'ve| have)\s+(?:switched|moved|migrated)\s+(?:[\w.-]+\s+){0,3}?(?:over\s+)?to\b",
         // "This firmware never allocates": what the project's code does, always or never.
         r"|^(?:this|our)\s+(?:[\w-]+\s+)?(?:project|repo|repository|codebase|code base|code|firmware|crate|library|plugin|package|monorepo)\s+(?:always|never)\s+\w+",
         // "we dropped vitest last month, don't bring it back".
@@ -90,6 +88,8 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bnot\s+[^.;!?]{1,40}?[—–,;-]+\s*(?:don'?t|do not|never)\s+(?:add|use|install|import|bring|pull)\s+(?:it|that|them|those)\b",
         // "SharedPreferences is banned here": the project's rule.
         r"|\b(?:banned|forbidden|not allowed|disallowed|mandatory|required|the norm) here\b",
+        // "And yes, always run `swift format lint` before you call something done here."
+        r"|^(?:(?:and|also|but|so|yes|yeah|ok|okay)[\s,]+){0,2}(?:always|never)\s+(?:[^.;!?]|\.\w){1,100}?\bhere\b",
         // "keep this in mind": a remember request, not this task's thing; "keep it that way".
         // (And "keep it that way" states the rule it ends.)
         r"|\bkeep (?:this|that|it|the following) in mind\b|\bkeep (?:it|them|things) (?:that|this) way\b",
@@ -207,7 +207,10 @@ pub(crate) fn is_lasting(text: &str) -> bool {
     let plain = A_TIME_TO_COME.replace_all(&plain, " ");
     let plain = NO_SURPRISES.replace_all(&plain, " ");
     let plain = SINCE_WE_SWITCHED.replace_all(&plain, " ");
-    if uses_only(&plain) {
+    let moved = MOVED_TO.captures_iter(&plain).any(|c| {
+        !["the", "a", "an", "its", "their", "our", "my", "his", "her"].contains(&c["to"].to_lowercase().as_str())
+    });
+    if uses_only(&plain) || moved {
         return true;
     }
     let plain = KEEPS_HAPPENING.replace_all(&plain, |c: &regex::Captures| match is_thing(&c["what"]) {
@@ -244,6 +247,12 @@ static NO_SURPRISES: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(?:we|i)\s+(?:don'?t|do not)\s+want\s+(?:any\s+|more\s+)?(?:surprises|trouble|problems|issues|drama|breakage|a repeat|that again|this again)\b",
     )
+});
+
+/// "We've moved beryl to Swift Testing": where the project went, and stays. ("We moved the
+/// handler to the api module" tells of the code, not of a tool.)
+static MOVED_TO: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\bwe(?:'ve| have)?\s+(?:switched|moved|migrated)\s+(?:[\w.-]+\s+){0,3}?(?:over\s+)?to\s+(?P<to>\w+)")
 });
 
 /// "The build broke after I switched to rootless Docker": a change that came before a
@@ -351,6 +360,10 @@ pub(crate) fn is_task_scoped(text: &str) -> bool {
     let plain = LASTING_PLACE.replace_all(&plain, " ");
     let plain = JUST_HAPPENED.replace_all(&plain, " ");
     let plain = THE_WAY_WE_ALWAYS.replace_all(&plain, " ");
+    // "any write that touches two tables": a kind of thing, said of all of them, where "write
+    // that" would read as a request about one.
+    static ANY_THAT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:any|every|each|all|no)\s+[\w-]+\s+that\b"));
+    let plain = ANY_THAT.replace_all(&plain, " ");
     TASK_SCOPE.is_match(&plain)
 }
 
@@ -803,6 +816,17 @@ mod tests {
         assert!(is_lasting("We switched to pnpm last year."));
         assert!(is_lasting("We've moved beryl to Swift Testing: `import Testing` and `#expect`."));
         assert!(!is_lasting("Since we've moved the app over to Postgres 16 the dump fails."));
+        assert!(is_lasting("right, we moved everything to Swift Testing in October, that note is stale."));
+        assert!(!is_lasting("We moved the handler to the api module."));
+        assert!(is_lasting("And yes, always run `swift format lint --strict` before you call something done here."));
+        assert!(!is_task_scoped(
+            "And yes, always run `swift format lint --strict` before you call something done here."
+        ));
+        assert!(is_task_scoped("Just put the helper here."));
+        let rule = "In this repo any write that touches more than one table goes through `Ecto.Multi`, not \
+                    `Repo.transaction(fn -> ... end)`.";
+        assert_eq!(rules_in(rule), [rule]);
+        assert!(is_task_scoped("Write that test first."));
     }
 
     #[test]

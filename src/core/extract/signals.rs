@@ -449,7 +449,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
         if CORRECTION.is_match(sentence) && agent_acted {
             if !durability::is_task_scoped(sentence) {
-                let told = with_instruction(sentence, &all[i + 1..]);
+                let told = with_tail(&with_instruction(sentence, &all[i + 1..]), all.get(i + 1).copied());
                 keep(SignalKind::Correction, after_rule(i.checked_sub(1).map(|at| all[at]), &told));
             }
             continue;
@@ -681,9 +681,18 @@ fn with_alternative(refusal: &str, next: Option<&str>) -> String {
 /// A rule with the few words after it that say what is allowed instead ("No -A, not in
 /// tasks, not in scripts. Explicit --allow flags only."); the rule alone otherwise.
 fn with_tail(rule: &str, next: Option<&str>) -> String {
-    let Some(next) = next else { return rule.to_string() };
-    let bare = next.trim_end_matches(['.', '!']).trim_end();
-    let only = bare.to_lowercase().ends_with(" only") || bare.to_lowercase().ends_with(" only, please");
+    // "Every new test, please.": where the rule before it holds.
+    static SCOPE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:(?:and|also)\s+)?(?:(?:in|for|on|with)\s+)?(?:every|all|any|each)\s+[\w-]+(?:\s+[\w-]+){0,2}(?:,?\s*(?:please|pls|too))?$",
+        )
+    });
+    // (A correction may have taken the sentence after it already.)
+    let Some(next) = next.filter(|next| !rule.contains(next.trim())) else { return rule.to_string() };
+    let bare = next.trim().trim_end_matches(['.', '!']).trim_end();
+    let only = bare.to_lowercase().ends_with(" only")
+        || bare.to_lowercase().ends_with(" only, please")
+        || SCOPE.is_match(bare);
     // ("The footer only." picks a thing of the task.)
     let picks =
         ["the ", "that ", "this ", "these ", "those ", "it "].iter().any(|w| next.to_lowercase().starts_with(w));
@@ -786,6 +795,15 @@ mod tests {
         );
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].1.contains("I said bun") && found[0].1.contains("never npm"), "{found:?}");
+    }
+
+    #[test]
+    fn a_rule_keeps_the_few_words_after_it_that_say_where_it_holds() {
+        let said = "Actually, we use AssertJ in denarius, not JUnit's assertEquals — `assertThat(x).hasSize(3)` \
+                    style. Every new test, please.";
+        assert_eq!(preference_signals(said, true), [(SignalKind::Correction, said.to_string())]);
+        let said = "We always log through slog. Every new test, please.";
+        assert_eq!(preference_signals(said, true), [(SignalKind::Preference, said.to_string())]);
     }
 
     #[test]
