@@ -698,7 +698,11 @@ fn verified_tip(group: &Group, told: &str, families: &mut BTreeSet<String>) -> O
         // Only a way to build, test, lint or format is a tip; other commands were steps.
         let kind = classify(command).kind;
         let job = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint | CommandKind::Format);
-        let plain = shell::is_default_command(command) || shell::is_narrowed(command) || !job;
+        // (`bash -n bin/backup` parsed the script at hand.)
+        let plain = shell::is_default_command(command)
+            || shell::is_narrowed(command)
+            || shell::is_syntax_check(command)
+            || !job;
         // `source ~/.app.env && dotnet test` after a landmine fixed by that `source`, or
         // `GITHUB_TOKEN=… sbt test` after one that needed the setting.
         let step_told = command.split(" && ").count() > 1

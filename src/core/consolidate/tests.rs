@@ -281,3 +281,14 @@ fn a_fix_that_only_added_what_a_preference_says_to_pass_is_not_told_again() {
     let out = run(&[record("s-a", "/w/hooks", 20, vec![t])], &[]);
     assert!(out.summary.contains("cluster unreachable"), "{}", out.summary);
 }
+
+#[test]
+fn a_script_only_parsed_is_no_tip() {
+    let mut t = task("Add a photo backup script.");
+    for command in ["bash -n bin/backup-photos", "shellcheck -x bin/*"] {
+        t.verified.push(Verified { command: command.into(), kind: CommandKind::Lint, line: 3 });
+    }
+    let out = run(&[record("s-a", "/w/dots", 20, vec![t])], &[]);
+    assert!(out.summary.contains("verified `shellcheck -x bin/*`"), "{}", out.summary);
+    assert!(!out.summary.contains("bash -n"), "{}", out.summary);
+}

@@ -32,7 +32,8 @@ static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:because|since|turns? out|turned out|root cause|the cause|caused by|due to|the reason|",
         r"despite|although|even though|instead of|rather than|not the|not what|not as|actually|in fact|",
         r"listens? on|is (?:actually |really )?(?:a |an )?(?:zstd|gzip|binary|compressed|symlink|stale|empty)|",
-        r"compressed|mismatch|differs?|different|wrong|stale|outdated|only works|requires|needs|expects|",
+        r"compressed|mismatch|differs?|different|wrong|stale|outdated|deprecated|no longer (?:exists|supported)|",
+        r"only works|requires|needs|expects|",
         r"overrides?|shadows?|ignores?|silently|quietly|hard-?coded|pinned|falls? back|fell back|only sets|",
         r"which is why|that'?s why|that is why|so it|still holds|is taken|was taken|moved to|defaults? to|",
         r"points? (?:at|to)|resolves? to|is set to|is bound to|binds? to|already (?:running|in use|taken)|held by|",
@@ -336,6 +337,16 @@ mod tests {
         let found: Vec<String> = observations(reply, 9, &named).into_iter().map(|o| o.text).collect();
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].contains("8081") && found[1].contains("zstd"), "{found:?}");
+    }
+
+    #[test]
+    fn a_deprecated_flag_met_on_the_way_is_kept() {
+        let named = named(&["nix flake lock --update-input nixpkgs"]);
+        let reply = "Only nixpkgs moved.\n\nI used `nix flake lock --update-input nixpkgs`, and Nix warned that \
+                     `--update-input` is a deprecated alias; the current form is `nix flake update nixpkgs`.";
+        let found: Vec<String> = observations(reply, 9, &named).into_iter().map(|o| o.text).collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("nix flake update nixpkgs"), "{found:?}");
     }
 
     #[test]

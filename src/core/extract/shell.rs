@@ -1276,6 +1276,18 @@ fn named(kind: CommandKind, program: &str, sub: Option<&str>) -> Classified {
 }
 
 /// The flag (or module) with which an interpreter only parses its script, if it is given.
+/// Whether `command` only parses a script (`bash -n bin/backup`, `ruby -c app.rb`): it
+/// checks the file at hand, no way to lint the project.
+pub(crate) fn is_syntax_check(command: &str) -> bool {
+    let interpreters = ["bash", "sh", "zsh", "dash", "fish", "python", "node", "ruby", "perl", "php"];
+    let classified = classify(command);
+    classified.kind == CommandKind::Lint
+        && interpreters.contains(&classified.program.as_str())
+        && classified.family.split_once(' ').is_some_and(|(_, check)| {
+            matches!(check, "-n" | "-c" | "-wc" | "-l" | "--check" | "py_compile" | "compileall")
+        })
+}
+
 fn syntax_check<'a>(program: &str, args: &[&'a str]) -> Option<&'a str> {
     let flags: &[&str] = match program {
         "ruby" | "perl" => &["-c", "-wc"],
@@ -1994,6 +2006,8 @@ mod tests {
         // A script only parsed is checked, not run.
         assert_eq!(family("zsh -n zsh/.config/zsh/functions.zsh"), (Lint, "zsh -n".into()));
         assert_eq!(family("bash -n bin/deploy"), (Lint, "bash -n".into()));
+        assert!(is_syntax_check("bash -n bin/deploy") && is_syntax_check("python3 -m py_compile app.py"));
+        assert!(!is_syntax_check("shellcheck bin/deploy") && !is_syntax_check("ruby -Itest test/a_test.rb"));
         assert_eq!(family("ruby -c app/models/user.rb"), (Lint, "ruby -c".into()));
         assert_eq!(family("python3 -m py_compile src/app.py"), (Lint, "python py_compile".into()));
         assert_eq!(family("bash bin/deploy"), (Run, "bash bin/deploy".into()));
