@@ -46,7 +46,10 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:in|for|across) (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|code base|plugin|library|crate|firmware|extension)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
         r"|^(?:(?:please|pls|plz|also|and|but|so|then)\s+)?(?:keep|format|write|run|use|lint|name|put|make|check|prefix|sign|tag|document|type|test|give|end|start|lock|pin)\s+(?:all|every|any|each)\b",
         r"|\bin (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|team|code base)\b|\bin here\b",
-        r"|^(?:all|every|each|any|no)\s+(?:\w+\s+){0,2}(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts)\b",
+        r"|^(?:all|every|each|any|no)\s+(?:\w+\s+){0,2}(?:change|changes|commit|commits|file|files|function|functions|test|tests|package|packages|module|modules|migration|migrations|endpoint|endpoints|pr|prs|component|components|query|queries|script|scripts|symbol|symbols|class|classes|method|methods|type|types|struct|structs|handler|handlers|controller|controllers|job|jobs|model|models|route|routes|service|services)\b",
+        // "Scripts here are strict POSIX sh", "Our tests assert with AssertJ only".
+        r"|\b(?:tests|specs|migrations|files|modules|components|commits|logs|packages|scripts|sources|templates|queries|handlers|services|jobs|models)\s+here\s+(?:are|go|use|live|must|should|need|run|get)\b",
+        r"|\bour (?:tests|specs|scripts|migrations|handlers|services|modules|queries|commits|jobs|models|templates)\s+(?:assert|use|go|run|live|log|read|write|get|must|should|never|always)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to|write|store|keep|name|format|pin|deploy|release|ship)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
         // "This firmware never allocates": what the project's code does, always or never.
@@ -80,7 +83,9 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base|plugin|library|crate|firmware|extension)\b",
         // "tests here are munit-cats-effect": how things are done in the place.
-        r"|\b(?:tests|specs|migrations|files|modules|components|commits|logs|errors|packages|dependencies|deps|builds|imports|strings|messages)\s+here\s+(?:are|go|use|live|must|should|need|run|get)\b",
+        r"|\b(?:tests|specs|migrations|files|modules|components|commits|logs|errors|packages|dependencies|deps|builds|imports|strings|messages|scripts|sources|templates|queries|handlers|services|jobs|models)\s+here\s+(?:are|go|use|live|must|should|need|run|get)\b",
+        // "And just so it's said: …" says the rule out loud, it ties nothing to the task.
+        r"|\bjust so (?:it'?s said|you know|we'?re clear|you'?re aware|it'?s clear|there'?s no doubt)\b",
         r"|\bin here\b|\bfrom here\b|^(?:by the way|btw|fyi)\b[\s,:-]+(?:\S+\s+)?here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
         // "We use `deno fmt` here": the place the team works, not the task's spot.
         r"|\b(?:we|i) (?:use|run|prefer|write|keep|follow|stick to|go with|(?:don'?t|do not|never)\s+(?:use|run|add|write|commit|hand-roll|call|import|install|put|touch|edit|mock|vendor|pin))\b(?:[^.;:!?]|\.\w){0,80}?\bhere\b",
@@ -109,6 +114,8 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
         r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
         r"|\b(?:never|nver|nevr) ?mind\b",
+        // "Leave the machine alone, I'll sort the driver out myself": hands off, this time.
+        r"|\bi'?ll\s+[^.;!?]{0,40}\bmyself\b",
         // "Don't open the PR yet": not before the user says so, in this task.
         r"|\b(?:don'?t|do not|not)\b[^.;!?]{0,40}\byet\b",
         // "… — and don't forget the down migration": a thing of this task not to leave out.
@@ -823,6 +830,16 @@ mod tests {
             "And yes, always run `swift format lint --strict` before you call something done here."
         ));
         assert!(is_task_scoped("Just put the helper here."));
+        for rule in [
+            "Our tests assert with AssertJ only (assertThat(...)); please no Hamcrest matchers or plain JUnit assertEquals.",
+            "Every public symbol in spaulder needs a /// doc comment, no exceptions.",
+            "And just so it's said: errors get wrapped with fmt.Errorf and %w, we don't use pkg/errors anywhere.",
+            "Scripts here are strict POSIX sh, no bashisms: they run under dash on the routers.",
+        ] {
+            assert_eq!(rules_in(rule), [rule]);
+        }
+        assert!(is_task_scoped("No, leave the machine alone, I'll sort the driver out myself."));
+        assert!(!is_lasting("Our tests are failing on main."));
         let rule = "In this repo any write that touches more than one table goes through `Ecto.Multi`, not \
                     `Repo.transaction(fn -> ... end)`.";
         assert_eq!(rules_in(rule), [rule]);

@@ -810,10 +810,11 @@ impl Extractor {
             // `busted spec/` right after `busted spec/ && stylua --check src` failed ran less,
             // it got past nothing.
             let parts: Vec<String> = failure.command.split(" && ").map(shell::job_line).collect();
-            let less_of_it = parts.len() > 1
-                && open.ran.is_empty()
-                && open.edited.is_empty()
-                && parts.contains(&shell::job_line(&call.command));
+            // (Nor did `mix test test/x_test.exs` after `mix test` failed, with nothing changed.)
+            let unchanged = open.ran.is_empty() && open.edited.is_empty();
+            let less_of_it = unchanged
+                && ((parts.len() > 1 && parts.contains(&shell::job_line(&call.command)))
+                    || shell::is_narrowed_rerun(&call.command, &failure.command));
             // `terraform plan` that said "run terraform init", once the init that failed too
             // was fixed: that fix is the lesson, this failure only followed from it.
             let followed = task.fixes.iter().any(|earlier| {

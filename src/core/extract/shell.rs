@@ -254,6 +254,19 @@ pub(crate) fn without_output_filters(command: &str) -> String {
     kept.join(" ")
 }
 
+/// Whether `command` is `failed` again with only some of its test files picked (`mix test
+/// test/x_test.exs` after `mix test`): it ran less, and got past nothing. (A flag added,
+/// `--test-options=--accept`, may be what changed.)
+pub(crate) fn is_narrowed_rerun(command: &str, failed: &str) -> bool {
+    let (words, failed_words) = (words(command), words(failed));
+    let added: Vec<&String> = words.iter().filter(|w| !failed_words.contains(w)).collect();
+    is_narrowed(command)
+        && !is_narrowed(failed)
+        && !added.is_empty()
+        && added.iter().all(|w| !w.starts_with('-') && w.contains('/'))
+        && failed_words.iter().all(|w| words.contains(w))
+}
+
 /// Whether a chain builds a binary only to try it out: a build into a named place, then that
 /// place run (`go build -o bin/x ./cmd/x && ./bin/x --version`, `cargo build --release &&
 /// ./target/release/x --help`). The build is the smoke test's set-up, not a way to build.
@@ -1988,6 +2001,9 @@ mod tests {
         let (prepared, failed) =
             ("bin/rails db:test:prepare && bundle exec rspec", "bin/rails db:test:prepare && bundle exec rspec");
         assert_eq!(job_line_for(prepared, failed), "bundle exec rspec");
+        assert!(is_narrowed_rerun("PGPORT=5433 mix test test/app_web/presence_test.exs", "PGPORT=5433 mix test"));
+        assert!(!is_narrowed_rerun("PGPORT=5433 mix test", "mix test"), "a setting added");
+        assert!(!is_narrowed_rerun("cabal test -O0 --test-options=--accept", "cabal test -O0"), "a flag added");
         assert!(builds_to_try("go build -o bin/bachmann ./cmd/bachmann && ./bin/bachmann --version"));
         assert!(builds_to_try("cargo build --release && ./target/release/pistole --help"));
         assert!(!builds_to_try("go build -o bin/bachmann ./cmd/bachmann && go test ./..."));

@@ -125,6 +125,18 @@ fn a_run_that_passes_with_retries_is_flaky_and_quotes_no_expected_values() {
 }
 
 #[test]
+fn a_narrower_run_that_passes_fixed_nothing() {
+    let m = memory(&[
+        user("Add presence to the lobby."),
+        run("1", "PGPORT=5433 mix test"),
+        result("1", 2, "1) test presence (AppWeb.PresenceTest)\n  Assertion failed, no matching message after 100ms"),
+        run("2", "PGPORT=5433 mix test test/app_web/presence_test.exs"),
+        result("2", 0, "3 tests, 0 failures"),
+    ]);
+    assert!(!m.rollout_summary.contains("succeeded instead"), "{}", m.rollout_summary);
+}
+
+#[test]
 fn a_plain_retry_that_passes_is_called_flaky_and_a_setup_step_is_named() {
     let flaky = memory(&[
         user("Run the tests."),
