@@ -276,7 +276,7 @@ pub(crate) fn builds_to_try(command: &str) -> bool {
     let mut built: Vec<Option<String>> = Vec::new();
     for part in parts {
         let words = words(part);
-        let program = words.iter().find(|w| !(w.contains('=') && !w.starts_with('-')));
+        let program = words.iter().find(|w| !w.contains('=') || w.starts_with('-'));
         let program = program.map(|p| p.trim_start_matches("./")).unwrap_or_default();
         let cargo_output = program.starts_with("target/release/") || program.starts_with("target/debug/");
         if !built.is_empty() && (cargo_output || built.iter().flatten().any(|b| b == program)) {
