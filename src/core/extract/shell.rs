@@ -1242,6 +1242,12 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
         }
     }
     let program = canonical(program_name(rest.first()?));
+    // `php8.3 /usr/local/bin/composer install`: an interpreter running an installed program
+    // runs that program.
+    let interpreter = matches!(program.as_str(), "php" | "python" | "ruby" | "node" | "perl");
+    if interpreter && rest.get(1).is_some_and(|w| w.contains("/bin/") && !w.contains('.')) {
+        return classify_segment(&rest[1..]);
+    }
     if NO_OP_COMMANDS.contains(&program.as_str()) {
         return None;
     }
@@ -2022,6 +2028,8 @@ mod tests {
         // A script only parsed is checked, not run.
         assert_eq!(family("zsh -n zsh/.config/zsh/functions.zsh"), (Lint, "zsh -n".into()));
         assert_eq!(family("bash -n bin/deploy"), (Lint, "bash -n".into()));
+        assert_eq!(family("php8.3 /usr/local/bin/composer install"), family("composer install"));
+        assert_eq!(family("python3 /usr/bin/pip3 install -r requirements.txt"), family("pip install -r x"));
         assert!(is_syntax_check("bash -n bin/deploy") && is_syntax_check("python3 -m py_compile app.py"));
         assert!(!is_syntax_check("shellcheck bin/deploy") && !is_syntax_check("ruby -Itest test/a_test.rb"));
         assert_eq!(family("ruby -c app/models/user.rb"), (Lint, "ruby -c".into()));
