@@ -222,9 +222,10 @@ fn a_session_whose_text_breaks_the_handbook_is_left_out_alone() {
     assert!(!handbook.memory.contains("Add a lexer test."), "{}", handbook.memory);
 }
 
-#[test]
-fn two_failures_one_chain_got_past_are_told_by_the_first() {
-    let fix = |command: &str, error: &str, failed_line: u64, fixed_by: &str| Fix {
+/// `command`, failed at `failed_line` with `error`, got past by `fixed_by` at line 24, with
+/// nothing edited or run on the way.
+fn fix(command: &str, error: &str, failed_line: u64, fixed_by: &str) -> Fix {
+    Fix {
         failure: Failure { command: command.into(), error: error.into(), exit_code: Some(1), line: failed_line },
         attempts: 1,
         command: fixed_by.into(),
@@ -235,7 +236,11 @@ fn two_failures_one_chain_got_past_are_told_by_the_first() {
         chain: Vec::new(),
         before: Vec::new(),
         work: false,
-    };
+    }
+}
+
+#[test]
+fn two_failures_one_chain_got_past_are_told_by_the_first() {
     // `poetry lock && poetry install` got past both.
     let mut t = task("Add a tags column.");
     let mut install =
@@ -255,23 +260,7 @@ fn a_fix_that_only_added_what_a_preference_says_to_pass_is_not_told_again() {
     let mut t = task("Deploy the api chart.");
     t.preferences.push(preference("Always pass --kube-context kind-dev explicitly here, the default context is prod."));
     let failed = "helm upgrade --install api charts/api -n dev";
-    t.fixes.push(Fix {
-        failure: Failure {
-            command: failed.into(),
-            error: "Error: Kubernetes cluster unreachable".into(),
-            exit_code: Some(1),
-            line: 6,
-        },
-        attempts: 1,
-        command: format!("{failed} --kube-context kind-dev"),
-        line: 9,
-        edited: Vec::new(),
-        ran: Vec::new(),
-        settings: Vec::new(),
-        chain: Vec::new(),
-        before: Vec::new(),
-        work: false,
-    });
+    t.fixes.push(fix(failed, "Error: Kubernetes cluster unreachable", 6, &format!("{failed} --kube-context kind-dev")));
     let out = run(&[record("s-a", "/w/hooks", 20, vec![t.clone()])], &[]);
     assert!(out.summary.contains("Always pass --kube-context kind-dev"), "{}", out.summary);
     assert!(!out.summary.contains("cluster unreachable"), "{}", out.summary);

@@ -1069,26 +1069,21 @@ fn an_error_about_a_name_the_edit_took_out_is_the_tasks_own_work() {
         "*** Begin Patch\n*** Update File: reports/monthly_revenue.sql\n@@\n SELECT DATE_FORMAT(o.created_at, '%Y-%m') AS month,\n-       o.created_at,\n        SUM(oi.quantity) AS n\n*** End Patch"});
     let error = "ERROR 1055 (42000) at line 2: Expression #2 of SELECT list is not in GROUP BY clause and contains \
                  nonaggregated column 'calcite.o.created_at' which is not functionally dependent on columns in GROUP BY";
+    let session = |edit: serde_json::Value| {
+        [
+            user("The monthly revenue report errors on MySQL 8. Fix it."),
+            run("1", "mysql -h 127.0.0.1 -P 3307 calcite < reports/monthly_revenue.sql"),
+            result("1", 1, error),
+            edit,
+            run("2", "mysql -h 127.0.0.1 -P 3307 -t calcite < reports/monthly_revenue.sql"),
+            result("2", 0, "| month | n |"),
+        ]
+    };
     // (The task's own work alone is nothing to keep.)
-    let session = [
-        user("The monthly revenue report errors on MySQL 8. Fix it."),
-        run("1", "mysql -h 127.0.0.1 -P 3307 calcite < reports/monthly_revenue.sql"),
-        result("1", 1, error),
-        query_edit,
-        run("2", "mysql -h 127.0.0.1 -P 3307 -t calcite < reports/monthly_revenue.sql"),
-        result("2", 0, "| month | n |"),
-    ];
-    assert_eq!(extract(&session), Extraction::NoOp);
+    assert_eq!(extract(&session(query_edit)), Extraction::NoOp);
     // An edit elsewhere in the query leaves the error a lesson of its own.
     let other_edit = serde_json::json!({"role": "tool_call", "name": "apply_patch", "content":
         "*** Begin Patch\n*** Update File: reports/monthly_revenue.sql\n@@\n-ORDER BY 1;\n+ORDER BY month;\n*** End Patch"});
-    let m = memory(&[
-        user("The monthly revenue report errors on MySQL 8. Fix it."),
-        run("1", "mysql -h 127.0.0.1 -P 3307 calcite < reports/monthly_revenue.sql"),
-        result("1", 1, error),
-        other_edit,
-        run("2", "mysql -h 127.0.0.1 -P 3307 -t calcite < reports/monthly_revenue.sql"),
-        result("2", 0, "| month | n |"),
-    ]);
+    let m = memory(&session(other_edit));
     assert!(!m.facts.tasks[0].fixes[0].work, "{:?}", m.facts.tasks[0].fixes);
 }
