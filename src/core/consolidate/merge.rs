@@ -16,13 +16,23 @@ const COMMON: &[&str] = &[
 ];
 
 /// The words of a sentence that carry its meaning: lower-case, without redaction markers,
-/// punctuation or common words.
+/// punctuation or common words. A dotted or slashed name stands as it is and by its longer
+/// parts too, so `log/slog` and `slog.Info` share `slog` (a short part, `uv` of `uv.lock`,
+/// would make another project's name for a file look like its rule's words).
 pub(crate) fn content_words(text: &str) -> BTreeSet<String> {
-    without_redactions(text)
+    let keep = |w: &str| w.len() >= 2 && !COMMON.contains(&w);
+    let mut words = BTreeSet::new();
+    for word in without_redactions(text)
         .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '=')))
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
-        .filter(|w| w.len() >= 2 && !COMMON.contains(&w.as_str()))
-        .collect()
+        .filter(|w| keep(w))
+    {
+        if word.contains(['.', '/']) {
+            words.extend(word.split(['.', '/']).filter(|p| p.len() >= 4 && keep(p)).map(str::to_string));
+        }
+        words.insert(word);
+    }
+    words
 }
 
 /// True when two preferences say the same thing: nearly the same content words (a Jaccard
@@ -146,6 +156,16 @@ mod tests {
         scala.add("marlin", &content_words(restated));
         assert!(same_rule_of_project(&content_words(fmt), &content_words(restated), |w| scala
             .is_own_term("marlin", "marlin", w)));
+        let mut go = Vocabulary::default();
+        let (slog, again) = (
+            "For whoever picks this up: argent logs with log/slog and nothing else, so no fmt.Printf debugging and no log.Println.",
+            "Logging-wise, in argent we log through log/slog only, never fmt.Println or the old log package.",
+        );
+        go.add("argent", &content_words(slog));
+        go.add("argent", &content_words(again));
+        go.add("gules", &content_words("Keep the lockfile as uv.lock and log to stderr."));
+        assert!(same_rule_of_project(&content_words(slog), &content_words(again), |w| go
+            .is_own_term("argent", "argent", w)));
         // One shared tool is two rules about it.
         assert!(!same("skyrail", 0, 2));
         // Related rules in words other projects use too are two rules.
