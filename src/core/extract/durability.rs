@@ -64,6 +64,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:deliberate|intentional|on purpose|by design)\b",
         // "Oh, and a standing one: …", "whatever you do, don't …", "that's the project standard".
         r"|\b(?:a|one|another)\s+standing\s+(?:one|rule|order|instruction|preference|request)\b|\bwhatever (?:you|we) do\b",
+        r"|\b(?:a|one|the|our)\s+rules?\s+that\s+(?:stays?|holds?|lasts?|sticks?)\b",
         r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:the|our)\s+(?:(?:project|team|repo|company)(?:'s)?\s+|house\s+)?(?:standard|convention|rule|policy|norm)(?:\s*[,.;:!)—–-]|\s*$|\s+(?:here|in|for|across|of|we)\b)",
         // "… always go through perform_job/2, never call perform/1": the way set against one
         // never to take. ("It fails on CI, always." says how often.)
@@ -84,6 +85,8 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base|plugin|library|crate|firmware|extension)\b",
         // "tests here are munit-cats-effect": how things are done in the place.
         r"|\b(?:tests|specs|migrations|files|modules|components|commits|logs|errors|packages|dependencies|deps|builds|imports|strings|messages|scripts|sources|templates|queries|handlers|services|jobs|models)\s+here\s+(?:are|go|use|live|must|should|need|run|get)\b",
+        // "Everything here is deployed with stow": all of the place, done one way.
+        r"|^(?:(?:and|also|but|so)[\s,]+)?everything\s+here\s+(?:is|goes|gets|lives|must|should|runs|uses)\b",
         // "And just so it's said: …" says the rule out loud, it ties nothing to the task.
         r"|\bjust so (?:it'?s said|you know|we'?re clear|you'?re aware|it'?s clear|there'?s no doubt)\b",
         r"|\bin here\b|\bfrom here\b|^(?:by the way|btw|fyi)\b[\s,:-]+(?:\S+\s+)?here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
@@ -120,7 +123,16 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:don'?t|do not|not)\b[^.;!?]{0,40}\byet\b",
         // "… — and don't forget the down migration": a thing of this task not to leave out.
         r"|\b(?:don'?t|do not) forget (?:the|about the) [\w-]+(?:\s+[\w-]+)?\s*[.!]?\s*$",
-        r"|\b(?:this|that|these|those)\s+(?:file|files|function|bug|test|tests|pr|branch|change|changes|commit|task|issue|error|module|class|method|line|lines|script|case|step|failure|query|endpoint|ticket|migration|fix|patch|run)\b",
+        r"|\b(?:this|that|these|those)\s+(?:file|files|function|bug|test|tests|pr|branch|change|changes|commit|task|issue|error|module|class|method|line|lines|script|case|step|failure|query|endpoint|ticket|migration|fix|patch|run|release|version|deploy|deployment|rollout|upgrade|demo)\b",
+        // "Always use the sandbox gateway for this": the thing at hand ("for this repo" is
+        // a place, taken out before).
+        r"|\bfor this\s*(?:[.;,!?]|$)",
+        // "she's mid-rebase this week": how things stand for a while.
+        r"|\bthis (?:week|weekend|sprint|morning|afternoon|evening|month|cycle)\b",
+        // "At my old job we always ran vitest with --no-threads": another place's habit.
+        r"|\b(?:at|in) my (?:old|last|previous|former|first|other) (?:job|company|workplace|team|gig|employer|shop|place)\b|\bwhen i (?:was|worked) at\b",
+        // "In the infra-bootstrap repo we never use registry modules": another repo's rule.
+        r"|\b(?:in|for|at) the (?:[\w.-]+ )?[\w.-]+ (?:repo|repository|codebase|monorepo)\b",
     ))
 });
 
@@ -351,7 +363,7 @@ fn is_placed_request(text: &str) -> bool {
 /// just went into conda base"): "just" tells when, not how little to do.
 static JUST_HAPPENED: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b(?:that|it|this|which|they|you)\s+(?:has\s+|have\s+)?just\s+(?:went|got|broke|overwrote|installed|wiped|deleted|landed|ended up|clobbered|polluted)\b",
+        r"(?i)\b(?:that|it|this|which|they|you)\s+(?:has\s+|have\s+)?just\s+(?:went|got|broke|overwrote|installed|wiped|deleted|landed|ended up|clobbered|polluted)\b|\byou\s+just\s+(?:wrote|made|added|created|changed|edited|did)\b",
         // "those targets are just skipped on Linux": how it goes, not how little to do.
         r"|\b(?:is|are|was|were|gets?|got)\s+just\s+\w+ed\b",
     ))
@@ -410,7 +422,11 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
             !lasting[at] && !is_request(next) && !is_task_scoped(next) && GOES_ON.is_match(next.trim_start())
         })
     };
-    let kept = |i: usize| lasting[i] && !is_task_scoped(clauses[i]);
+    // "At my old job we used Scrivener, but don't pull it in here": a clause that only
+    // points back at the one before says nothing once that one is left out.
+    let points_back = |i: usize| i > 0 && POINTS_BACK.is_match(clauses[i]);
+    let stands = |i: usize| lasting[i] && !is_task_scoped(clauses[i]);
+    let kept = |i: usize| stands(i) && !(points_back(i) && !stands(i - 1));
     // Each run of rules side by side is kept as said, from its first clause to its last.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for i in (0..clauses.len()).filter(|&i| kept(i)) {
@@ -429,6 +445,11 @@ fn span<'a>(whole: &'a str, first: &str, last: &str) -> &'a str {
     let end = last.as_ptr() as usize - whole.as_ptr() as usize + last.len();
     whole.get(start..end).unwrap_or(whole)
 }
+
+/// A refusal whose object is only a pronoun for what the clause before named.
+static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^(?:(?:and|but|so|just)\s+)?(?:don'?t|do not|never)\s+[\w-]+\s+(?:it|them|that|those|one)\b")
+});
 
 /// A clause that goes on about what the one before it named.
 static GOES_ON: LazyLock<Regex> = LazyLock::new(|| {
@@ -694,6 +715,29 @@ mod tests {
             "I prefer central package management here: versions only go in Directory.Packages.props.",
         ] {
             assert_eq!(rules_in(rule), vec![rule.to_string()], "{rule}");
+        }
+    }
+
+    #[test]
+    fn another_place_a_while_or_the_thing_at_hand_is_no_rule() {
+        for said in [
+            "at my old job we always ran vitest with --no-threads, no idea why, don't bother.",
+            "fyi in the infra-bootstrap repo we never use modules from the registry, everything is vendored there.",
+            "Always use the sandbox gateway for this; I don't want real refunds while we test today.",
+            "Heads-up: don't branch off Marta's feat/rate-limit, she's mid-rebase this week; branch from main.",
+            "Then prepare 0.8.3: always bump the patch version for this release, it's only a bugfix.",
+            "At my old job we always used Scrivener for pagination, but don't pull it in here.",
+        ] {
+            assert!(rules_in(said).is_empty(), "{said}");
+        }
+        // The repo at hand, a rule that stays, all of the place done one way.
+        for said in [
+            "Always run the linter for this repo.",
+            "A rule that stays: this repo is flakes only, no nix-env -i, no channels.",
+            "Everything here is deployed with `stow --dotfiles -t ~ <pkg>`; never copy anything into ~ by hand.",
+            "We wrap errors with fmt.Errorf in this codebase, pkg/errors is banned, so don't pull it in.",
+        ] {
+            assert_eq!(rules_in(said), [said]);
         }
     }
 

@@ -460,6 +460,11 @@ impl Extractor {
             return;
         }
         let signals = signals::preference_signals(text, self.agent_acted);
+        for what in signals::taken_back(text) {
+            for facts in self.tasks.iter_mut().filter_map(|t| t.facts.as_mut()) {
+                facts.preferences.retain(|p| !signals::is_taken_back(&p.text, &what));
+            }
+        }
         let answers = asked && signals::is_consent(text);
         let continues_task =
             !self.tasks.is_empty() && (signals::is_correction(text) || signals::states_only(text) || answers);

@@ -77,9 +77,11 @@ static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
 static BARE_INTERJECTION: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^(?:(?:no|nope|nah|wait|stop|hold on|hang on|hm+|whoa|actually)[\s,.!—–-]*){1,4}$"));
 static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
-    re(
+    re(concat!(
         r"(?i)^(?:no|nope|nah|wrong|actually|wait|hold on|hm+,? no|not quite|not like that|that'?s (?:wrong|not right|incorrect|not what i)|that is (?:wrong|not right|incorrect)|you (?:shouldn'?t|should not|should) have|instead)\b[,.!:;]?\s+\S+\s+\S+",
-    )
+        // "Not --adopt: it overwrites …", "Not Gson, kotlinx": the way the agent offered, refused.
+        r"|^not\s+(?:`[^`]+`|--?[a-z][\w-]*|(?-i:[A-Z])[\w.-]*)\s*[:;,—–-]\s*\S+\s+\S+",
+    ))
 });
 static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -121,7 +123,7 @@ const OBJECT: &str = r"(?:[ \t]+(?:this|these lines|the following|out|back))?";
 /// A source and its verb (`the tool said`, `according to the docs`), before what it said.
 static ATTRIBUTION: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(?:{SOURCE}[ \t]+{ADVERB}(?:(?P<reports>{REPORTS})|{HOLDS}){OBJECT}|(?P<according>according[ \t]+to)[ \t]+{SOURCE}|{YOU})\b"
+        r"(?i)\b(?:{SOURCE}[ \t]+{ADVERB}(?:(?P<reports>{REPORTS})|{HOLDS}){OBJECT}|(?P<according>according[ \t]+to)[ \t]+{SOURCE}|{YOU})\b|\b(?:from|per|quoting)[ \t]+{SOURCE}[ \t]*(?::|$)"
     ))
 });
 /// A source and its verb after a quote (`"…", the tool said`, `"…" is what it printed`).
@@ -397,6 +399,61 @@ pub(crate) fn feedback(text: &str) -> Option<Feedback> {
     }
 }
 
+/// "Forget the dot-aliases thing from earlier", "scratch what I said about the changelog":
+/// a rule said before in the session, taken back; "… — actually no, scrap that": the one
+/// just said.
+static TAKES_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)(?P<not>\b(?:don'?t|do not|never|not)\s+)?\b(?:forget|scrap|scratch|ignore|disregard|drop|never ?mind)\s+(?:about\s+)?",
+        r"(?:(?:the|that|my)\s+(?P<what>[^.;,!?—–]{1,60}?)\s*(?:thing|rule|bit|part|idea|request|one)?\s+(?:i (?:said|asked for|mentioned)\s+)?(?:from\s+)?(?:earlier|before|above)\b",
+        r"|what i (?:said|wrote|asked for) (?:about|on) (?:the\s+)?(?P<about>[^.;,!?—–]{1,60}?)\s*(?:[.;,!?—–]|$)",
+        r"|(?P<just_said>that|this|it)\s*(?:[,.;:!—–-]|$))",
+    ))
+});
+
+/// How the user takes back what they just asked for ("no wait, …", "actually no, …").
+static SELF_RETRACTION: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^(?:(?:no|nope|nah)[\s,]+(?:wait|hold on|actually)|wait|hold on|actually[\s,]+no|on second thought)\b")
+});
+
+/// True when `sentence` takes back a rule: one said before, or the one just said ("don't
+/// forget that …" asks to remember, it takes nothing back).
+fn takes_back(sentence: &str) -> bool {
+    TAKES_BACK.captures_iter(sentence).any(|c| c.name("not").is_none())
+}
+
+/// True when `sentence` only takes back the rule said just before it ("no wait, scrap that,
+/// don't").
+fn takes_back_the_last(sentence: &str) -> bool {
+    TAKES_BACK
+        .captures_iter(sentence)
+        .any(|c| c.name("not").is_none() && c.name("just_said").is_some() && c.get(0).is_some_and(|m| m.start() < 24))
+}
+
+/// What the user takes back in a message: the words of each rule said before that no longer
+/// holds ("dot-aliases" of "forget the dot-aliases thing from earlier").
+pub(crate) fn taken_back(text: &str) -> Vec<String> {
+    TAKES_BACK
+        .captures_iter(text)
+        .filter(|c| c.name("not").is_none())
+        .filter_map(|c| c.name("what").or_else(|| c.name("about")).map(|m| m.as_str().trim().to_string()))
+        .filter(|what| !what.is_empty())
+        .collect()
+}
+
+/// True when `rule` is what a taking back of `what` takes back: it holds every word of it.
+pub(crate) fn is_taken_back(rule: &str, what: &str) -> bool {
+    let rule = rule.to_lowercase();
+    let words: Vec<String> = what
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/')))
+        .filter(|w| {
+            w.len() >= 3 && !["the", "and", "about", "all", "that", "this"].contains(&w.to_lowercase().as_str())
+        })
+        .map(str::to_lowercase)
+        .collect();
+    !words.is_empty() && words.iter().all(|w| rule.contains(w.as_str()))
+}
+
 /// True when a message opens with a correction of the agent ("no, use …").
 pub(crate) fn is_correction(text: &str) -> bool {
     sentences(text).next().is_some_and(|s| CORRECTION.is_match(s))
@@ -418,6 +475,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     // "Wait, stop. Don't run terraform apply, ever." opens with a bare interjection: the
     // sentence after it is the correction.
     let opened = agent_acted && all.first().is_some_and(|s| BARE_INTERJECTION.is_match(s));
+    let mut taken_back: Vec<&str> = Vec::new();
     for (i, &sentence) in all.iter().enumerate().skip(usize::from(opened)) {
         let plain = without_courtesy(sentence);
         if POINTS_BACK.is_match(plain) {
@@ -447,7 +505,16 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         if sentence.ends_with('?') {
             continue;
         }
-        if CORRECTION.is_match(sentence) && agent_acted {
+        if takes_back(sentence) {
+            if takes_back_the_last(sentence) {
+                taken_back.extend(i.checked_sub(1).map(|at| all[at]));
+            }
+            continue;
+        }
+        // "Make it encode as a bare number... no wait, leave Codable alone": the user takes
+        // back their own request, there is nothing of the agent's to correct.
+        let own_words = i > 0 && SELF_RETRACTION.is_match(sentence) && durability::is_request(all[i - 1]);
+        if CORRECTION.is_match(sentence) && agent_acted && !own_words {
             if !durability::is_task_scoped(sentence) {
                 let told = with_tail(&with_instruction(sentence, &all[i + 1..]), all.get(i + 1).copied());
                 keep(SignalKind::Correction, after_rule(i.checked_sub(1).map(|at| all[at]), &told));
@@ -466,6 +533,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             keep(SignalKind::Preference, told);
         }
     }
+    found.retain(|(_, s)| !taken_back.iter().any(|before| before.contains(s.trim_end_matches(['.', '!']))));
     // A correction kept with the sentence before or after it already says the rule it holds.
     let all: Vec<String> = found.iter().map(|(_, s)| s.clone()).collect();
     found.retain(|(_, s)| !all.iter().any(|other| other != s && other.contains(s.as_str())));
@@ -477,14 +545,25 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
 /// is a sentence of its own, whatever the task before it.
 fn at_remember(sentence: &str) -> Vec<&str> {
     static INSIDE: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i)(?:\s[—–]|;)\s*(?:(?:and|also|but)[\s,]+)?(?:please\s+)?(?:remember|keep in mind)\b")
+        re(r#"(?i)(?:\s[—–]|;|["”»]\s)\s*(?:(?:and|also|but)[\s,]+)?(?:please\s+)?(?:remember|keep in mind)\b"#)
     });
     // (What it asks to remember lasts: "— and remember amounts are cents everywhere in this
-    // app", not "— remember me doesn't survive a restart".)
+    // app", not "— remember me doesn't survive a restart"; "Remember: …" asks it outright.)
+    static ASKS: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)^(?:please\s+)?(?:remember|keep in mind)\s*:"));
     let cut = INSIDE.find(sentence).filter(|m| sentence[..m.start()].matches('`').count().is_multiple_of(2));
-    let request = cut.map(|m| sentence[m.start()..].trim_start().trim_start_matches(['—', '–', ';']).trim_start());
+    // ("From the ticket: "…" Remember: …": after a quote, the user speaks again.)
+    let quote = |c: char| matches!(c, '"' | '”' | '»');
+    let request = cut.map(|m| {
+        sentence[m.start()..].trim_start().trim_start_matches(quote).trim_start_matches(['—', '–', ';']).trim_start()
+    });
+    let before = |m: regex::Match<'_>| {
+        sentence[..m.start() + sentence[m.start()..].len() - sentence[m.start()..].trim_start_matches(quote).len()]
+            .trim_end()
+    };
     match (cut, request) {
-        (Some(m), Some(request)) if durability::is_lasting(request) => vec![sentence[..m.start()].trim_end(), request],
+        (Some(m), Some(request)) if durability::is_lasting(request) || ASKS.is_match(request) => {
+            vec![before(m), request]
+        }
         _ => vec![sentence],
     }
 }
@@ -785,6 +864,43 @@ mod tests {
 
     fn kinds(text: &str) -> Vec<SignalKind> {
         preference_signals(text, true).into_iter().map(|(k, _)| k).collect()
+    }
+
+    #[test]
+    fn a_rule_taken_back_is_no_rule() {
+        for said in [
+            "Also always add `--impure` when you run nix develop here... no wait, scrap that, don't, it breaks the pure eval.",
+            "Also, from now on put every new service object under app/services/payouts/ — actually no, forget that.",
+            "actually forget the dot-aliases thing from earlier — keep aliases next to the functions, like now.",
+            // The user takes back their own request: nothing of the agent's to correct.
+            "also make Heading encode as a bare number in Codable... no wait, leave Codable alone, the API sends objects.",
+        ] {
+            assert!(preference_signals(said, true).is_empty(), "{said}");
+        }
+        assert_eq!(taken_back("actually forget the dot-aliases thing from earlier — keep them"), ["dot-aliases"]);
+        assert!(is_taken_back("Put every alias in bash/dot-aliases from now on.", "dot-aliases"));
+        assert!(!is_taken_back("Everything here is deployed with stow.", "dot-aliases"));
+        // Asking not to forget is a remember request.
+        assert_eq!(kinds("Don't forget that the API returns cents, always."), [SignalKind::Remember]);
+        assert!(taken_back("Don't forget the changelog from before.").is_empty());
+    }
+
+    #[test]
+    fn a_rule_after_a_quoted_ticket_is_the_users_own() {
+        let said = "From the ticket: \"Acceptance: PDFs must always be A4.\" Remember: controllers in reblochon \
+                    stay thin, validation goes in a FormRequest class.";
+        let found = preference_signals(said, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.starts_with("Remember: controllers") && !found[0].1.contains("A4"), "{found:?}");
+    }
+
+    #[test]
+    fn refusing_the_way_offered_is_a_correction() {
+        let said = "Not --adopt: it pulls the file from ~ into the repo and overwrites what you just wrote. When \
+                    stow hits a conflict in bulwark, move the old file aside as ~/<name>.pre-stow and stow again.";
+        let found = preference_signals(said, true);
+        assert!(matches!(found.as_slice(), [(SignalKind::Correction, s)] if s.contains(".pre-stow")), "{found:?}");
+        assert!(preference_signals("Not sure, what do you think about the cache?", true).is_empty());
     }
 
     #[test]

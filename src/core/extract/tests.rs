@@ -424,6 +424,20 @@ fn remember_requests_and_corrections_are_kept_near_verbatim() {
 }
 
 #[test]
+fn a_rule_taken_back_later_in_the_session_is_dropped() {
+    let m = memory(&[
+        user(
+            "Add a tmux package. Never copy anything into ~ by hand. Oh, and put every alias in bash/dot-aliases from now on.",
+        ),
+        edit("tmux/dot-tmux.conf"),
+        assistant("Added the package."),
+        user("actually forget the dot-aliases thing from earlier — keep aliases next to their functions, like now."),
+    ]);
+    let prefs: Vec<&str> = m.facts.tasks.iter().flat_map(|t| &t.preferences).map(|p| p.text.as_str()).collect();
+    assert_eq!(prefs, ["Never copy anything into ~ by hand."]);
+}
+
+#[test]
 fn secrets_never_reach_the_stage_one_texts() {
     let m = memory(&[
         user("Use the key sk-proj-Abcdefghijklmnopqrstuvwx0123 from now on."),
