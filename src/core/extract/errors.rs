@@ -97,6 +97,18 @@ fn root_cause(text: &str) -> Option<&str> {
         let last = block.last()?.trim_start().trim_start_matches('>').trim_start();
         return usable(last).then_some(last);
     }
+    // Nix's evaluation trace (`error:`, `… while calling the 'import' builtin`, …): its last
+    // `error:` line is what went wrong, the frames above only say where it was met.
+    if memmem::find(text.as_bytes(), "… while ".as_bytes()).is_some() {
+        let innermost = text
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| l.strip_prefix("error:").is_some_and(|rest| !rest.trim().is_empty()))
+            .last();
+        if let Some(cause) = innermost.filter(|l| usable(l)) {
+            return Some(cause);
+        }
+    }
     // The last of a forward search: a backward one reads a long log at a tenth of the speed.
     let at = memmem::find_iter(text.as_bytes(), b"Caused by: ").last()?;
     let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -748,6 +760,18 @@ mod tests {
         assert_eq!(error_line(out).as_deref(), Some("Error: Cannot find module './config'"));
         let out = "12:00:01 INFO pool size 10, over the max of 20 dropped: 0\nFATAL: password authentication failed";
         assert_eq!(error_line(out).as_deref(), Some("FATAL: password authentication failed"));
+    }
+
+    #[test]
+    fn a_nix_evaluation_trace_is_quoted_by_its_innermost_error() {
+        let nix = "warning: Git tree '/home/dev/gouda' is dirty\nerror:\n       … while calling the 'import' builtin\n\
+                   \x20        at /nix/store/k1v0-source/flake.nix:10:27:\n\
+                   \x20          10|         devShells.default = import ./nix/devshell.nix { inherit pkgs; };\n\n\
+                   \x20      error: path '/nix/store/k1v0-source/nix/devshell.nix' does not exist";
+        assert_eq!(
+            error_line(nix).as_deref(),
+            Some("error: path '/nix/store/k1v0-source/nix/devshell.nix' does not exist")
+        );
     }
 
     #[test]

@@ -237,8 +237,11 @@ pub(crate) fn status_is_an_answer(command: &str, code: Option<i64>) -> bool {
 pub(crate) fn without_output_filters(command: &str) -> String {
     let mut kept: Vec<&str> = Vec::new();
     let mut words = command.split_whitespace().peekable();
+    // (`sh -c 'rg --version | head -1'`: a pipe inside quotes is the inner shell's.)
+    let quoted = |kept: &[&str]| kept.iter().map(|w| w.matches(['\'', '"']).count()).sum::<usize>() % 2 == 1;
     while let Some(word) = words.next() {
-        if word == "|" && words.peek().is_some_and(|next| matches!(*next, "tail" | "head" | "cat" | "less")) {
+        let filter = words.peek().is_some_and(|next| matches!(*next, "tail" | "head" | "cat" | "less"));
+        if word == "|" && filter && !quoted(&kept) {
             break;
         }
         // `> /tmp/dev.log`: where the output went is no part of the job.
@@ -653,7 +656,11 @@ pub(crate) fn steps_before_job(command: &str, family: &str) -> Vec<String> {
         .iter()
         .filter(|p| {
             let kind = classify(p).kind;
-            let step = !classify(p).family.is_empty() && !matches!(kind, CommandKind::Explore | CommandKind::Vcs);
+            // (`git add nix/devshell.nix` puts a file where the tool reads the tree; `git
+            // status` only looks.)
+            let vcs_change = kind == CommandKind::Vcs && !is_query(p);
+            let step = !classify(p).family.is_empty()
+                && (vcs_change || !matches!(kind, CommandKind::Explore | CommandKind::Vcs));
             step || writes_a_file(p) || sets_a_setting(p)
         })
         .map(|p| p.to_string())
@@ -831,7 +838,8 @@ fn sequential_parts(command: &str) -> Vec<&str> {
             (None, '\'' | '"') => quote = Some(c),
             (None, '(') if previous == '$' => depth += 1,
             (None, ')') if depth > 0 => depth -= 1,
-            (None, ';' | '\n') if depth == 0 => {
+            // (`tmux … start-server \; show -g prefix`: an escaped `;` is the program's own.)
+            (None, ';' | '\n') if depth == 0 && previous != '\\' => {
                 parts.push(&command[start..i]);
                 start = i + 1;
             }
@@ -1726,6 +1734,8 @@ mod tests {
         assert!(status_is_the_jobs("deno run --allow-net main.ts & sleep 1; curl -s localhost:8000/; kill %1"));
         assert!(status_is_the_jobs("(REDIS_URL=redis://localhost:6380 npm run dev &) ; sleep 4; curl -s x"));
         assert!(!status_is_the_jobs("cargo test 2>&1; echo done"));
+        // An escaped `;` is an argument of the program, no separator of the shell's.
+        assert!(status_is_the_jobs("stow --dotfiles -t ~ tmux && tmux -L check start-server \\; show -g prefix"));
     }
 
     #[test]
