@@ -94,6 +94,8 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:we|i) (?:use|run|prefer|write|keep|follow|stick to|go with|(?:don'?t|do not|never)\s+(?:use|run|add|write|commit|hand-roll|call|import|install|put|touch|edit|mock|vendor|pin))\b(?:[^.;:!?]|\.\w){0,80}?\bhere\b",
         // "we use kotlinx.serialization here, not Jackson — don't add it": the one set aside.
         r"|\bnot\s+[^.;!?]{1,40}?[—–,;-]+\s*(?:don'?t|do not|never)\s+(?:add|use|install|import|bring|pull)\s+(?:it|that|them|those)\b",
+        // "Don't use npm here, ever": a tool named, refused in the project.
+        r"|\b(?:don'?t|do not)\s+(?:use|run|call|install)\s+[\w.@/-]+\s+here\b(?:,?\s+ever\b|\s+at all\b)",
         // "SharedPreferences is banned here": the project's rule.
         r"|\b(?:banned|forbidden|not allowed|disallowed|mandatory|required|the norm) here\b",
         // "And yes, always run `swift format lint` before you call something done here."

@@ -169,12 +169,7 @@ impl Attempt<'_> {
             && !a.program.is_empty()
             && a.program == b.program;
         let same_job = shell::runs_job(fixed, &a.family) || builds_it;
-        // Checking the work on the way (a build, another test, a diff) is no setup step.
-        let checks_only = ran.iter().all(|r| {
-            let kind = classify(r).kind;
-            kind.is_verification() && !matches!(kind, CommandKind::Install | CommandKind::Run)
-                || kind == CommandKind::Vcs
-        });
+        let checks_only = checks_only_of(ran);
         let own_checker = is_own_checker(failed_kind, error);
         // A slip at a line of a file the task wrote, mended in that file: the task's own,
         // whatever else it ran on the way (`units/x.service:10: Unknown key name
@@ -182,6 +177,20 @@ impl Attempt<'_> {
         let mended_its_slip =
             edited.iter().any(|f| is_one_of(f, written) && names_one_of(error, std::slice::from_ref(f)));
         if same_job && mended_its_slip && !own_checker && !ENVIRONMENT.is_match(error) {
+            return true;
+        }
+        // A spec the task wrote, run on its own, red until the code under work was edited,
+        // then the project's tests passing (`playwright test e2e/x.spec.ts`, then `pnpm
+        // test:e2e`): test-first work, however the green run was called.
+        let tests_after = fixed.split(" && ").any(|p| classify(p).kind == CommandKind::Test);
+        // (A wait for an expectation that timed out is the assertion failing, no machine.)
+        let waited_for_expect = error.contains("waiting for expect(");
+        let red_spec = failed_kind == CommandKind::Test
+            && tests_after
+            && !own_checker
+            && (!ENVIRONMENT.is_match(error) || waited_for_expect)
+            && is_placed_in(failed, error, places, written);
+        if red_spec && !edited.is_empty() && edited.iter().all(|f| is_source(f)) && checks_only {
             return true;
         }
         if !same_job || !checks_only || edited.is_empty() || ENVIRONMENT.is_match(error) {
@@ -200,6 +209,15 @@ impl Attempt<'_> {
         let in_its_own_file = !own_checker && is_placed_in(failed, error, places, written);
         in_its_own_file || edited.iter().all(|f| is_source(f)) && in_the_code
     }
+}
+
+/// True when the commands run between a failure and its fix only checked the work on the
+/// way (a build, another test, a diff): no setup step.
+fn checks_only_of(ran: &[String]) -> bool {
+    ran.iter().all(|r| {
+        let kind = classify(r).kind;
+        kind.is_verification() && !matches!(kind, CommandKind::Install | CommandKind::Run) || kind == CommandKind::Vcs
+    })
 }
 
 /// True when an error quotes a name of the code (`'calcite.o.created_at'`, `'parse_row'`)
@@ -811,6 +829,16 @@ mod tests {
         let edited = vec!["src/whimbrel/cli.cr".to_string()];
         assert!(is_own_work_in("crystal spec spec/cli_metric_spec.cr", "Errors:", "crystal spec", &edited, &[], &spec));
         assert!(!is_own_work_in("crystal spec", "Errors:", "crystal spec", &edited, &[], &spec));
+        // Green through the project's own script, whatever it is called.
+        let e2e = vec!["e2e/booking-past-date.spec.ts".to_string()];
+        let form = vec!["src/components/BookingForm.tsx".to_string()];
+        let timed_out = "Error: Timed out 5000ms waiting for expect(locator).toHaveText(expected)";
+        let (red, green) =
+            ("pnpm exec playwright test e2e/booking-past-date.spec.ts", "pnpm test:e2e && pnpm lint && pnpm typecheck");
+        assert!(is_own_work_in(red, timed_out, green, &form, &[], &e2e));
+        // Not when the spec was the project's own, nor when the green run was no test.
+        assert!(!is_own_work_in(red, timed_out, green, &form, &[], &[]));
+        assert!(!is_own_work_in(red, timed_out, "pnpm lint", &form, &[], &e2e));
         let chain = "crystal tool format && crystal tool format --check && crystal spec";
         let produced = "Formatting src/whimbrel/height.cr produced changes";
         assert!(is_own_work_in("crystal tool format --check", produced, chain, &[], &[], &[]));

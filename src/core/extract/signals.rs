@@ -79,6 +79,8 @@ static BARE_INTERJECTION: LazyLock<Regex> =
 static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)^(?:no|nope|nah|wrong|actually|wait|hold on|hm+,? no|not quite|not like that|that'?s (?:wrong|not right|incorrect|not what i)|that is (?:wrong|not right|incorrect)|you (?:shouldn'?t|should not|should) have|instead)\b[,.!:;]?\s+\S+\s+\S+",
+        // "Stop — don't use npm here, ever.": a halt, then what not to do.
+        r"|^stop\b[\s,.!:;—–-]+(?:don'?t|do not|never|no)\s+\S+\s+\S+",
         // "Not --adopt: it overwrites …", "Not Gson, kotlinx": the way the agent offered, refused.
         r"|^not\s+(?:`[^`]+`|--?[a-z][\w-]*|(?-i:[A-Z])[\w.-]*)\s*[:;,—–-]\s*\S+\s+\S+",
     ))
@@ -350,6 +352,15 @@ pub(crate) fn forbids(rule: &str) -> bool {
 /// no step a rule forbids by its name alone.
 pub(crate) fn forbids_job(rule: &str, job: &str) -> bool {
     if rule.contains(job) {
+        return true;
+    }
+    // "don't use npm here, ever", "never npm or yarn": every job of the program.
+    let program = job.split(' ').next().unwrap_or_default();
+    let whole = Regex::new(&format!(
+        r"\b(?:never|don'?t|do not|no|not)\s+(?:ever\s+)?(?:use\s+|run\s+|call\s+|touch\s+)?{}\b(?:\s*(?:[,.;:!)—–-]|$|or\b|here\b|in\b|for\b|ever\b|at all\b))",
+        regex::escape(program)
+    ));
+    if program.len() >= 2 && whole.is_ok_and(|re| re.is_match(rule)) {
         return true;
     }
     let Some((_, step)) = job.split_once(' ') else { return false };
@@ -901,6 +912,8 @@ mod tests {
         let found = preference_signals(said, true);
         assert!(matches!(found.as_slice(), [(SignalKind::Correction, s)] if s.contains(".pre-stow")), "{found:?}");
         assert!(preference_signals("Not sure, what do you think about the cache?", true).is_empty());
+        let said = "Stop — don't use npm here, ever. mizzen is a pnpm workspace, never npm or yarn.";
+        assert_eq!(preference_signals(said, true), [(SignalKind::Correction, said.to_string())]);
     }
 
     #[test]
@@ -1316,6 +1329,11 @@ mod tests {
         assert!(forbids_job("never terraform apply from here.", "terraform apply"));
         assert!(!forbids_job("don't test against prod.", "npm test"));
         assert!(!forbids_job("never apply from a laptop.", "terraform plan"));
+        // A program forbidden outright forbids each of its jobs; one of its jobs does not.
+        assert!(forbids_job("stop — don't use npm here, ever.", "npm install"));
+        assert!(forbids_job("deps go in with pnpm, never npm or yarn.", "npm install"));
+        assert!(!forbids_job("don't use npm install here, it rewrites the lockfile.", "npm ci"));
+        assert!(!forbids_job("don't run cargo test without --locked.", "cargo build"));
     }
 
     #[test]
