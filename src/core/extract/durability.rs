@@ -428,7 +428,7 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
     // points back at the one before says nothing once that one is left out.
     let points_back = |i: usize| i > 0 && POINTS_BACK.is_match(clauses[i]);
     let stands = |i: usize| lasting[i] && !is_task_scoped(clauses[i]);
-    let kept = |i: usize| stands(i) && !(points_back(i) && !stands(i - 1));
+    let kept = |i: usize| stands(i) && (!points_back(i) || stands(i - 1));
     // Each run of rules side by side is kept as said, from its first clause to its last.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for i in (0..clauses.len()).filter(|&i| kept(i)) {

@@ -103,8 +103,7 @@ fn root_cause(text: &str) -> Option<&str> {
         let innermost = text
             .lines()
             .map(str::trim_start)
-            .filter(|l| l.strip_prefix("error:").is_some_and(|rest| !rest.trim().is_empty()))
-            .last();
+            .rfind(|l| l.strip_prefix("error:").is_some_and(|rest| !rest.trim().is_empty()));
         if let Some(cause) = innermost.filter(|l| usable(l)) {
             return Some(cause);
         }
