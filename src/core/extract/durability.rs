@@ -125,7 +125,7 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:don'?t|do not|not)\b[^.;!?]{0,40}\byet\b",
         // "… — and don't forget the down migration": a thing of this task not to leave out.
         r"|\b(?:don'?t|do not) forget (?:the|about the) [\w-]+(?:\s+[\w-]+)?\s*[.!]?\s*$",
-        r"|\b(?:this|that|these|those)\s+(?:file|files|function|bug|test|tests|pr|branch|change|changes|commit|task|issue|error|module|class|method|line|lines|script|case|step|failure|query|endpoint|ticket|migration|fix|patch|run|release|version|deploy|deployment|rollout|upgrade|demo)\b",
+        r"|\b(?:this|that|these|those)\s+(?:file|files|function|bug|test|tests|pr|branch|change|changes|commit|task|issue|error|module|class|method|line|lines|script|case|step|failure|query|endpoint|ticket|migration|fix|patch|run|release|deploy|deployment|rollout|demo)\b",
         // "Always use the sandbox gateway for this": the thing at hand ("for this repo" is
         // a place, taken out before).
         r"|\bfor this\s*(?:[.;,!?]|$)",
@@ -133,8 +133,7 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bthis (?:week|weekend|sprint|morning|afternoon|evening|month|cycle)\b",
         // "At my old job we always ran vitest with --no-threads": another place's habit.
         r"|\b(?:at|in) my (?:old|last|previous|former|first|other) (?:job|company|workplace|team|gig|employer|shop|place)\b|\bwhen i (?:was|worked) at\b",
-        // "In the infra-bootstrap repo we never use registry modules": another repo's rule.
-        r"|\b(?:in|for|at) the (?:[\w.-]+ )?[\w.-]+ (?:repo|repository|codebase|monorepo)\b",
+        r"|\b(?:in|for) (?:the|our) other (?:repos?|repositor(?:y|ies)|projects?|codebases?)\b",
     ))
 });
 
@@ -376,7 +375,16 @@ pub(crate) fn is_task_scoped(text: &str) -> bool {
     // "Keep it C11 without GNU extensions" names a standard the code keeps, where "keep it
     // short" shapes this one answer.
     static KEEP_A_STANDARD: LazyLock<Regex> = LazyLock::new(|| re(r"\b[Kk]eep (?:it|them) [A-Z0-9]"));
+    // "In the infra-bootstrap repo we never use registry modules, …, but here …": another
+    // repo's rule, set against this one's. (A user may name their own repo too; and "here"
+    // would read as a lasting place below.)
+    static OTHER_REPO: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)\b(?:in|for|at) the [\w.-]+ (?:repo|repository|codebase)\b[^.;!?]*\b(?:there|but here|not here)\b")
+    });
     let plain = without_code(text);
+    if OTHER_REPO.is_match(&plain) {
+        return true;
+    }
     let plain = KEEP_A_STANDARD.replace_all(&plain, " ");
     let plain = LASTING_PLACE.replace_all(&plain, " ");
     let plain = JUST_HAPPENED.replace_all(&plain, " ");
@@ -724,7 +732,8 @@ mod tests {
     fn another_place_a_while_or_the_thing_at_hand_is_no_rule() {
         for said in [
             "at my old job we always ran vitest with --no-threads, no idea why, don't bother.",
-            "fyi in the infra-bootstrap repo we never use modules from the registry, everything is vendored there.",
+            "fyi in the infra-bootstrap repo we never use modules from the registry, everything is vendored there, but \
+             here registry modules are fine.",
             "Always use the sandbox gateway for this; I don't want real refunds while we test today.",
             "Heads-up: don't branch off Marta's feat/rate-limit, she's mid-rebase this week; branch from main.",
             "Then prepare 0.8.3: always bump the patch version for this release, it's only a bugfix.",

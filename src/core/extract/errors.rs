@@ -104,7 +104,8 @@ fn root_cause(text: &str) -> Option<&str> {
             .lines()
             .map(str::trim_start)
             .rfind(|l| l.strip_prefix("error:").is_some_and(|rest| !rest.trim().is_empty()));
-        if let Some(cause) = innermost.filter(|l| usable(l)) {
+        // (A builder that failed under it still gives way to its log.)
+        if let Some(cause) = innermost.filter(|l| usable(l) && !is_relay(l)) {
             return Some(cause);
         }
     }

@@ -183,11 +183,15 @@ impl Attempt<'_> {
         // then the project's tests passing (`playwright test e2e/x.spec.ts`, then `pnpm
         // test:e2e`): test-first work, however the green run was called.
         let tests_after = fixed.split(" && ").any(|p| classify(p).kind == CommandKind::Test);
-        // (A wait for an expectation that timed out is the assertion failing, no machine.)
+        // Only an assertion's failure says the spec met code not yet written (a wait for an
+        // expectation that timed out is one, no machine's).
+        static ASSERTS: LazyLock<Regex> =
+            LazyLock::new(|| crate::core::patterns::regex(r"(?i)\bexpect\(|assert|\bexpected\b.{0,80}\b(?:to|but)\b"));
         let waited_for_expect = error.contains("waiting for expect(");
         let red_spec = failed_kind == CommandKind::Test
             && tests_after
             && !own_checker
+            && ASSERTS.is_match(error)
             && (!ENVIRONMENT.is_match(error) || waited_for_expect)
             && is_placed_in(failed, error, places, written);
         if red_spec && !edited.is_empty() && edited.iter().all(|f| is_source(f)) && checks_only {

@@ -657,8 +657,10 @@ pub(crate) fn steps_before_job(command: &str, family: &str) -> Vec<String> {
         .filter(|p| {
             let kind = classify(p).kind;
             // (`git add nix/devshell.nix` puts a file where the tool reads the tree; `git
-            // status` only looks.)
-            let vcs_change = kind == CommandKind::Vcs && !is_query(p);
+            // status` only looks, and a pull or a checkout changes more than a step.)
+            let stages =
+                words(p).get(..2).is_some_and(|w| w[0] == "git" && matches!(w[1].as_str(), "add" | "rm" | "mv"));
+            let vcs_change = kind == CommandKind::Vcs && stages;
             let step = !classify(p).family.is_empty()
                 && (vcs_change || !matches!(kind, CommandKind::Explore | CommandKind::Vcs));
             step || writes_a_file(p) || sets_a_setting(p)

@@ -125,7 +125,7 @@ const OBJECT: &str = r"(?:[ \t]+(?:this|these lines|the following|out|back))?";
 /// A source and its verb (`the tool said`, `according to the docs`), before what it said.
 static ATTRIBUTION: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(?:{SOURCE}[ \t]+{ADVERB}(?:(?P<reports>{REPORTS})|{HOLDS}){OBJECT}|(?P<according>according[ \t]+to)[ \t]+{SOURCE}|{YOU})\b|\b(?:from|per|quoting)[ \t]+{SOURCE}[ \t]*(?::|$)"
+        r"(?i)\b(?:{SOURCE}[ \t]+{ADVERB}(?:(?P<reports>{REPORTS})|{HOLDS}){OBJECT}|(?P<according>according[ \t]+to)[ \t]+{SOURCE}|{YOU})\b|\b(?:from|per|quoting)[ \t]+{SOURCE}[ \t]*:"
     ))
 });
 /// A source and its verb after a quote (`"…", the tool said`, `"…" is what it printed`).
@@ -357,7 +357,7 @@ pub(crate) fn forbids_job(rule: &str, job: &str) -> bool {
     // "don't use npm here, ever", "never npm or yarn": every job of the program.
     let program = job.split(' ').next().unwrap_or_default();
     let whole = Regex::new(&format!(
-        r"\b(?:never|don'?t|do not|no|not)\s+(?:ever\s+)?(?:use\s+|run\s+|call\s+|touch\s+)?{}\b(?:\s*(?:[,.;:!)—–-]|$|or\b|here\b|in\b|for\b|ever\b|at all\b))",
+        r"\b(?:never|don'?t|do not|no|not)\s+(?:ever\s+)?(?:use\s+|run\s+|call\s+|touch\s+)?{}(?:\s*(?:[,.;:!)—–]|$)|\s+(?:or|here|ever|at all)\b)",
         regex::escape(program)
     ));
     if program.len() >= 2 && whole.is_ok_and(|re| re.is_match(rule)) {
@@ -411,15 +411,22 @@ pub(crate) fn feedback(text: &str) -> Option<Feedback> {
 }
 
 /// "Forget the dot-aliases thing from earlier", "scratch what I said about the changelog":
-/// a rule said before in the session, taken back; "… — actually no, scrap that": the one
-/// just said.
-static TAKES_BACK: LazyLock<Regex> = LazyLock::new(|| {
+/// a rule said before in the session, named by what it was about and taken back. (Not
+/// "drop the users table before re-seeding": a thing of the task, no rule.)
+static TAKES_BACK_NAMED: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)(?P<not>\b(?:don'?t|do not|never|not)\s+)?\b(?:forget|scrap|scratch|ignore|disregard|drop|never ?mind)\s+(?:about\s+)?",
-        r"(?:(?:the|that|my)\s+(?P<what>[^.;,!?—–]{1,60}?)\s*(?:thing|rule|bit|part|idea|request|one)?\s+(?:i (?:said|asked for|mentioned)\s+)?(?:from\s+)?(?:earlier|before|above)\b",
-        r"|what i (?:said|wrote|asked for) (?:about|on) (?:the\s+)?(?P<about>[^.;,!?—–]{1,60}?)\s*(?:[.;,!?—–]|$)",
-        r"|(?P<just_said>that|this|it)\s*(?:[,.;:!—–-]|$))",
+        r"(?i)(?P<not>\b(?:don'?t|do not|never|not)(?:,?\s+ever)?\s+)?\b(?:forget|scrap|scratch|disregard|never ?mind)\s+(?:about\s+)?",
+        r"(?:(?:the|that|my)\s+(?P<what>[^.;,!?—–]{1,60}?)\s*(?:thing|rule|bit|part|idea|request|instruction)\s+(?:i (?:said|asked for|mentioned)\s+)?(?:from\s+)?(?:earlier|before|above)\b",
+        r"|what i (?:said|wrote|asked for) (?:about|on) (?:the\s+)?(?P<about>[^.;,!?—–]{1,60}?)\s*(?:[.;,!?—–]|$))",
     ))
+});
+
+/// "No wait, scrap that, don't", "… — actually no, forget that": the rule just said, taken
+/// back, at the start of a sentence or after a dash or a trailing ellipsis.
+static TAKES_BACK_JUST_SAID: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)(?:^|[—–;]|\.\.\.|…)\s*(?:(?:no|nope|wait|actually|hmm?|oh)[\s,]+)*(?:scrap|scratch|forget)\s+(?:that|this)\s*(?:[,.;:!—–-]|$)",
+    )
 });
 
 /// How the user takes back what they just asked for ("no wait, …", "actually no, …").
@@ -427,42 +434,54 @@ static SELF_RETRACTION: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)^(?:(?:no|nope|nah)[\s,]+(?:wait|hold on|actually)|wait|hold on|actually[\s,]+no|on second thought)\b")
 });
 
-/// True when `sentence` takes back a rule: one said before, or the one just said ("don't
+/// What a sentence takes back, if anything: a rule said before, or the one just said ("don't
 /// forget that …" asks to remember, it takes nothing back).
-fn takes_back(sentence: &str) -> bool {
-    TAKES_BACK.captures_iter(sentence).any(|c| c.name("not").is_none())
+#[derive(Debug, PartialEq, Eq)]
+enum TakenBack<'a> {
+    Nothing,
+    /// A rule said earlier in the session, named; the sentence says nothing else of its own.
+    Earlier,
+    /// The rule said just before, then what the sentence goes on to say (`""` when nothing).
+    JustSaid {
+        rest: &'a str,
+    },
+    /// The rule said in the same sentence, before the taking back: all of it goes.
+    Itself,
 }
 
-/// True when `sentence` only takes back the rule said just before it ("no wait, scrap that,
-/// don't").
-fn takes_back_the_last(sentence: &str) -> bool {
-    TAKES_BACK
-        .captures_iter(sentence)
-        .any(|c| c.name("not").is_none() && c.name("just_said").is_some() && c.get(0).is_some_and(|m| m.start() < 24))
+fn takes_back(sentence: &str) -> TakenBack<'_> {
+    if let Some(m) = TAKES_BACK_JUST_SAID.find(sentence) {
+        if m.start() > 0 {
+            return TakenBack::Itself;
+        }
+        let rest = sentence[m.end()..].trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ',' | '—' | '–'));
+        return TakenBack::JustSaid { rest };
+    }
+    match TAKES_BACK_NAMED.captures_iter(sentence).any(|c| c.name("not").is_none()) {
+        true => TakenBack::Earlier,
+        false => TakenBack::Nothing,
+    }
 }
 
 /// What the user takes back in a message: the words of each rule said before that no longer
 /// holds ("dot-aliases" of "forget the dot-aliases thing from earlier").
 pub(crate) fn taken_back(text: &str) -> Vec<String> {
-    TAKES_BACK
-        .captures_iter(text)
+    let text = without_quoted_sources(text);
+    sentences(&text)
+        .filter(|s| !s.trim_end().ends_with('?'))
+        .flat_map(|s| TAKES_BACK_NAMED.captures_iter(s).collect::<Vec<_>>())
         .filter(|c| c.name("not").is_none())
         .filter_map(|c| c.name("what").or_else(|| c.name("about")).map(|m| m.as_str().trim().to_string()))
         .filter(|what| !what.is_empty())
         .collect()
 }
 
-/// True when `rule` is what a taking back of `what` takes back: it holds every word of it.
+/// True when `rule` is what a taking back of `what` takes back: it holds every content word
+/// of it, whole (`dot-aliases` in `bash/dot-aliases`, not `test` in `pytest`).
 pub(crate) fn is_taken_back(rule: &str, what: &str) -> bool {
-    let rule = rule.to_lowercase();
-    let words: Vec<String> = what
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/')))
-        .filter(|w| {
-            w.len() >= 3 && !["the", "and", "about", "all", "that", "this"].contains(&w.to_lowercase().as_str())
-        })
-        .map(str::to_lowercase)
-        .collect();
-    !words.is_empty() && words.iter().all(|w| rule.contains(w.as_str()))
+    use crate::core::consolidate::merge::content_words;
+    let (rule, what) = (content_words(rule), content_words(what));
+    !what.is_empty() && what.is_subset(&rule)
 }
 
 /// True when a message opens with a correction of the agent ("no, use …").
@@ -486,7 +505,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     // "Wait, stop. Don't run terraform apply, ever." opens with a bare interjection: the
     // sentence after it is the correction.
     let opened = agent_acted && all.first().is_some_and(|s| BARE_INTERJECTION.is_match(s));
-    let mut taken_back: Vec<&str> = Vec::new();
+    let mut retracted: Vec<&str> = Vec::new();
     for (i, &sentence) in all.iter().enumerate().skip(usize::from(opened)) {
         let plain = without_courtesy(sentence);
         if POINTS_BACK.is_match(plain) {
@@ -516,11 +535,17 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         if sentence.ends_with('?') {
             continue;
         }
-        if takes_back(sentence) {
-            if takes_back_the_last(sentence) {
-                taken_back.extend(i.checked_sub(1).map(|at| all[at]));
+        match takes_back(sentence) {
+            TakenBack::Nothing => {}
+            TakenBack::Earlier | TakenBack::Itself => continue,
+            TakenBack::JustSaid { rest } => {
+                retracted.extend(i.checked_sub(1).map(|at| all[at]));
+                // "No, scrap that, always go through the Repo module": what follows stands.
+                for rule in durability::rules_in(rest) {
+                    keep(SignalKind::Preference, rule);
+                }
+                continue;
             }
-            continue;
         }
         // "Make it encode as a bare number... no wait, leave Codable alone": the user takes
         // back their own request, there is nothing of the agent's to correct.
@@ -544,7 +569,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             keep(SignalKind::Preference, told);
         }
     }
-    found.retain(|(_, s)| !taken_back.iter().any(|before| before.contains(s.trim_end_matches(['.', '!']))));
+    found.retain(|(_, s)| !retracted.iter().any(|before| before.contains(s.trim_end_matches(['.', '!']))));
     // A correction kept with the sentence before or after it already says the rule it holds.
     let all: Vec<String> = found.iter().map(|(_, s)| s.clone()).collect();
     found.retain(|(_, s)| !all.iter().any(|other| other != s && other.contains(s.as_str())));
@@ -891,6 +916,20 @@ mod tests {
         assert_eq!(taken_back("actually forget the dot-aliases thing from earlier — keep them"), ["dot-aliases"]);
         assert!(is_taken_back("Put every alias in bash/dot-aliases from now on.", "dot-aliases"));
         assert!(!is_taken_back("Everything here is deployed with stow.", "dot-aliases"));
+        assert!(!is_taken_back("Run pytest with -x.", "test"));
+        // A thing of the task dropped or ignored takes no rule back.
+        for said in [
+            "Drop the users table before re-seeding.",
+            "Ignore that error above, it's from the old build.",
+            "Never, ever drop the prod table before a backup.",
+        ] {
+            assert!(taken_back(said).is_empty(), "{said}");
+        }
+        let found = preference_signals("Never commit directly to main. If CI flakes, ignore it.", true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        // What follows the taking back stands.
+        let found = preference_signals("Always add --impure. No, scrap that, always go through the Repo module.", true);
+        assert_eq!(found, [(SignalKind::Preference, "always go through the Repo module.".to_string())]);
         // Asking not to forget is a remember request.
         assert_eq!(kinds("Don't forget that the API returns cents, always."), [SignalKind::Remember]);
         assert!(taken_back("Don't forget the changelog from before.").is_empty());
@@ -903,6 +942,10 @@ mod tests {
         let found = preference_signals(said, true);
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].1.starts_with("Remember: controllers") && !found[0].1.contains("A4"), "{found:?}");
+        // (Only what it quotes is the ticket's: "different from the API: in logs we …" is the
+        // user's own.)
+        let said = "Logs are different from the API: in log lines we write timestamps as epoch milliseconds.";
+        assert_eq!(preference_signals(said, true).len(), 1);
     }
 
     #[test]
@@ -1334,6 +1377,9 @@ mod tests {
         assert!(forbids_job("deps go in with pnpm, never npm or yarn.", "npm install"));
         assert!(!forbids_job("don't use npm install here, it rewrites the lockfile.", "npm ci"));
         assert!(!forbids_job("don't run cargo test without --locked.", "cargo build"));
+        assert!(!forbids_job("don't run cargo in the container.", "cargo test"));
+        assert!(!forbids_job("don't go in and edit the generated files.", "go test"));
+        assert!(!forbids_job("don't cargo-cult flags.", "cargo test"));
     }
 
     #[test]
