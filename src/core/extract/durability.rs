@@ -31,7 +31,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:pls|plz|please)[,;]\s*(?:always|never)[.!]*\s*$",
         // "when you touch .tex files: one sentence per line"
         r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|write|add|create|modify|work on|update)\s+(?:an?\s+|any\s+)?(?:\S+\s+)?(?:files?|\*?\.\w+)\b",
-        r"|\bkeep (?:it|them|things) (?:that|this) way\b|\b(?:stays?|remains?) (?:that|this) way(?:[.,;!)]|\s*$)",
+        r"|\bkeep (?:it|them|things) (?:that|this) way\b|\b(?:stays?|remains?) (?:that|this) way(?:[.,;:!)]|\s*$)",
         r"|\b(?:is|are)\s+(?:banned|not allowed|disallowed)\b",
         r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
         r"|\b(?:is|are|goes|go|stays|stay|lives|live|must be|should be)\s+(?:always|never)\b",
@@ -40,7 +40,17 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\beverywhere (?:in|across) (?:this|our|the) \w+|\b(?:in|for|across|to|with) (?:all|every|any)\b|\b(?:in|across|to|with) (?:every|any)(?:thing|where|one)\b|\b(?:nowhere|anywhere|everywhere) else\b",
         r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
         // "Same drill as always: vet plus staticcheck before you commit."
-        r"|\b(?:as always|as usual|same drill|the usual|like always)\b|\bsame as (?:everything|everywhere|always|usual)\b",
+        r"|\b(?:as always|as usual|as ever|same drill|the usual|like always|you know the drill)\b|\bsame as (?:everything|everywhere|always|usual)\b",
+        // "And please, for the hundredth time: …": said again, and meant to stay said.
+        r"|\bfor the (?:\w+th|umpteenth|nth|last) time\b",
+        // "Generally speaking, any ALTER …": how things are done, not what to do now.
+        r"|^(?:generally(?: speaking)?|in general|as a general rule)\b",
+        // "PDBs in this chart use maxUnavailable: 1, full stop."
+        r"|[,—–-]\s*(?:full stop|period|no exceptions|end of story)[.!]*\s*$",
+        // "And no new runtime gems", "keep -Werror on, never silence a warning …".
+        r"|^(?:(?:and|also|but|so)[\s,]+)?no (?:(?:new|more|extra|other|third-party|external)\s+)+(?:runtime\s+|dev\s+|test\s+)?(?:gems|dependencies|deps|packages|crates|libraries|modules|plugins)\b",
+        r"|^(?:(?:and|also|but|so)[\s,]+)?(?:keep|use|run|leave)\b[^.;!?]*,\s*never\s+\w",
+        r"|\b(?:must not|mustn'?t|shall not|should not|shouldn'?t|may not)\s+(?:import|depend on|pull in|vendor)\b",
         r"|\b(?:a |the |one |our )?(?:house )?rules? (?:for|in|of) (?:this|our|the|these) (?:repo|repository|project|codebase|code base|docs|monorepo|team|code)\b|\bhouse rules?\b",
         // "in this repo" lays down a convention; "shows up in the repo" only says where.
         r"|\b(?:in|for|across) (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|code base|plugin|library|crate|firmware|extension)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
@@ -58,12 +68,12 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bwe\s+(?:no longer use|stopped using|moved off|moved away from)\b|\b(?:don'?t|do not|never) (?:bring|add|put) (?:\S+\s+){1,2}back\b",
         // "This project is pdm only", "our repo uses pnpm": what the project is, said of it.
         r"|^(?:(?:also|and|but|so|btw)[\s,]+)?(?:this|our) (?:project|repo|repository|codebase|code base|monorepo|crate|package|app) (?:is\s+\S+[- ]only|only uses|doesn'?t use|does not use|never uses|always uses|uses\s+\S+(?:\s+\S+)?,?\s+not)\b",
-        r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
+        r"|\bour (?:[\w-]+ )?(?:convention|style|rule|policy|standard|setup|house style)s?\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
         r"|,\s*ever\b|\bever again\b",
         // "CMAKE_C_EXTENSIONS stays OFF, that's deliberate": a decision, not an accident.
         r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:deliberate|intentional|on purpose|by design)\b",
         // "Oh, and a standing one: …", "whatever you do, don't …", "that's the project standard".
-        r"|\b(?:a|one|another)\s+standing\s+(?:one|rule|order|instruction|preference|request)\b|\bwhatever (?:you|we) do\b",
+        r"|\b(?:a|one|another)\s+standing\s+(?:one|rule|order|instruction|preference|request|thing)\b|\bwhatever (?:you|we) do\b",
         r"|\b(?:a|one|the|our)\s+rules?\s+that\s+(?:stays?|holds?|lasts?|sticks?)\b",
         r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:the|our)\s+(?:(?:project|team|repo|company)(?:'s)?\s+|house\s+)?(?:standard|convention|rule|policy|norm)(?:\s*[,.;:!)—–-]|\s*$|\s+(?:here|in|for|across|of|we)\b)",
         // "… always go through perform_job/2, never call perform/1": the way set against one
@@ -85,7 +95,11 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:in|for|across) (?:this|that) (?:repo|repository|project|codebase|monorepo|workspace|team|code base|plugin|library|crate|firmware|extension)\b",
         // "tests here are munit-cats-effect": how things are done in the place.
         r"|\b(?:tests|specs|migrations|files|modules|components|commits|logs|errors|packages|dependencies|deps|builds|imports|strings|messages|scripts|sources|templates|queries|handlers|services|jobs|models)\s+here\s+(?:are|go|use|live|must|should|need|run|get)\b",
-        // "Everything here is deployed with stow": all of the place, done one way.
+        // "Everything here is deployed with stow": all of the place, done one way; "every
+        // change here", "any ALTER on the big tables here".
+        r"|\b(?:every|any|all|each)\b[^.;:!?]{1,40}?\bhere\b",
+        // "This one is a standing thing for the repo: …" names the rule that follows.
+        r"|\b(?:this|that)(?: one)? is (?:a|the|our) (?:standing|lasting|permanent|general|house)\b",
         r"|^(?:(?:and|also|but|so)[\s,]+)?everything\s+here\s+(?:is|goes|gets|lives|must|should|runs|uses)\b",
         // "And just so it's said: …" says the rule out loud, it ties nothing to the task.
         r"|\bjust so (?:it'?s said|you know|we'?re clear|you'?re aware|it'?s clear|there'?s no doubt)\b",
@@ -134,6 +148,10 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         // "At my old job we always ran vitest with --no-threads": another place's habit.
         r"|\b(?:at|in) my (?:old|last|previous|former|first|other) (?:job|company|workplace|team|gig|employer|shop|place)\b|\bwhen i (?:was|worked) at\b",
         r"|\b(?:in|for) (?:the|our) other (?:repos?|repositor(?:y|ies)|projects?|codebases?)\b",
+        // "I love that you always write the failing test first": praise of what was done.
+        r"|\b(?:love|like|appreciate|enjoy)\s+(?:that|how|it that)\s+you\b",
+        // "that's exactly what I meant: typed everything": the rule said before, pointed at.
+        r"|\b(?:that'?s|that is|this is)\s+(?:exactly\s+|precisely\s+|just\s+)?what i (?:meant|said|asked for)\b",
     ))
 });
 
@@ -225,6 +243,8 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         false => c[0].to_string(),
     });
     let plain = A_TIME_TO_COME.replace_all(&plain, " ");
+    let plain = BREAKS_EVERY_TIME.replace_all(&plain, " ");
+    let plain = DOES_FOR_EVERY.replace_all(&plain, " ");
     let plain = NO_SURPRISES.replace_all(&plain, " ");
     let plain = SINCE_WE_SWITCHED.replace_all(&plain, " ");
     let moved = MOVED_TO.captures_iter(&plain).any(|c| {
@@ -261,6 +281,21 @@ fn is_report(said: &str) -> bool {
     let not_past = ["need", "seed", "feed", "speed", "embed", "proceed", "exceed", "succeed"].contains(&last);
     !passive && !not_past
 }
+
+/// "home-manager moving under me breaks my laptop config every time": how often a trouble
+/// comes, the reason for a rule, not one.
+static BREAKS_EVERY_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:breaks|fails|crashes|hangs|dies|bites|burns|blows up|falls over|times out|goes wrong)\b[^.;!?]{0,60}?\b(?:every|each) (?:single )?time\b",
+    )
+});
+
+/// "`formatPrice` prints `€1234.5` for every locale": what the code does now, a bug report.
+static DOES_FOR_EVERY: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:prints|returns|shows|outputs|renders|displays|produces|emits|yields|gives back)\b[^.;!?]{0,60}?\b(?:for|in|on|with) (?:every|all|any|each)\b",
+    )
+});
 
 /// "I don't want surprises there" gives the reason for a rule, it lays down none.
 static NO_SURPRISES: LazyLock<Regex> = LazyLock::new(|| {
@@ -393,6 +428,11 @@ pub(crate) fn is_task_scoped(text: &str) -> bool {
     // that" would read as a request about one.
     static ANY_THAT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:any|every|each|all|no)\s+[\w-]+\s+that\b"));
     let plain = ANY_THAT.replace_all(&plain, " ");
+    // "Wherever Bun has its own API, use it": the pronoun is what the condition named.
+    static WHEREVER_IT: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)\b(?:wherever|whenever)\b[^.;!?]{1,80},\s*(?:use|prefer|pick|take|run|do)\s+(?:it|that|them)\b")
+    });
+    let plain = WHEREVER_IT.replace_all(&plain, " ");
     TASK_SCOPE.is_match(&plain)
 }
 
@@ -434,9 +474,9 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
     };
     // "At my old job we used Scrivener, but don't pull it in here": a clause that only
     // points back at the one before says nothing once that one is left out.
-    let points_back = |i: usize| i > 0 && POINTS_BACK.is_match(clauses[i]);
+    let only_a_pronoun = |i: usize| i > 0 && ONLY_A_PRONOUN.is_match(clauses[i]);
     let stands = |i: usize| lasting[i] && !is_task_scoped(clauses[i]);
-    let kept = |i: usize| stands(i) && (!points_back(i) || stands(i - 1));
+    let kept = |i: usize| stands(i) && (!only_a_pronoun(i) || stands(i - 1));
     // Each run of rules side by side is kept as said, from its first clause to its last.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for i in (0..clauses.len()).filter(|&i| kept(i)) {
@@ -446,7 +486,12 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
             _ => runs.push((i, end)),
         }
     }
-    runs.into_iter().map(|(first, last)| as_sentence(span(sentence, clauses[first], clauses[last]), sentence)).collect()
+    // ("House rule, and it applies to every change here: …": a label alone is no rule.)
+    runs.into_iter()
+        .map(|(first, last)| span(sentence, clauses[first], clauses[last]))
+        .filter(|said| said.split_whitespace().count() >= 3)
+        .map(|said| as_sentence(said, sentence))
+        .collect()
 }
 
 /// The text of `whole` from where `first` starts to where `last` ends, both slices of it.
@@ -457,7 +502,7 @@ fn span<'a>(whole: &'a str, first: &str, last: &str) -> &'a str {
 }
 
 /// A refusal whose object is only a pronoun for what the clause before named.
-static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
+static ONLY_A_PRONOUN: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)^(?:(?:and|but|so|just)\s+)?(?:don'?t|do not|never)\s+[\w-]+\s+(?:it|them|that|those|one)\b")
 });
 
@@ -915,5 +960,44 @@ mod tests {
             rules_in("Fix the parser — and never commit generated files; the parser is slow anyway."),
             ["Never commit generated files."]
         );
+    }
+
+    #[test]
+    fn rules_said_in_other_words_are_rules() {
+        for rule in [
+            "You know the drill: hatch fmt before you hand anything back.",
+            "Same ground rules as ever: error types in the library crates are thiserror, anyhow only in the binary.",
+            "And please, for the hundredth time: every .rb file in cambric starts with `# frozen_string_literal: true`.",
+            "Generally speaking, any ALTER on the big tables here goes in with `LOCK=NONE` spelled out.",
+            "PDBs in this chart use maxUnavailable: 1, full stop.",
+            "And no new runtime gems, this gem is stdlib-only at runtime.",
+            "And keep -Werror on, never silence a warning with a pragma or -Wno-*.",
+            "The package must not import magrittr: base pipe `|>` only, in package code and in tests.",
+            "splugen has no dplyr dependency and it stays that way: base R only in package code.",
+            "And our spec rule: FactoryBot `build_stubbed` wherever the spec doesn't need the database.",
+            "Going forward: wherever Bun has its own API, use it.",
+            "This one is a standing thing for the repo: every change under charts/x bumps the patch `version:`.",
+        ] {
+            assert_eq!(rules_in(rule), [rule], "{rule}");
+        }
+        // A label alone says nothing; the rule it names is the whole sentence.
+        let rule = "House rule, and it applies to every change here: nothing is done until `cargo clippy` is clean.";
+        assert_eq!(rules_in(rule), [rule]);
+    }
+
+    #[test]
+    fn praise_a_complaint_and_a_pointing_back_are_no_rules() {
+        for said in [
+            "I love that you always write the failing test first.",
+            "love that you always show me the EXPLAIN.",
+            "home-manager moving under me breaks my laptop config every time.",
+            "that's exactly what I meant: typed everything, no exceptions",
+            "Stollen: `formatPrice` in packages/shared prints `€1234.5` for every locale.",
+            "Never mind the lint for this one, no exceptions.",
+        ] {
+            assert!(rules_in(said).is_empty(), "{said}");
+        }
+        // (A rule said with "every time" is still one.)
+        assert_eq!(rules_in("Run the linter every time, please."), ["Run the linter every time, please."]);
     }
 }

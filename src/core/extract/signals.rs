@@ -70,6 +70,8 @@ static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:always|from now on|going forward)\s+(?:do\s+)?(?:it\s+)?(?:that|this|like that|like this|that way|this way)",
         // "… anyhow is only allowed in the cli binary. Please keep it that way."
         r"|keep\s+(?:it|them|things)\s+(?:that|this)\s+way",
+        // "… run `hatch fmt` before you tell me you're done. Siempre, not just today."
+        r"|(?:(?:always|siempre|toujours|immer|sempre|every time|each time|for good)[\s,]*)?not (?:just|only) (?:for )?(?:today|this time|this once|once|now|this task|this one)",
         r")[\s.!]*$",
     ))
 });
@@ -415,8 +417,8 @@ pub(crate) fn feedback(text: &str) -> Option<Feedback> {
 /// "drop the users table before re-seeding": a thing of the task, no rule.)
 static TAKES_BACK_NAMED: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)(?P<not>\b(?:don'?t|do not|never|not)(?:,?\s+ever)?\s+)?\b(?:forget|scrap|scratch|disregard|never ?mind)\s+(?:about\s+)?",
-        r"(?:(?:the|that|my)\s+(?P<what>[^.;,!?—–]{1,60}?)\s*(?:thing|rule|bit|part|idea|request|instruction)\s+(?:i (?:said|asked for|mentioned)\s+)?(?:from\s+)?(?:earlier|before|above)\b",
+        r"(?i)(?P<not>\b(?:don'?t|do not|never|not)(?:,?\s+ever)?\s+)?\b(?:forget|scrap|scratch|disregard|never ?mind|drop|ditch)\s+(?:about\s+)?",
+        r"(?:(?:the|that|my)\s+(?P<what>[^.;,!?—–]{1,60}?)\s*(?:thing|rule|bit|part|idea|request|instruction)\b(?:\s+(?:i (?:said|asked for|mentioned)\s+)?(?:from\s+)?(?:earlier|before|above)\b)?",
         r"|what i (?:said|wrote|asked for) (?:about|on) (?:the\s+)?(?P<about>[^.;,!?—–]{1,60}?)\s*(?:[.;,!?—–]|$))",
     ))
 });
@@ -480,8 +482,14 @@ pub(crate) fn taken_back(text: &str) -> Vec<String> {
 /// of it, whole (`dot-aliases` in `bash/dot-aliases`, not `test` in `pytest`).
 pub(crate) fn is_taken_back(rule: &str, what: &str) -> bool {
     use crate::core::consolidate::merge::content_words;
-    let (rule, what) = (content_words(rule), content_words(what));
-    !what.is_empty() && what.is_subset(&rule)
+    let (mut words, what) = (content_words(rule), content_words(what));
+    // "the werror thing" names `-Dwerror=true`: a one-letter option glued to its value.
+    for token in rule.split(|c: char| c.is_whitespace() || c == '`') {
+        if let Some(glued) = token.strip_prefix('-').filter(|t| t.starts_with(|c: char| c.is_ascii_alphabetic())) {
+            words.extend(content_words(&glued[1..].replace('=', " ")));
+        }
+    }
+    !what.is_empty() && what.is_subset(&words)
 }
 
 /// True when a message opens with a correction of the agent ("no, use …").
@@ -559,10 +567,11 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
         for rule in durability::rules_in(sentence) {
             let before = i.checked_sub(1).map(|at| all[at]);
+            let next = all.get(i + 1).copied();
             let told = match rule == sentence {
-                true => with_alternative(
-                    &with_tail(&with_way(before, &with_reason(before, &rule)), all.get(i + 1).copied()),
-                    all.get(i + 1).copied(),
+                true => with_examples(
+                    &with_alternative(&with_tail(&with_way(before, &with_reason(before, &rule)), next), next),
+                    next,
                 ),
                 false => rule,
             };
@@ -793,6 +802,23 @@ fn with_alternative(refusal: &str, next: Option<&str>) -> String {
     }
 }
 
+/// A rule with the examples that follow it, when they are only pairs of one thing set
+/// against another ("Wherever Bun has its own API, use it. `Bun.file`, not `fs/promises`;
+/// `Bun.password`, not bcrypt."); the rule alone otherwise.
+fn with_examples(rule: &str, next: Option<&str>) -> String {
+    static PAIRS: LazyLock<Regex> = LazyLock::new(|| {
+        let thing = r"(?:`[^`]{1,60}`|[\w.:/@-]{2,40})";
+        let pair = format!(r"{thing}\s*,?\s*(?:not|over|instead of|rather than)\s+{thing}");
+        re(&format!(r"(?i)^(?:e\.g\.,?\s*|like\s+|so\s+)?{pair}(?:\s*[;,]\s*(?:and\s+)?{pair})*\s*[.!]?$"))
+    });
+    match next {
+        Some(next) if !rule.contains(next) && PAIRS.is_match(next.trim()) && rule.len() + next.len() < MAX_SIGNAL => {
+            format!("{rule} {next}")
+        }
+        _ => rule.to_string(),
+    }
+}
+
 /// A rule with the few words after it that say what is allowed instead ("No -A, not in
 /// tasks, not in scripts. Explicit --allow flags only."); the rule alone otherwise.
 fn with_tail(rule: &str, next: Option<&str>) -> String {
@@ -903,6 +929,22 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_comes_with_what_points_back_at_it_and_its_examples() {
+        let said =
+            "Type hints on everything, and run `hatch fmt` before you tell me you're done. Siempre, not just today.";
+        assert_eq!(preference_signals(said, true), [(SignalKind::Preference, said.to_string())]);
+        let said = "Going forward: wherever Bun has its own API, use it. `Bun.file`, not `fs/promises`; `Bun.password`, not bcrypt. Skip the README this time.";
+        assert_eq!(
+            preference_signals(said, true),
+            [(
+                SignalKind::Preference,
+                "Going forward: wherever Bun has its own API, use it. `Bun.file`, not `fs/promises`; `Bun.password`, not bcrypt."
+                    .to_string()
+            )]
+        );
+    }
+
+    #[test]
     fn a_rule_taken_back_is_no_rule() {
         for said in [
             "Also always add `--impure` when you run nix develop here... no wait, scrap that, don't, it breaks the pure eval.",
@@ -917,6 +959,10 @@ mod tests {
         assert!(is_taken_back("Put every alias in bash/dot-aliases from now on.", "dot-aliases"));
         assert!(!is_taken_back("Everything here is deployed with stow.", "dot-aliases"));
         assert!(!is_taken_back("Run pytest with -x.", "test"));
+        // A one-letter option glued to its value is named by the value.
+        assert_eq!(taken_back("Forget the werror thing, that was a bad idea."), ["werror"]);
+        assert!(is_taken_back("Let's always build with -Dwerror=true from now on.", "werror"));
+        assert!(!is_taken_back("Let's always build with -Dwerror=true from now on.", "error"));
         // A thing of the task dropped or ignored takes no rule back.
         for said in [
             "Drop the users table before re-seeding.",
