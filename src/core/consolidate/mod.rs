@@ -673,17 +673,27 @@ fn added_words(lesson: &Lesson) -> Option<String> {
         .then(|| added.iter().map(|w| w.to_lowercase()).collect::<Vec<_>>().join(" "))
 }
 
-/// A command run once, not a way to do the project's job: it holds a URL or a secret, or
-/// builds into a scratch place (`go build -o /tmp/gf ./cmd/gf` to try the binary out).
+/// A command run once, not a way to do the project's job: it holds a URL or a secret, a
+/// date or a timestamp (`make migrate-force V=20261128120000`), or builds into a scratch
+/// place (`go build -o /tmp/gf ./cmd/gf` to try the binary out).
 fn one_off(command: &str) -> bool {
+    static DATED: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| crate::core::patterns::regex(r"\b\d{4}-\d{2}-\d{2}\b|\d{8,}"));
     let words = shell::words(command);
+    if words.iter().skip(1).any(|w| !w.contains('/') && DATED.is_match(w)) {
+        return true;
+    }
     let scratch = words.windows(2).any(|pair| {
         matches!(pair[0].as_str(), "-o" | "--output" | "--out" | "--out-dir" | "--outdir")
             && pair[1].starts_with("/tmp/")
     }) || words.iter().any(|w| {
         ["--output=/tmp/", "--out=/tmp/", "--out-dir=/tmp/", "--outdir=/tmp/"].iter().any(|flag| w.starts_with(flag))
     });
-    command.contains("://") || command.contains("[REDACTED:") || scratch || shell::generates(command)
+    command.contains("://")
+        || command.contains("[REDACTED:")
+        || scratch
+        || shell::generates(command)
+        || shell::is_inline_eval(command)
 }
 
 /// The line of a project's verified ways to build, test, lint or format, other than those
@@ -702,6 +712,7 @@ fn verified_tip(group: &Group, told: &str, families: &mut BTreeSet<String>) -> O
         let plain = shell::is_default_command(command)
             || shell::is_narrowed(command)
             || shell::is_syntax_check(command)
+            || shell::is_query(command)
             || !job;
         // `source ~/.app.env && dotnet test` after a landmine fixed by that `source`, or
         // `GITHUB_TOKEN=… sbt test` after one that needed the setting.

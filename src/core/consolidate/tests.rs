@@ -114,6 +114,10 @@ fn a_narrowed_or_scratch_run_is_no_way_to_do_the_job() {
         "make check",
         "CARGO_TARGET_DIR=/tmp/target cargo test --workspace",
         "go test -coverprofile=/tmp/c.out ./...",
+        "make migrate-force V=20261128120000",
+        "./scripts/reserve-twice.sh 12 2026-12-10",
+        "stack test --ta '--match \"renderStatsJson\"'",
+        "pnpm test:e2e --grep-invert @visual",
     ] {
         t.verified.push(verified(command));
     }
@@ -122,7 +126,7 @@ fn a_narrowed_or_scratch_run_is_no_way_to_do_the_job() {
     // A scratch place for what the job keeps aside is still the way to run it.
     assert!(out.memory.contains("CARGO_TARGET_DIR=/tmp/target cargo test --workspace"), "{}", out.memory);
     assert!(out.memory.contains("-coverprofile=/tmp/c.out"), "{}", out.memory);
-    for one_off in ["exclude-tags", "test_cli_json", "/tmp/gf"] {
+    for one_off in ["exclude-tags", "test_cli_json", "/tmp/gf", "V=2026", "2026-12-10", "renderStatsJson", "@visual"] {
         assert!(!out.memory.contains(one_off), "{one_off}: {}", out.memory);
     }
 }

@@ -238,7 +238,9 @@ impl TaskFacts {
     /// are not a lesson, nor is the task's own red-to-green work, nor one default command
     /// (`cargo test`, `npm test`) that passed in a task where nothing failed.
     pub(crate) fn has_lessons(&self) -> bool {
-        let telling_commands = match self.verified.as_slice() {
+        // (`python3 -c 'print(1.5 * 1024**3)'` worked a sum out; it says nothing of a project.)
+        let verified: Vec<&Verified> = self.verified.iter().filter(|v| !shell::is_inline_eval(&v.command)).collect();
+        let telling_commands = match verified.as_slice() {
             [] => false,
             [only] => self.failed_commands > 0 || !shell::is_default_command(&only.command),
             _ => true,
@@ -325,6 +327,15 @@ impl OpenFailure {
     fn ran_step(&mut self, step: String) {
         if !self.ran.contains(&step) && self.ran.len() < MAX_STEPS_BETWEEN {
             self.ran.push(step);
+        }
+    }
+
+    /// Files edited since the failure, once each, up to [`MAX_FILES`].
+    fn edited_too(&mut self, files: &[String]) {
+        for file in files {
+            if !self.edited.contains(file) && self.edited.len() < MAX_FILES {
+                self.edited.push(file.clone());
+            }
         }
     }
 
@@ -769,7 +780,13 @@ impl Extractor {
         let fixed = self.resolved_by(&call);
         // Looking around on the way (`git log`, `pip list`) is not a step of the fix, nor is
         // tidying the code under work (`terraform fmt x.tf`).
-        if !matches!(call.kind, CommandKind::Explore | CommandKind::Format) && !shell::is_query(&call.command) {
+        // (`sed -i 's/a/b/' src/x.py` edited the code, through the shell.)
+        let edits = shell::edits_in_place(&call.command);
+        if !edits.is_empty() {
+            for open in self.open.values_mut() {
+                open.edited_too(&edits);
+            }
+        } else if !matches!(call.kind, CommandKind::Explore | CommandKind::Format) && !shell::is_query(&call.command) {
             for open in self.open.values_mut() {
                 if !shell::is_louder_rerun(&call.command, &open.failure.command) {
                     open.ran_step(call.command.clone());
@@ -794,6 +811,11 @@ impl Extractor {
             let untouched = open.edited.is_empty();
             let machine = progress::is_environmental(&open.failure.error);
             for step in shell::steps_before_job(&call.command, &family) {
+                let edits = shell::edits_in_place(&step);
+                if !edits.is_empty() {
+                    open.edited_too(&edits);
+                    continue;
+                }
                 // (`npm run lint && npm test` only checks on the way: a check gets past nothing.)
                 let kind = classify(&step).kind;
                 let check = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint);

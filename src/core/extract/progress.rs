@@ -120,8 +120,13 @@ const SCRIPT_FOLDERS: &[&str] = &["bin", "scripts", "script", "libexec", "hooks"
 pub(crate) fn is_source(path: &str) -> bool {
     let mut parts = path.rsplit(['/', '\\']);
     let name = parts.next().unwrap_or(path);
-    let script = !name.contains('.') && parts.next().is_some_and(|folder| SCRIPT_FOLDERS.contains(&folder));
+    let folder = parts.next();
+    let script = !name.contains('.') && folder.is_some_and(|folder| SCRIPT_FOLDERS.contains(&folder));
+    // (`charts/api/templates/pdb.yaml`: a chart's templates are its code.)
+    let template =
+        folder == Some("templates") && (name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".tpl"));
     script
+        || template
         || name.rsplit_once('.').is_some_and(|(_, ext)| SOURCE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
 }
 

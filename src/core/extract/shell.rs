@@ -322,6 +322,7 @@ const NARROWING_FLAGS: &[&str] = &[
     "--test-name-pattern",
     "--testNamePattern",
     "--grep",
+    "--grep-invert",
     "-g",
     "--tests",
     "--only",
@@ -457,7 +458,13 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
                     w.strip_prefix(root)
                         .is_some_and(|rest| !rest.trim_end_matches('/').is_empty() && !rest.contains("..."))
                 });
+            // (`stack test --ta '--match "renderStatsJson"'` passes the flag on to the tests.)
+            let passed_on = w.contains(' ')
+                && w.split_whitespace().next().is_some_and(|inner| {
+                    NARROWING_FLAGS.contains(&inner.split_once('=').map_or(inner, |(flag, _)| flag))
+                });
             NARROWING_FLAGS.contains(&flag)
+                || passed_on
                 || (runs_gradle(words) && GRADLE_SKIPS.contains(&flag))
                 || flag.starts_with("-Dtest")
                 || w.contains("::")
@@ -553,7 +560,10 @@ pub(crate) fn is_query(command: &str) -> bool {
 /// True for a sub-command that only reports: one of [`QUERY_SUBCOMMANDS`], or one named for
 /// what it lists or describes (`aws configure list-profiles`, `aws ec2 describe-instances`).
 fn is_query_word(word: &str) -> bool {
-    QUERY_SUBCOMMANDS.contains(&word) || ["list-", "describe-"].iter().any(|p| word.starts_with(p))
+    // (`make migrate-version`, `rails db:migrate:status`: a target that says where things stand.)
+    QUERY_SUBCOMMANDS.contains(&word)
+        || ["list-", "describe-"].iter().any(|p| word.starts_with(p))
+        || ["-version", "-status", ":version", ":status"].iter().any(|s| word.len() > s.len() && word.ends_with(s))
 }
 
 /// Sub-commands that only report (`npm ls`, `kubectl get`, `ansible-galaxy collection list`).
@@ -667,6 +677,46 @@ pub(crate) fn steps_before_job(command: &str, family: &str) -> Vec<String> {
         })
         .map(|p| p.to_string())
         .collect()
+}
+
+/// True when a command only evaluates a line of code given to an interpreter (`python3 -c
+/// 'print(2**10)'`, `node -e '…'`, `echo '2^16' | bc`): a sum worked out, no way to do a job.
+pub(crate) fn is_inline_eval(command: &str) -> bool {
+    let all = segments(command);
+    !all.is_empty()
+        && all.iter().all(|words| {
+            let program = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)).unwrap_or_default();
+            let interpreter =
+                ["python", "python3", "node", "ruby", "perl", "php", "lua", "bun", "deno", "Rscript", "julia"]
+                    .contains(&program)
+                    || program.starts_with("python3.");
+            let evaluates =
+                words.iter().skip(1).any(|w| matches!(w.as_str(), "-c" | "-e" | "-p" | "--eval" | "--print" | "eval"));
+            (interpreter && evaluates) || matches!(program, "bc" | "expr" | "echo" | "printf" | "qalc" | "units")
+        })
+}
+
+/// The source files a command edits in place (`sed -i 's/a/b/' charts/api/templates/pdb.yaml`,
+/// `perl -pi -e '…' lib/x.pm`) when that is all it does: an edit of the code, made through
+/// the shell.
+pub(crate) fn edits_in_place(command: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    for words in segments(command) {
+        let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+        let in_place = match words.first() {
+            Some(&"sed") => words.iter().any(|w| *w == "-i" || w.starts_with("-i.") || *w == "--in-place"),
+            Some(&"perl") => words.iter().any(|w| w.starts_with("-pi") || w.starts_with("-i")),
+            _ => false,
+        };
+        if !in_place {
+            return Vec::new();
+        }
+        // The script is the first word that is no flag (or the value of `-e`); files follow it.
+        let mut rest = words.iter().skip(1).skip_while(|w| w.starts_with('-'));
+        rest.next();
+        files.extend(rest.filter(|w| !w.starts_with('-') && progress::is_source(w)).map(|w| w.to_string()));
+    }
+    files
 }
 
 /// True when a command writes a file through the shell (`echo 'x = 1' >> ~/.config/x.conf`,
@@ -1852,6 +1902,8 @@ mod tests {
             "terraform fmt envs/staging/s3.tf",
             "uv run ruff check src/app.py",
             "./gradlew allTests build -x detekt",
+            "stack test --ta '--match \"renderStatsJson\"'",
+            "pnpm test:e2e --grep-invert @visual",
         ] {
             assert!(is_narrowed(narrowed), "{narrowed}");
         }
@@ -1961,6 +2013,8 @@ mod tests {
             "git -C ~/src/vcpkg rev-parse --is-shallow-repository && grep -n builtin-baseline vcpkg.json",
             "cat ~/.config/nix/nix.conf /etc/nix/nix.conf 2>&1; nix --version",
             "terraform -help",
+            "make migrate-version",
+            "bin/rails db:migrate:status",
         ] {
             assert!(is_query(query), "{query}");
         }
@@ -2182,6 +2236,21 @@ mod tests {
         );
         assert!(writes_a_file("sed -i \"s/^gpr.key=.*/gpr.key=x/\" ~/.gradle/gradle.properties"));
         assert!(!writes_a_file("sed -i 's/a/b/' src/main.rs"));
+        assert_eq!(
+            edits_in_place("sed -i 's/a/b/g' src/main.rs charts/x/templates/pdb.yaml"),
+            ["src/main.rs", "charts/x/templates/pdb.yaml"]
+        );
+        assert_eq!(edits_in_place("perl -pi -e 's/a/b/' lib/X.pm"), ["lib/X.pm"]);
+        assert!(is_inline_eval("python3 -c 'print(int(1.5 * 1024**3))'"));
+        assert!(is_inline_eval("echo '2^16' | bc"));
+        assert!(is_inline_eval("node -e 'console.log(0.1 + 0.2)'"));
+        assert!(!is_inline_eval("python3 -m pytest"));
+        assert!(!is_inline_eval("echo ok && cargo test"));
+        assert!(!is_inline_eval("node scripts/build.js"));
+        // (Not a setting, not a look, not an edit chained to a job.)
+        assert!(edits_in_place("sed -i 's/a/b/' ~/.gradle/gradle.properties").is_empty());
+        assert!(edits_in_place("sed -n '1,20p' src/main.rs").is_empty());
+        assert!(edits_in_place("sed -i 's/a/b/' src/x.rs && cargo test").is_empty());
         assert!(!writes_a_file("sed -n '1,20p' ~/.gradle/gradle.properties"));
     }
 

@@ -438,6 +438,52 @@ fn a_rule_taken_back_later_in_the_session_is_dropped() {
 }
 
 #[test]
+fn a_rule_named_and_scrapped_without_saying_when_is_dropped() {
+    let m = memory(&[
+        user(
+            "Add a PDB. Every change under charts/x bumps the chart version. Oh, and always set `minAvailable: 1` on every PDB.",
+        ),
+        edit("charts/x/templates/pdb.yaml"),
+        assistant("Added it."),
+        user("hmm wait, scrap the minAvailable thing. PDBs in this chart use maxUnavailable: 1, full stop."),
+        edit("charts/x/templates/pdb.yaml"),
+        assistant("Switched."),
+        user("And let's always build with -Dwerror=true from now on."),
+        assistant("Will do."),
+        user("ugh, the vendored headers. Forget the werror thing, that was a bad idea."),
+    ]);
+    let prefs: Vec<&str> = m.facts.tasks.iter().flat_map(|t| &t.preferences).map(|p| p.text.as_str()).collect();
+    assert_eq!(
+        prefs,
+        [
+            "Every change under charts/x bumps the chart version.",
+            "PDBs in this chart use maxUnavailable: 1, full stop."
+        ]
+    );
+}
+
+#[test]
+fn an_in_place_edit_of_the_tasks_own_template_is_its_work() {
+    let m = memory(&[
+        user("Add a PodDisruptionBudget to charts/api."),
+        edit("/home/dev/albula/charts/api/templates/pdb.yaml"),
+        run("1", "helm template api charts/api > /tmp/api.yaml"),
+        result(
+            "1",
+            1,
+            "Error: template: api/templates/pdb.yaml:12:18: executing \"api/templates/pdb.yaml\" at <include \"api.selectorLabels\" .>: error calling include: template: no template \"api.selectorLabels\"",
+        ),
+        run(
+            "2",
+            "sed -i 's/include \"api\\./include \"albula-api./g' charts/api/templates/pdb.yaml && helm template api charts/api > /tmp/api.yaml",
+        ),
+        result("2", 0, "kind: PodDisruptionBudget"),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert!(!task.fixes.is_empty() && task.fixes.iter().all(|f| f.work), "{:?}", task.fixes);
+}
+
+#[test]
 fn secrets_never_reach_the_stage_one_texts() {
     let m = memory(&[
         user("Use the key sk-proj-Abcdefghijklmnopqrstuvwx0123 from now on."),
