@@ -395,6 +395,9 @@ pub(crate) struct Extractor {
     /// What the current task's request quoted (`'invalid option: mode-mouse'`), lowercased:
     /// the failure it reported.
     reported: Vec<String>,
+    /// The user said a service is down for the day ("the internal PyPI mirror is down this
+    /// morning"): a way around it through another server is the day's, no lesson.
+    outage: bool,
 }
 
 impl Extractor {
@@ -470,6 +473,7 @@ impl Extractor {
         if signals::is_trivial(text) {
             return;
         }
+        self.outage |= progress::announces_outage(text);
         let signals = signals::preference_signals(text, self.agent_acted);
         for what in signals::taken_back(text) {
             for facts in self.tasks.iter_mut().filter_map(|t| t.facts.as_mut()) {
@@ -1123,6 +1127,15 @@ impl Extractor {
                 facts.preferences.clear();
             }
             facts.files = facts.files.iter().map(|f| relative_to(f, cwd)).collect();
+            if self.outage {
+                // (A fix that did more on the way keeps what else it did.)
+                let only_elsewhere = |fix: &Fix| {
+                    fix.ran.is_empty()
+                        && fix.edited.is_empty()
+                        && progress::goes_around_elsewhere(&fix.failure.command, &fix.command)
+                };
+                facts.fixes.retain(|fix| fix.work || !only_elsewhere(fix));
+            }
             for fix in &mut facts.fixes {
                 fix.edited = fix.edited.iter().map(|f| relative_to(f, cwd)).collect();
             }

@@ -580,6 +580,26 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
+/// True when the user says a service is down or held for a while ("the internal PyPI mirror
+/// is down this morning", "staging is frozen this week", "the Athens proxy is down today").
+pub(crate) fn announces_outage(text: &str) -> bool {
+    static OUTAGE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?i)(?:\b(?:is|are|'s|'re|was|were|has been|have been)\s+(?:down|offline|unreachable|unavailable|frozen|flaky|broken|being (?:upgraded|migrated|rebuilt|moved))\b|\b(?:is|are|'s|'re)\s+having\s+(?:an?\s+)?(?:outage|incident|downtime)\b)",
+            r"[^.;!?]{0,80}?\b(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|at the moment|for now|for the day|until (?:tomorrow|monday|tuesday|wednesday|thursday|friday|later))\b",
+        ))
+    });
+    OUTAGE.is_match(text)
+}
+
+/// True when `fixed` got past `failed` by pointing it at another server (`UV_INDEX_URL=https://
+/// pypi.org/simple`, `HEX_MIRROR=https://…`, `--index-url https://…`) that `failed` did not
+/// name: a way around a server that was down, when one was.
+pub(crate) fn goes_around_elsewhere(failed: &str, fixed: &str) -> bool {
+    let named = shell::words(failed);
+    shell::words(fixed).iter().any(|w| w.contains("://") && !named.contains(w))
+}
+
 /// What the command that succeeded has that the failed one lacked, when it is the same
 /// command with settings or arguments added or swapped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -649,6 +669,29 @@ pub(crate) fn printed_variable(command: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_down_for_the_day_is_gone_around_elsewhere() {
+        for said in [
+            "Also, the internal PyPI mirror is down this morning, so point uv at public PyPI for today.",
+            "hex.pm is having an outage this morning, so use the jsDelivr mirror for now.",
+            "Heads-up: our devpi mirror is down today.",
+            "staging is frozen this week for the audit",
+        ] {
+            assert!(announces_outage(said), "{said}");
+        }
+        for said in [
+            "send the welcome email and record when it went out (users.welcome_sent_at). Also, for now, no retries.",
+            "The build is broken on main.",
+            "Prod is down, fix it.",
+        ] {
+            assert!(!announces_outage(said), "{said}");
+        }
+        assert!(goes_around_elsewhere("mix deps.get", "HEX_MIRROR=https://cdn.jsdelivr.net/hex mix deps.get"));
+        assert!(goes_around_elsewhere("pip install -e .", "pip install --index-url https://pypi.org/simple -e ."));
+        assert!(!goes_around_elsewhere("mix deps.get", "MIX_ENV=test mix deps.get"));
+        assert!(!goes_around_elsewhere("curl https://x.test/a", "curl -L https://x.test/a"));
+    }
 
     #[test]
     fn the_projects_own_program_answering_is_no_landmine() {

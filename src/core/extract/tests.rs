@@ -484,6 +484,23 @@ fn an_in_place_edit_of_the_tasks_own_template_is_its_work() {
 }
 
 #[test]
+fn a_way_around_a_server_down_for_the_day_is_no_lesson() {
+    let fixes = |said: &str| {
+        let m = memory(&[
+            user(said),
+            run("1", "mix deps.get"),
+            result("1", 1, "** (Mix) Failed to fetch record for hexpm/jason from registry"),
+            run("2", "HEX_MIRROR=https://cdn.jsdelivr.net/hex mix deps.get"),
+            result("2", 0, "All dependencies are up to date"),
+        ]);
+        m.facts.tasks.iter().map(|t| t.fixes.len()).sum::<usize>()
+    };
+    assert_eq!(fixes("Add a slug helper. hex.pm is having an outage this morning, use the mirror for now."), 0);
+    // Without the outage, the mirror is how the project gets its dependencies.
+    assert_eq!(fixes("Add a slug helper."), 1);
+}
+
+#[test]
 fn secrets_never_reach_the_stage_one_texts() {
     let m = memory(&[
         user("Use the key sk-proj-Abcdefghijklmnopqrstuvwx0123 from now on."),
