@@ -677,8 +677,9 @@ fn added_words(lesson: &Lesson) -> Option<String> {
 /// date or a timestamp (`make migrate-force V=20261128120000`), or builds into a scratch
 /// place (`go build -o /tmp/gf ./cmd/gf` to try the binary out).
 fn one_off(command: &str) -> bool {
-    static DATED: std::sync::LazyLock<regex::Regex> =
-        std::sync::LazyLock::new(|| crate::core::patterns::regex(r"\b\d{4}-\d{2}-\d{2}\b|\d{8,}"));
+    static DATED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::core::patterns::regex(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|\b(?:19|20)\d{6}(?:\d{4}(?:\d{2})?)?\b")
+    });
     let words = shell::words(command);
     if words.iter().skip(1).any(|w| !w.contains('/') && DATED.is_match(w)) {
         return true;

@@ -118,6 +118,7 @@ fn a_narrowed_or_scratch_run_is_no_way_to_do_the_job() {
         "./scripts/reserve-twice.sh 12 2026-12-10",
         "stack test --ta '--match \"renderStatsJson\"'",
         "pnpm test:e2e --grep-invert @visual",
+        "SOURCE_DATE_EPOCH=1700000000 cargo build --locked",
     ] {
         t.verified.push(verified(command));
     }
@@ -126,6 +127,8 @@ fn a_narrowed_or_scratch_run_is_no_way_to_do_the_job() {
     // A scratch place for what the job keeps aside is still the way to run it.
     assert!(out.memory.contains("CARGO_TARGET_DIR=/tmp/target cargo test --workspace"), "{}", out.memory);
     assert!(out.memory.contains("-coverprofile=/tmp/c.out"), "{}", out.memory);
+    // (An epoch is a setting, no date of one run.)
+    assert!(out.memory.contains("SOURCE_DATE_EPOCH=1700000000 cargo build --locked"), "{}", out.memory);
     for one_off in ["exclude-tags", "test_cli_json", "/tmp/gf", "V=2026", "2026-12-10", "renderStatsJson", "@visual"] {
         assert!(!out.memory.contains(one_off), "{one_off}: {}", out.memory);
     }

@@ -44,13 +44,13 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "And please, for the hundredth time: …": said again, and meant to stay said.
         r"|\bfor the (?:\w+th|umpteenth|nth|last) time\b",
         // "Generally speaking, any ALTER …": how things are done, not what to do now.
-        r"|^(?:generally(?: speaking)?|in general|as a general rule)\b",
+        r"|^(?:generally(?: speaking)?|as a general rule)\b",
         // "PDBs in this chart use maxUnavailable: 1, full stop."
         r"|[,—–-]\s*(?:full stop|period|no exceptions|end of story)[.!]*\s*$",
         // "And no new runtime gems", "keep -Werror on, never silence a warning …".
-        r"|^(?:(?:and|also|but|so)[\s,]+)?no (?:(?:new|more|extra|other|third-party|external)\s+)+(?:runtime\s+|dev\s+|test\s+)?(?:gems|dependencies|deps|packages|crates|libraries|modules|plugins)\b",
+        r"|^(?:(?:and|also|but|so)[\s,]+)?no (?:(?:new|more|extra|other|third-party|external)\s+)+(?:runtime\s+|dev\s+|test\s+)?(?:gems|dependencies|deps|packages|crates|libraries|modules|plugins)\s*(?:[,;:.!]|$)",
         r"|^(?:(?:and|also|but|so)[\s,]+)?(?:keep|use|run|leave)\b[^.;!?]*,\s*never\s+\w",
-        r"|\b(?:must not|mustn'?t|shall not|should not|shouldn'?t|may not)\s+(?:import|depend on|pull in|vendor)\b",
+        r"|\b(?:must not|mustn'?t|shall not|should not|shouldn'?t)\s+(?:import|depend on|pull in|vendor)\b",
         r"|\b(?:a |the |one |our )?(?:house )?rules? (?:for|in|of) (?:this|our|the|these) (?:repo|repository|project|codebase|code base|docs|monorepo|team|code)\b|\bhouse rules?\b",
         // "in this repo" lays down a convention; "shows up in the repo" only says where.
         r"|\b(?:in|for|across) (?:this|our) (?:repo|repository|project|codebase|monorepo|workspace|code base|plugin|library|crate|firmware|extension)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
@@ -68,7 +68,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bwe\s+(?:no longer use|stopped using|moved off|moved away from)\b|\b(?:don'?t|do not|never) (?:bring|add|put) (?:\S+\s+){1,2}back\b",
         // "This project is pdm only", "our repo uses pnpm": what the project is, said of it.
         r"|^(?:(?:also|and|but|so|btw)[\s,]+)?(?:this|our) (?:project|repo|repository|codebase|code base|monorepo|crate|package|app) (?:is\s+\S+[- ]only|only uses|doesn'?t use|does not use|never uses|always uses|uses\s+\S+(?:\s+\S+)?,?\s+not)\b",
-        r"|\bour (?:[\w-]+ )?(?:convention|style|rule|policy|standard|setup|house style)s?\b|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
+        r"|\bour (?:convention|style|rule|policy|standard|setup|house style)\b|\bour [\w-]+ (?:convention|rule|standard)s?\s*:|\bconvention\b|\bhouse style\b|\bprefer(?:s|red)?\b",
         r"|,\s*ever\b|\bever again\b",
         // "CMAKE_C_EXTENSIONS stays OFF, that's deliberate": a decision, not an accident.
         r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:deliberate|intentional|on purpose|by design)\b",
@@ -97,7 +97,8 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:tests|specs|migrations|files|modules|components|commits|logs|errors|packages|dependencies|deps|builds|imports|strings|messages|scripts|sources|templates|queries|handlers|services|jobs|models)\s+here\s+(?:are|go|use|live|must|should|need|run|get)\b",
         // "Everything here is deployed with stow": all of the place, done one way; "every
         // change here", "any ALTER on the big tables here".
-        r"|\b(?:every|any|all|each)\b[^.;:!?]{1,40}?\bhere\b",
+        r"|\b(?:every|any|all|each)\s+(?:[\w-]+\s+){1,5}?here\s+(?:goes|go|is|are|gets|get|must|should|needs?|uses?|runs?|lives?|bumps?|has|have|takes?)\b",
+        r"|\b(?:applies to|to|for) (?:every|any|all|each)\s+[\w-]+\s+here\b",
         // "This one is a standing thing for the repo: …" names the rule that follows.
         r"|\b(?:this|that)(?: one)? is (?:a|the|our) (?:standing|lasting|permanent|general|house)\b",
         r"|^(?:(?:and|also|but|so)[\s,]+)?everything\s+here\s+(?:is|goes|gets|lives|must|should|runs|uses)\b",
@@ -243,7 +244,12 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         false => c[0].to_string(),
     });
     let plain = A_TIME_TO_COME.replace_all(&plain, " ");
-    let plain = BREAKS_EVERY_TIME.replace_all(&plain, " ");
+    // ("If a test fails, rerun it with -v every time." says when to do something.)
+    static CONDITION: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)^\W*(?:if|when|whenever)\b"));
+    let plain = match CONDITION.is_match(&plain) {
+        true => plain,
+        false => BREAKS_EVERY_TIME.replace_all(&plain, " "),
+    };
     let plain = DOES_FOR_EVERY.replace_all(&plain, " ");
     let plain = NO_SURPRISES.replace_all(&plain, " ");
     let plain = SINCE_WE_SWITCHED.replace_all(&plain, " ");
@@ -487,9 +493,12 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
         }
     }
     // ("House rule, and it applies to every change here: …": a label alone is no rule.)
+    static BARE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)^\W*(?:(?:a|the|our|one)\s+)?(?:house|standing|team|library|project|repo|ground)?\s*rules?\W*$")
+    });
     runs.into_iter()
         .map(|(first, last)| span(sentence, clauses[first], clauses[last]))
-        .filter(|said| said.split_whitespace().count() >= 3)
+        .filter(|said| !BARE_LABEL.is_match(said))
         .map(|said| as_sentence(said, sentence))
         .collect()
 }
@@ -993,11 +1002,19 @@ mod tests {
             "home-manager moving under me breaks my laptop config every time.",
             "that's exactly what I meant: typed everything, no exceptions",
             "Stollen: `formatPrice` in packages/shared prints `€1234.5` for every locale.",
+            "In general the approach looks good, thanks.",
+            "No new dependencies showed up in the lockfile diff.",
+            "The CSV may not import cleanly if it has a BOM.",
+            "Our retry policy gives up too early.",
+            "Don't fix any other warnings here.",
             "Never mind the lint for this one, no exceptions.",
         ] {
             assert!(rules_in(said).is_empty(), "{said}");
         }
         // (A rule said with "every time" is still one.)
         assert_eq!(rules_in("Run the linter every time, please."), ["Run the linter every time, please."]);
+        assert!(is_lasting("If a test fails, rerun it with -v every time."));
+        // A short rule after a task is kept; only a bare label is not.
+        assert_eq!(rules_in("Fix the importer, and never squash."), ["Never squash."]);
     }
 }

@@ -395,9 +395,9 @@ pub(crate) struct Extractor {
     /// What the current task's request quoted (`'invalid option: mode-mouse'`), lowercased:
     /// the failure it reported.
     reported: Vec<String>,
-    /// The user said a service is down for the day ("the internal PyPI mirror is down this
-    /// morning"): a way around it through another server is the day's, no lesson.
-    outage: bool,
+    /// The tasks in which the user said a service is down for the day ("the internal PyPI
+    /// mirror is down this morning"): a way around it through another server is the day's.
+    outages: BTreeSet<usize>,
 }
 
 impl Extractor {
@@ -473,7 +473,6 @@ impl Extractor {
         if signals::is_trivial(text) {
             return;
         }
-        self.outage |= progress::announces_outage(text);
         let signals = signals::preference_signals(text, self.agent_acted);
         for what in signals::taken_back(text) {
             for facts in self.tasks.iter_mut().filter_map(|t| t.facts.as_mut()) {
@@ -493,6 +492,9 @@ impl Extractor {
             if !self.asked_flags.contains(&flag) && self.asked_flags.len() < MAX_FACTS {
                 self.asked_flags.push(flag);
             }
+        }
+        if progress::announces_outage(text) {
+            self.outages.insert(self.tasks.len().saturating_sub(1));
         }
         let task = self.current_or_start(text, line);
         for (kind, sentence) in signals {
@@ -1118,7 +1120,7 @@ impl Extractor {
         self.settle_account();
         let cwd = meta.cwd.as_deref();
         let mut tasks = Vec::new();
-        for state in self.tasks {
+        for (at, state) in self.tasks.into_iter().enumerate() {
             let Some(mut facts) = state.facts else {
                 continue;
             };
@@ -1127,7 +1129,7 @@ impl Extractor {
                 facts.preferences.clear();
             }
             facts.files = facts.files.iter().map(|f| relative_to(f, cwd)).collect();
-            if self.outage {
+            if self.outages.contains(&at) {
                 // (A fix that did more on the way keeps what else it did.)
                 let only_elsewhere = |fix: &Fix| {
                     fix.ran.is_empty()

@@ -563,7 +563,8 @@ fn is_query_word(word: &str) -> bool {
     // (`make migrate-version`, `rails db:migrate:status`: a target that says where things stand.)
     QUERY_SUBCOMMANDS.contains(&word)
         || ["list-", "describe-"].iter().any(|p| word.starts_with(p))
-        || ["-version", "-status", ":version", ":status"].iter().any(|s| word.len() > s.len() && word.ends_with(s))
+        || (["-version", "-status", ":version", ":status"].iter().any(|s| word.len() > s.len() && word.ends_with(s))
+            && !["set-", "bump-", "update-", "next-"].iter().any(|p| word.starts_with(p)))
 }
 
 /// Sub-commands that only report (`npm ls`, `kubectl get`, `ansible-galaxy collection list`).
@@ -690,8 +691,12 @@ pub(crate) fn is_inline_eval(command: &str) -> bool {
                 ["python", "python3", "node", "ruby", "perl", "php", "lua", "bun", "deno", "Rscript", "julia"]
                     .contains(&program)
                     || program.starts_with("python3.");
-            let evaluates =
-                words.iter().skip(1).any(|w| matches!(w.as_str(), "-c" | "-e" | "-p" | "--eval" | "--print" | "eval"));
+            // (The code comes first: `python3 scripts/gen.py -c cfg.yml` runs a script.)
+            let evaluates = words
+                .iter()
+                .skip(1)
+                .take_while(|w| w.starts_with('-') || w.as_str() == "eval")
+                .any(|w| matches!(w.as_str(), "-c" | "-e" | "-p" | "--eval" | "--print" | "eval"));
             (interpreter && evaluates) || matches!(program, "bc" | "expr" | "echo" | "printf" | "qalc" | "units")
         })
 }
@@ -704,7 +709,13 @@ pub(crate) fn edits_in_place(command: &str) -> Vec<String> {
     for words in segments(command) {
         let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
         let in_place = match words.first() {
-            Some(&"sed") => words.iter().any(|w| *w == "-i" || w.starts_with("-i.") || *w == "--in-place"),
+            // (`-i`, `-i.bak`, `-Ei`, `--in-place=.bak`.)
+            Some(&"sed") => words.iter().any(|w| {
+                let short = w.strip_prefix('-').filter(|f| !f.starts_with('-') && f.len() <= 3);
+                short.is_some_and(|f| f.chars().all(|c| c.is_ascii_alphabetic()) && f.contains('i'))
+                    || w.starts_with("-i.")
+                    || w.starts_with("--in-place")
+            }),
             Some(&"perl") => words.iter().any(|w| w.starts_with("-pi") || w.starts_with("-i")),
             _ => false,
         };
@@ -2020,6 +2031,7 @@ mod tests {
         }
         for doing in [
             "pip install -r requirements-docs.txt",
+            "make bump-version",
             "npm run list",
             "git commit -m status",
             "helm plugin install https://example.com/p",
@@ -2247,6 +2259,8 @@ mod tests {
         assert!(!is_inline_eval("python3 -m pytest"));
         assert!(!is_inline_eval("echo ok && cargo test"));
         assert!(!is_inline_eval("node scripts/build.js"));
+        assert!(!is_inline_eval("python3 scripts/gen.py -c cfg.yml"));
+        assert_eq!(edits_in_place("sed -Ei 's/a+/b/' src/x.rs"), ["src/x.rs"]);
         // (Not a setting, not a look, not an edit chained to a job.)
         assert!(edits_in_place("sed -i 's/a/b/' ~/.gradle/gradle.properties").is_empty());
         assert!(edits_in_place("sed -n '1,20p' src/main.rs").is_empty());

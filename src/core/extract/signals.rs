@@ -71,7 +71,7 @@ static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
         // "… anyhow is only allowed in the cli binary. Please keep it that way."
         r"|keep\s+(?:it|them|things)\s+(?:that|this)\s+way",
         // "… run `hatch fmt` before you tell me you're done. Siempre, not just today."
-        r"|(?:(?:always|siempre|toujours|immer|sempre|every time|each time|for good)[\s,]*)?not (?:just|only) (?:for )?(?:today|this time|this once|once|now|this task|this one)",
+        r"|(?:always|siempre|toujours|immer|sempre|every time|each time|for good)[\s,]*not (?:just|only) (?:for )?(?:today|this time|this once|once|now|this task|this one)",
         r")[\s.!]*$",
     ))
 });
@@ -417,7 +417,7 @@ pub(crate) fn feedback(text: &str) -> Option<Feedback> {
 /// "drop the users table before re-seeding": a thing of the task, no rule.)
 static TAKES_BACK_NAMED: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)(?P<not>\b(?:don'?t|do not|never|not)(?:,?\s+ever)?\s+)?\b(?:forget|scrap|scratch|disregard|never ?mind|drop|ditch)\s+(?:about\s+)?",
+        r"(?i)(?P<not>\b(?:don'?t|do not|never|not)(?:,?\s+ever)?\s+)?\b(?:forget|scrap|scratch|disregard|never ?mind)\s+(?:about\s+)?",
         r"(?:(?:the|that|my)\s+(?P<what>[^.;,!?—–]{1,60}?)\s*(?:thing|rule|bit|part|idea|request|instruction)\b(?:\s+(?:i (?:said|asked for|mentioned)\s+)?(?:from\s+)?(?:earlier|before|above)\b)?",
         r"|what i (?:said|wrote|asked for) (?:about|on) (?:the\s+)?(?P<about>[^.;,!?—–]{1,60}?)\s*(?:[.;,!?—–]|$))",
     ))
@@ -812,7 +812,13 @@ fn with_examples(rule: &str, next: Option<&str>) -> String {
         re(&format!(r"(?i)^(?:e\.g\.,?\s*|like\s+|so\s+)?{pair}(?:\s*[;,]\s*(?:and\s+)?{pair})*\s*[.!]?$"))
     });
     match next {
-        Some(next) if !rule.contains(next) && PAIRS.is_match(next.trim()) && rule.len() + next.len() < MAX_SIGNAL => {
+        // (A code span says they are things: "Ok, not now." sets nothing against anything.)
+        Some(next)
+            if !rule.contains(next)
+                && next.contains('`')
+                && PAIRS.is_match(next.trim())
+                && rule.len() + next.len() < MAX_SIGNAL =>
+        {
             format!("{rule} {next}")
         }
         _ => rule.to_string(),
@@ -933,6 +939,14 @@ mod tests {
         let said =
             "Type hints on everything, and run `hatch fmt` before you tell me you're done. Siempre, not just today.";
         assert_eq!(preference_signals(said, true), [(SignalKind::Preference, said.to_string())]);
+        // (What points back says how long; "not only this one" alone says which.)
+        let said = "The off-by-one is in all three exporters. Not only this one.";
+        assert!(preference_signals(said, true).iter().all(|(_, s)| !s.contains("Not only")));
+        let said = "Always run `hatch fmt` before you hand anything back. Ok, not now.";
+        assert_eq!(
+            preference_signals(said, true),
+            [(SignalKind::Preference, "Always run `hatch fmt` before you hand anything back.".to_string())]
+        );
         let said = "Going forward: wherever Bun has its own API, use it. `Bun.file`, not `fs/promises`; `Bun.password`, not bcrypt. Skip the README this time.";
         assert_eq!(
             preference_signals(said, true),
@@ -966,6 +980,7 @@ mod tests {
         // A thing of the task dropped or ignored takes no rule back.
         for said in [
             "Drop the users table before re-seeding.",
+            "Drop the migration part, it's out of scope.",
             "Ignore that error above, it's from the old build.",
             "Never, ever drop the prod table before a backup.",
         ] {
