@@ -29,7 +29,7 @@ const MAX_CANDIDATES: usize = 512;
 /// prefilter, where a case-insensitive one reads a build log at a fifth of the speed.
 static CANDIDATE_WORD: LazyLock<Regex> = LazyLock::new(|| {
     patterns::regex(concat!(
-        r"error|fail|panic|fatal|not found|no such file|denied|exception|traceback|refused|",
+        r"error|err_|fail|panic|fatal|not found|no such file|denied|exception|traceback|refused|not compatible|",
         r"segmentation fault|undefined reference|address already in use|cannot find|abort|",
         r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
         r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
@@ -307,7 +307,7 @@ static ERROR_LABEL: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"^(?i:er
 /// Words and codes that name an error outright.
 static ERROR_WORD: LazyLock<Regex> = LazyLock::new(|| {
     patterns::regex(
-        r"(?i:error|fail|panic|fatal|not found|no such file|denied|exception|refused|abort)|\b[A-Z]{1,3}[0-9]{3,5}\b",
+        r"(?i:error|fail|panic|fatal|not found|no such file|denied|exception|refused|abort)|\b[A-Z]{1,3}[0-9]{3,5}\b|\bERR_[A-Z0-9_]{3,}\b",
     )
 });
 
@@ -317,7 +317,7 @@ static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     patterns::regex(concat!(
         r"(?i)\b(?:too long|too many|too large|too big|exceeds?|exceeded|expected|must be|limit|invalid|missing|",
         r"unknown|unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
-        r"cannot|unable|violat\w*|forbidden|refused|rejected|conflicts?|incompatible|unsatisfied)\b",
+        r"cannot|unable|violat\w*|forbidden|refused|rejected|conflicts?|incompatible|not compatible|unsatisfied)\b",
     ))
 });
 
@@ -451,7 +451,9 @@ fn base_score(line: &str) -> u8 {
         "connection refused",
         "address already in use",
     ];
-    if specific.iter().any(|s| lower.contains(s)) {
+    // (`ERR_PNPM_LOCKFILE_BREAKING_CHANGE`, `ERR_MODULE_NOT_FOUND`: a code that names it.)
+    static ERR_CODE: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"\bERR_[A-Z0-9]+_[A-Z0-9_]+\b"));
+    if specific.iter().any(|s| lower.contains(s)) || ERR_CODE.is_match(line) {
         return 5;
     }
     // `ValueError: bad input`, `E   AssertionError: …`, `error TS2304: …`.
@@ -619,6 +621,14 @@ mod tests {
         assert_eq!(error_line(ruff).as_deref(), Some("src/app.py:3:8: F401 [*] `os` imported but unused"));
         let vitest = "src/a.rs:12:1: note: checked in 3ms\n FAIL  src/orders.test.ts > paginates";
         assert_eq!(error_line(vitest).as_deref(), Some("FAIL  src/orders.test.ts > paginates"));
+        // A code of its own, not the advice after it.
+        let pnpm = " WARN  This project is configured to use v9.12.3 of pnpm. Your current pnpm is v8.15.4\n \
+                    ERR_PNPM_LOCKFILE_BREAKING_CHANGE  Lockfile /w/pnpm-lock.yaml not compatible with current pnpm\n\n\
+                    Run with the --force parameter to recreate the lockfile.";
+        assert_eq!(
+            error_line(pnpm).as_deref(),
+            Some("ERR_PNPM_LOCKFILE_BREAKING_CHANGE  Lockfile /w/pnpm-lock.yaml not compatible with current pnpm")
+        );
     }
 
     #[test]

@@ -152,7 +152,10 @@ pub(crate) fn job_line_for(command: &str, failed: &str) -> String {
 /// (`bin/rails test` in `PGHOST=… bin/rails test`), whatever settings, flags and paths follow.
 pub(crate) fn runs_the_same(chain: &str, command: &str) -> bool {
     fn job_words(words: &[String]) -> Vec<&str> {
-        let mut rest = words.iter().map(String::as_str).skip_while(|w| w.contains('=') && !w.starts_with('-'));
+        let mut rest =
+            words.iter().map(String::as_str).skip_while(|w| w.contains('=') && !w.starts_with('-')).peekable();
+        // (`corepack pnpm test` runs what `pnpm test` does.)
+        rest.next_if_eq(&"corepack");
         let Some(program) = rest.next() else { return Vec::new() };
         let subs = rest.take_while(|w| !w.starts_with('-') && !w.contains(['/', '.', '='])).take(2);
         std::iter::once(program).chain(subs).collect()
@@ -1460,6 +1463,11 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             Some(i) => classify_program(&program_name(args[i]), &args[i + 1..]),
             None => named(Other, p, None),
         },
+        // `corepack pnpm install`: the package manager at the version the project pins.
+        "corepack" if matches!(sub, Some("pnpm" | "yarn" | "npm" | "npx" | "pnpx")) => {
+            let i = args.iter().position(|a| Some(*a) == sub).unwrap_or_default();
+            classify_program(args[i], &args[i + 1..])
+        }
         "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" if matches!(sub, Some("run" | "exec")) => {
             let i = args.iter().position(|a| Some(*a) == sub).map_or(args.len(), |i| i + 1);
             match args.get(i) {
@@ -1813,6 +1821,11 @@ mod tests {
     #[test]
     fn a_program_run_the_projects_way_is_told_apart() {
         assert!(through_runner("mkdocs serve", "uv run mkdocs build --strict"));
+        // `corepack pnpm` is the pinned pnpm: the same job as `pnpm`.
+        assert_eq!(classify("corepack pnpm --filter @m/shared test").kind, CommandKind::Test);
+        assert_eq!(classify("corepack pnpm install").kind, CommandKind::Install);
+        assert!(runs_the_same("corepack pnpm install && corepack pnpm test", "pnpm test"));
+        assert_ne!(classify("corepack enable").program, "enable");
         assert!(through_runner("eslint src", "npx eslint src"));
         assert!(through_runner("rake test", "bundle exec rake test"));
         assert!(through_runner("flutter test", "fvm flutter test"));
