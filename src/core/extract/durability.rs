@@ -41,6 +41,12 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
         // "Same drill as always: vet plus staticcheck before you commit."
         r"|\b(?:as always|as usual|as ever|same drill|the usual|like always|you know the drill)\b|\bsame as (?:everything|everywhere|always|usual)\b",
+        // "keyword arguments for anything new": every one to come.
+        r"|\b(?:for|to|on)\s+(?:anything|everything)\s+new\b",
+        // "new error types go in `src/error.rs`": where every new one goes.
+        r"|(?:^|:\s*)(?:all\s+)?new\s+[\w-]+(?:\s+[\w-]+)?\s+(?:go|goes|belong|belongs|live|lives|should go|must go)\s+(?:in|into|under)\b",
+        // "Do it the way we do multi-step writes everywhere: …"
+        r"|\bthe (?:same )?way we (?:do|write|handle|structure|name|test|build)\s+[^.;:!?]{1,40}?\beverywhere\b",
         // "And please, for the hundredth time: …": said again, and meant to stay said.
         r"|\bfor the (?:\w+th|umpteenth|nth|last) time\b",
         // "Generally speaking, any ALTER …": how things are done, not what to do now.
@@ -252,6 +258,8 @@ pub(crate) fn is_lasting(text: &str) -> bool {
     };
     let plain = DOES_FOR_EVERY.replace_all(&plain, " ");
     let plain = NO_SURPRISES.replace_all(&plain, " ");
+    let plain = IN_PRACTICE.replace_all(&plain, " ");
+    let plain = AGENT_HABIT.replace_all(&plain, " ");
     let plain = SINCE_WE_SWITCHED.replace_all(&plain, " ");
     let moved = MOVED_TO.captures_iter(&plain).any(|c| {
         !["the", "a", "an", "its", "their", "our", "my", "his", "her"].contains(&c["to"].to_lowercase().as_str())
@@ -310,6 +318,18 @@ static NO_SURPRISES: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// "Supplier refs are never longer than 255 in practice": how the data is, not a rule.
+static IN_PRACTICE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:always|never)\b[^.;!?]{0,80}\bin practice\b"));
+
+/// "Great, you always pick sensible names 👍", "nice — you always put the doctest in, I like
+/// that": what the agent does, praised (or blamed), not what to do.
+static AGENT_HABIT: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^\W*(?:(?:great|nice|good|cool|thanks|thank you|wow|perfect|ok|okay|love it|honestly|ugh)\W+)*",
+        r"you\s+(?:always|never)\s+(?:pick|put|write|add|get|make|do|remember|forget|catch|find|keep|use|come up|give|name|leave|miss|break)\b",
+    ))
+});
+
 /// "We've moved beryl to Swift Testing": where the project went, and stays. ("We moved the
 /// handler to the api module" tells of the code, not of a tool.)
 static MOVED_TO: LazyLock<Regex> = LazyLock::new(|| {
@@ -344,7 +364,8 @@ fn uses_only(text: &str) -> bool {
 /// task's, the way that follows is the standing one.
 static THE_WAY_WE_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b\w+\s+(?:it|this|them|that)\s+(?:(?:the (?:same )?way|like|as)\s+(?:we|i)\s+(?:always|usually)\s+(?:do|does|did)|as always|as usual|like always)",
+        r"(?i)\b\w+\s+(?:it|this|them|that)\s+(?:(?:the (?:same )?way|like|as)\s+(?:we|i)\s+(?:always|usually)\s+(?:do|does|did)|as always|as usual|like always",
+        r"|the (?:same )?way we (?:do|write|handle|structure|name|test|build)\s+[^.;:!?]{1,40}?\beverywhere)",
         r"\s*(?::|,|-|with\b|using\b)\s*\S",
     ))
 });
@@ -408,6 +429,8 @@ static JUST_HAPPENED: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:that|it|this|which|they|you)\s+(?:has\s+|have\s+)?just\s+(?:went|got|broke|overwrote|installed|wiped|deleted|landed|ended up|clobbered|polluted)\b|\byou\s+just\s+(?:wrote|made|added|created|changed|edited|did)\b",
         // "those targets are just skipped on Linux": how it goes, not how little to do.
         r"|\b(?:is|are|was|were|gets?|got)\s+just\s+\w+ed\b",
+        // "positional soup is how this bug happened": the reason, from what went wrong.
+        r"|\b(?:is|was|that'?s) (?:how|why) (?:this|that|the) [\w-]+ (?:happened|started|came about|broke|crept in)\b",
     ))
 });
 
@@ -639,6 +662,39 @@ pub(crate) fn when_it_applies(text: &str, project: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn praise_of_the_agents_habits_and_how_the_data_is_are_no_rules() {
+        assert!(!is_lasting("great, you always pick sensible names for the Multi steps 👍"));
+        assert!(!is_lasting("nice — you always put the doctest example in, I like that."));
+        assert!(!is_lasting("Supplier refs are never longer than 255 in practice."));
+        assert!(!is_lasting("Two things broke: every new zsh says compdef isn't found."));
+        // (Said of what to do, it stays a rule.)
+        assert!(is_lasting("You always need to run `make gen` before the tests."));
+        assert!(is_lasting("Supplier refs are never longer than 255."));
+    }
+
+    #[test]
+    fn every_new_one_and_the_way_we_do_it_everywhere_are_rules() {
+        let rules = |s: &str| rules_in(s).len();
+        assert_eq!(
+            rules(
+                "Please use keyword arguments for anything new with more than two parameters; positional soup is how this bug happened."
+            ),
+            1
+        );
+        assert_eq!(
+            rules(
+                "Do it the way we do multi-step writes everywhere: `Ecto.Multi`, not nested `Repo.transaction` blocks."
+            ),
+            1
+        );
+        assert_eq!(
+            rules("While you're in there: new error types go in `src/error.rs` as `thiserror` enums, not `anyhow`."),
+            1
+        );
+        assert_eq!(rules("Do it the way we did it yesterday."), 0);
+    }
 
     #[test]
     fn a_preference_says_when_it_applies() {

@@ -514,6 +514,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     // sentence after it is the correction.
     let opened = agent_acted && all.first().is_some_and(|s| BARE_INTERJECTION.is_match(s));
     let mut retracted: Vec<&str> = Vec::new();
+    let mut under_heading = false;
     for (i, &sentence) in all.iter().enumerate().skip(usize::from(opened)) {
         let plain = without_courtesy(sentence);
         if POINTS_BACK.is_match(plain) {
@@ -555,6 +556,27 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
                 continue;
             }
         }
+        // "Ground rules for this repo:" heads the rules that follow it, which need no
+        // "always" of their own ("- Format with clang-format-18, not your editor defaults.");
+        // the heading alone is no rule.
+        // (Only the list under it: the prose after the list is the user's again.)
+        under_heading &= listed(&text, sentence);
+        if let Some(heading) = RULES_HEADING.find(plain) {
+            under_heading = true;
+            let said = &plain[heading.end()..];
+            if said.trim().is_empty() {
+                continue;
+            }
+            // (What a rule of its own says after it is kept as any rule is.)
+            if listed_rule(said) && durability::rules_in(sentence).is_empty() {
+                keep(SignalKind::Preference, sentence.to_string());
+                continue;
+            }
+        }
+        if under_heading && listed_rule(plain) && durability::rules_in(sentence).is_empty() {
+            keep(SignalKind::Preference, sentence.to_string());
+            continue;
+        }
         // "Make it encode as a bare number... no wait, leave Codable alone": the user takes
         // back their own request, there is nothing of the agent's to correct.
         let own_words = i > 0 && SELF_RETRACTION.is_match(sentence) && durability::is_request(all[i - 1]);
@@ -583,6 +605,39 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     let all: Vec<String> = found.iter().map(|(_, s)| s.clone()).collect();
     found.retain(|(_, s)| !all.iter().any(|other| other != s && other.contains(s.as_str())));
     found
+}
+
+/// A heading over rules: "Ground rules for this repo:", "House rules, since you're new
+/// here:", "Style notes for this plugin: …", "In general though: …", "Regla de la casa: …".
+static RULES_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^(?:(?:and|also|so|but|ok|okay)[\s,]+)?(?:(?:a|the|our|some|my|two|three|a few)\s+)?",
+        r"(?:(?:(?:house|ground|repo|project|team|style|coding|code|standing)\s+(?:rules?|notes|conventions?|guidelines))",
+        r"|rules|conventions|guidelines)\b[^:.!?]{0,80}:\s*",
+        r"|^(?:in general|as a general rule|generally)(?:\s+though)?\s*:\s*",
+        r"|^(?:reglas?\s+de\s+la\s+casa|normas?\s+de\s+la\s+casa|r[èe]gles?\s+de\s+la\s+maison|hausregeln?",
+        r"|grunds[äa]tzlich(?:\s+gilt)?(?:\s+(?:in|f[üu]r)\s+diese[sm]?\s+repo)?)\s*:\s*",
+    ))
+});
+
+/// True when `sentence`, a slice of `text`, sits on an item of a list (`- …`, `2. …`).
+fn listed(text: &str, sentence: &str) -> bool {
+    let Some(at) = (sentence.as_ptr() as usize).checked_sub(text.as_ptr() as usize).filter(|at| *at <= text.len())
+    else {
+        return false;
+    };
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].trim_start();
+    line.starts_with(['-', '*', '•']) || strip_list_number(line).len() < line.len()
+}
+
+/// A sentence under a heading over rules that says one: not a question, a request of the
+/// task or a sentence tied to it.
+fn listed_rule(sentence: &str) -> bool {
+    sentence.split_whitespace().count() >= 3
+        && !sentence.trim_end().ends_with('?')
+        && !durability::is_request(sentence)
+        && !durability::is_task_scoped(sentence)
 }
 
 /// A sentence cut where a remember request starts inside it ("Today's task: skip known
@@ -1207,6 +1262,28 @@ mod tests {
         let found = preference_signals(said, true);
         assert_eq!(found.first().map(|f| f.0), Some(SignalKind::Correction), "{found:?}");
         assert!(found[0].1.contains("CatsEffectSuite"), "{found:?}");
+    }
+
+    #[test]
+    fn the_items_under_a_heading_over_rules_are_rules() {
+        let said =
+            |text: &str| -> Vec<String> { preference_signals(text, false).into_iter().map(|(_, s)| s).collect() };
+        let text = "pavane: add a `--json` mode. Ground rules for this repo:\n\
+                    - C++20, but no exceptions across the C API in `include/pavane.h` — return error codes there.\n\
+                    - Format with the repo's `.clang-format` using clang-format-18, not your editor defaults.\n\
+                    - Never commit anything under `build*/`.\n\nAdd a test for the new mode too.";
+        let rules = said(text);
+        assert_eq!(rules.len(), 3, "{rules:?}");
+        assert!(rules[0].contains("C API") && rules[1].contains("clang-format-18"), "{rules:?}");
+        assert!(!rules.iter().any(|r| r.contains("Ground rules") || r.contains("Add a test")), "{rules:?}");
+        // What the heading's own line says after it is a rule; the prose after it is the task's.
+        assert_eq!(said("Style notes for this plugin: keymaps with `vim.keymap.set`, not `nvim_set_keymap`.").len(), 1);
+        assert_eq!(said("In general though: native pipe `|>`, not magrittr's `%>%`.").len(), 1);
+        assert_eq!(said("Regla de la casa: siempre `kotlinx.serialization`, nada de Gson ni Jackson.").len(), 1);
+        let rules = said("Conventions: FQCN module names everywhere. Dry run with --check only, don't apply for real.");
+        assert!(!rules.iter().any(|r| r.contains("Dry run")), "{rules:?}");
+        // A list that no heading over rules opens is the task's.
+        assert!(said("Steps:\n- Rename the flag to `--since` in the parser.\n- Bump the version in the changelog.").is_empty());
     }
 
     #[test]
