@@ -1030,6 +1030,13 @@ impl Extractor {
                     && open.ran.is_empty()
                     && shell::is_louder_rerun(&call.command, &open.failure.command))
             })
+            // (A look that failed, `cargo nextest --version`, is answered by the same look
+            // only: a test run that passed later got past nothing it met.)
+            .filter(|(family, open)| {
+                !shell::is_query(&open.failure.command)
+                    || **family == call.family
+                    || shell::runs_the_same(&call.command, &open.failure.command)
+            })
             .filter(|(family, open)| {
                 **family == call.family
                     || shell::runs_job(&call.command, family)
@@ -1105,7 +1112,11 @@ impl Extractor {
             // once, with its way around. The project's own program answering what the task
             // fed it is the program under work.
             let job = classify(&failure.command).family.to_lowercase();
-            if fixed_errors.iter().any(|e| errors::same_error(e, &failure.error))
+            // A look whose answer was no (`cargo nextest --version`: no such command), left
+            // there, only asked whether a tool is there; a look that broke is a landmine.
+            let answered = shell::is_query(&failure.command) && progress::says_absent(&failure.error);
+            if answered
+                || fixed_errors.iter().any(|e| errors::same_error(e, &failure.error))
                 || progress::is_own_program_answer(&failure.command, &failure.error, &own_names)
                 || (job.contains(' ') && forbidden.iter().any(|rule| signals::forbids_job(rule, &job)))
             {

@@ -332,6 +332,17 @@ pub(crate) fn is_environmental(error: &str) -> bool {
     ENVIRONMENT.is_match(error)
 }
 
+/// True when an error only says a sub-command or plug-in is not there (`error: no such
+/// command: `nextest``, `unknown command "diff" for "helm"`).
+pub(crate) fn says_absent(error: &str) -> bool {
+    static ABSENT: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)\bno such (?:sub)?command\b|\bunknown (?:sub)?command\b|\bunrecognized (?:sub)?command\b|\bis not installed\b|\bplugin not found\b",
+        )
+    });
+    ABSENT.is_match(error)
+}
+
 /// True when a project's own checker reported the failure (`./scripts/lint.sh`, `check-ns:
 /// src/x.clj:1: …`): it states a rule of the project, which is a lesson, wherever it points.
 /// (`Error: …` is a label, not a program's name, nor is an exception's, nor a phrase:

@@ -139,7 +139,13 @@ pub(crate) fn job_line_for(command: &str, failed: &str) -> String {
     let (line, wanted) = (job_line(command), job_line(failed));
     let failed_words = words(failed);
     let likeness = |part: &str| words(part).iter().filter(|w| failed_words.contains(w)).count();
-    let parts: Vec<&str> = command.split(" && ").map(str::trim).filter(|part| runs_the_same(part, &wanted)).collect();
+    // (Each step on its own: `echo $PATH | head; corepack enable --install-directory ~/x`.)
+    let parts: Vec<&str> = command
+        .split(" && ")
+        .flat_map(sequential_parts)
+        .map(str::trim)
+        .filter(|part| runs_the_same(part, &wanted))
+        .collect();
     // (Of as like ones, the first.)
     let best = parts.iter().copied().rev().max_by_key(|part| likeness(part));
     match best {
@@ -155,7 +161,10 @@ pub(crate) fn runs_the_same(chain: &str, command: &str) -> bool {
         let mut rest =
             words.iter().map(String::as_str).skip_while(|w| w.contains('=') && !w.starts_with('-')).peekable();
         // (`corepack pnpm test` runs what `pnpm test` does.)
-        rest.next_if_eq(&"corepack");
+        let mut ahead = rest.clone();
+        if ahead.next() == Some("corepack") && matches!(ahead.next(), Some("pnpm" | "yarn" | "npm" | "npx" | "pnpx")) {
+            rest.next();
+        }
         let Some(program) = rest.next() else { return Vec::new() };
         let subs = rest.take_while(|w| !w.starts_with('-') && !w.contains(['/', '.', '='])).take(2);
         std::iter::once(program).chain(subs).collect()
@@ -539,20 +548,23 @@ pub(crate) fn is_query(command: &str) -> bool {
             .take(3)
             .map(|i| words[i].as_str())
             .collect();
-        let asks = match positional.as_slice() {
-            // `ssh -T git@github.com` only tries whether the key is let in.
-            [_, rest @ ..] if words[0] == "ssh" && words.iter().any(|w| w == "-T") => {
-                rest.iter().all(|w| w.contains('>'))
-            }
-            // `npm run list` runs a script of that name.
-            ["run" | "exec" | "x" | "dlx", ..] => false,
-            [first, ..] if classified.kind == CommandKind::Vcs => {
-                VCS_QUERIES.contains(first) || QUERY_SUBCOMMANDS.contains(first)
-            }
-            [first, rest @ ..] => is_query_word(first) || rest.iter().any(|w| is_query_word(w)),
-            // `nix --version`, `terraform -help`: the program says what it is.
-            [] => words[1..].iter().any(|w| matches!(w.as_str(), "--version" | "--help" | "-help" | "-h")),
-        };
+        // (`cargo nextest --version`: a plugin asked what it is.)
+        let version = positional.len() <= 1 && words[1..].iter().any(|w| w == "--version");
+        let asks = version
+            || match positional.as_slice() {
+                // `ssh -T git@github.com` only tries whether the key is let in.
+                [_, rest @ ..] if words[0] == "ssh" && words.iter().any(|w| w == "-T") => {
+                    rest.iter().all(|w| w.contains('>'))
+                }
+                // `npm run list` runs a script of that name.
+                ["run" | "exec" | "x" | "dlx", ..] => false,
+                [first, ..] if classified.kind == CommandKind::Vcs => {
+                    VCS_QUERIES.contains(first) || QUERY_SUBCOMMANDS.contains(first)
+                }
+                [first, rest @ ..] => is_query_word(first) || rest.iter().any(|w| is_query_word(w)),
+                // `nix --version`, `terraform -help`: the program says what it is.
+                [] => words[1..].iter().any(|w| matches!(w.as_str(), "--version" | "--help" | "-help" | "-h")),
+            };
         if classified.kind != CommandKind::Explore && !asks {
             return false;
         }
@@ -1825,6 +1837,14 @@ mod tests {
         assert_eq!(classify("corepack pnpm --filter @m/shared test").kind, CommandKind::Test);
         assert_eq!(classify("corepack pnpm install").kind, CommandKind::Install);
         assert!(runs_the_same("corepack pnpm install && corepack pnpm test", "pnpm test"));
+        assert!(!runs_the_same("corepack enable", "enable"));
+        assert_eq!(
+            job_line_for(
+                "echo $PATH | tr ':' '\\n' | head -4; corepack enable --install-directory ~/.local/bin && hash -r",
+                "corepack enable"
+            ),
+            "corepack enable --install-directory ~/.local/bin"
+        );
         assert_ne!(classify("corepack enable").program, "enable");
         assert!(through_runner("eslint src", "npx eslint src"));
         assert!(through_runner("rake test", "bundle exec rake test"));

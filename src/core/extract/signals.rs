@@ -1283,7 +1283,10 @@ mod tests {
         let rules = said("Conventions: FQCN module names everywhere. Dry run with --check only, don't apply for real.");
         assert!(!rules.iter().any(|r| r.contains("Dry run")), "{rules:?}");
         // A list that no heading over rules opens is the task's.
-        assert!(said("Steps:\n- Rename the flag to `--since` in the parser.\n- Bump the version in the changelog.").is_empty());
+        assert!(
+            said("Steps:\n- Rename the flag to `--since` in the parser.\n- Bump the version in the changelog.")
+                .is_empty()
+        );
     }
 
     #[test]

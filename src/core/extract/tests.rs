@@ -1164,3 +1164,32 @@ fn an_error_about_a_name_the_edit_took_out_is_the_tasks_own_work() {
     let m = memory(&session(other_edit));
     assert!(!m.facts.tasks[0].fixes[0].work, "{:?}", m.facts.tasks[0].fixes);
 }
+
+#[test]
+fn a_look_answered_no_is_no_landmine_nor_got_past_by_a_later_test_run() {
+    let m = memory(&[
+        user("Add a price history table to mazurka."),
+        run("1", "cargo nextest --version; ls migrations | tail -3"),
+        result("1", 101, "error: no such command: `nextest`\n20261101_init.sql"),
+        edit("src/store.rs"),
+        run("2", "cargo test"),
+        result("2", 101, "error: could not compile `mazurka`\nerror[E0425]: cannot find value `rows` in this scope"),
+        edit("src/store.rs"),
+        run("3", "cargo test"),
+        result("3", 0, "test result: ok. 12 passed"),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert!(task.unresolved.is_empty(), "{:?}", task.unresolved);
+    assert!(task.fixes.iter().all(|f| !f.failure.command.contains("nextest")), "{:?}", task.fixes);
+    // The machine refusing a look is still a landmine.
+    let m = memory(&[
+        user("Which charts are deployed?"),
+        run("1", "helm list -A"),
+        result(
+            "1",
+            1,
+            "Error: Kubernetes cluster unreachable: Get \"https://127.0.0.1:6443/version\": dial tcp 127.0.0.1:6443: connect: connection refused",
+        ),
+    ]);
+    assert_eq!(m.facts.tasks[0].unresolved.len(), 1);
+}
