@@ -158,11 +158,10 @@ pub(crate) fn job_line_for(command: &str, failed: &str) -> String {
 /// (`bin/rails test` in `PGHOST=… bin/rails test`), whatever settings, flags and paths follow.
 pub(crate) fn runs_the_same(chain: &str, command: &str) -> bool {
     fn job_words(words: &[String]) -> Vec<&str> {
-        let mut rest =
-            words.iter().map(String::as_str).skip_while(|w| w.contains('=') && !w.starts_with('-')).peekable();
+        let mut rest = words.iter().map(String::as_str).skip_while(|w| w.contains('=') && !w.starts_with('-'));
         // (`corepack pnpm test` runs what `pnpm test` does.)
         let mut ahead = rest.clone();
-        if ahead.next() == Some("corepack") && matches!(ahead.next(), Some("pnpm" | "yarn" | "npm" | "npx" | "pnpx")) {
+        if ahead.next() == Some("corepack") && ahead.next().is_some_and(|w| COREPACK_TOOLS.contains(&w)) {
             rest.next();
         }
         let Some(program) = rest.next() else { return Vec::new() };
@@ -1224,6 +1223,8 @@ const PACKAGE_MANAGER_COMMANDS: &[&str] = &[
     "help",
     "env",
 ];
+/// The package managers `corepack` runs at the version a project pins (`corepack pnpm test`).
+const COREPACK_TOOLS: &[&str] = &["pnpm", "yarn", "npm", "npx", "pnpx"];
 /// Programs that run the command after them (`npx eslint`, `fvm flutter test`).
 const WRAPPERS: &[&str] = &["npx", "bunx", "pnpx", "dotenv", "fvm", "dotenvx"];
 const EXPLORE: &[&str] = &[
@@ -1476,7 +1477,7 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             None => named(Other, p, None),
         },
         // `corepack pnpm install`: the package manager at the version the project pins.
-        "corepack" if matches!(sub, Some("pnpm" | "yarn" | "npm" | "npx" | "pnpx")) => {
+        "corepack" if sub.is_some_and(|w| COREPACK_TOOLS.contains(&w)) => {
             let i = args.iter().position(|a| Some(*a) == sub).unwrap_or_default();
             classify_program(args[i], &args[i + 1..])
         }
