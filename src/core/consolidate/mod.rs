@@ -26,7 +26,7 @@ use crate::core::extract::clip_at_word;
 use crate::core::extract::durability::fact_of;
 use crate::core::extract::render::{ACCOUNT_LABEL, code, fix_lesson, meta, one_line, unresolved_lesson, way_around};
 use crate::core::extract::shell::{self, CommandKind, classify};
-use crate::core::extract::signals::SignalKind;
+use crate::core::extract::signals::{self, SignalKind};
 use crate::core::extract::{Outcome, TaskFacts};
 use crate::core::layout::{ROLLOUT_SUMMARIES, summary_files, timestamp};
 use crate::core::notes::Note;
@@ -361,7 +361,14 @@ fn group<'a>(key: String, mut sessions: Vec<&'a Stage1>, vocabulary: &merge::Voc
             gathered.task(session, task, task_number);
         }
     }
-    let Gathered { preferences, knowledge, accounts, mut fixes, mut open } = gathered;
+    let Gathered { mut preferences, knowledge, accounts, mut fixes, mut open } = gathered;
+    // A rule a later session took back ("the dependency freeze is over") no longer holds,
+    // unless a session said it again after that.
+    for session in &sessions {
+        for what in session.facts.tasks.iter().flat_map(|t| &t.taken_back) {
+            preferences.retain(|_, rule| rule.last >= session.updated_at || !signals::is_taken_back(&rule.body, what));
+        }
+    }
     // A failure fixed in one session is a landmine with a way around it, not an open error.
     open.retain(|key, _| !fixes.contains_key(key));
     fixes.extend(open);

@@ -288,3 +288,25 @@ fn a_script_only_parsed_is_no_tip() {
     assert!(out.summary.contains("verified `shellcheck -x bin/*`"), "{}", out.summary);
     assert!(!out.summary.contains("bash -n"), "{}", out.summary);
 }
+
+#[test]
+fn a_rule_a_later_session_took_back_no_longer_holds() {
+    let freeze = "Don't add dependencies without asking — we're in a dependency freeze until 2.0 ships.";
+    let mut said = task("Add next_business_day.");
+    said.preferences.push(preference(freeze));
+    said.preferences.push(preference("Always run the tests through hatch run test:all."));
+    let mut lifted = task("Export to ical.");
+    lifted.taken_back.push("dependency freeze".into());
+    let before_it = record("said", "gh:o/gavotte", 2, vec![said.clone()]);
+    let taking_back = record("lifted", "gh:o/gavotte", 3, vec![lifted]);
+    let out = run(&[before_it.clone(), taking_back.clone()], &[]);
+    assert!(!out.memory.contains("dependency freeze"), "{}", out.memory);
+    assert!(out.memory.contains("hatch run test:all"), "the other rule stays: {}", out.memory);
+    // Said again after it was taken back, it holds again; taken back in another project, it
+    // was never this one's to lose.
+    let again = record("again", "gh:o/gavotte", 4, vec![said.clone()]);
+    let out = run(&[before_it.clone(), taking_back.clone(), again], &[]);
+    assert!(out.memory.contains("dependency freeze"), "{}", out.memory);
+    let elsewhere = Stage1 { project: "gh:o/other".into(), ..taking_back };
+    assert!(run(&[before_it, elsewhere], &[]).memory.contains("dependency freeze"));
+}

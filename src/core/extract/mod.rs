@@ -212,6 +212,10 @@ pub(crate) struct TaskFacts {
     pub(crate) files: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) observations: Vec<Observation>,
+    /// Rules the user took back, by the words that name them ("dependency freeze"): a rule
+    /// of an earlier session that they name no longer holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) taken_back: Vec<String>,
     pub(crate) commands: u32,
     pub(crate) failed_commands: u32,
 }
@@ -229,6 +233,7 @@ impl TaskFacts {
             unresolved: Vec::new(),
             files: Vec::new(),
             observations: Vec::new(),
+            taken_back: Vec::new(),
             commands: 0,
             failed_commands: 0,
         }
@@ -250,6 +255,7 @@ impl TaskFacts {
             || self.fixes.iter().any(|f| !f.work)
             || !self.unresolved.is_empty()
             || !self.observations.is_empty()
+            || !self.taken_back.is_empty()
     }
 }
 
@@ -474,9 +480,10 @@ impl Extractor {
             return;
         }
         let signals = signals::preference_signals(text, self.agent_acted);
-        for what in signals::taken_back(text) {
+        let taken_back = signals::taken_back(text);
+        for what in &taken_back {
             for facts in self.tasks.iter_mut().filter_map(|t| t.facts.as_mut()) {
-                facts.preferences.retain(|p| !signals::is_taken_back(&p.text, &what));
+                facts.preferences.retain(|p| !signals::is_taken_back(&p.text, what));
             }
         }
         let answers = asked && signals::is_consent(text);
@@ -501,6 +508,11 @@ impl Extractor {
             let seen = task.preferences.iter().any(|p| p.text == sentence);
             if !seen && task.preferences.len() < MAX_FACTS {
                 task.preferences.push(Signal { kind, text: sentence, line });
+            }
+        }
+        for what in taken_back {
+            if !task.taken_back.contains(&what) && task.taken_back.len() < MAX_FACTS {
+                task.taken_back.push(what);
             }
         }
     }
@@ -1138,6 +1150,7 @@ impl Extractor {
             // A sub-agent's "user" is the agent that spawned it: its words are not the user's.
             if meta.is_subagent {
                 facts.preferences.clear();
+                facts.taken_back.clear();
             }
             facts.files = facts.files.iter().map(|f| relative_to(f, cwd)).collect();
             if self.outages.contains(&at) {

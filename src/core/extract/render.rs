@@ -296,6 +296,12 @@ fn task_sections(out: &mut String, task: &TaskFacts, raw: bool, meta: &SessionMe
             }
         }
     }
+    if !task.taken_back.is_empty() {
+        heading(out, "Rules taken back");
+        for what in &task.taken_back {
+            let _ = writeln!(out, "- the user took back the rule about \"{}\"", one_line(what));
+        }
+    }
     let work: Vec<&Fix> = task.fixes.iter().filter(|f| f.work).collect();
     if !raw && (task.commands > 0 || !task.files.is_empty() || !work.is_empty()) {
         heading(out, "Key steps");

@@ -465,17 +465,37 @@ fn takes_back(sentence: &str) -> TakenBack<'_> {
     }
 }
 
+/// "The dependency freeze is over", "the no-ORM rule has been lifted": a standing rule,
+/// named by what it was, that no longer holds (what a rule is about, without "rule"). (Not "once the freeze is over, …": a
+/// condition, the rule still holds.)
+static LIFTED: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)\b(?:the|our|that|your)\s+(?:(?P<what>(?:[\w.`'-]+\s+){0,3}?(?:freeze|moratorium|embargo|lockdown))",
+        r"|(?P<about>(?:[\w.`'-]+\s+){0,2}?[\w.`'-]+)\s+(?:ban|restriction|rule|policy))",
+        r"\s+(?:is|has been|was|'s|’s)\s+(?:now\s+|finally\s+|officially\s+)?(?:over|lifted|gone|off|ended|done|dropped|history|no longer in effect)\b",
+    ))
+});
+
+/// Words before a lifting that make it a condition ("once the freeze is over").
+static CONDITION_BEFORE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:once|when|whenever|until|till|after|before|if|unless|as soon as)\s*$"));
+
 /// What the user takes back in a message: the words of each rule said before that no longer
-/// holds ("dot-aliases" of "forget the dot-aliases thing from earlier").
+/// holds ("dot-aliases" of "forget the dot-aliases thing from earlier", "dependency freeze"
+/// of "the dependency freeze is over").
 pub(crate) fn taken_back(text: &str) -> Vec<String> {
     let text = without_quoted_sources(text);
-    sentences(&text)
-        .filter(|s| !s.trim_end().ends_with('?'))
-        .flat_map(|s| TAKES_BACK_NAMED.captures_iter(s).collect::<Vec<_>>())
-        .filter(|c| c.name("not").is_none())
-        .filter_map(|c| c.name("what").or_else(|| c.name("about")).map(|m| m.as_str().trim().to_string()))
-        .filter(|what| !what.is_empty())
-        .collect()
+    let mut whats = Vec::new();
+    for sentence in sentences(&text).filter(|s| !s.trim_end().ends_with('?')) {
+        let named = TAKES_BACK_NAMED.captures_iter(sentence).filter(|c| c.name("not").is_none());
+        whats.extend(named.filter_map(|c| c.name("what").or_else(|| c.name("about"))).map(|m| m.as_str()));
+        let lifted = LIFTED.captures_iter(sentence).filter(|c| {
+            let start = c.get(0).map_or(0, |m| m.start());
+            !CONDITION_BEFORE.is_match(&sentence[..start])
+        });
+        whats.extend(lifted.filter_map(|c| c.name("what").or_else(|| c.name("about"))).map(|m| m.as_str()));
+    }
+    whats.into_iter().map(|w| w.trim().trim_matches('`').to_string()).filter(|w| !w.is_empty()).collect()
 }
 
 /// True when `rule` is what a taking back of `what` takes back: it holds every content word
@@ -1030,6 +1050,21 @@ mod tests {
         assert!(!is_taken_back("Run pytest with -x.", "test"));
         // A one-letter option glued to its value is named by the value.
         assert_eq!(taken_back("Forget the werror thing, that was a bad idea."), ["werror"]);
+        // A rule lifted by name, in a later message or session.
+        let lifted =
+            "And 2.0 shipped on Tuesday, so the dependency freeze is over — adding dependencies is fine again.";
+        assert_eq!(taken_back(lifted), ["dependency freeze"]);
+        let rule = "Don't add anything to `[project.dependencies]` without asking me first — we're in a dependency freeze until 2.0 ships.";
+        assert!(is_taken_back(rule, "dependency freeze"));
+        assert_eq!(taken_back("The no-mocks rule has been lifted for the e2e suite."), ["no-mocks"]);
+        for still in [
+            "Once the dependency freeze is over we can add icalendar.",
+            "Is the dependency freeze over yet?",
+            "The dependency freeze is not over.",
+            "The outage is over, the mirror is back.",
+        ] {
+            assert!(taken_back(still).is_empty(), "{still}");
+        }
         assert!(is_taken_back("Let's always build with -Dwerror=true from now on.", "werror"));
         assert!(!is_taken_back("Let's always build with -Dwerror=true from now on.", "error"));
         // A thing of the task dropped or ignored takes no rule back.

@@ -438,6 +438,21 @@ fn a_rule_taken_back_later_in_the_session_is_dropped() {
 }
 
 #[test]
+fn a_rule_of_an_earlier_session_taken_back_is_recorded_for_consolidation() {
+    let m = memory(&[
+        user(
+            "gavotte again. 2.0 shipped, so the dependency freeze is over — adding dependencies is fine again. Task: add an ical export with the icalendar package.",
+        ),
+        edit("src/gavotte/ical.py"),
+        assistant("Added it."),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert_eq!(task.taken_back, ["dependency freeze"]);
+    assert!(task.preferences.is_empty(), "{:?}", task.preferences);
+    assert!(m.raw_memory.contains("took back the rule about \"dependency freeze\""), "{}", m.raw_memory);
+}
+
+#[test]
 fn a_rule_named_and_scrapped_without_saying_when_is_dropped() {
     let m = memory(&[
         user(
