@@ -749,6 +749,26 @@ mod tests {
     }
 
     #[test]
+    fn a_check_in_a_chain_the_formatter_then_passes_is_the_formatters_job() {
+        let failed = "hatch run test:all && hatch fmt --check";
+        let error = "src/gavotte/ical.py:3:1: I001 [*] Import block is un-sorted or un-formatted";
+        let written = ["src/gavotte/ical.py".to_string()];
+        let attempt = Attempt {
+            failed,
+            error,
+            places: &[],
+            fixed: "hatch fmt && hatch run types:check",
+            edited: &[],
+            ran: &[],
+            written: &written,
+        };
+        assert!(attempt.is_own_work());
+        // A test failure of the chain is not the formatter's to mend.
+        let red = "FAILED tests/test_ical.py::test_export - AssertionError";
+        assert!(!Attempt { error: red, fixed: "hatch run test:all", ..attempt }.is_own_work());
+    }
+
+    #[test]
     fn a_slip_in_a_file_the_task_wrote_mended_there_is_its_own_work_whatever_ran_between() {
         let unit = ["units/levanter-sync.service".to_string()];
         let error = "/home/dev/levanter/units/levanter-sync.service:10: Unknown key name 'RestartSecs' in section \

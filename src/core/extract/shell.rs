@@ -1488,6 +1488,18 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 None => named(Run, program, sub),
             }
         }
+        // Hatch's own commands: `hatch fmt` formats with ruff, `hatch fmt --check` only checks.
+        "hatch" => {
+            let kind = match sub {
+                Some("fmt") if has_flag(args, &["--check"]) => Lint,
+                Some("fmt") => Format,
+                Some("test") => Test,
+                Some("build") => Build,
+                Some("python" | "dep") if args.contains(&"install") => Install,
+                _ => Other,
+            };
+            named(kind, "hatch", sub)
+        }
         // `mise exec -- mix test`, `mise x node@22 -- npm test`: the command after `--` is the job.
         "mise" | "rtx" if matches!(sub, Some("exec" | "x")) => match args.iter().position(|a| *a == "--") {
             Some(i) => {
@@ -2103,6 +2115,9 @@ mod tests {
         assert_eq!(family("ls -la src"), (Explore, "ls".into()));
         assert_eq!(family("cd envs/dev && terraform apply -auto-approve"), (Run, "terraform apply".into()));
         assert_eq!(family("terraform fmt -check -recursive"), (Lint, "terraform fmt".into()));
+        assert_eq!(family("hatch fmt --check"), (Lint, "hatch fmt".into()));
+        assert_eq!(family("hatch fmt"), (Format, "hatch fmt".into()));
+        assert_eq!(family("hatch python install 3.12"), (Install, "hatch python".into()));
         assert_eq!(family("helm unittest charts/web"), (Test, "helm unittest".into()));
         assert_eq!(family("sprocketctl sync --all"), (Other, "sprocketctl sync".into()));
         assert_eq!(family("ansible-playbook -i inventories/staging site.yml"), (Other, "ansible-playbook".into()));
