@@ -1055,6 +1055,8 @@ impl Extractor {
                     || same_job(open.kind)
                     || progress::is_typo_pair(&open.failure.command, &call.command)
                     || shell::through_runner(&open.failure.command, &call.command)
+                    || progress::failed_check(&open.failure.command, &open.failure.error)
+                        .is_some_and(|check| shell::runs_job(&call.command, &check))
                     || shell::same_program_after_steps(&open.failure.command, &call.command)
                     || progress::is_mistyped_program(
                         &open.failure.command,

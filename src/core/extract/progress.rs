@@ -70,6 +70,26 @@ pub(crate) fn is_network_blip(error: &str) -> bool {
     BLIP.is_match(error)
 }
 
+/// A format check's complaint: code not laid out as the formatter would, or an import-sort
+/// lint (`I001 [*] Import block is un-sorted or un-formatted`).
+static UNFORMATTED: LazyLock<Regex> = LazyLock::new(|| {
+    crate::core::patterns::regex(concat!(
+        r"(?i)would reformat|would be reformatted|not formatted|un-?formatted|must be formatted|check-formatted|",
+        r"formatted properly|format check|formatting (?:issues|differences|violations)|\bdiff in\b|un-?sorted",
+    ))
+});
+
+/// The family of the format or lint step of a chain (`mix format` of `mix test && mix
+/// format --check-formatted`) whose complaint `error` is: the step that failed, whatever
+/// the chain is classified by.
+pub(crate) fn failed_check(failed: &str, error: &str) -> Option<String> {
+    if !UNFORMATTED.is_match(error) {
+        return None;
+    }
+    let checks = |kind: CommandKind| matches!(kind, CommandKind::Format | CommandKind::Lint);
+    failed.split(" && ").map(classify).find(|c| checks(c.kind)).map(|c| c.family)
+}
+
 /// True when an error is one in the code under work (a symbol, an assertion, a lint code).
 pub(crate) fn is_code_error(error: &str) -> bool {
     CODE_ERROR.is_match(error)
@@ -163,8 +183,13 @@ impl Attempt<'_> {
         // done. (Or a chain that runs the formatter on its way: `crystal tool format && … --check`.)
         let formats =
             fixed_kind == CommandKind::Format || fixed.split(" && ").any(|p| classify(p).kind == CommandKind::Format);
-        let formatted = matches!(failed_kind, CommandKind::Format | CommandKind::Lint) && formats;
-        if formatted && ran.is_empty() {
+        // (Or the check of a chain whose tests passed first, `mix test && mix format
+        // --check-formatted`, when what failed is the format.)
+        let checked =
+            matches!(failed_kind, CommandKind::Format | CommandKind::Lint) || failed_check(failed, error).is_some();
+        let formatted = checked && formats;
+        // (What ran on the way, if anything, was the formatter too.)
+        if formatted && ran.iter().all(|r| classify(r).kind == CommandKind::Format) {
             return true;
         }
         // A test run of the same tool builds what failed to build (`cabal build` → `cabal test`).
@@ -763,6 +788,17 @@ mod tests {
             written: &written,
         };
         assert!(attempt.is_own_work());
+        let mix = Attempt {
+            failed: "mix test && mix format --check-formatted",
+            error: "** (Mix) mix format failed due to --check-formatted.",
+            fixed: "mix format && mix format --check-formatted && mix credo --strict",
+            ..attempt
+        };
+        assert!(mix.is_own_work());
+        let ran = ["mix format".to_string()];
+        assert!(Attempt { ran: &ran, ..mix }.is_own_work());
+        let installed = ["mix deps.get".to_string()];
+        assert!(!Attempt { ran: &installed, ..mix }.is_own_work());
         // A test failure of the chain is not the formatter's to mend.
         let red = "FAILED tests/test_ical.py::test_export - AssertionError";
         assert!(!Attempt { error: red, fixed: "hatch run test:all", ..attempt }.is_own_work());
