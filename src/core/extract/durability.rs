@@ -150,6 +150,8 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         // "Always use the sandbox gateway for this": the thing at hand ("for this repo" is
         // a place, taken out before).
         r"|\bfor this\s*(?:[.;,!?]|$)",
+        // "No, the other file.": a pointer to another thing of the task, nothing more.
+        r"|^(?:no|nope|wrong)\b[\s,!.—–-]+(?:the|that)\s+other\s+[\w.-]+\s*[.!]?\s*$",
         // "she's mid-rebase this week": how things stand for a while.
         r"|\bthis (?:week|weekend|sprint|morning|afternoon|evening|month|cycle)\b",
         // "At my old job we always ran vitest with --no-threads": another place's habit.
@@ -1009,6 +1011,10 @@ mod tests {
                     `Repo.transaction(fn -> ... end)`.";
         assert_eq!(rules_in(rule), [rule]);
         assert!(is_task_scoped("Write that test first."));
+        // A pointer to another thing of the task; a rule about another thing is still a rule.
+        assert!(is_task_scoped("No, the other file."));
+        assert!(is_task_scoped("Nope — that other handler!"));
+        assert!(!is_task_scoped("No, the other registry is the one we always publish to."));
     }
 
     #[test]
