@@ -24,13 +24,23 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bbefore (?:every|each|any) (?:commit|push|merge|release|deploy|pr|pull request)\b",
         r"|\bwe\s+(?:log|lint|format|build|package|bundle|type-?check)\s+(?:\S+\s+)?(?:with|using|via|through)\b",
         // "And no default exports anywhere, named exports only."
-        r"|^(?:(?:and|also|but|so)[\s,]+)?no\s+[^.;!?]{1,60}\b(?:anywhere|ever|at all)\b",
+        r"|(?:^|[;:]\s*)(?:(?:and|also|but|so)[\s,]+)?no\s+(?:[^.;!?]|\.\w){1,60}\b(?:anywhere|ever|at all)\b",
+        // "anything under packages/ui is named exports only": all of a place, done one way.
+        r"|\b(?:anything|everything|every file|all code)\s+(?:under|in|inside)\s+`?[\w./-]+/?`?\s+(?:is|are|uses?|goes|must|should|gets|has)\b",
+        // "errors are compared with errors.Is / errors.As, never by matching strings": the
+        // way it is done, and the way it never is.
+        r"|,\s*never\s+(?:by|via|through|using)\b",
+        // "For new code in labradorite: `with` chains rather than nested case."
+        r"|\bfor (?:all |any )?new code\b",
         r"|\b(?:from now on|going forward|(?:in|for) (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
         // "crystal tool format before committing pls, always." (A courtesy marks it a rule:
         // "the flaky test fails on CI, always" says how often.)
         r"|\b(?:pls|plz|please)[,;]\s*(?:always|never)[.!]*\s*$",
         // "when you touch .tex files: one sentence per line"
         r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|write|add|create|modify|work on|update)\s+(?:an?\s+|any\s+)?(?:\S+\s+)?(?:files?|\*?\.\w+)\b",
+        // "when you touch values.yaml, bump …", "When you add a migration, also run …": what
+        // goes with every change of that kind. (Not "when you're done, commit".)
+        r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|add|create|modify|update|bump)\s+(?:an?\s+|any\s+|a new\s+)?(?:migrations?|schemas?|[\w/.-]+\.(?:ya?ml|json|toml|sql|proto|graphql|xml|gradle|kts|lock|cfg|ini))\b[^.;!?]{0,40},\s*(?:also\s+|always\s+)?(?:run|bump|update|regenerate|commit|add|rebuild)\b",
         r"|\bkeep (?:it|them|things) (?:that|this) way\b|\b(?:stays?|remains?) (?:that|this) way(?:[.,;:!)]|\s*$)",
         r"|\b(?:is|are)\s+(?:banned|not allowed|disallowed)\b",
         r"|\bfor (?:future|later|next|all) (?:sessions?|time|runs?|work|reference)\b|\bnext time\b|\bheads[- ]up\b",
@@ -67,6 +77,8 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:tests|specs|migrations|files|modules|components|commits|logs|packages|scripts|sources|templates|queries|handlers|services|jobs|models)\s+here\s+(?:are|go|use|live|must|should|need|run|get)\b",
         r"|\bour (?:tests|specs|scripts|migrations|handlers|services|modules|queries|commits|jobs|models|templates)\s+(?:assert|use|go|run|live|log|read|write|get|must|should|never|always)\b",
         r"|\b(?:we|i)\s+(?:always|never|usually|prefer|use|avoid|only use|stick to|don'?t use|do not use|'d rather|would rather|like to|don'?t want|do not want|hate|standardi[sz]ed on|switched to|moved to|write|store|keep|name|format|pin|deploy|release|ship)\b",
+        // "we don't pip install anything into the env": what the team never does.
+        r"|\bwe\s+(?:don'?t|do not)\s+(?:(?:pip|npm|gem|cargo|brew|apt|go)\s+)?(?:install|vendor|mock|hand-roll)\b",
         r"|\bwe'?re\s+(?:on|using)\b",
         // "This firmware never allocates": what the project's code does, always or never.
         r"|^(?:this|our)\s+(?:[\w-]+\s+)?(?:project|repo|repository|codebase|code base|code|firmware|crate|library|plugin|package|monorepo)\s+(?:always|never)\s+\w+",
@@ -112,11 +124,13 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bjust so (?:it'?s said|you know|we'?re clear|you'?re aware|it'?s clear|there'?s no doubt)\b",
         r"|\bin here\b|\bfrom here\b|^(?:by the way|btw|fyi)\b[\s,:-]+(?:\S+\s+)?here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
         // "We use `deno fmt` here": the place the team works, not the task's spot.
-        r"|\b(?:we|i) (?:use|run|prefer|write|keep|follow|stick to|go with|(?:don'?t|do not|never)\s+(?:use|run|add|write|commit|hand-roll|call|import|install|put|touch|edit|mock|vendor|pin))\b(?:[^.;:!?]|\.\w){0,80}?\bhere\b",
+        r"|\b(?:we|i) (?:use|run|prefer|write|keep|follow|stick to|go with|(?:don'?t|do not|never)\s+(?:(?:pip|npm|gem|cargo|brew|apt|go)\s+)?(?:use|run|add|write|commit|hand-roll|call|import|install|put|touch|edit|mock|vendor|pin))\b(?:[^.;:!?]|\.\w){0,80}?\bhere\b",
         // "we use kotlinx.serialization here, not Jackson — don't add it": the one set aside.
         r"|\bnot\s+[^.;!?]{1,40}?[—–,;-]+\s*(?:don'?t|do not|never)\s+(?:add|use|install|import|bring|pull)\s+(?:it|that|them|those)\b",
         // "Don't use npm here, ever": a tool named, refused in the project.
         r"|\b(?:don'?t|do not)\s+(?:use|run|call|install)\s+[\w.@/-]+\s+here\b(?:,?\s+ever\b|\s+at all\b)",
+        // "When you add a migration here, also run `dbmate dump`": every one, in the place.
+        r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|add|create|modify|update)\b[^.;,!?]{0,60}\bhere\b",
         // "SharedPreferences is banned here": the project's rule.
         r"|\b(?:banned|forbidden|not allowed|disallowed|mandatory|required|the norm) here\b",
         // "And yes, always run `swift format lint` before you call something done here."
@@ -821,6 +835,29 @@ mod tests {
             "GET /v1/routes comes back in a different order on every call and the mobile team wants it sorted.";
         assert!(rules_in(report).is_empty());
         assert!(!rules_in("Run the linter on every commit.").is_empty());
+    }
+
+    #[test]
+    fn asides_conditions_and_the_ways_never_taken_are_rules() {
+        for rule in [
+            "(we don't pip install anything into the env here, deps go in pyproject.toml and hatch builds the envs)",
+            "Use java.time throughout; no java.util.Date or Calendar anywhere in morganite.",
+            "(anything under packages/ui is named exports only, no default exports; the barrel re-exports by name.)",
+            "And when you touch values.yaml, bump the chart version in Chart.yaml too (patch is fine).",
+            "When you add a migration here, also run `dbmate dump` so db/schema.sql matches, CI compares it.",
+            "For new code in labradorite: `with` chains rather than nested case.",
+            "in tourmaline errors are compared with errors.Is / errors.As, never by matching on err.Error() strings.",
+        ] {
+            assert_eq!(rules_in(rule), [rule], "{rule}");
+        }
+        for task in [
+            "When you're done, also run the tests.",
+            "When you touch the handler, log the request id.",
+            "It failed twice, never on CI though.",
+            "We don't need the retry here.",
+        ] {
+            assert!(rules_in(task).is_empty(), "{task}");
+        }
     }
 
     #[test]

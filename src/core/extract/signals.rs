@@ -561,6 +561,13 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             keep(SignalKind::Remember, with_alternative(&told, all.get(i + 1).copied()));
             continue;
         }
+        // "why do you keep putting emojis in commit messages? stop.": a complaint of a habit
+        // of the agent's, and the order to drop it.
+        if agent_acted && KEEPS_DOING.is_match(plain) && all.get(i + 1).is_some_and(|next| STOP.is_match(next)) {
+            let told = format!("{sentence} {}", all[i + 1].trim());
+            keep(SignalKind::Correction, with_instruction(&told, &all[(i + 2).min(all.len())..]));
+            continue;
+        }
         if sentence.ends_with('?') {
             continue;
         }
@@ -626,6 +633,15 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     found.retain(|(_, s)| !all.iter().any(|other| other != s && other.contains(s.as_str())));
     found
 }
+
+/// "Why do you keep putting emojis in commit messages?": a habit of the agent's, complained of.
+static KEEPS_DOING: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^why (?:do|did|are|must) you (?:keep(?:ing)?|always)\s+\w+ing\b[^?]{3,}\?\s*$"));
+
+/// "stop.", "Stop it.", "quit that": the complaint before it is an order.
+static STOP: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^\s*(?:please\s+|just\s+)?(?:stop|quit|cut it out|knock it off)\b[^.;!?]{0,30}[.!]*\s*$")
+});
 
 /// A heading over rules: "Ground rules for this repo:", "House rules, since you're new
 /// here:", "Style notes for this plugin: …", "In general though: …", "Regla de la casa: …".
@@ -975,7 +991,9 @@ pub(crate) fn split_sentences(line: &str) -> Vec<&str> {
     let mut start = 0;
     let bytes = line.as_bytes();
     for i in 0..bytes.len() {
-        let ends = matches!(bytes[i], b'.' | b'!' | b'?') && bytes.get(i + 1).is_some_and(|b| *b == b' ');
+        // (An aside closed after its sentence, "(… by name.) Also …", ends with it.)
+        let closes = bytes.get(i + 1) == Some(&b')') && bytes.get(i + 2) == Some(&b' ');
+        let ends = matches!(bytes[i], b'.' | b'!' | b'?') && (bytes.get(i + 1) == Some(&b' ') || closes);
         // Nor is `bazel test //... --keep` inside a code span. (An ASCII byte is a boundary.)
         if !ends || !line[start..i].matches('`').count().is_multiple_of(2) {
             continue;
@@ -983,8 +1001,9 @@ pub(crate) fn split_sentences(line: &str) -> Vec<&str> {
         // `e.g. x` is not a sentence end. (`get` because byte i-3 may sit inside a character.)
         let abbreviation = i >= 3 && matches!(line.get(i - 3..=i), Some("e.g." | "i.e." | "etc." | " vs."));
         if !abbreviation && !ends_a_bang_name(line, i) {
-            out.push(&line[start..=i]);
-            start = i + 1;
+            let end = i + usize::from(closes);
+            out.push(&line[start..=end]);
+            start = end + 1;
         }
     }
     out.push(&line[start..]);
@@ -1446,6 +1465,23 @@ mod tests {
         assert_eq!(found, [(Remember, "Remember that the dev server is `flask run --port 5050`.".to_string())]);
         let found = preference_signals("The tool said 'use npm', but we use pnpm.", true);
         assert_eq!(found, [(Preference, "The tool said '…', but we use pnpm.".to_string())]);
+    }
+
+    #[test]
+    fn a_habit_complained_of_and_stopped_is_a_correction() {
+        let said = "why do you keep putting emojis in commit messages? stop. plain conventional commits, nothing else.";
+        assert_eq!(preference_signals(said, true), [(SignalKind::Correction, said.to_string())]);
+        // Before the agent did anything there is no habit of its; a question alone orders nothing.
+        assert!(preference_signals(said, false).is_empty());
+        assert!(preference_signals("why do you keep putting emojis in commit messages?", true).is_empty());
+    }
+
+    #[test]
+    fn an_aside_closed_after_its_sentence_ends_with_it() {
+        assert_eq!(
+            split_sentences("(named exports only.) Also the rest."),
+            ["(named exports only.)", " Also the rest."]
+        );
     }
 
     #[test]
