@@ -30,6 +30,12 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "errors are compared with errors.Is / errors.As, never by matching strings": the
         // way it is done, and the way it never is.
         r"|,\s*never\s+(?:by|via|through|using)\b",
+        // "Nix files in chrysoprase are formatted with `nix fmt`", "Tests sit next to the
+        // source as `*.test.ts`": how a kind of thing of the project is done.
+        r"|^(?:(?:and|also|but|so)[\s,]+)?(?:all\s+|our\s+)?(?:[\w*.`-]+\s+)?(?:files|tests|specs|modules|migrations|components|errors|logs|imports|handlers|scripts|templates|queries|options)\s+(?:in\s+[\w./-]+\s+)?(?:are|get)\s+(?:formatted|linted|written|named|kept|placed|stored|compared|declared|generated|sorted|typed)\s+(?:with|through|via|as|under)\b",
+        r"|^(?:(?:and|also|but|so)[\s,]+)?(?:all\s+|our\s+)?(?:[\w*.`-]+\s+)?(?:tests|specs)\s+(?:in\s+[\w./-]+\s+)?(?:sit|live|go)\s+next to\b",
+        // "In modules/, every option gets a `type`": every one of a kind, in a place.
+        r"|^in\s+`?[\w.-]*/[\w./-]*`?,?\s+(?:every|each|all|any|no)\s+\w+",
         // "For new code in labradorite: `with` chains rather than nested case."
         r"|\bfor (?:all |any )?new code\b",
         r"|\b(?:from now on|going forward|(?:in|for) (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
@@ -847,6 +853,9 @@ mod tests {
             "When you add a migration here, also run `dbmate dump` so db/schema.sql matches, CI compares it.",
             "For new code in labradorite: `with` chains rather than nested case.",
             "in tourmaline errors are compared with errors.Is / errors.As, never by matching on err.Error() strings.",
+            "Nix files in chrysoprase are formatted with `nix fmt` (nixfmt-rfc-style), not alejandra.",
+            "Tests sit next to the source as `*.test.ts` in hematite, no `__tests__` folders.",
+            "In modules/, every option gets a `type` and a `description`, no bare mkOption {}.",
         ] {
             assert_eq!(rules_in(rule), [rule], "{rule}");
         }
@@ -855,6 +864,8 @@ mod tests {
             "When you touch the handler, log the request id.",
             "It failed twice, never on CI though.",
             "We don't need the retry here.",
+            "The tests in CI are failing with a timeout.",
+            "Logs in staging are written by the old agent.",
         ] {
             assert!(rules_in(task).is_empty(), "{task}");
         }

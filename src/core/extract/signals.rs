@@ -634,9 +634,15 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     found
 }
 
-/// "Why do you keep putting emojis in commit messages?": a habit of the agent's, complained of.
-static KEEPS_DOING: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)^why (?:do|did|are|must) you (?:keep(?:ing)?|always)\s+\w+ing\b[^?]{3,}\?\s*$"));
+/// "Why do you keep putting emojis in commit messages?", "why is there a console.log in every
+/// file you touch??": a habit of the agent's, complained of.
+static KEEPS_DOING: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^(?:(?:and|but|so|also|oh|seriously)[\s,]+)?why (?:do|did|are|must) you (?:keep(?:ing)?|always)\s+\w+ing\b[^?]{3,}\?+\s*$",
+        // "why is there a console.log in every file you touch??"
+        r"|^(?:(?:and|but|so|also|oh|seriously)[\s,]+)?why (?:is|are) there\b[^?]{3,}\b(?:every|all|each)\b[^?]*\?+\s*$",
+    ))
+});
 
 /// "stop.", "Stop it.", "quit that": the complaint before it is an order.
 static STOP: LazyLock<Regex> = LazyLock::new(|| {
@@ -1474,6 +1480,12 @@ mod tests {
         // Before the agent did anything there is no habit of its; a question alone orders nothing.
         assert!(preference_signals(said, false).is_empty());
         assert!(preference_signals("why do you keep putting emojis in commit messages?", true).is_empty());
+        let said = "and why is there a console.log in every file you touch?? stop that. we log through src/lib/log.ts.";
+        let found = preference_signals(said, true);
+        assert!(
+            found.iter().any(|(kind, s)| *kind == SignalKind::Correction && s.contains("console.log")),
+            "{found:?}"
+        );
     }
 
     #[test]
