@@ -24,20 +24,21 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bbefore (?:every|each|any) (?:commit|push|merge|release|deploy|pr|pull request)\b",
         r"|\bwe\s+(?:log|lint|format|build|package|bundle|type-?check)\s+(?:\S+\s+)?(?:with|using|via|through)\b",
         // "And no default exports anywhere, named exports only."
-        r"|(?:^|[;:]\s*)(?:(?:and|also|but|so)[\s,]+)?no\s+(?:[^.;!?]|\.\w){1,60}\b(?:anywhere|ever|at all)\b",
+        r"|^(?:(?:and|also|but|so)[\s,]+)?no\s+(?:[^.;!?]|\.\w){1,60}\b(?:anywhere|ever|at all)\b",
+        r"|;\s*(?:(?:and|also|but)[\s,]+)?no\s+(?:[^.;!?]|\.\w){1,60}\banywhere\b",
         // "anything under packages/ui is named exports only": all of a place, done one way.
-        r"|\b(?:anything|everything|every file|all code)\s+(?:under|in|inside)\s+`?[\w./-]+/?`?\s+(?:is|are|uses?|goes|must|should|gets|has)\b",
+        r"|\b(?:anything|everything|every file|all code)\s+under\s+`?[\w./-]+/?`?\s+(?:is|are|uses?|goes|must|should|gets|has)\b[^.;!?]{0,60}\b(?:only|never|always|no)\b",
         // "errors are compared with errors.Is / errors.As, never by matching strings": the
         // way it is done, and the way it never is.
-        r"|,\s*never\s+(?:by|via|through|using)\b",
+        r"|,\s*never\s+(?:by|via)\s+\w+ing\b",
         // "Nix files in chrysoprase are formatted with `nix fmt`", "Tests sit next to the
         // source as `*.test.ts`": how a kind of thing of the project is done.
-        r"|^(?:(?:and|also|but|so)[\s,]+)?(?:all\s+|our\s+)?(?:[\w*.`-]+\s+)?(?:files|tests|specs|modules|migrations|components|errors|logs|imports|handlers|scripts|templates|queries|options)\s+(?:in\s+[\w./-]+\s+)?(?:are|get)\s+(?:formatted|linted|written|named|kept|placed|stored|compared|declared|generated|sorted|typed)\s+(?:with|through|via|as|under)\b",
+        r"|^(?:(?:and|also|but|so)[\s,]+)?(?:all\s+|our\s+)?(?:[\w*.`-]+\s+)?(?:files|tests|specs|modules|migrations|components|errors|logs|imports|handlers|scripts|templates|queries|options)\s+(?:in\s+[\w./-]+\s+)?(?:are|get)\s+(?:formatted|linted|written|named|kept|placed|stored|compared|declared|typed)\s+(?:with|through|via|as|under)\b",
         r"|^(?:(?:and|also|but|so)[\s,]+)?(?:all\s+|our\s+)?(?:[\w*.`-]+\s+)?(?:tests|specs)\s+(?:in\s+[\w./-]+\s+)?(?:sit|live|go)\s+next to\b",
         // "In modules/, every option gets a `type`": every one of a kind, in a place.
-        r"|^in\s+`?[\w.-]*/[\w./-]*`?,?\s+(?:every|each|all|any|no)\s+\w+",
+        r"|^in\s+`?[\w.-]*/[\w./-]*`?,?\s+(?:every|each|any|no)\s+[\w-]+\s+(?:gets?|has|have|must|should|needs?|uses?|goes|go)\b",
         // "For new code in labradorite: `with` chains rather than nested case."
-        r"|\bfor (?:all |any )?new code\b",
+        r"|\bfor (?:all |any )?new code(?:\s+in\s+[\w.-]+)?\s*[:,]",
         r"|\b(?:from now on|going forward|(?:in|for) (?:the )?future|by default|as a rule|every time|each time|whenever)\b",
         // "crystal tool format before committing pls, always." (A courtesy marks it a rule:
         // "the flaky test fails on CI, always" says how often.)
@@ -866,6 +867,11 @@ mod tests {
             "We don't need the retry here.",
             "The tests in CI are failing with a timeout.",
             "Logs in staging are written by the old agent.",
+            "In src/parser.rs, all the tests fail since your change.",
+            "Everything in dist/ is stale.",
+            "Ran it again: no errors at all.",
+            "The migrations are generated with the wrong timestamps.",
+            "Check coverage for new code paths in parser.rs.",
         ] {
             assert!(rules_in(task).is_empty(), "{task}");
         }

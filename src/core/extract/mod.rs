@@ -28,7 +28,7 @@ use signals::{Feedback, SignalKind};
 
 /// Bumped when extraction changes what it keeps: files settled by an older extractor are
 /// read again.
-pub(crate) const EXTRACTOR_VERSION: u32 = 6;
+pub(crate) const EXTRACTOR_VERSION: u32 = 7;
 
 /// Tasks kept per session; later requests join the last one.
 const MAX_TASKS: usize = 12;
@@ -480,10 +480,9 @@ impl Extractor {
             return;
         }
         let signals = signals::preference_signals(text, self.agent_acted);
-        let taken_back = signals::taken_back(text);
-        for what in &taken_back {
+        for what in signals::taken_back(text) {
             for facts in self.tasks.iter_mut().filter_map(|t| t.facts.as_mut()) {
-                facts.preferences.retain(|p| !signals::is_taken_back(&p.text, what));
+                facts.preferences.retain(|p| !signals::is_taken_back(&p.text, &what));
             }
         }
         let answers = asked && signals::is_consent(text);
@@ -510,7 +509,7 @@ impl Extractor {
                 task.preferences.push(Signal { kind, text: sentence, line });
             }
         }
-        for what in taken_back {
+        for what in signals::lifted(text) {
             if !task.taken_back.contains(&what) && task.taken_back.len() < MAX_FACTS {
                 task.taken_back.push(what);
             }

@@ -75,7 +75,7 @@ pub(crate) fn is_network_blip(error: &str) -> bool {
 static UNFORMATTED: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
         r"(?i)would reformat|would be reformatted|not formatted|un-?formatted|must be formatted|check-formatted|",
-        r"formatted properly|format check|formatting (?:issues|differences|violations)|\bdiff in\b|un-?sorted",
+        r"formatted properly|format check|formatting (?:issues|differences|violations)|\bdiff in\b|\bun-?sorted\b",
     ))
 });
 
@@ -86,8 +86,12 @@ pub(crate) fn failed_check(failed: &str, error: &str) -> Option<String> {
     if !UNFORMATTED.is_match(error) {
         return None;
     }
+    // (Of `mypy src && ruff format --check`, the format check's, not the type checker's.)
     let checks = |kind: CommandKind| matches!(kind, CommandKind::Format | CommandKind::Lint);
-    failed.split(" && ").map(classify).find(|c| checks(c.kind)).map(|c| c.family)
+    let formats =
+        |step: &str| ["fmt", "format", "prettier", "black", "isort", "--check"].iter().any(|w| step.contains(w));
+    let steps = failed.split(" && ").map(|step| (step, classify(step))).filter(|(_, c)| checks(c.kind));
+    steps.max_by_key(|(step, _)| formats(step)).map(|(_, c)| c.family)
 }
 
 /// True when an error is one in the code under work (a symbol, an assertion, a lint code).
@@ -799,6 +803,11 @@ mod tests {
         assert!(Attempt { ran: &ran, ..mix }.is_own_work());
         let installed = ["mix deps.get".to_string()];
         assert!(!Attempt { ran: &installed, ..mix }.is_own_work());
+        assert_eq!(
+            failed_check("mypy src && ruff format --check", "Would reformat: src/x.py").as_deref(),
+            Some("ruff format")
+        );
+        assert_eq!(failed_check("pytest && ruff check", "FAILED tests/test_sort.py::test_unsorted_input"), None);
         // A test failure of the chain is not the formatter's to mend.
         let red = "FAILED tests/test_ical.py::test_export - AssertionError";
         assert!(!Attempt { error: red, fixed: "hatch run test:all", ..attempt }.is_own_work());

@@ -1495,7 +1495,7 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 Some("fmt") => Format,
                 Some("test") => Test,
                 Some("build") => Build,
-                Some("python" | "dep") if args.contains(&"install") => Install,
+                Some("python") if args.contains(&"install") => Install,
                 _ => Other,
             };
             named(kind, "hatch", sub)

@@ -465,20 +465,22 @@ fn takes_back(sentence: &str) -> TakenBack<'_> {
     }
 }
 
-/// "The dependency freeze is over", "the no-ORM rule has been lifted": a standing rule,
-/// named by what it was, that no longer holds (what a rule is about, without "rule"). (Not "once the freeze is over, …": a
+/// "The dependency freeze is over", "the no-ORM rule has been lifted": a standing rule that
+/// no longer holds, named by what it was about ("no-ORM" of "the no-ORM rule"). (Not "once the freeze is over, …": a
 /// condition, the rule still holds.)
 static LIFTED: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b(?:the|our|that|your)\s+(?:(?P<what>(?:[\w.`'-]+\s+){0,3}?(?:freeze|moratorium|embargo|lockdown))",
-        r"|(?P<about>(?:[\w.`'-]+\s+){0,2}?[\w.`'-]+)\s+(?:ban|restriction|rule|policy))",
-        r"\s+(?:is|has been|was|'s|’s)\s+(?:now\s+|finally\s+|officially\s+)?(?:over|lifted|gone|off|ended|done|dropped|history|no longer in effect)\b",
+        r"(?i)\b(?:the|our|that|your)\s+(?P<what>(?:[\w.`'-]+\s+){0,3}?(?:freeze|moratorium|embargo|lockdown))",
+        r"(?:\s+(?:is|has been)\s+|\s*(?:'s|’s)\s+)(?:now\s+|finally\s+|officially\s+)?(?:over|lifted|ended|off|no longer in effect)\b",
+        r"|\b(?:the|our|that|your)\s+(?P<about>(?:[\w.`'-]+\s+){0,2}?[\w.`'-]+)\s+(?:ban|restriction|rule|policy)",
+        r"(?:\s+(?:is|has been)\s+|\s*(?:'s|’s)\s+)(?:now\s+|officially\s+)?(?:lifted|over|no longer in effect)\b",
     ))
 });
 
-/// Words before a lifting that make it a condition ("once the freeze is over").
+/// Words before a lifting, in its sentence, that make it a condition ("once the freeze is
+/// over", "until I say the freeze is over").
 static CONDITION_BEFORE: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)\b(?:once|when|whenever|until|till|after|before|if|unless|as soon as)\s*$"));
+    LazyLock::new(|| re(r"(?i)\b(?:once|when|whenever|until|till|after|before|if|unless|as soon as)\b"));
 
 /// What the user takes back in a message: the words of each rule said before that no longer
 /// holds ("dot-aliases" of "forget the dot-aliases thing from earlier", "dependency freeze"
@@ -488,14 +490,28 @@ pub(crate) fn taken_back(text: &str) -> Vec<String> {
     let mut whats = Vec::new();
     for sentence in sentences(&text).filter(|s| !s.trim_end().ends_with('?')) {
         let named = TAKES_BACK_NAMED.captures_iter(sentence).filter(|c| c.name("not").is_none());
-        whats.extend(named.filter_map(|c| c.name("what").or_else(|| c.name("about"))).map(|m| m.as_str()));
+        whats.extend(named.filter_map(|c| c.name("what").or_else(|| c.name("about"))).map(|m| m.as_str().to_string()));
+    }
+    whats.extend(lifted(&text));
+    whats.into_iter().map(|w| w.trim().trim_matches('`').to_string()).filter(|w| !w.is_empty()).collect()
+}
+
+/// The standing rules a message says no longer hold, by what they were about ("dependency
+/// freeze" of "the dependency freeze is over"): what a later session takes back of an
+/// earlier one's. ("Forget the tests part" takes back a thing of this session only.)
+pub(crate) fn lifted(text: &str) -> Vec<String> {
+    let text = without_quoted_sources(text);
+    let mut whats = Vec::new();
+    for sentence in sentences(&text).filter(|s| !s.trim_end().ends_with('?')) {
         let lifted = LIFTED.captures_iter(sentence).filter(|c| {
             let start = c.get(0).map_or(0, |m| m.start());
             !CONDITION_BEFORE.is_match(&sentence[..start])
         });
-        whats.extend(lifted.filter_map(|c| c.name("what").or_else(|| c.name("about"))).map(|m| m.as_str()));
+        let named = lifted.filter_map(|c| c.name("what").or_else(|| c.name("about")));
+        whats.extend(named.map(|m| m.as_str().trim().trim_matches('`').to_string()));
     }
-    whats.into_iter().map(|w| w.trim().trim_matches('`').to_string()).filter(|w| !w.is_empty()).collect()
+    whats.retain(|w| !w.is_empty());
+    whats
 }
 
 /// True when `rule` is what a taking back of `what` takes back: it holds every content word
@@ -563,7 +579,8 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
         // "why do you keep putting emojis in commit messages? stop.": a complaint of a habit
         // of the agent's, and the order to drop it.
-        if agent_acted && KEEPS_DOING.is_match(plain) && all.get(i + 1).is_some_and(|next| STOP.is_match(next)) {
+        let stopped = |next: &&str| STOP.is_match(next) && !durability::is_task_scoped(next);
+        if agent_acted && KEEPS_DOING.is_match(plain) && all.get(i + 1).is_some_and(stopped) {
             let told = format!("{sentence} {}", all[i + 1].trim());
             keep(SignalKind::Correction, with_instruction(&told, &all[(i + 2).min(all.len())..]));
             continue;
@@ -1076,14 +1093,20 @@ mod tests {
         // A one-letter option glued to its value is named by the value.
         assert_eq!(taken_back("Forget the werror thing, that was a bad idea."), ["werror"]);
         // A rule lifted by name, in a later message or session.
-        let lifted =
+        let lifted_msg =
             "And 2.0 shipped on Tuesday, so the dependency freeze is over — adding dependencies is fine again.";
-        assert_eq!(taken_back(lifted), ["dependency freeze"]);
+        assert_eq!(taken_back(lifted_msg), ["dependency freeze"]);
+        assert_eq!(lifted("Good news: the freeze's over."), ["freeze"]);
         let rule = "Don't add anything to `[project.dependencies]` without asking me first — we're in a dependency freeze until 2.0 ships.";
         assert!(is_taken_back(rule, "dependency freeze"));
         assert_eq!(taken_back("The no-mocks rule has been lifted for the e2e suite."), ["no-mocks"]);
+        assert_eq!(lifted(lifted_msg), ["dependency freeze"]);
+        assert!(lifted("Forget the tests part, just fix the typo.").is_empty());
         for still in [
             "Once the dependency freeze is over we can add icalendar.",
+            "Don't add deps until I say the freeze is over.",
+            "Last time the freeze was lifted early and prod broke.",
+            "The firewall rule is gone after the apply.",
             "Is the dependency freeze over yet?",
             "The dependency freeze is not over.",
             "The outage is over, the mirror is back.",
@@ -1480,6 +1503,7 @@ mod tests {
         // Before the agent did anything there is no habit of its; a question alone orders nothing.
         assert!(preference_signals(said, false).is_empty());
         assert!(preference_signals("why do you keep putting emojis in commit messages?", true).is_empty());
+        assert!(preference_signals("why do you keep running the e2e suite? stop it for now.", true).is_empty());
         let said = "and why is there a console.log in every file you touch?? stop that. we log through src/lib/log.ts.";
         let found = preference_signals(said, true);
         assert!(
