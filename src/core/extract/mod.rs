@@ -480,7 +480,8 @@ impl Extractor {
             return;
         }
         let signals = signals::preference_signals(text, self.agent_acted);
-        for what in signals::taken_back(text) {
+        let lifted = signals::lifted(text);
+        for what in signals::taken_back(text, &lifted) {
             for facts in self.tasks.iter_mut().filter_map(|t| t.facts.as_mut()) {
                 facts.preferences.retain(|p| !signals::is_taken_back(&p.text, &what));
             }
@@ -509,7 +510,7 @@ impl Extractor {
                 task.preferences.push(Signal { kind, text: sentence, line });
             }
         }
-        for what in signals::lifted(text) {
+        for what in lifted {
             if !task.taken_back.contains(&what) && task.taken_back.len() < MAX_FACTS {
                 task.taken_back.push(what);
             }

@@ -484,15 +484,15 @@ static CONDITION_BEFORE: LazyLock<Regex> =
 
 /// What the user takes back in a message: the words of each rule said before that no longer
 /// holds ("dot-aliases" of "forget the dot-aliases thing from earlier", "dependency freeze"
-/// of "the dependency freeze is over").
-pub(crate) fn taken_back(text: &str) -> Vec<String> {
+/// of "the dependency freeze is over"), given what [`lifted`] found in it.
+pub(crate) fn taken_back(text: &str, lifted: &[String]) -> Vec<String> {
     let text = without_quoted_sources(text);
     let mut whats = Vec::new();
     for sentence in sentences(&text).filter(|s| !s.trim_end().ends_with('?')) {
         let named = TAKES_BACK_NAMED.captures_iter(sentence).filter(|c| c.name("not").is_none());
         whats.extend(named.filter_map(|c| c.name("what").or_else(|| c.name("about"))).map(|m| m.as_str().to_string()));
     }
-    whats.extend(lifted(&text));
+    whats.extend(lifted.iter().cloned());
     whats.into_iter().map(|w| w.trim().trim_matches('`').to_string()).filter(|w| !w.is_empty()).collect()
 }
 
@@ -1047,6 +1047,10 @@ fn ends_a_bang_name(line: &str, i: usize) -> bool {
 mod tests {
     use super::*;
 
+    fn taken_back_of(text: &str) -> Vec<String> {
+        taken_back(text, &lifted(text))
+    }
+
     fn kinds(text: &str) -> Vec<SignalKind> {
         preference_signals(text, true).into_iter().map(|(k, _)| k).collect()
     }
@@ -1086,20 +1090,38 @@ mod tests {
         ] {
             assert!(preference_signals(said, true).is_empty(), "{said}");
         }
-        assert_eq!(taken_back("actually forget the dot-aliases thing from earlier — keep them"), ["dot-aliases"]);
+        assert_eq!(
+            taken_back(
+                "actually forget the dot-aliases thing from earlier — keep them",
+                &lifted("actually forget the dot-aliases thing from earlier — keep them")
+            ),
+            ["dot-aliases"]
+        );
         assert!(is_taken_back("Put every alias in bash/dot-aliases from now on.", "dot-aliases"));
         assert!(!is_taken_back("Everything here is deployed with stow.", "dot-aliases"));
         assert!(!is_taken_back("Run pytest with -x.", "test"));
         // A one-letter option glued to its value is named by the value.
-        assert_eq!(taken_back("Forget the werror thing, that was a bad idea."), ["werror"]);
+        assert_eq!(
+            taken_back(
+                "Forget the werror thing, that was a bad idea.",
+                &lifted("Forget the werror thing, that was a bad idea.")
+            ),
+            ["werror"]
+        );
         // A rule lifted by name, in a later message or session.
         let lifted_msg =
             "And 2.0 shipped on Tuesday, so the dependency freeze is over — adding dependencies is fine again.";
-        assert_eq!(taken_back(lifted_msg), ["dependency freeze"]);
+        assert_eq!(taken_back_of(lifted_msg), ["dependency freeze"]);
         assert_eq!(lifted("Good news: the freeze's over."), ["freeze"]);
         let rule = "Don't add anything to `[project.dependencies]` without asking me first — we're in a dependency freeze until 2.0 ships.";
         assert!(is_taken_back(rule, "dependency freeze"));
-        assert_eq!(taken_back("The no-mocks rule has been lifted for the e2e suite."), ["no-mocks"]);
+        assert_eq!(
+            taken_back(
+                "The no-mocks rule has been lifted for the e2e suite.",
+                &lifted("The no-mocks rule has been lifted for the e2e suite.")
+            ),
+            ["no-mocks"]
+        );
         assert_eq!(lifted(lifted_msg), ["dependency freeze"]);
         assert!(lifted("Forget the tests part, just fix the typo.").is_empty());
         for still in [
@@ -1111,7 +1133,7 @@ mod tests {
             "The dependency freeze is not over.",
             "The outage is over, the mirror is back.",
         ] {
-            assert!(taken_back(still).is_empty(), "{still}");
+            assert!(taken_back_of(still).is_empty(), "{still}");
         }
         assert!(is_taken_back("Let's always build with -Dwerror=true from now on.", "werror"));
         assert!(!is_taken_back("Let's always build with -Dwerror=true from now on.", "error"));
@@ -1122,7 +1144,7 @@ mod tests {
             "Ignore that error above, it's from the old build.",
             "Never, ever drop the prod table before a backup.",
         ] {
-            assert!(taken_back(said).is_empty(), "{said}");
+            assert!(taken_back_of(said).is_empty(), "{said}");
         }
         let found = preference_signals("Never commit directly to main. If CI flakes, ignore it.", true);
         assert_eq!(found.len(), 1, "{found:?}");
@@ -1131,7 +1153,7 @@ mod tests {
         assert_eq!(found, [(SignalKind::Preference, "always go through the Repo module.".to_string())]);
         // Asking not to forget is a remember request.
         assert_eq!(kinds("Don't forget that the API returns cents, always."), [SignalKind::Remember]);
-        assert!(taken_back("Don't forget the changelog from before.").is_empty());
+        assert!(taken_back_of("Don't forget the changelog from before.").is_empty());
     }
 
     #[test]
