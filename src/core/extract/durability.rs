@@ -100,6 +100,13 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "Oh, and a standing one: …", "whatever you do, don't …", "that's the project standard".
         r"|\b(?:a|one|another)\s+standing\s+(?:one|rule|order|instruction|preference|request|thing)\b|\bwhatever (?:you|we) do\b",
         r"|\b(?:a|one|the|our)\s+rules?\s+that\s+(?:stays?|holds?|lasts?|sticks?)\b",
+        // "use kotest assertions, like the rest of the module does": its convention.
+        r"|\blike the rest of (?:the|this|our) (?:module|repo|codebase|project|code|tests|test suite|app|package|crate|library)\b",
+        // "so any new file uses them please": every one to come.
+        r"|\b(?:any|every|each|all)\s+new\s+[\w-]+(?:\s+[\w-]+)?\s+(?:uses?|gets?|has|have|goes|go|must|should|needs?)\b",
+        r"|\bwe'?re an? [\w-]+ shop\b",
+        // "One thing, and I mean this for good: …", "Small thing but I care about it: …".
+        r"|\bi mean (?:this|it|that) for good\b|\bi care about (?:it|this|that)\s*:|\b(?:a|my) pet peeve\b|\bnon-negotiable\b",
         r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:the|our)\s+(?:(?:project|team|repo|company)(?:'s)?\s+|house\s+)?(?:standard|convention|rule|policy|norm)(?:\s*[,.;:!)—–-]|\s*$|\s+(?:here|in|for|across|of|we)\b)",
         // "… always go through perform_job/2, never call perform/1": the way set against one
         // never to take. ("It fails on CI, always." says how often.)
@@ -129,6 +136,8 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:(?:and|also|but|so)[\s,]+)?everything\s+here\s+(?:is|goes|gets|lives|must|should|runs|uses)\b",
         // "And just so it's said: …" says the rule out loud, it ties nothing to the task.
         r"|\bjust so (?:it'?s said|you know|we'?re clear|you'?re aware|it'?s clear|there'?s no doubt)\b",
+        // "the usual way here: …", "we're a bun shop: … never node here".
+        r"|\b(?:usual|normal|house|our)\s+way\s+here\b|\bwe'?re an? [\w-]+ shop\b|(?:^|:\s*)(?:always|never)\b[^.;!?]{0,60}\bhere\b",
         r"|\bin here\b|\bfrom here\b|^(?:by the way|btw|fyi)\b[\s,:-]+(?:\S+\s+)?here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
         // "We use `deno fmt` here": the place the team works, not the task's spot.
         r"|\b(?:we|i) (?:use|run|prefer|write|keep|follow|stick to|go with|(?:don'?t|do not|never)\s+(?:(?:pip|npm|gem|cargo|brew|apt|go)\s+)?(?:use|run|add|write|commit|hand-roll|call|import|install|put|touch|edit|mock|vendor|pin))\b(?:[^.;:!?]|\.\w){0,80}?\bhere\b",
@@ -175,6 +184,8 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:no|nope|wrong)\b[\s,!.—–-]+(?:the|that)\s+other\s+[\w.-]+\s*[.!]?\s*$",
         // "she's mid-rebase this week": how things stand for a while.
         r"|\bthis (?:week|weekend|sprint|morning|afternoon|evening|month|cycle)\b",
+        // "the new dev image brings 21 next week": how things stand until then.
+        r"|\bnext (?:week|weekend|sprint|month|cycle)\b",
         // "At my old job we always ran vitest with --no-threads": another place's habit.
         r"|\b(?:at|in) my (?:old|last|previous|former|first|other) (?:job|company|workplace|team|gig|employer|shop|place)\b|\bwhen i (?:was|worked) at\b",
         r"|\b(?:in|for) (?:the|our) other (?:repos?|repositor(?:y|ies)|projects?|codebases?)\b",
@@ -287,7 +298,7 @@ pub(crate) fn is_lasting(text: &str) -> bool {
     let moved = MOVED_TO.captures_iter(&plain).any(|c| {
         !["the", "a", "an", "its", "their", "our", "my", "his", "her"].contains(&c["to"].to_lowercase().as_str())
     });
-    if uses_only(&plain) || moved {
+    if uses_only(&plain) || moved || relays_a_rule(&plain) {
         return true;
     }
     let plain = KEEPS_HAPPENING.replace_all(&plain, |c: &regex::Captures| match is_thing(&c["what"]) {
@@ -295,6 +306,22 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         false => " ".to_string(),
     });
     LASTING.is_match(&plain)
+}
+
+/// "Hana says PR titles have to be conventional commits", "the CONTRIBUTING says never …": a
+/// rule of the team's, relayed by the user. (Not "it says the field must be set", an error
+/// told; nor "Hana says the build must be green by Friday", a thing of the week.)
+fn relays_a_rule(text: &str) -> bool {
+    static RELAYED: LazyLock<Regex> = LazyLock::new(|| {
+        re(concat!(
+            r"^(?i:(?:also|and|oh|btw|fyi|but)[\s,]+)?(?P<who>[A-Z][a-z]+|(?i:the (?:readme|contributing(?: guide)?|docs|wiki|style ?guide|team|tech lead|lead)))",
+            r"\s+(?:says|said|wants|insists|told me|reminded me)\b(?:\s+(?:that|us|me))?\s+",
+            r"(?i:[^.;!?]*\b(?:have to|has to|must|always|never|need to|needs to|should always|should never)\b)",
+        ))
+    });
+    let Some(caps) = RELAYED.captures(text.trim_start()) else { return false };
+    let pronoun = ["It", "This", "That", "He", "She", "They", "Everyone", "Nobody", "Someone", "Which", "What", "Who"];
+    !pronoun.contains(&&caps["who"]) && !TASK_SCOPE.is_match(text)
 }
 
 /// "I keep shipping broken quoting": what keeps happening, the reason for a rule, lays down
@@ -473,6 +500,9 @@ pub(crate) fn is_task_scoped(text: &str) -> bool {
         return true;
     }
     let plain = KEEP_A_STANDARD.replace_all(&plain, " ");
+    // "Convention here, keep it: …": keep to what follows.
+    static KEEP_TO_IT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bkeep (?:it|to it|that)\s*[:—–]"));
+    let plain = KEEP_TO_IT.replace_all(&plain, " ");
     let plain = LASTING_PLACE.replace_all(&plain, " ");
     let plain = JUST_HAPPENED.replace_all(&plain, " ");
     let plain = THE_WAY_WE_ALWAYS.replace_all(&plain, " ");

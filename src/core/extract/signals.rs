@@ -539,6 +539,9 @@ pub(crate) fn is_correction(text: &str) -> bool {
 /// at hand; any other sentence must state a standing rule (see [`durability`]).
 pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKind, String)> {
     let text = without_quoted_sources(text);
+    // ("The README says …, always into builddir/": what is left of a sentence that quoted a
+    // source is no rule of the user's.)
+    let elided = matches!(text, Cow::Owned(_));
     let mut found: Vec<(SignalKind, String)> = Vec::new();
     let mut keep = |kind: SignalKind, sentence: String| {
         if !found.iter().any(|(_, s)| *s == sentence) {
@@ -553,6 +556,11 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     let mut under_heading = false;
     for (i, &sentence) in all.iter().enumerate().skip(usize::from(opened)) {
         let plain = without_courtesy(sentence);
+        // (A quote elided whole, `The tool said '…', but we use pnpm.`, leaves the user's words.)
+        let quoted_whole = ["'…'", "\"…\"", "“…”", "`…`", "«…»"].iter().any(|q| sentence.contains(q));
+        if elided && sentence.contains('…') && !quoted_whole {
+            continue;
+        }
         if POINTS_BACK.is_match(plain) {
             // What is to last is what was said before it.
             if let Some(fact) = pointed_at(&all[..i]) {
@@ -583,6 +591,12 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         if agent_acted && KEEPS_DOING.is_match(plain) && all.get(i + 1).is_some_and(stopped) {
             let told = format!("{sentence} {}", all[i + 1].trim());
             keep(SignalKind::Correction, with_instruction(&told, &all[(i + 2).min(all.len())..]));
+            continue;
+        }
+        // "can you stop running `make test` every time? … just `go test` the package you
+        // changed": a habit of the agent's, asked to end, with the way to take instead.
+        if agent_acted && STOP_ASKED.is_match(plain) && !durability::is_task_scoped(sentence) {
+            keep(SignalKind::Correction, with_way_instead(sentence, &all[i + 1..]));
             continue;
         }
         if sentence.ends_with('?') {
@@ -661,6 +675,33 @@ static KEEPS_DOING: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// "can you stop running `make test` every time?", "could you quit adding emojis to every
+/// commit?": a habit of the agent's, asked to end.
+static STOP_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^(?:(?:and|but|so|also|oh|seriously|please)[\s,]+)?(?:can|could|would|will) you (?:please\s+)?(?:stop|quit)\s+\w+ing\b",
+        r"[^?]*\b(?:every time|each time|all the time|always|constantly|everywhere|every (?:commit|file|change|run|pr))\b[^?]*\?+\s*$",
+    ))
+});
+
+/// A habit asked to end with the way to take instead, when one of the two sentences after it
+/// says it ("just `go test` the package you changed"), and the reason between.
+fn with_way_instead(asked: &str, after: &[&str]) -> String {
+    static WAY: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)^(?:(?:so|and|please)[\s,]+)?(?:just|only|instead|use|run)\b"));
+    let way = after.iter().take(2).position(|next| WAY.is_match(next.trim_start()));
+    let told = match way {
+        Some(at) => {
+            std::iter::once(asked).chain(after[..=at].iter().copied()).map(str::trim).collect::<Vec<_>>().join(" ")
+        }
+        None => return with_instruction(asked, after),
+    };
+    match told.len() <= MAX_SIGNAL {
+        true => told,
+        false => asked.to_string(),
+    }
+}
+
 /// "stop.", "Stop it.", "quit that": the complaint before it is an order.
 static STOP: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)^\s*(?:please\s+|just\s+)?(?:stop|quit|cut it out|knock it off)\b[^.;!?]{0,30}[.!]*\s*$")
@@ -672,6 +713,8 @@ static RULES_HEADING: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)^(?:(?:and|also|so|but|ok|okay)[\s,]+)?(?:(?:a|the|our|some|my|two|three|a few)\s+)?",
         r"(?:(?:(?:house|ground|repo|project|team|style|coding|code|standing)\s+(?:rules?|notes|conventions?|guidelines))",
+        // "House style for errors, in case you touch them: …"
+        r"|(?:house|team)\s+style",
         r"|rules|conventions|guidelines)\b[^:.!?]{0,80}:\s*",
         r"|^(?:in general|as a general rule|generally)(?:\s+though)?\s*:\s*",
         r"|^(?:reglas?\s+de\s+la\s+casa|normas?\s+de\s+la\s+casa|r[èe]gles?\s+de\s+la\s+maison|hausregeln?",
@@ -704,7 +747,7 @@ fn listed_rule(sentence: &str) -> bool {
 /// is a sentence of its own, whatever the task before it.
 fn at_remember(sentence: &str) -> Vec<&str> {
     static INSIDE: LazyLock<Regex> = LazyLock::new(|| {
-        re(r#"(?i)(?:\s[—–]|;|["”»]\s)\s*(?:(?:and|also|but)[\s,]+)?(?:please\s+)?(?:remember|keep in mind)\b"#)
+        re(r#"(?i)(?:\s[—–]|[;,]|["”»]\s)\s*(?:(?:and|also|but)[\s,]+)?(?:please\s+)?(?:remember|keep in mind)\b"#)
     });
     // (What it asks to remember lasts: "— and remember amounts are cents everywhere in this
     // app", not "— remember me doesn't survive a restart"; "Remember: …" asks it outright.)
@@ -713,7 +756,11 @@ fn at_remember(sentence: &str) -> Vec<&str> {
     // ("From the ticket: "…" Remember: …": after a quote, the user speaks again.)
     let quote = |c: char| matches!(c, '"' | '”' | '»');
     let request = cut.map(|m| {
-        sentence[m.start()..].trim_start().trim_start_matches(quote).trim_start_matches(['—', '–', ';']).trim_start()
+        sentence[m.start()..]
+            .trim_start()
+            .trim_start_matches(quote)
+            .trim_start_matches(['—', '–', ';', ','])
+            .trim_start()
     });
     let before = |m: regex::Match<'_>| {
         sentence[..m.start() + sentence[m.start()..].len() - sentence[m.start()..].trim_start_matches(quote).len()]
@@ -783,7 +830,11 @@ fn with_instruction(correction: &str, after: &[&str]) -> String {
     // "No, never kubectl apply rendered charts. Always `helm upgrade --install`.": the way
     // to take, after the one never to, is the same correction.
     static INSTEAD: LazyLock<Regex> = LazyLock::new(|| {
-        crate::core::patterns::regex(r"(?i)^(?:(?:please|pls|plz|so|and)[\s,]+)?(?:always|instead|use|prefer)\b")
+        crate::core::patterns::regex(concat!(
+            r"(?i)^(?:(?:please|pls|plz|so|and)[\s,]+)?(?:always|instead|use|prefer)\b",
+            // "Rate limits go through createLimiter in src/lib/ratelimit.ts."
+            r"|^(?:[\w-]+\s+){1,3}(?:always\s+|only\s+)?go(?:es)? through\b",
+        ))
     });
     static REFUSES: LazyLock<Regex> =
         LazyLock::new(|| crate::core::patterns::regex(r"(?i)\b(?:never|don'?t|do not|not)\b"));
@@ -1535,6 +1586,73 @@ mod tests {
     }
 
     #[test]
+    fn a_habit_asked_to_end_is_a_correction_with_the_way_instead() {
+        let said = "can you stop running `make test` every time? it brings up the whole compose stack. just `go \
+                    test` the package you changed, I run make test myself before merging.";
+        assert_eq!(preference_signals(said, true), [(SignalKind::Correction, said.to_string())]);
+        // (Nothing done yet is no habit; a thing of now asked to end is the task's.)
+        assert!(preference_signals(said, false).is_empty());
+        assert!(preference_signals("can you stop running the dev server? I need the port.", true).is_empty());
+        let found = preference_signals("could you quit adding emojis to every commit? plain words.", true);
+        assert_eq!(
+            found,
+            [(SignalKind::Correction, "could you quit adding emojis to every commit? plain words.".into())]
+        );
+    }
+
+    #[test]
+    fn a_rule_relayed_or_stressed_by_the_user_is_a_preference() {
+        let relayed = "Hana says PR titles have to be conventional commits, like `feat(api): ...`, because \
+                       release-please builds the changelog from them.";
+        let text = format!("tupelo: format amounts with the invoice's currency in invoice.ts. {relayed}");
+        assert_eq!(preference_signals(&text, false), [(SignalKind::Preference, relayed.to_string())]);
+        let stressed = "One thing, and I mean this for good: no `# type: ignore` comments sprinkled around, fix \
+                        the types properly.";
+        assert_eq!(preference_signals(stressed, false), [(SignalKind::Preference, stressed.to_string())]);
+        let cared = "Small thing but I care about it: log through log/slog, not the old log package.";
+        assert_eq!(preference_signals(cared, false), [(SignalKind::Preference, cared.to_string())]);
+        // What a file says, quoted, is no rule of the user's, nor is what is left around it.
+        let quoted = "Fix the tokenizer. The README says never build in-tree, always into builddir/.";
+        assert!(preference_signals(quoted, false).is_empty(), "{:?}", preference_signals(quoted, false));
+        // An error told, or a thing of the week, is no rule of the team's.
+        assert!(preference_signals("It says the field must be set before save.", false).is_empty());
+        assert!(preference_signals("Hana says the build has to be green by Friday this week.", false).is_empty());
+        // A temporary stop is no lasting correction.
+        let temporary = "no, don't install a JDK on this box, the new dev image brings 21 next week. Just make \
+                         the parser change and leave the tests.";
+        assert!(preference_signals(temporary, true).is_empty());
+    }
+
+    #[test]
+    fn the_ways_a_convention_is_named_in_passing_are_found() {
+        for (said, rule) in [
+            (
+                "Add `--json` to stats. House style for errors, in case you touch them: thiserror in the core \
+                 library, anyhow only in main.rs, never mix the two.",
+                "House style for errors",
+            ),
+            ("Add a timeout. And the usual way here: every new public function gets a @doc and a @spec.", "@spec"),
+            (
+                "Add --dry-run. And we're a bun shop: always bun / bunx, never node, npm or npx here, please.",
+                "bun shop",
+            ),
+            ("Add the case and use kotest assertions (shouldBe), like the rest of the module does.", "kotest"),
+            ("Add the endpoint. I like file-scoped namespaces, so any new file uses them please.", "file-scoped"),
+            ("Make it return 503. Convention here, keep it: log messages are all lowercase.", "lowercase"),
+        ] {
+            let found = preference_signals(said, false);
+            assert!(found.iter().any(|(_, s)| s.contains(rule)), "{said} -> {found:?}");
+        }
+        // The way to take after a correction's reason, said as where things go through.
+        let said = "No, don't use the default store directly. We run several pods. Rate limits go through \
+                    createLimiter in src/lib/ratelimit.ts.";
+        assert_eq!(preference_signals(said, true), [(SignalKind::Correction, said.to_string())]);
+        // A new thing of the task, and a place of now, are no convention.
+        assert!(preference_signals("Make sure every new test passes before you stop.", false).is_empty());
+        assert!(preference_signals("Keep it short: two lines at most.", false).is_empty());
+    }
+
+    #[test]
     fn an_aside_closed_after_its_sentence_ends_with_it() {
         assert_eq!(
             split_sentences("(named exports only.) Also the rest."),
@@ -1608,6 +1726,14 @@ mod tests {
         );
         // (A dash inside a code span cuts nothing.)
         assert_eq!(at_remember("Run `a — remember b` now."), ["Run `a — remember b` now."]);
+        // Nor does a comma: "fix that, and remember we never use unwrap() in src/".
+        let found = preference_signals(
+            "clippy flags `needless_range_loop` in parser.rs, fix that, and remember we never use unwrap() in \
+             src/, only in tests.",
+            false,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.starts_with("and remember we never use unwrap()"), "{found:?}");
         // A semicolon needs no space before it.
         assert_eq!(
             at_remember("Bump the chart; remember we always pin appVersion in our charts."),
