@@ -89,12 +89,19 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
 fn root_cause(text: &str) -> Option<&str> {
     if let Some(at) = memmem::find(text.as_bytes(), b"* What went wrong:") {
         // (Without a `* Try:` after it, the block ends where Gradle's verdict starts.)
+        // (Not the frames of a stack trace in it, `at x.Y(Y.java:9)` and `... 184 more`, nor
+        // the list of reports it points at: the line with the cause is above them.)
         let block = text[at..]
             .lines()
             .skip(1)
             .take_while(|l| !l.starts_with("* ") && !l.starts_with("BUILD "))
-            .filter(|l| !l.trim().is_empty());
+            .filter(|l| !l.trim().is_empty() && !is_frame(l) && !l.trim_start().starts_with("- /"));
         let last = block.last()?.trim_start().trim_start_matches('>').trim_start();
+        // A pointer to a report ("There were failing tests. See the report at: …") says
+        // nothing of the cause: the output's own error line does.
+        if last.to_lowercase().contains("see the report") || last.ends_with("reports:") {
+            return None;
+        }
         return usable(last).then_some(last);
     }
     // Nix's evaluation trace (`error:`, `… while calling the 'import' builtin`, …): its last
@@ -118,6 +125,13 @@ fn root_cause(text: &str) -> Option<&str> {
     }
     let cause = caused.trim_start();
     usable(cause).then_some(cause)
+}
+
+/// A frame of a JVM stack trace (`at x.Y.z(Y.java:9)`) or its elision (`... 184 more`).
+fn is_frame(line: &str) -> bool {
+    let line = line.trim();
+    let elided = line.strip_prefix("... ").and_then(|rest| rest.strip_suffix(" more"));
+    (line.starts_with("at ") && line.ends_with(')')) || elided.is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// True when an output says, on its own, that the run failed: a line that names an error
@@ -806,6 +820,28 @@ mod tests {
                       \x20  > Could not GET 'https://maven.example.com/a.pom'. Received status code 401 from server: Unauthorized\n\n\
                       BUILD FAILED in 6s";
         assert!(error_line(gradle).unwrap().ends_with("Received status code 401 from server: Unauthorized"));
+    }
+
+    #[test]
+    fn a_gradle_block_tells_its_cause_not_its_frames_or_reports() {
+        let trace = "FAILURE: Build failed with an exception.\n\n* What went wrong:\n\
+                     Could not compile settings file '/home/dev/x/settings.gradle.kts'.\n> startup failed:\n\
+                     \x20 General error during conversion: Unsupported class file major version 65\n\n\
+                     \x20 java.lang.IllegalArgumentException: Unsupported class file major version 65\n\
+                     \x20 \tat groovyjarjarasm.asm.ClassReader.<init>(ClassReader.java:199)\n\
+                     \x20 \t... 184 more\n\n* Try:\n> Run with --stacktrace option to get the stack trace.";
+        assert_eq!(
+            error_line(trace).as_deref(),
+            Some("java.lang.IllegalArgumentException: Unsupported class file major version 65")
+        );
+        let lint = "> Task :core:ktlintMainSourceSetCheck FAILED\n\n\
+                    /home/dev/x/core/src/main/kotlin/P.kt:7:1 Exceeded max line length (100) (standard:max-line-length)\n\n\
+                    FAILURE: Build failed with an exception.\n\n* What went wrong:\n\
+                    Execution failed for task ':core:ktlintMainSourceSetCheck'.\n\
+                    > A failure occurred while executing org.jlleitschuh.gradle.ktlint.worker.ConsoleReportWorkAction\n\
+                    \x20  > KtLint found code style violations. Please see the following reports:\n\
+                    \x20    - /home/dev/x/core/build/reports/ktlint/check.txt\n\nBUILD FAILED in 9s";
+        assert!(error_line(lint).unwrap().ends_with("Exceeded max line length (100) (standard:max-line-length)"));
     }
 }
 

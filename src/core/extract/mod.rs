@@ -28,7 +28,7 @@ use signals::{Feedback, SignalKind};
 
 /// Bumped when extraction changes what it keeps: files settled by an older extractor are
 /// read again.
-pub(crate) const EXTRACTOR_VERSION: u32 = 7;
+pub(crate) const EXTRACTOR_VERSION: u32 = 8;
 
 /// Tasks kept per session; later requests join the last one.
 const MAX_TASKS: usize = 12;
@@ -305,6 +305,27 @@ struct PendingCall {
     kind: CommandKind,
     family: String,
     line: u64,
+}
+
+/// `pnpm vitest run x && pnpm lint` that stopped at the linter's complaint: the steps before
+/// the check passed (a chain runs a step only once those before it did), and the check alone
+/// failed. `None` when the chain holds no one check, or the error is no check's.
+fn split_at_check(call: &PendingCall, output: &str) -> Option<(PendingCall, PendingCall)> {
+    let parts = shell::and_parts(&call.command)?;
+    let is_check = |part: &&str| matches!(classify(part).kind, CommandKind::Lint | CommandKind::Format);
+    let checks: Vec<usize> = parts.iter().enumerate().filter(|(_, p)| is_check(p)).map(|(i, _)| i).collect();
+    let [at] = checks.as_slice() else { return None };
+    let program = shell::program_of(parts[*at]);
+    let error = errors::error_line_of(output, program.as_deref())?;
+    if *at == 0 || !progress::is_check_complaint(&error) {
+        return None;
+    }
+    let part = |command: String| {
+        let classified = classify(&command);
+        let family = if classified.family.is_empty() { command.clone() } else { classified.family };
+        PendingCall { untrusted: false, prints: None, command, kind: classified.kind, family, line: call.line }
+    };
+    Some((part(parts[..*at].join(" && ")), part(parts[*at..].join(" && "))))
 }
 
 struct OpenFailure {
@@ -632,7 +653,13 @@ impl Extractor {
             || shell::status_is_an_answer(&call.command, result.exit_code);
         if failed && !no_match {
             let exit_code = if hidden { None } else { result.exit_code };
-            self.failed(call, result, exit_code);
+            match split_at_check(&call, result.output.for_scanning()) {
+                Some((passed, check)) => {
+                    self.succeeded(passed);
+                    self.failed(check, result, exit_code);
+                }
+                None => self.failed(call, result, exit_code),
+            }
             return;
         }
         let output = result.output.for_scanning();
@@ -707,6 +734,18 @@ impl Extractor {
         {
             self.open.remove(&call.family);
         }
+        // `JAVA_HOME=… ./gradlew :core:test` that got past `Unsupported class file major
+        // version 65` to a failing test: the setting is the way around the landmine, and the
+        // verdict on the code that follows is the task's business, no landmine of its own.
+        if let Some(open) = self.open.get(&call.family)
+            && !errors::same_error(&open.failure.error, &failure.error)
+            && progress::adds_settings_only(&open.failure.command, &failure.command)
+            && progress::is_verdict_on_code(&failure.error)
+            && let Some(open) = self.open.remove(&call.family)
+        {
+            self.got_past(open, &failure.command, call.line);
+            return;
+        }
         if let Some(open) = self.open.get_mut(&call.family) {
             open.attempts += 1;
             // `docker compose up -d db && mix test` that met another error: the steps the
@@ -762,6 +801,33 @@ impl Extractor {
             rewrote_named: false,
         };
         self.open.insert(call.family, open);
+    }
+
+    /// The fix of `open` by `command`, a run that got past its error with settings added,
+    /// whatever it met next. Of the steps run on the way, only installs and settings count.
+    fn got_past(&mut self, open: OpenFailure, command: &str, line: u64) {
+        let ran = open
+            .ran
+            .into_iter()
+            .filter(|step| classify(step).kind == CommandKind::Install || shell::sets_a_setting(step));
+        let mut fix = Fix {
+            failure: open.failure,
+            attempts: open.attempts,
+            command: command.to_string(),
+            line,
+            edited: open.edited,
+            ran: ran.collect(),
+            settings: open.settings,
+            chain: open.chain,
+            before: Vec::new(),
+            work: false,
+        };
+        fix.before = before_values(&fix, &self.printed);
+        if let Some(facts) = self.tasks.get_mut(open.task).and_then(|t| t.facts.as_mut())
+            && facts.fixes.len() < MAX_FACTS
+        {
+            facts.fixes.push(fix);
+        }
     }
 
     /// A command that corrects the spelling of one that failed (`mix tset x` → `mix test x`,
@@ -1129,7 +1195,14 @@ impl Extractor {
             // A look whose answer was no (`cargo nextest --version`: no such command), left
             // there, only asked whether a tool is there; a look that broke is a landmine.
             let answered = shell::is_query(&failure.command) && progress::says_absent(&failure.error);
+            // A linter's complaint left standing (`no-unused-vars` in a file the task never
+            // touched) is the state of the code, no landmine.
+            let kind = classify(&failure.command).kind;
+            let complaint = matches!(kind, CommandKind::Lint | CommandKind::Format)
+                && progress::is_check_complaint(&failure.error)
+                && !progress::is_own_checker(kind, &failure.error);
             if answered
+                || complaint
                 || fixed_errors.iter().any(|e| errors::same_error(e, &failure.error))
                 || progress::is_own_program_answer(&failure.command, &failure.error, &own_names)
                 || (job.contains(' ') && forbidden.iter().any(|rule| signals::forbids_job(rule, &job)))

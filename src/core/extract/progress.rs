@@ -15,6 +15,8 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b[A-Z]{1,3}[0-9]{3,5}\b|assert|failure/error|expected .* (?:to (?:be|equal)|got|but)|left == right|",
         // A lint rule named in brackets (`error[prefer-const]`, `[no-unused-vars]`).
         r"\[[a-z]+(?:-[a-z]+)+\]|",
+        // ktlint's (`Exceeded max line length (100) (standard:max-line-length)`).
+        r"\((?:[a-z]+:)?[a-z]+(?:-[a-z]+)+\)\s*$|",
         r"cannot find (?:value|function|type|symbol|name|module)|undefined(?: name| function| variable| method|:)|",
         r"is not defined|not declared|undeclared|unresolved|no method named|has no attribute|has no member|",
         r"implicit declaration|imported but unused|never used|unused|mismatched types|type error|typeerror|",
@@ -92,6 +94,32 @@ pub(crate) fn failed_check(failed: &str, error: &str) -> Option<String> {
         |step: &str| ["fmt", "format", "prettier", "black", "isort", "--check"].iter().any(|w| step.contains(w));
     let steps = failed.split(" && ").map(|step| (step, classify(step))).filter(|(_, c)| checks(c.kind));
     steps.max_by_key(|(step, _)| formats(step)).map(|(_, c)| c.family)
+}
+
+/// A linter's complaint that names the rule it applies (`@typescript-eslint/no-unused-vars`,
+/// `C: Metrics/AbcSize:`, `F401`, `clippy::needless_range_loop`, `SC2086`, `(errcheck)`), or a
+/// formatter's that a file is not formatted: what only a check step of a chain says.
+pub(crate) fn is_check_complaint(error: &str) -> bool {
+    static LINT_RULE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"@[a-z][\w-]*/[a-z][\w-]+|\s[a-z]+(?:-[a-z]+)+\s*$|\[[a-z]+(?:-[a-z]+)+\]|\((?:[a-z]+:)?[a-z]+(?:-[a-z]+)+\)\s*$|",
+            r"\b[A-Z]: [A-Z][A-Za-z]+/[A-Z][A-Za-z]+:|\bclippy::[a-z_]+|:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|\bSC\d{4}\b|",
+            r"\((?:errcheck|govet|staticcheck|unused|ineffassign|gosimple|revive|gocritic|errorlint|gosec)\)",
+        ))
+    });
+    UNFORMATTED.is_match(error) || LINT_RULE.is_match(error)
+}
+
+/// True when an error is a test's or a linter's verdict on the code (a failed assertion, a
+/// value other than the one expected, a lint rule's complaint): what a run says once it got
+/// as far as the code under work.
+pub(crate) fn is_verdict_on_code(error: &str) -> bool {
+    static VERDICT: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)assert|\bexpected\b.{0,80}\b(?:to|but|got)\b|left == right|\bwant\b.*\bgot\b",
+        )
+    });
+    (VERDICT.is_match(error) || is_check_complaint(error)) && !ENVIRONMENT.is_match(error)
 }
 
 /// True when an error is one in the code under work (a symbol, an assertion, a lint code).
@@ -676,6 +704,12 @@ pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
     (small && (settings || swapped)).then_some(Needs { added, replaced })
 }
 
+/// True when `fixed` is `failed` with environment settings added and nothing else changed
+/// (`JAVA_HOME=/usr/lib/jvm/java-17 ./gradlew test` for `./gradlew test`).
+pub(crate) fn adds_settings_only(failed: &str, fixed: &str) -> bool {
+    needs(failed, fixed).is_some_and(|n| n.replaced.is_empty() && n.added.iter().all(|w| is_setting(w)))
+}
+
 /// `VAR=value`: an environment setting.
 fn is_setting(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
@@ -1141,6 +1175,24 @@ mod tests {
         assert!(!is_own_work("make docs", "error: sphinx-build not found", "make docs", &[], &["pip install".into()]));
         assert!(!is_own_work("./ship.sh", "403", "./ship.sh", &[".env".into()], &[]));
         assert!(!is_own_work("npm test", "Missing script: \"test\"", "pnpm vitest run", &["src/cart.ts".into()], &[]));
+    }
+
+    #[test]
+    fn a_linters_complaint_names_its_rule() {
+        for said in [
+            "31:7  error  'total' is assigned a value but never used  @typescript-eslint/no-unused-vars",
+            "app/x.rb:3:3: C: Metrics/AbcSize: Assignment Branch Condition size for index is too high.",
+            "src/a.py:1:8: F401 [*] `os` imported but unused",
+            "error: the loop variable `i` is only used to index `xs` (clippy::needless_range_loop)",
+            "main.go:12:2: Error return value of `f.Close` is not checked (errcheck)",
+            "Would reformat: src/a.py",
+            "P.kt:7:1 Exceeded max line length (100) (standard:max-line-length)",
+        ] {
+            assert!(is_check_complaint(said), "{said}");
+        }
+        for said in ["Error: connect ECONNREFUSED 127.0.0.1:5432", "AssertionError: expected 200 to be 400"] {
+            assert!(!is_check_complaint(said), "{said}");
+        }
     }
 
     #[test]

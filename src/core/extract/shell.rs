@@ -1441,6 +1441,8 @@ fn build_task_kind(program: &str, task: &str) -> CommandKind {
         | "fmt:format" | "formatter:format" => Format,
         "spotless:check" | "checkstyle:check" | "fmt:check" | "formatter:validate" => Lint,
         "clean" => Other,
+        // Gradle's test tasks by target or variant: `jvmTest`, `allTests`, `testDebugUnitTest`.
+        task if task.ends_with("Test") || task.ends_with("Tests") => Test,
         _ => Build,
     }
 }
@@ -1625,6 +1627,8 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 // Every test task (`testOnly x`, `it:test`, `verify`) runs the same job.
                 Some((Test, _)) => named(Test, program, Some("test")),
                 Some((kind, task)) => named(kind, program, Some(task)),
+                // (`./gradlew --stop` stops the daemons; it builds nothing.)
+                None if has_flag(args, &["--stop", "--status"]) => named(Other, program, None),
                 None => named(Build, program, None),
             }
         }
@@ -2210,6 +2214,9 @@ mod tests {
         assert_eq!(family("./gradlew clean build"), (Build, "gradlew build".into()));
         assert_eq!(family("mvn -q clean verify"), (Test, "mvn test".into()));
         assert_eq!(family("./gradlew :app:test --tests 'x.*'"), (Test, "gradlew test".into()));
+        assert_eq!(family("./gradlew :shared:jvmTest"), (Test, "gradlew test".into()));
+        assert_eq!(family("./gradlew --stop"), (Other, "gradlew".into()));
+        assert_eq!(family("CHROME_BIN=/usr/bin/chromium ./gradlew :shared:allTests"), (Test, "gradlew test".into()));
         assert_eq!(family("sbt \"http/testOnly x.Spec\" scalafmtCheckAll"), (Test, "sbt test".into()));
         assert_eq!(family("sbt scalafmtAll scalafmtCheckAll"), (Format, "sbt scalafmtAll".into()));
         assert_eq!(family("sbt scalafmtCheckAll"), (Lint, "sbt scalafmtCheckAll".into()));

@@ -1208,3 +1208,61 @@ fn a_look_answered_no_is_no_landmine_nor_got_past_by_a_later_test_run() {
     ]);
     assert_eq!(m.facts.tasks[0].unresolved.len(), 1);
 }
+
+#[test]
+fn a_chain_stopped_by_its_linter_passed_the_steps_before_it() {
+    // The Ruby the shell lacked, got past through mise; then the spec passed and rubocop,
+    // after it in the chain, complained of the code: the spec run is what fixed the landmine.
+    let m = memory(&[
+        user("Fix the N+1 on the orders index."),
+        run("1", "bundle exec rspec spec/requests/orders_spec.rb"),
+        result("1", 18, "Your Ruby version is 3.1.2, but your Gemfile specified ~> 3.3.6"),
+        run("2", "mise exec -- bundle exec rspec spec/requests/orders_spec.rb && mise exec -- bin/rubocop app/x.rb"),
+        result(
+            "2",
+            1,
+            "7 examples, 0 failures\n\nOffenses:\n\napp/x.rb:3:3: C: Metrics/AbcSize: Assignment Branch Condition size \
+             for index is too high. [<3, 19, 2> 19.34/17]\n\n1 file inspected, 1 offense detected",
+        ),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert_eq!(task.fixes.len(), 1, "{task:?}");
+    assert!(task.fixes[0].command.starts_with("mise exec -- bundle exec rspec"), "{task:?}");
+    // The linter's complaint left standing is the state of the code, no landmine.
+    assert!(task.unresolved.is_empty(), "{task:?}");
+    // A chain whose error is no check's stays one failure.
+    let m = memory(&[
+        user("Run the tests."),
+        run("1", "pnpm vitest run && pnpm lint"),
+        result("1", 1, "Error: connect ECONNREFUSED 127.0.0.1:5432"),
+    ]);
+    assert_eq!(m.facts.tasks[0].unresolved[0].command, "pnpm vitest run && pnpm lint");
+}
+
+#[test]
+fn a_setting_that_got_past_a_landmine_to_the_tasks_own_red_test_is_its_fix() {
+    let m = memory(&[
+        user("Make PriceFormatter round half up."),
+        edit("core/src/main/kotlin/P.kt"),
+        run("1", "./gradlew :core:test"),
+        result(
+            "1",
+            1,
+            "* What went wrong:\nCould not compile settings file.\n> Unsupported class file major version 65\n\n* Try:",
+        ),
+        run("2", "./gradlew --stop"),
+        result("2", 0, "1 Daemon stopped"),
+        run("3", "JAVA_HOME=/usr/lib/jvm/java-17 ./gradlew :core:test"),
+        result("3", 1, "P > rounds half up FAILED\n    AssertionFailedError: expected:<\"2.68\"> but was:<\"2.67\">"),
+        edit("core/src/main/kotlin/P.kt"),
+        run("4", "JAVA_HOME=/usr/lib/jvm/java-17 ./gradlew :core:test"),
+        result("4", 0, "BUILD SUCCESSFUL in 9s"),
+    ]);
+    let fixes: Vec<&Fix> = m.facts.tasks[0].fixes.iter().filter(|f| !f.work).collect();
+    assert_eq!(fixes.len(), 1, "{:?}", m.facts.tasks[0].fixes);
+    assert_eq!(fixes[0].failure.error, "Unsupported class file major version 65");
+    assert_eq!(fixes[0].command, "JAVA_HOME=/usr/lib/jvm/java-17 ./gradlew :core:test");
+    // (Stopping the daemons on the way did nothing for it.)
+    assert!(fixes[0].ran.is_empty(), "{:?}", fixes[0]);
+    assert!(fixes[0].needs().is_some());
+}
