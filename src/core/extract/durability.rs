@@ -103,10 +103,10 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "use kotest assertions, like the rest of the module does": its convention.
         r"|\blike the rest of (?:the|this|our) (?:module|repo|codebase|project|code|tests|test suite|app|package|crate|library)\b",
         // "so any new file uses them please": every one to come.
-        r"|\b(?:any|every|each|all)\s+new\s+[\w-]+(?:\s+[\w-]+)?\s+(?:uses?|gets?|has|have|goes|go|must|should|needs?)\b",
+        r"|\b(?:any|every|each|all)\s+new\s+(?:[\w-]+\s+)?(?:file|files|function|functions|module|modules|class|classes|endpoint|endpoints|component|components|migration|migrations|package|packages|crate|crates|type|types|handler|handlers|script|scripts|service|services|code)\s+(?:uses?|gets?|has|have|goes|go|needs?)\b",
         r"|\bwe'?re an? [\w-]+ shop\b",
         // "One thing, and I mean this for good: …", "Small thing but I care about it: …".
-        r"|\bi mean (?:this|it|that) for good\b|\bi care about (?:it|this|that)\s*:|\b(?:a|my) pet peeve\b|\bnon-negotiable\b",
+        r"|\bi mean (?:this|it|that) for good\b|\bi care about (?:it|this|that)\s*:|\b(?:a|my) pet peeve\b",
         r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:the|our)\s+(?:(?:project|team|repo|company)(?:'s)?\s+|house\s+)?(?:standard|convention|rule|policy|norm)(?:\s*[,.;:!)—–-]|\s*$|\s+(?:here|in|for|across|of|we)\b)",
         // "… always go through perform_job/2, never call perform/1": the way set against one
         // never to take. ("It fails on CI, always." says how often.)
@@ -137,7 +137,7 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         // "And just so it's said: …" says the rule out loud, it ties nothing to the task.
         r"|\bjust so (?:it'?s said|you know|we'?re clear|you'?re aware|it'?s clear|there'?s no doubt)\b",
         // "the usual way here: …", "we're a bun shop: … never node here".
-        r"|\b(?:usual|normal|house|our)\s+way\s+here\b|\bwe'?re an? [\w-]+ shop\b|(?:^|:\s*)(?:always|never)\b[^.;!?]{0,60}\bhere\b",
+        r"|\b(?:usual|normal|house|our)\s+way\s+here\b|\bwe'?re an? [\w-]+ shop\b|:\s*(?:always|never)\b[^.;!?]{0,60}\bhere\b",
         r"|\bin here\b|\bfrom here\b|^(?:by the way|btw|fyi)\b[\s,:-]+(?:\S+\s+)?here\b|\b(?:house style|style|convention|rule|policy|norm|standard)s? (?:here|in here)\b",
         // "We use `deno fmt` here": the place the team works, not the task's spot.
         r"|\b(?:we|i) (?:use|run|prefer|write|keep|follow|stick to|go with|(?:don'?t|do not|never)\s+(?:(?:pip|npm|gem|cargo|brew|apt|go)\s+)?(?:use|run|add|write|commit|hand-roll|call|import|install|put|touch|edit|mock|vendor|pin))\b(?:[^.;:!?]|\.\w){0,80}?\bhere\b",
@@ -185,7 +185,8 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         // "she's mid-rebase this week": how things stand for a while.
         r"|\bthis (?:week|weekend|sprint|morning|afternoon|evening|month|cycle)\b",
         // "the new dev image brings 21 next week": how things stand until then.
-        r"|\bnext (?:week|weekend|sprint|month|cycle)\b",
+        // ("From next week on, always squash-merge" starts a rule.)
+        r"|\bnext (?:week|weekend|sprint|month|cycle)\s*(?:[.,;!)]|$)",
         // "At my old job we always ran vitest with --no-threads": another place's habit.
         r"|\b(?:at|in) my (?:old|last|previous|former|first|other) (?:job|company|workplace|team|gig|employer|shop|place)\b|\bwhen i (?:was|worked) at\b",
         r"|\b(?:in|for) (?:the|our) other (?:repos?|repositor(?:y|ies)|projects?|codebases?)\b",
@@ -316,12 +317,14 @@ fn relays_a_rule(text: &str) -> bool {
         re(concat!(
             r"^(?i:(?:also|and|oh|btw|fyi|but)[\s,]+)?(?P<who>[A-Z][a-z]+|(?i:the (?:readme|contributing(?: guide)?|docs|wiki|style ?guide|team|tech lead|lead)))",
             r"\s+(?:says|said|wants|insists|told me|reminded me)\b(?:\s+(?:that|us|me))?\s+",
-            r"(?i:[^.;!?]*\b(?:have to|has to|must|always|never|need to|needs to|should always|should never)\b)",
+            r"(?i:[^.;!?]*\b(?:have to|has to|must|always|never|should always|should never)\b)",
         ))
     });
     let Some(caps) = RELAYED.captures(text.trim_start()) else { return false };
     let pronoun = ["It", "This", "That", "He", "She", "They", "Everyone", "Nobody", "Someone", "Which", "What", "Who"];
-    !pronoun.contains(&&caps["who"]) && !TASK_SCOPE.is_match(text)
+    // ("Gradle says it must …", "Postgres says the column must …": a tool's error told.)
+    static TOLD: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:says|said)\s+(?:that\s+)?(?:it|the\s+\w+)\s+must\b"));
+    !pronoun.contains(&&caps["who"]) && !TASK_SCOPE.is_match(text) && !TOLD.is_match(text)
 }
 
 /// "I keep shipping broken quoting": what keeps happening, the reason for a rule, lays down

@@ -102,7 +102,10 @@ pub(crate) fn failed_check(failed: &str, error: &str) -> Option<String> {
 pub(crate) fn is_check_complaint(error: &str) -> bool {
     static LINT_RULE: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(concat!(
-            r"@[a-z][\w-]*/[a-z][\w-]+|\s[a-z]+(?:-[a-z]+)+\s*$|\[[a-z]+(?:-[a-z]+)+\]|\((?:[a-z]+:)?[a-z]+(?:-[a-z]+)+\)\s*$|",
+            // (ESLint's `31:7  error  … @typescript-eslint/no-unused-vars`: a place, a
+            // severity, the rule last; a package name alone is no rule.)
+            r"\b\d+:\d+\s+(?:error|warning)\s.*\s(?:@[a-z][\w-]*/)?[a-z]+(?:-[a-z]+)+\s*$|",
+            r"\[[a-z]+(?:-[a-z]+)+\]|\((?:[a-z]+:)?[a-z]+(?:-[a-z]+)+\)\s*$|",
             r"\b[A-Z]: [A-Z][A-Za-z]+/[A-Z][A-Za-z]+:|\bclippy::[a-z_]+|:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|\bSC\d{4}\b|",
             r"\((?:errcheck|govet|staticcheck|unused|ineffassign|gosimple|revive|gocritic|errorlint|gosec)\)",
         ))
@@ -116,7 +119,7 @@ pub(crate) fn is_check_complaint(error: &str) -> bool {
 pub(crate) fn is_verdict_on_code(error: &str) -> bool {
     static VERDICT: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
-            r"(?i)assert|\bexpected\b.{0,80}\b(?:to|but|got)\b|left == right|\bwant\b.*\bgot\b",
+            r"(?i)\bassert(?:ion|ionerror|ionfailederror|_eq|_equal|equals)?\b|\bexpected\b.{0,80}\b(?:to|but|got)\b|left == right|\bwant\b.*\bgot\b",
         )
     });
     (VERDICT.is_match(error) || is_check_complaint(error)) && !ENVIRONMENT.is_match(error)
@@ -1190,9 +1193,16 @@ mod tests {
         ] {
             assert!(is_check_complaint(said), "{said}");
         }
-        for said in ["Error: connect ECONNREFUSED 127.0.0.1:5432", "AssertionError: expected 200 to be 400"] {
+        for said in [
+            "Error: connect ECONNREFUSED 127.0.0.1:5432",
+            "AssertionError: expected 200 to be 400",
+            "ERROR: No matching distribution found for django-foo",
+            "ERR_PNPM_NO_MATCHING_VERSION No matching version found for @types/node@99",
+        ] {
             assert!(!is_check_complaint(said), "{said}");
         }
+        assert!(is_verdict_on_code("AssertionFailedError: expected:<\"2.68\"> but was:<\"2.67\">"));
+        assert!(!is_verdict_on_code("Could not find org.assertj:assertj-core:3.25.0."));
     }
 
     #[test]

@@ -1442,7 +1442,12 @@ fn build_task_kind(program: &str, task: &str) -> CommandKind {
         "spotless:check" | "checkstyle:check" | "fmt:check" | "formatter:validate" => Lint,
         "clean" => Other,
         // Gradle's test tasks by target or variant: `jvmTest`, `allTests`, `testDebugUnitTest`.
-        task if task.ends_with("Test") || task.ends_with("Tests") => Test,
+        // (`assembleAndroidTest`, `installDebugAndroidTest` only build or install the tests.)
+        task if (task.ends_with("Test") || task.ends_with("Tests"))
+            && !["assemble", "install", "compile", "bundle"].iter().any(|p| task.starts_with(p)) =>
+        {
+            Test
+        }
         _ => Build,
     }
 }
@@ -2216,6 +2221,7 @@ mod tests {
         assert_eq!(family("./gradlew :app:test --tests 'x.*'"), (Test, "gradlew test".into()));
         assert_eq!(family("./gradlew :shared:jvmTest"), (Test, "gradlew test".into()));
         assert_eq!(family("./gradlew --stop"), (Other, "gradlew".into()));
+        assert_eq!(family("./gradlew assembleDebugAndroidTest").0, Build);
         assert_eq!(family("CHROME_BIN=/usr/bin/chromium ./gradlew :shared:allTests"), (Test, "gradlew test".into()));
         assert_eq!(family("sbt \"http/testOnly x.Spec\" scalafmtCheckAll"), (Test, "sbt test".into()));
         assert_eq!(family("sbt scalafmtAll scalafmtCheckAll"), (Format, "sbt scalafmtAll".into()));

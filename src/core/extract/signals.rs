@@ -1617,6 +1617,10 @@ mod tests {
         // An error told, or a thing of the week, is no rule of the team's.
         assert!(preference_signals("It says the field must be set before save.", false).is_empty());
         assert!(preference_signals("Hana says the build has to be green by Friday this week.", false).is_empty());
+        assert!(preference_signals("Gradle says it must run on JDK 17.", false).is_empty());
+        assert!(preference_signals("Postgres says the column must not be null.", false).is_empty());
+        assert!(preference_signals("Make sure every new user gets a welcome email.", false).is_empty());
+        assert!(!durability::is_task_scoped("From next week on, always squash-merge."));
         // A temporary stop is no lasting correction.
         let temporary = "no, don't install a JDK on this box, the new dev image brings 21 next week. Just make \
                          the parser change and leave the tests.";
