@@ -103,7 +103,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "use kotest assertions, like the rest of the module does": its convention.
         r"|\blike the rest of (?:the|this|our) (?:module|repo|codebase|project|code|tests|test suite|app|package|crate|library)\b",
         // "so any new file uses them please": every one to come.
-        r"|\b(?:any|every|each|all)\s+new\s+(?:[\w-]+\s+)?(?:file|files|function|functions|module|modules|class|classes|endpoint|endpoints|component|components|migration|migrations|package|packages|crate|crates|type|types|handler|handlers|script|scripts|service|services|code)\s+(?:uses?|gets?|has|have|goes|go|needs?)\b",
+        r"|\b(?:any|every|each|all)\s+new\s+(?:[\w-]+\s+)?(?:file|files|function|functions|method|methods|api|apis|struct|structs|route|routes|table|tables|module|modules|class|classes|endpoint|endpoints|component|components|migration|migrations|package|packages|crate|crates|type|types|handler|handlers|script|scripts|service|services|code)\s+(?:uses?|gets?|has|have|goes|go|needs?)\b",
         r"|\bwe'?re an? [\w-]+ shop\b",
         // "One thing, and I mean this for good: …", "Small thing but I care about it: …".
         r"|\bi mean (?:this|it|that) for good\b|\bi care about (?:it|this|that)\s*:|\b(?:a|my) pet peeve\b",

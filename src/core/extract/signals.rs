@@ -1642,6 +1642,7 @@ mod tests {
             ),
             ("Add the case and use kotest assertions (shouldBe), like the rest of the module does.", "kotest"),
             ("Add the endpoint. I like file-scoped namespaces, so any new file uses them please.", "file-scoped"),
+            ("Two things for the record: JSON is kotlinx.serialization; and every new public API gets KDoc.", "KDoc"),
             ("Make it return 503. Convention here, keep it: log messages are all lowercase.", "lowercase"),
         ] {
             let found = preference_signals(said, false);
