@@ -299,7 +299,7 @@ pub(crate) fn is_lasting(text: &str) -> bool {
     let moved = MOVED_TO.captures_iter(&plain).any(|c| {
         !["the", "a", "an", "its", "their", "our", "my", "his", "her"].contains(&c["to"].to_lowercase().as_str())
     });
-    if uses_only(&plain) || moved || relays_a_rule(&plain) {
+    if uses_only(&plain) || moved || relays_a_rule(&plain) || kind_always(&plain) {
         return true;
     }
     let plain = KEEPS_HAPPENING.replace_all(&plain, |c: &regex::Captures| match is_thing(&c["what"]) {
@@ -307,6 +307,21 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         false => " ".to_string(),
     });
     LASTING.is_match(&plain)
+}
+
+/// "Our imports always go through the import map", "every handler never panics": what all of
+/// a kind of thing of the project does. ("Our builds always fail on CI" tells a trouble, and
+/// "our CI never caches the registry" how one thing is.)
+fn kind_always(text: &str) -> bool {
+    static KIND_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
+        re(concat!(
+            r"(?i)^(?:(?:and|also|but|so)[\s,]+)?(?:(?:all|every|each)\s+(?:[\w*.`/-]+\s+){1,2}|our\s+(?:[\w*.`/-]+\s+)?[\w*.`/-]+s\s+)",
+            r"(?:always|never)\s+(?P<verb>\w+)",
+        ))
+    });
+    static TROUBLE: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)^(?:fail|break|crash|hang|flake|time|pass|work|succeed|finish|seem)(?:s|es|ed)?$"));
+    KIND_ALWAYS.captures(text.trim_start()).is_some_and(|c| !TROUBLE.is_match(&c["verb"]))
 }
 
 /// "Hana says PR titles have to be conventional commits", "the CONTRIBUTING says never …": a
@@ -718,6 +733,14 @@ pub(crate) fn when_it_applies(text: &str, project: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_all_of_a_kind_always_does_is_lasting_and_a_trouble_is_not() {
+        assert!(is_lasting("Our imports always go through the import map in deno.json"));
+        assert!(is_lasting("Every handler never panics; errors go back as 500s."));
+        assert!(is_lasting("and all public functions always get a docstring"));
+        assert!(!is_lasting("Our builds always fail on the ARM runner"));
+    }
 
     #[test]
     fn praise_of_the_agents_habits_and_how_the_data_is_are_no_rules() {

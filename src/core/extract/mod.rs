@@ -419,6 +419,8 @@ pub(crate) struct Extractor {
     /// The agent's last reply asked the user something ("I can set it from `gh auth token`
     /// — OK?"): a "yes, …" answers it within the task.
     asked: bool,
+    /// The question that reply ended on, which an answer may make a standing choice.
+    question: Option<String>,
     /// What the current task's request quoted (`'invalid option: mode-mouse'`), lowercased:
     /// the failure it reported.
     reported: Vec<String>,
@@ -444,6 +446,7 @@ impl Extractor {
             EventKind::Assistant(text) => {
                 self.agent_acted = true;
                 self.asked = text.for_scanning().trim_end().ends_with('?');
+                self.question = signals::closing_question(text.for_scanning());
                 // A one-line acknowledgement ("Noted.") after the account does not replace it.
                 let reply = text.for_scanning();
                 if reply.len() >= account::MIN_ACCOUNT || self.last_reply.is_none() {
@@ -497,17 +500,24 @@ impl Extractor {
         }
         // Whatever the user says next, a question the agent asked before it is behind them.
         let asked = std::mem::take(&mut self.asked);
+        let question = self.question.take();
         if signals::is_trivial(text) {
             return;
         }
-        let signals = signals::preference_signals(text, self.agent_acted);
+        let mut signals = signals::preference_signals(text, self.agent_acted);
+        let standing = question.as_deref().and_then(|q| signals::answer_made_lasting(text, q));
+        if let Some(choice) = &standing {
+            // ("Yes, always do it that way." is kept once, with what it answers.)
+            signals.retain(|(_, said)| !choice.contains(said.as_str()));
+            signals.push((SignalKind::Preference, choice.clone()));
+        }
         let lifted = signals::lifted(text);
         for what in signals::taken_back(text, &lifted) {
             for facts in self.tasks.iter_mut().filter_map(|t| t.facts.as_mut()) {
                 facts.preferences.retain(|p| !signals::is_taken_back(&p.text, &what));
             }
         }
-        let answers = asked && signals::is_consent(text);
+        let answers = (asked && signals::is_consent(text)) || standing.is_some();
         let continues_task =
             !self.tasks.is_empty() && (signals::is_correction(text) || signals::states_only(text) || answers);
         if !continues_task {

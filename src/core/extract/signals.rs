@@ -805,6 +805,45 @@ pub(crate) fn is_consent(text: &str) -> bool {
     CONSENT.find(text).is_some_and(|m| !durability::is_request(&text[m.end()..]))
 }
 
+/// The longest question of the agent's kept with the answer that makes it a standing choice.
+const MAX_QUESTION: usize = 240;
+
+/// The question an agent's reply ends on ("Should I run `cargo fmt` over the whole workspace,
+/// or only the files I changed?"), when one of its last three sentences asks one.
+pub(crate) fn closing_question(reply: &str) -> Option<String> {
+    let said: Vec<&str> = sentences(reply).collect();
+    let tail = &said[said.len().saturating_sub(3)..];
+    let question = tail.iter().rev().find(|s| s.trim_end().ends_with('?'))?.trim();
+    let asks = question.len() <= MAX_QUESTION && question.split_whitespace().count() >= 4;
+    asks.then(|| question.to_string())
+}
+
+/// "whole workspace. and do that every time before you wrap up", "yes, and do that every time
+/// you change a host": an answer that makes what the agent asked about a standing choice. The
+/// answer alone names nothing, so the question is kept with it; an answer that holds the
+/// choice to now ("just this once") is not one.
+pub(crate) fn answer_made_lasting(text: &str, question: &str) -> Option<String> {
+    static MADE_LASTING: LazyLock<Regex> = LazyLock::new(|| {
+        re(concat!(
+            r"(?i)\b(?:do|run|use|make|keep|doing|running|using)\s+(?:that|it|this|so|the same)\b[^.;!?]{0,80}?",
+            r"\b(?:every time|each time|always|from now on|going forward|by default|in (?:the )?future|from here on)\b",
+            r"|\b(?:always|never|every time|each time|from now on|going forward)\b[^.;!?]{0,20}?\b(?:do|run|use)\s+(?:that|it|this)\b",
+            r"|\bmake (?:that|it|this) (?:the |our )?default\b",
+            r"|^\W*(?:yes|yeah|yep|sure|ok|okay)\W+(?:and\s+)?(?:always|every time|from now on|going forward)\b",
+        ))
+    });
+    static ONCE: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)\b(?:this time|for now|just this once|only this once|only today|for today|this one time)\b")
+    });
+    let said: Vec<&str> = sentences(text).take(2).collect();
+    let at = said.iter().position(|s| MADE_LASTING.is_match(s))?;
+    let answer = said[..=at].join(" ");
+    if ONCE.is_match(&answer) || answer.len() > MAX_SIGNAL {
+        return None;
+    }
+    Some(format!("{} (asked: {question})", answer.trim()))
+}
+
 /// True when a message only states rules, asks for something to be remembered or thanks
 /// the agent: it carries on the task before rather than starting one.
 pub(crate) fn states_only(text: &str) -> bool {
@@ -1663,6 +1702,33 @@ mod tests {
             split_sentences("(named exports only.) Also the rest."),
             ["(named exports only.)", " Also the rest."]
         );
+    }
+
+    #[test]
+    fn an_answer_made_lasting_names_the_question_it_answers() {
+        let asked = "Should I run `cargo fmt` over the whole workspace, or only the files I changed?";
+        let reply = format!("Clippy is clean. {asked}");
+        assert_eq!(closing_question(&reply).as_deref(), Some(asked));
+        // A question well before the end of a long reply is behind it.
+        let later = format!("{asked} Done. Tests pass. The docs build. The lint is clean.");
+        assert_eq!(closing_question(&later), None);
+        assert_eq!(
+            answer_made_lasting("yes, and do that every time you change a host or a module", asked).as_deref(),
+            Some(format!("yes, and do that every time you change a host or a module (asked: {asked})").as_str())
+        );
+        for lasting in
+            ["whole workspace. and do that every time", "Yes, always.", "the first one, make that the default"]
+        {
+            assert!(answer_made_lasting(lasting, asked).is_some(), "{lasting}");
+        }
+        // For now only, no lasting word, or a rule of the answer's own that names its thing.
+        for once in [
+            "yes, do that every time today, just this once",
+            "whole workspace please",
+            "yes. And always run clippy with -D warnings in this repo.",
+        ] {
+            assert_eq!(answer_made_lasting(once, asked), None, "{once}");
+        }
     }
 
     #[test]

@@ -1266,3 +1266,35 @@ fn a_setting_that_got_past_a_landmine_to_the_tasks_own_red_test_is_its_fix() {
     assert!(fixes[0].ran.is_empty(), "{:?}", fixes[0]);
     assert!(fixes[0].needs().is_some());
 }
+
+#[test]
+fn an_answer_that_makes_the_agents_question_a_standing_choice_keeps_the_question() {
+    let m = memory(&[
+        user("Fix the panic on an empty manifest."),
+        run("1", "cargo clippy --workspace"),
+        result("1", 0, "Finished"),
+        assistant("Clippy is clean. Should I run `cargo fmt` over the whole workspace, or only the files I changed?"),
+        user("whole workspace. and do that every time before you wrap up"),
+    ]);
+    let kept: Vec<&str> = m.facts.tasks.iter().flat_map(|t| &t.preferences).map(|p| p.text.as_str()).collect();
+    assert_eq!(
+        kept,
+        [
+            "whole workspace. and do that every time before you wrap up (asked: Should I run `cargo fmt` over the whole workspace, or only the files I changed?)"
+        ]
+    );
+    // The answer carries on the task it answers.
+    assert_eq!(m.facts.tasks.len(), 1);
+
+    // An answer for now, or to no question, is no standing choice.
+    let once = memory(&[
+        user("Fix the panic on an empty manifest."),
+        run("1", "cargo clippy --workspace"),
+        result("1", 0, "Finished"),
+        assistant("Clippy is clean. Should I run `cargo fmt` over the whole workspace?"),
+        user("yes, do that every time this time around, just for now"),
+        run("2", "cargo fmt --all"),
+        result("2", 0, ""),
+    ]);
+    assert!(once.facts.tasks.iter().all(|t| t.preferences.is_empty()));
+}
