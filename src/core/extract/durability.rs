@@ -168,7 +168,7 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\buses? (?:way )?(?:too|so) (?:much|many|little)\b",
         // "Don't fix anything, I want to look at it myself": hands off this task.
         r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
-        r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
+        r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|amend|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
         r"|\b(?:never|nver|nevr) ?mind\b",
         // "Leave the machine alone, I'll sort the driver out myself": hands off, this time.
         r"|\bi'?ll\s+[^.;!?]{0,40}\bmyself\b",

@@ -172,9 +172,9 @@ impl Fix {
     /// True when the same command passed again with nothing done in between: a flaky step
     /// or a blip, which says nothing a later session could act on.
     pub(crate) fn is_plain_retry(&self) -> bool {
-        self.edited.is_empty()
-            && self.ran.is_empty()
-            && shell::without_output_filters(&self.command) == shell::without_output_filters(&self.failure.command)
+        // (Another seed or order, `-shuffle=1733738402` for `-shuffle=on`, runs the same tests.)
+        let plain = |command: &str| shell::as_rerun(&shell::without_output_filters(command));
+        self.edited.is_empty() && self.ran.is_empty() && plain(&self.command) == plain(&self.failure.command)
     }
 
     /// True when the command passed once told to retry failed tests (`--retries 3`), with no
@@ -414,6 +414,9 @@ pub(crate) struct Extractor {
     named: account::Named,
     /// Names the task's own code coined (`wingspan_mm`): an error naming one is the work's.
     coined: BTreeSet<String>,
+    /// The session left a process running in the background (`uvicorn app:app &`): a port
+    /// in use after it is most likely its own.
+    backgrounded: bool,
     /// The flags the current task was asked to add (`--json`).
     asked_flags: Vec<String>,
     /// The agent's last reply asked the user something ("I can set it from `gh auth token`
@@ -647,6 +650,7 @@ impl Extractor {
             && errors::reports_failure(result.output.for_scanning());
         let failed = result.failed() || hidden;
         self.count_command(failed);
+        self.backgrounded |= shell::starts_in_background(&call.command);
         // What a hijacked agent ran teaches nothing, however it ended: not a verified command,
         // not a fix, not a landmine, and no step on the way to a fix.
         if call.untrusted {
@@ -732,6 +736,12 @@ impl Extractor {
         // stopped it: a refused connection is a landmine however often it is met).
         let repeated = call.kind == CommandKind::Test && shell::repeats_to_find_flakes(&call.command);
         if repeated && !progress::is_environmental(&error) {
+            return;
+        }
+        // A port in use once the session left a server running is the session's own doing,
+        // no landmine of the machine's.
+        // (A server sent to the background that could not bind met a port taken before it.)
+        if self.backgrounded && !shell::starts_in_background(&call.command) && progress::is_port_taken(&error) {
             return;
         }
         self.named.error(&error);
@@ -1016,7 +1026,8 @@ impl Extractor {
         }
         // Of a chain (`node bin/x.js --dry-run && npm test`), the job's own segment is what
         // is verified.
-        let command = shell::job_line(&call.command);
+        // (The seed one run pinned, `-shuffle=1733738402`, is no part of the way to test.)
+        let command = shell::without_seeds(&shell::job_line(&call.command));
         let known = task.verified.iter().any(|v| v.command == command);
         // (`dotnet ef migrations list` asks; it builds nothing.)
         let asks = call.kind == CommandKind::Build && shell::is_query(&call.command);

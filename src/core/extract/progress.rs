@@ -386,6 +386,17 @@ pub(crate) fn ran_what_it_advised(error: &str, ran: &[String]) -> bool {
     })
 }
 
+/// True when an error says a port is held by another process (`Errno 98`, `EADDRINUSE`,
+/// `AddrInUse`, Docker's `port is already allocated`).
+pub(crate) fn is_port_taken(error: &str) -> bool {
+    static TAKEN: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)address already in use|\beaddrinuse\b|\baddrinuse\b|port is already allocated|errno 98\b|os error 98\b",
+        )
+    });
+    TAKEN.is_match(error)
+}
+
 /// True when an error is the machine's or the toolchain's (a refused connection, a missing
 /// program, header or module), not the code's.
 pub(crate) fn is_environmental(error: &str) -> bool {
@@ -693,7 +704,7 @@ pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
     // (The tests a run picked, `-Dtest=InvoiceRoundingTest`, are no setting it lacked.)
     let tests = classify(failed).kind == CommandKind::Test;
     let plain = |c: &str| if tests { shell::without_narrowing(c) } else { c.to_string() };
-    let (a, b) = (shell::words(&plain(failed)), shell::words(&plain(fixed)));
+    let (a, b) = (shell::setting_words(&plain(failed)), shell::setting_words(&plain(fixed)));
     let added: Vec<String> = b.iter().filter(|w| !a.contains(w)).cloned().collect();
     // A test file or folder the failed run was narrowed to is no setting it lacked.
     let program = a.first().cloned().unwrap_or_default();
@@ -713,11 +724,12 @@ pub(crate) fn adds_settings_only(failed: &str, fixed: &str) -> bool {
     needs(failed, fixed).is_some_and(|n| n.replaced.is_empty() && n.added.iter().all(|w| is_setting(w)))
 }
 
-/// `VAR=value`: an environment setting.
+/// `VAR=value`, or `env -u VAR`: an environment setting.
 fn is_setting(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-    })
+    word.starts_with("env -u ")
+        || word.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })
 }
 
 /// Two words that are one value in two versions: the same setting or flag with another
@@ -1222,6 +1234,10 @@ mod tests {
         let wider = needs("bin/rails test test/services/a_test.rb", "PGHOST=localhost PGPORT=55433 bin/rails test");
         assert_eq!(wider.unwrap().added, ["PGHOST=localhost", "PGPORT=55433"]);
         assert_eq!(needs("cargo test", "cargo test"), None);
+        // A variable unset is a setting as one set is.
+        let unset = needs("dotnet test", "env -u ConnectionStrings__Default dotnet test").unwrap();
+        assert_eq!(unset.added, ["env -u ConnectionStrings__Default"]);
+        assert!(adds_settings_only("hatch test", "env --unset=PYTHONPATH -u PYTHONHOME hatch test"));
         // (Other programs' short flags are their own: `ssh -t`, `curl -k`.)
         assert_eq!(needs("ssh web1 systemctl restart app", "ssh -t web1 systemctl restart app").unwrap().added, ["-t"]);
         // Nor are the tests a run picked.

@@ -141,7 +141,8 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     let retried = fix.is_plain_retry();
     // Settings added to the same command are the lesson, whatever code the task edited on
     // the way; a step run before it may be what made them work, so it is told instead.
-    if fix.ran.is_empty()
+    // (`./gradlew --stop` before `JAVA_HOME=… ./gradlew test` only made sure of a fresh daemon.)
+    if fix.ran.iter().all(|step| shell::stops_daemons(step))
         && let Some(needs) = fix.needs()
     {
         let _ = write!(s, " -> {} needs {}", code(&shown(&fix.failure.command)), list(&needs.added, 3));
@@ -181,7 +182,8 @@ pub(crate) fn way_around(fix: &Fix) -> String {
 fn shown(fix: &Fix, command: &str) -> String {
     let narrowing_changed = fix.failure.command != fix.command
         && shell::without_narrowing(&fix.failure.command) == shell::without_narrowing(&fix.command);
-    if narrowing_changed { command.to_string() } else { shell::without_narrowing(command) }
+    let command = shell::without_looks_before(command);
+    if narrowing_changed { command } else { shell::without_narrowing(&command) }
 }
 
 /// A file name without the date a generator stamped it with
@@ -221,7 +223,7 @@ fn failure_sentence(failure: &Failure, meta: &SessionMeta) -> String {
 
 /// A failure nothing fixed, as the start of a sentence: the command, its exit, its error.
 pub(crate) fn unresolved_lesson(failure: &Failure) -> String {
-    let mut s = format!("{} failed", code(&failure.command));
+    let mut s = format!("{} failed", code(&shell::without_looks_before(&failure.command)));
     if let Some(exit) = failure.exit_code {
         let _ = write!(s, " (exit {exit})");
     }
@@ -484,6 +486,18 @@ mod tests {
             ..one.clone()
         };
         assert_ne!(way_around(&picked("gpu")), way_around(&picked("net")));
+    }
+
+    #[test]
+    fn a_daemon_stopped_before_a_setting_leaves_the_setting_the_lesson() {
+        let jdk = |ran: &[&str]| Fix {
+            failure: Failure { command: "./gradlew test".into(), ..fixed("", "", &[], &[], &[]).failure },
+            ..fixed("", "JAVA_HOME=/usr/lib/jvm/java-17 ./gradlew test", &[], &[], ran)
+        };
+        assert!(fix_lesson(&jdk(&["./gradlew --stop"]), false).contains("needs `JAVA_HOME=/usr/lib/jvm/java-17`"));
+        // (A step of another kind may be what made the setting work: it is told.)
+        let installed = fix_lesson(&jdk(&["sdk install java 17"]), false);
+        assert!(installed.contains("after running `sdk install java 17`"), "{installed}");
     }
 
     #[test]

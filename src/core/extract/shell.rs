@@ -131,6 +131,28 @@ pub(crate) fn job_line(command: &str) -> String {
     parts.join(" && ")
 }
 
+/// True when a command only stops a build tool's daemons (`./gradlew --stop`).
+pub(crate) fn stops_daemons(command: &str) -> bool {
+    let words = words(command);
+    runs_gradle(&words) && words.len() > 1 && words[1..].iter().all(|w| w == "--stop")
+}
+
+/// `command` without the looks that open its chain (`flutter --version && flutter test`,
+/// `php artisan --version && ./vendor/bin/pest`): a failure of the chain is the job's, told
+/// without them.
+pub(crate) fn without_looks_before(command: &str) -> String {
+    // (Only a version asked for: a look may be an edit too, `sed -i … && deno task test`.)
+    let look = |part: &str| {
+        let words = words(&without_output_filters(part));
+        words.len() <= 4 && words.last().is_some_and(|w| matches!(w.as_str(), "--version" | "version" | "-V"))
+    };
+    let mut parts: Vec<&str> = command.split(" && ").collect();
+    while parts.len() > 1 && parts.first().is_some_and(|p| look(p)) {
+        parts.remove(0);
+    }
+    parts.join(" && ")
+}
+
 /// The job line of `command` that got past `failed`: its segment that runs the same job when
 /// the chain's main job is another (`tmux source-file ~/.tmux.conf && zsh -ic exit`), and of
 /// several that do, the one most like the failed command (`zcat data/seed.sql | psql -q`
@@ -272,13 +294,20 @@ pub(crate) fn without_output_filters(command: &str) -> String {
 /// test/x_test.exs` after `mix test`): it ran less, and got past nothing. (A flag added,
 /// `--test-options=--accept`, may be what changed.)
 pub(crate) fn is_narrowed_rerun(command: &str, failed: &str) -> bool {
-    let (words, failed_words) = (words(command), words(failed));
+    // (With the same seed or another: `go test -shuffle=1733738402 ./internal/watchdog/`
+    // after `go test -shuffle=on ./...`.)
+    let (command, failed) = (as_rerun(command), as_rerun(failed));
+    let (words, failed_words) = (words(&command), words(&failed));
     let added: Vec<&String> = words.iter().filter(|w| !failed_words.contains(w)).collect();
-    is_narrowed(command)
-        && !is_narrowed(failed)
+    // (`./internal/watchdog/` is one of Go's `./...`.)
+    let one_package = added.iter().any(|a| a.starts_with("./") && !a.ends_with("..."));
+    let all_packages = failed_words.iter().any(|w| w == "./...");
+    let kept = |w: &String| words.contains(w) || (w == "./..." && one_package);
+    (is_narrowed(&command) || (all_packages && one_package))
+        && !is_narrowed(&failed)
         && !added.is_empty()
         && added.iter().all(|w| !w.starts_with('-') && w.contains('/'))
-        && failed_words.iter().all(|w| words.contains(w))
+        && failed_words.iter().all(kept)
 }
 
 /// Whether a chain builds a binary only to try it out: a build into a named place, then that
@@ -348,6 +377,56 @@ const NARROWING_FLAGS: &[&str] = &[
     "-Dsurefire.failIfNoSpecifiedTests",
     "-DfailIfNoTests",
 ];
+
+/// Flags that set the order or the seed of one run (`go test -shuffle=1733738402 -count=1`,
+/// `pytest -p randomly --randomly-seed 42`): the same tests, run as another run would.
+const SEED_FLAGS: &[&str] =
+    &["-shuffle", "-test.shuffle", "--seed", "-seed", "--randomly-seed", "--random-seed", "--order", "-initialSeed"];
+
+/// True when a command leaves a process running in the background (`uv run uvicorn app:app
+/// &`, `nohup ./bin/serve > /tmp/s.log 2>&1 &`): whatever it holds, the session holds.
+pub(crate) fn starts_in_background(command: &str) -> bool {
+    let line = command.trim_end();
+    let ends_in_amp = line.ends_with('&') && !line.ends_with("&&");
+    // (`… & sleep 2 && curl …`: started, waited for, then tried.)
+    let amp_then = segments_with_amp(command);
+    ends_in_amp || amp_then || words(command).first().is_some_and(|w| w == "nohup" || w == "setsid")
+}
+
+/// True when a `&` alone, outside quotes, sends a part of the line to the background.
+fn segments_with_amp(command: &str) -> bool {
+    let mut quote: Option<char> = None;
+    let chars: Vec<char> = command.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '&') => {
+                let before = i.checked_sub(1).map(|j| chars[j]);
+                let after = chars.get(i + 1).copied();
+                // (Not `&&`, `2>&1`, `&>`.)
+                if before != Some('&') && before != Some('>') && after != Some('&') && after != Some('>') {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `command` without the seed it pinned for one run (`-shuffle=1733738402`; `-shuffle=on`
+/// stays, a way to run).
+pub(crate) fn without_seeds(command: &str) -> String {
+    without_flags_if(command, SEED_FLAGS, |value| value.contains(|c: char| c.is_ascii_digit()))
+}
+
+/// `command` as a rerun of the same tests reads it: without its order, seed or cache
+/// switch (`go test -shuffle=1733738402 -count=1` reruns `go test -shuffle=on`).
+pub(crate) fn as_rerun(command: &str) -> String {
+    without_flags(&without_flags(command, SEED_FLAGS), &["-count"])
+}
 
 /// Flags that run a failed test again before calling it failed: a run that passes with them
 /// says the test is flaky, not that anything was fixed.
@@ -419,6 +498,11 @@ pub(crate) fn without_retries(command: &str) -> String {
 /// `command` without `flags` and their values (the word after `=`, else the next word, to
 /// the end of its quotes).
 fn without_flags(command: &str, flags: &[&str]) -> String {
+    without_flags_if(command, flags, |_| true)
+}
+
+/// [`without_flags`], of the flags whose value `drop` holds to go.
+fn without_flags_if(command: &str, flags: &[&str], drop: impl Fn(&str) -> bool) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut parts = command.split(' ').peekable();
     while let Some(part) = parts.next() {
@@ -427,16 +511,24 @@ fn without_flags(command: &str, flags: &[&str]) -> String {
             kept.push(part.to_string());
             continue;
         }
-        let mut value = if part.contains('=') {
-            part.split_once('=').map_or("", |(_, v)| v).to_string()
+        // (A JVM property without `=`, `-DskipITs`, is a switch: it takes no value.)
+        let (mut value, mut words) = if part.contains('=') {
+            (part.split_once('=').map_or("", |(_, v)| v).to_string(), vec![part.to_string()])
+        } else if part.starts_with("-D") {
+            (String::new(), vec![part.to_string()])
         } else {
-            parts.next().unwrap_or_default().to_string()
+            let value = parts.next().unwrap_or_default().to_string();
+            (value.clone(), vec![part.to_string(), value])
         };
         while open_quote(&value)
             && let Some(more) = parts.next()
         {
             value.push(' ');
             value.push_str(more);
+            words.push(more.to_string());
+        }
+        if !drop(&value) {
+            kept.extend(words.into_iter().filter(|w| !w.is_empty()));
         }
     }
     kept.join(" ")
@@ -1114,6 +1206,44 @@ pub(crate) fn downloads_into_shell(command: &str) -> bool {
     DOWNLOAD_INTO_SHELL.is_match(command)
 }
 
+/// The variables an `env` at the head of `words` unsets (`env -u PYTHONPATH …`,
+/// `env --unset=PYTHONPATH …`), and how many words that takes, `env` with them.
+fn unsets(words: &[String]) -> (Vec<String>, usize) {
+    let mut names = Vec::new();
+    let mut at = 1;
+    while let Some(word) = words.get(at) {
+        if let Some(name) = word.strip_prefix("--unset=") {
+            names.push(name.to_string());
+            at += 1;
+        } else if (word == "-u" || word == "--unset")
+            && let Some(name) = words.get(at + 1)
+        {
+            names.push(name.clone());
+            at += 2;
+        } else {
+            break;
+        }
+    }
+    (names, at)
+}
+
+/// The words of a command line, with each variable an `env` prefix unsets as one word of its
+/// own (`env -u PYTHONPATH`): a setting the command ran with, as `PYTHONPATH=…` is.
+pub(crate) fn setting_words(command: &str) -> Vec<String> {
+    let words = words(command);
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < words.len() {
+        let (names, taken) = if words[at] == "env" { unsets(&words[at..]) } else { (Vec::new(), 1) };
+        match names.is_empty() {
+            true => out.push(words[at].clone()),
+            false => out.extend(names.iter().map(|name| format!("env -u {name}"))),
+        }
+        at += taken.max(1);
+    }
+    out
+}
+
 /// The words of a simple command line as the shell splits them, quotes and substitutions
 /// kept whole (`GITHUB_TOKEN=$(gh auth token)` is one word).
 pub(crate) fn words(command: &str) -> Vec<String> {
@@ -1315,7 +1445,10 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
         let first = rest.first()?;
         let assignment = first.contains('=') && !first.starts_with('-') && !first.starts_with('=');
         let env_prefix = first == "env" && rest.get(1).is_some_and(|w| w.contains('='));
-        if assignment || env_prefix {
+        if first == "env" && unsets(rest).1 > 1 {
+            // `env -u PYTHONPATH hatch test` runs `hatch test` with a variable unset.
+            rest = &rest[unsets(rest).1..];
+        } else if assignment || env_prefix {
             rest = &rest[1..];
         } else if first == "command" && rest.get(1).is_some_and(|w| w == "-v" || w == "-V") {
             // `command -v bazelisk` asks where a program is, as `which` does.
@@ -1343,6 +1476,7 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
     if matches!(args.as_slice(), ["version" | "--version" | "-V" | "help" | "--help" | "-h"]) {
         return Some(named(CommandKind::Explore, &program, None));
     }
+
     Some(classify_program(&program, &args))
 }
 
@@ -1483,6 +1617,10 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             Some(i) => classify_program(&program_name(args[i]), &args[i + 1..]),
             None => named(Other, p, None),
         },
+        // `go tool golangci-lint run`: the tool at the version go.mod pins.
+        "go" if sub == Some("tool") && args.get(1).is_some_and(|a| !a.starts_with('-')) => {
+            classify_program(&program_name(args[1]), &args[2..])
+        }
         // `corepack pnpm install`: the package manager at the version the project pins.
         "corepack" if sub.is_some_and(|w| COREPACK_TOOLS.contains(&w)) => {
             let i = args.iter().position(|a| Some(*a) == sub).unwrap_or_default();
@@ -1788,6 +1926,49 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_variable_unset_before_a_command_is_no_part_of_its_job() {
+        assert_eq!(classify("env -u PYTHONPATH hatch test").family, classify("hatch test").family);
+        assert_eq!(classify("env --unset=GOFLAGS -u CC go build ./...").family, "go build");
+        assert_eq!(setting_words("env -u A -u B make test"), ["env -u A", "env -u B", "make", "test"]);
+        assert_eq!(setting_words("make test"), ["make", "test"]);
+    }
+
+    #[test]
+    fn a_process_left_running_is_started_in_the_background() {
+        for command in [
+            "uv run uvicorn app.main:app --port 8000 &",
+            "nohup ./bin/serve > /tmp/s.log 2>&1",
+            "deno task dev > /tmp/dev.log 2>&1 & sleep 2 && curl -s localhost:8787/health",
+        ] {
+            assert!(starts_in_background(command), "{command}");
+        }
+        for command in ["make test 2>&1 | tail -5", "cargo build && cargo test", "echo 'a & b'", "ls &> /dev/null"] {
+            assert!(!starts_in_background(command), "{command}");
+        }
+    }
+
+    #[test]
+    fn a_daemon_stop_is_told_apart() {
+        assert!(stops_daemons("./gradlew --stop"));
+        assert!(!stops_daemons("./gradlew test"));
+        assert!(!stops_daemons("./gradlew"));
+    }
+
+    #[test]
+    fn a_version_look_before_a_job_is_no_part_of_its_failure() {
+        assert_eq!(without_looks_before("flutter --version && flutter test"), "flutter test");
+        assert_eq!(without_looks_before("php artisan --version && ./vendor/bin/pest"), "./vendor/bin/pest");
+        // (A look alone is the command; one after the job stays.)
+        assert_eq!(without_looks_before("go version"), "go version");
+        assert_eq!(
+            without_looks_before("sed -i 's/a/b/' x.json && deno task test"),
+            "sed -i 's/a/b/' x.json && deno task test"
+        );
+        assert_eq!(without_looks_before("deno --version | head -1 && deno task test"), "deno task test");
+        assert_eq!(without_looks_before("make build && ./bin/x --version"), "make build && ./bin/x --version");
+    }
+
+    #[test]
     fn a_job_line_keeps_the_job_only() {
         assert_eq!(
             job_line("cargo clippy --workspace -- -D warnings 2>&1 | tail -2 && rg -n anyhow crates/core"),
@@ -1871,6 +2052,7 @@ mod tests {
         assert!(through_runner("eslint src", "npx eslint src"));
         assert!(through_runner("rake test", "bundle exec rake test"));
         assert!(through_runner("flutter test", "fvm flutter test"));
+        assert!(through_runner("golangci-lint run ./...", "go tool golangci-lint run ./..."));
         assert!(!through_runner("uv run mkdocs serve", "uv run mkdocs build"));
         assert!(!through_runner("bazel test //x:y", "bazelisk run //:gazelle"));
         assert!(!through_runner("pytest", "pytest -q"));
@@ -2145,6 +2327,14 @@ mod tests {
         assert_eq!(job_line_for(prepared, failed), "bundle exec rspec");
         assert!(is_narrowed_rerun("PGPORT=5433 mix test test/app_web/presence_test.exs", "PGPORT=5433 mix test"));
         assert!(!is_narrowed_rerun("PGPORT=5433 mix test", "mix test"), "a setting added");
+        assert!(is_narrowed_rerun(
+            "go test -shuffle=1733738402 -count=1 ./internal/watchdog/",
+            "go test -shuffle=on ./..."
+        ));
+        assert_eq!(without_seeds("go test -shuffle=1733738402 -count=1 ./..."), "go test -count=1 ./...");
+        assert_eq!(without_seeds("go test -shuffle=on ./..."), "go test -shuffle=on ./...");
+        assert_eq!(as_rerun("go test -shuffle=1733738402 -count=1 ./..."), as_rerun("go test -shuffle=on ./..."));
+        assert_eq!(without_seeds("pytest -p randomly --randomly-seed 42 tests"), "pytest -p randomly tests");
         assert!(!is_narrowed_rerun("cabal test -O0 --test-options=--accept", "cabal test -O0"), "a flag added");
         assert!(builds_to_try("go build -o bin/bachmann ./cmd/bachmann && ./bin/bachmann --version"));
         assert!(builds_to_try("cargo build --release && ./target/release/pistole --help"));

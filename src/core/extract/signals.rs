@@ -1705,6 +1705,18 @@ mod tests {
     }
 
     #[test]
+    fn a_correction_of_this_one_thing_gives_way_to_the_rule_after_it() {
+        let said = "No — amend that. Commit messages here are always `type(KAT-nnn): summary`, all lowercase. this one is KAT-412.";
+        assert_eq!(
+            preference_signals(said, true),
+            [(
+                SignalKind::Preference,
+                "Commit messages here are always `type(KAT-nnn): summary`, all lowercase.".to_string()
+            )]
+        );
+    }
+
+    #[test]
     fn an_answer_made_lasting_names_the_question_it_answers() {
         let asked = "Should I run `cargo fmt` over the whole workspace, or only the files I changed?";
         let reply = format!("Clippy is clean. {asked}");

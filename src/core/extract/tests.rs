@@ -1298,3 +1298,23 @@ fn an_answer_that_makes_the_agents_question_a_standing_choice_keeps_the_question
     ]);
     assert!(once.facts.tasks.iter().all(|t| t.preferences.is_empty()));
 }
+
+#[test]
+fn a_port_held_by_the_sessions_own_server_is_no_landmine() {
+    let own = [
+        user("Add the health endpoint and test it."),
+        run("1", "uv run uvicorn app.main:app --port 8000 &"),
+        result("1", 0, "[1] 48211"),
+        run("2", "uv run pytest tests/api -q"),
+        result("2", 1, "E RuntimeError: live server did not start: [Errno 98] address already in use"),
+        run("3", "kill 48211"),
+        result("3", 0, ""),
+        run("4", "uv run pytest tests/api -q"),
+        result("4", 0, "12 passed"),
+    ];
+    let m = memory(&own);
+    assert!(m.facts.tasks.iter().all(|t| t.fixes.is_empty() && t.unresolved.is_empty()), "{:?}", m.facts.tasks);
+    // With no server of its own, a port in use is the machine's landmine.
+    let m = memory(&[&own[..1], &own[3..]].concat());
+    assert_eq!(m.facts.tasks[0].fixes.len(), 1);
+}
