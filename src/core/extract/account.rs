@@ -87,6 +87,15 @@ static CONDUCT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// What the agent itself did wrong on the way ("because I had left my own `deno task dev`
+/// server running", "my first run 404'd because I had typed the route as /cancle"): the
+/// session's own slip, no trouble a later session meets.
+static OWN_SLIP: LazyLock<Regex> = LazyLock::new(|| {
+    crate::core::patterns::regex(
+        r"(?i)\b(?:because|since|as)\s+i\s+(?:had\s+|'d\s+)?(?:left|forgot|mistyped|typed|started|ran|missed|misspelt|misspelled)\b|\bmy own\s+(?:\S+\s+){0,3}?(?:server|process|typo|mistake|run|shell)\b|\bmy (?:typo|mistake|slip)\b",
+    )
+});
+
 /// Commands and paths a session ran or touched, by the words a sentence would name them by.
 #[derive(Default)]
 pub(crate) struct Named {
@@ -241,6 +250,7 @@ fn is_said_of_the_project(sentence: &str) -> bool {
         && !is_of_the_moment(sentence)
         && !IMPERATIVE.is_match(sentence)
         && !CONDUCT.is_match(sentence)
+        && !OWN_SLIP.is_match(sentence)
         && (!WORK_REPORT.is_match(sentence) || STRONG_CAUSE.is_match(&words))
         && !looks_like_instruction(sentence)
 }
@@ -316,6 +326,15 @@ mod tests {
     }
 
     #[test]
+    fn the_agents_own_slip_is_no_observation() {
+        let named = named(&["deno task test", "deno task dev"]);
+        let reply = "The first test run failed with `AddrInUse` on 8787 because I had left my own `deno task dev` server running in the background; test/server.ts binds 127.0.0.1:8787 itself.";
+        assert!(observations(reply, 9, &named).is_empty(), "{:?}", observations(reply, 9, &named));
+        let told = "`deno task test` fails with `AddrInUse` on 8787 because the dev server listens on 8787 too.";
+        assert_eq!(observations(told, 9, &named).len(), 1);
+    }
+
+    #[test]
     fn an_account_that_quotes_an_error_the_session_met_speaks_of_it() {
         let mut named = named(&["docker build -t app ."]);
         named.error("# test.c:1:10: fatal error: gmp.h: No such file or directory");
@@ -385,7 +404,7 @@ mod tests {
         // A short name inside a longer word of the error is no name it gave.
         let mut named = self::named(&["swift build"]);
         named.error("error: cannot find 'URLSessionTask' in scope");
-        assert!(observations(reply, 9, &named).is_empty());
+        assert!(observations(reply, 9, &named).is_empty(), "{:?}", observations(reply, 9, &named));
     }
 
     #[test]
@@ -459,7 +478,7 @@ mod tests {
         let named = named(&["rm -f .git/index.lock", "git status"]);
         let reply = "Committed as abc123. The stale .git/index.lock from the editor crash was removed once, with \
                      your OK.";
-        assert!(observations(reply, 9, &named).is_empty());
+        assert!(observations(reply, 9, &named).is_empty(), "{:?}", observations(reply, 9, &named));
         // (A cause said outright still counts.)
         let reply = "The stale .git/index.lock was removed, because the editor crashed while it held it.";
         assert_eq!(observations(reply, 9, &named).len(), 1);
