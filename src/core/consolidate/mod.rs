@@ -209,11 +209,12 @@ fn merge_near_duplicates(
     kept.into_iter().map(|(key, lesson, _)| (key, lesson)).collect()
 }
 
-/// A failure's identity across sessions: its command and its error with the numbers in them
-/// blanked, so the same landmine met at line 23 and at line 24 is one lesson.
+/// A failure's identity across sessions: its command as told (without a version check before
+/// it) and its error with the numbers in them blanked, so the same landmine met at line 23
+/// and at line 24 is one lesson.
 fn failure_key(command: &str, error: &str) -> String {
     let blank = |text: &str| text.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect::<String>();
-    format!("{}\u{0}{}", command, blank(error))
+    format!("{}\u{0}{}", shell::without_looks_before(command, error), blank(error))
 }
 
 /// Text reduced to its words, for merging near-identical sentences.

@@ -92,7 +92,7 @@ static CONDUCT: LazyLock<Regex> = LazyLock::new(|| {
 /// session's own slip, no trouble a later session meets.
 static OWN_SLIP: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(
-        r"(?i)\b(?:because|since|as)\s+i\s+(?:had\s+|'d\s+)?(?:left|forgot|mistyped|typed|started|ran|missed|misspelt|misspelled)\b|\bmy own\s+(?:\S+\s+){0,3}?(?:server|process|typo|mistake|run|shell)\b|\bmy (?:typo|mistake|slip)\b",
+        r"(?i)\b(?:because|since|as)\s+i(?:\s+had|['’]d)?\s+(?:left|forgot|mistyped|typed|missed|misspelt|misspelled)\b|\bmy own\s+(?:\S+\s+){0,3}?(?:server|process|typo|mistake|run|shell)\b|\bmy (?:typo|mistake|slip)\b",
     )
 });
 
@@ -330,6 +330,8 @@ mod tests {
         let named = named(&["deno task test", "deno task dev"]);
         let reply = "The first test run failed with `AddrInUse` on 8787 because I had left my own `deno task dev` server running in the background; test/server.ts binds 127.0.0.1:8787 itself.";
         assert!(observations(reply, 9, &named).is_empty(), "{:?}", observations(reply, 9, &named));
+        let typed = "The first run 404'd because I'd typed the route as /cancle in `deno task test`.";
+        assert!(observations(typed, 9, &named).is_empty());
         let told = "`deno task test` fails with `AddrInUse` on 8787 because the dev server listens on 8787 too.";
         assert_eq!(observations(told, 9, &named).len(), 1);
     }

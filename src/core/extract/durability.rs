@@ -309,19 +309,46 @@ pub(crate) fn is_lasting(text: &str) -> bool {
     LASTING.is_match(&plain)
 }
 
-/// "Our imports always go through the import map", "every handler never panics": what all of
-/// a kind of thing of the project does. ("Our builds always fail on CI" tells a trouble, and
-/// "our CI never caches the registry" how one thing is.)
+/// "Our imports always go through the import map", "every handler never panics", "PRs here
+/// always start as drafts", "env-specific changes always go in a patch under overlays/":
+/// what all of a kind of thing of the project does. ("Our builds always fail on CI" tells a
+/// trouble, "our CI never caches the registry" how one thing is, "this always happens" what
+/// happened.)
 fn kind_always(text: &str) -> bool {
     static KIND_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
         re(concat!(
-            r"(?i)^(?:(?:and|also|but|so)[\s,]+)?(?:(?:all|every|each)\s+(?:[\w*.`/-]+\s+){1,2}|our\s+(?:[\w*.`/-]+\s+)?[\w*.`/-]+s\s+)",
+            r"(?i)^(?:(?:and|also|but|so)[\s,]+)?(?:(?:all|every|each)\s+(?:[\w*.`/-]+\s+){1,2}",
+            r"|(?:our\s+)?(?:[\w*.`/-]+\s+)?(?P<kind>[\w*.`/-]+s)\s+(?:here\s+|in this (?:repo|project)\s+)?)",
             r"(?:always|never)\s+(?P<verb>\w+)",
         ))
     });
-    static TROUBLE: LazyLock<Regex> =
-        LazyLock::new(|| re(r"(?i)^(?:fail|break|crash|hang|flake|time|pass|work|succeed|finish|seem)(?:s|es|ed)?$"));
-    KIND_ALWAYS.captures(text.trim_start()).is_some_and(|c| !TROUBLE.is_match(&c["verb"]))
+    static TROUBLE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:fail|break|crash|hang|flake|time|pass|work|succeed|finish|seem|take|took|happen|die|panic|error)(?:s|es|ed)?$",
+        )
+    });
+    // Without "our" or "all" before it, a kind of thing is said of only by the way it is done
+    // ("PRs here always start as drafts", "changes always go in a patch").
+    static RULE_VERB: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:go|goes|start|starts|use|uses|need|needs|live|lives|sit|sits|get|gets|have|has|follow|follows|stay|stays|land|lands|target|targets|import|imports|wrap|wraps|carry|carries|include|includes|end|ends)$",
+        )
+    });
+    // (Words in -s that name no kind of thing.)
+    const NO_KIND: &[&str] =
+        &["this", "thus", "does", "was", "has", "his", "its", "is", "as", "us", "yes", "plus", "always"];
+    // ("close, but: PRs here always …": what the rule follows.)
+    let said = text
+        .rsplit_once(": ")
+        .filter(|(before, _)| before.split_whitespace().count() <= 3)
+        .map_or(text, |(_, after)| after);
+    KIND_ALWAYS.captures(said.trim_start()).is_some_and(|c| {
+        let kind = c.name("kind").map(|k| k.as_str().to_lowercase());
+        let bare = kind.is_some() && !c[0].to_lowercase().contains("our ");
+        !TROUBLE.is_match(&c["verb"])
+            && kind.is_none_or(|k| k.len() >= 3 && !NO_KIND.contains(&k.as_str()))
+            && (!bare || RULE_VERB.is_match(&c["verb"]))
+    })
 }
 
 /// "Hana says PR titles have to be conventional commits", "the CONTRIBUTING says never …": a
@@ -740,6 +767,12 @@ mod tests {
         assert!(is_lasting("Every handler never panics; errors go back as 500s."));
         assert!(is_lasting("and all public functions always get a docstring"));
         assert!(!is_lasting("Our builds always fail on the ARM runner"));
+        assert!(is_lasting("env-specific changes always go in a patch under overlays/<env>/"));
+        assert!(is_lasting("close, but: PRs here always start as drafts"));
+        assert!(!is_lasting("This always happens after a rebase"));
+        assert!(!is_lasting("Deploys always take forever on Fridays"));
+        assert!(!is_lasting("Users always complain about the export"));
+        assert!(!is_lasting("Our workers always panic on boot"));
     }
 
     #[test]

@@ -414,9 +414,9 @@ pub(crate) struct Extractor {
     named: account::Named,
     /// Names the task's own code coined (`wingspan_mm`): an error naming one is the work's.
     coined: BTreeSet<String>,
-    /// The session left a process running in the background (`uvicorn app:app &`): a port
-    /// in use after it is most likely its own.
-    backgrounded: bool,
+    /// The ports named by what the session left running in the background (`uvicorn app:app
+    /// --port 8000 &`), once it left anything: a port in use after it is most likely its own.
+    background_ports: Option<BTreeSet<String>>,
     /// The flags the current task was asked to add (`--json`).
     asked_flags: Vec<String>,
     /// The agent's last reply asked the user something ("I can set it from `gh auth token`
@@ -520,7 +520,7 @@ impl Extractor {
                 facts.preferences.retain(|p| !signals::is_taken_back(&p.text, &what));
             }
         }
-        let answers = (asked && signals::is_consent(text)) || standing.is_some();
+        let answers = (asked && signals::is_consent(text)) || (standing.is_some() && !signals::asks_more(text));
         let continues_task =
             !self.tasks.is_empty() && (signals::is_correction(text) || signals::states_only(text) || answers);
         if !continues_task {
@@ -650,7 +650,9 @@ impl Extractor {
             && errors::reports_failure(result.output.for_scanning());
         let failed = result.failed() || hidden;
         self.count_command(failed);
-        self.backgrounded |= shell::starts_in_background(&call.command);
+        if shell::starts_in_background(&call.command) {
+            self.background_ports.get_or_insert_default().extend(shell::ports_named(&call.command));
+        }
         // What a hijacked agent ran teaches nothing, however it ended: not a verified command,
         // not a fix, not a landmine, and no step on the way to a fix.
         if call.untrusted {
@@ -741,7 +743,12 @@ impl Extractor {
         // A port in use once the session left a server running is the session's own doing,
         // no landmine of the machine's.
         // (A server sent to the background that could not bind met a port taken before it.)
-        if self.backgrounded && !shell::starts_in_background(&call.command) && progress::is_port_taken(&error) {
+        let own_port = |ports: &BTreeSet<String>| {
+            let named = shell::ports_named(&error);
+            named.is_empty() || ports.iter().any(|p| named.contains(p))
+        };
+        let own = self.background_ports.as_ref().is_some_and(own_port);
+        if own && !shell::starts_in_background(&call.command) && progress::is_port_taken(&error) {
             return;
         }
         self.named.error(&error);

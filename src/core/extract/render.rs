@@ -182,7 +182,7 @@ pub(crate) fn way_around(fix: &Fix) -> String {
 fn shown(fix: &Fix, command: &str) -> String {
     let narrowing_changed = fix.failure.command != fix.command
         && shell::without_narrowing(&fix.failure.command) == shell::without_narrowing(&fix.command);
-    let command = shell::without_looks_before(command);
+    let command = shell::without_looks_before(command, &fix.failure.error);
     if narrowing_changed { command } else { shell::without_narrowing(&command) }
 }
 
@@ -223,7 +223,7 @@ fn failure_sentence(failure: &Failure, meta: &SessionMeta) -> String {
 
 /// A failure nothing fixed, as the start of a sentence: the command, its exit, its error.
 pub(crate) fn unresolved_lesson(failure: &Failure) -> String {
-    let mut s = format!("{} failed", code(&shell::without_looks_before(&failure.command)));
+    let mut s = format!("{} failed", code(&shell::without_looks_before(&failure.command, &failure.error)));
     if let Some(exit) = failure.exit_code {
         let _ = write!(s, " (exit {exit})");
     }

@@ -2,6 +2,7 @@
 //! work it does (test, build, lint, ...), and its family (`cargo test`, `npm run build`), so a
 //! later success can be matched with an earlier failure of the same job.
 
+use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -137,14 +138,19 @@ pub(crate) fn stops_daemons(command: &str) -> bool {
     runs_gradle(&words) && words.len() > 1 && words[1..].iter().all(|w| w == "--stop")
 }
 
-/// `command` without the looks that open its chain (`flutter --version && flutter test`,
-/// `php artisan --version && ./vendor/bin/pest`): a failure of the chain is the job's, told
-/// without them.
-pub(crate) fn without_looks_before(command: &str) -> String {
+/// `command` without the version checks that open its chain (`flutter --version && flutter
+/// test`, `php artisan --version && ./vendor/bin/pest`): a failure of the chain with `error`
+/// is the job's, told without them, unless the error names the program checked (`Could not
+/// open input file: artisan`).
+pub(crate) fn without_looks_before(command: &str, error: &str) -> String {
     // (Only a version asked for: a look may be an edit too, `sed -i … && deno task test`.)
     let look = |part: &str| {
         let words = words(&without_output_filters(part));
-        words.len() <= 4 && words.last().is_some_and(|w| matches!(w.as_str(), "--version" | "version" | "-V"))
+        let asks = words.len() <= 4
+            && (words.get(1).is_some_and(|w| w == "version")
+                || words.iter().skip(1).any(|w| w == "--version" || w == "-V"));
+        let named = words.iter().take(2).any(|w| error.contains(w.rsplit('/').next().unwrap_or(w)));
+        asks && !named
     };
     let mut parts: Vec<&str> = command.split(" && ").collect();
     while parts.len() > 1 && parts.first().is_some_and(|p| look(p)) {
@@ -384,36 +390,13 @@ const SEED_FLAGS: &[&str] =
     &["-shuffle", "-test.shuffle", "--seed", "-seed", "--randomly-seed", "--random-seed", "--order", "-initialSeed"];
 
 /// True when a command leaves a process running in the background (`uv run uvicorn app:app
-/// &`, `nohup ./bin/serve > /tmp/s.log 2>&1 &`): whatever it holds, the session holds.
+/// --port 8000 &`, `docker compose up -d`): whatever it holds, the session holds.
 pub(crate) fn starts_in_background(command: &str) -> bool {
-    let line = command.trim_end();
-    let ends_in_amp = line.ends_with('&') && !line.ends_with("&&");
-    // (`… & sleep 2 && curl …`: started, waited for, then tried.)
-    let amp_then = segments_with_amp(command);
-    ends_in_amp || amp_then || words(command).first().is_some_and(|w| w == "nohup" || w == "setsid")
-}
-
-/// True when a `&` alone, outside quotes, sends a part of the line to the background.
-fn segments_with_amp(command: &str) -> bool {
-    let mut quote: Option<char> = None;
-    let chars: Vec<char> = command.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '&') => {
-                let before = i.checked_sub(1).map(|j| chars[j]);
-                let after = chars.get(i + 1).copied();
-                // (Not `&&`, `2>&1`, `&>`.)
-                if before != Some('&') && before != Some('>') && after != Some('&') && after != Some('>') {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-    }
-    false
+    let words = words(command);
+    let detached = words.iter().any(|w| w == "-d" || w == "--detach")
+        && words.first().is_some_and(|p| matches!(p.as_str(), "docker" | "podman" | "docker-compose"))
+        && words.iter().any(|w| w == "run" || w == "up");
+    runs_in_background(command) || detached
 }
 
 /// `command` without the seed it pinned for one run (`-shuffle=1733738402`; `-shuffle=on`
@@ -425,7 +408,9 @@ pub(crate) fn without_seeds(command: &str) -> String {
 /// `command` as a rerun of the same tests reads it: without its order, seed or cache
 /// switch (`go test -shuffle=1733738402 -count=1` reruns `go test -shuffle=on`).
 pub(crate) fn as_rerun(command: &str) -> String {
-    without_flags(&without_flags(command, SEED_FLAGS), &["-count"])
+    // (An order fixed, `--order defined` or `-shuffle=off`, is another way to run: it stays.)
+    let random = |value: &str| !matches!(value, "off" | "defined" | "none" | "false");
+    without_flags(&without_flags_if(command, SEED_FLAGS, random), &["-count"])
 }
 
 /// Flags that run a failed test again before calling it failed: a run that passes with them
@@ -496,7 +481,7 @@ pub(crate) fn without_retries(command: &str) -> String {
 }
 
 /// `command` without `flags` and their values (the word after `=`, else the next word, to
-/// the end of its quotes).
+/// the end of its quotes; a JVM switch without `=`, `-DskipITs`, has none).
 fn without_flags(command: &str, flags: &[&str]) -> String {
     without_flags_if(command, flags, |_| true)
 }
@@ -958,14 +943,31 @@ fn pipe_parts(command: &str) -> Vec<&str> {
     parts.into_iter().map(str::trim).filter(|p| !p.is_empty()).collect()
 }
 
-/// True when a command line sends something to the background (a lone `&`, not `&&`,
-/// `2>&1` or `&>`).
+/// The ports a command or an error names (`--port 8000`, `-p 5433`, `:3000`, `('127.0.0.1',
+/// 8000)`).
+pub(crate) fn ports_named(text: &str) -> BTreeSet<String> {
+    static PORT: LazyLock<Regex> =
+        LazyLock::new(|| patterns::regex(r"(?:--port[= ]|\s-p\s+|:|\bport\s+|',\s*)(?P<port>\d{2,5})\b"));
+    PORT.captures_iter(text).map(|c| c["port"].to_string()).collect()
+}
+
+/// True when a command line sends something to the background: a lone `&` outside quotes,
+/// not `&&`, `2>&1`, `<&3`, `&>` or bash's `|&`.
 fn runs_in_background(command: &str) -> bool {
-    let bytes = command.as_bytes();
-    bytes.iter().enumerate().any(|(i, &b)| {
-        let before = i.checked_sub(1).map(|j| bytes[j]);
-        let after = bytes.get(i + 1).copied();
-        b == b'&' && !matches!(before, Some(b'&' | b'>' | b'<')) && !matches!(after, Some(b'&' | b'>'))
+    let mut quote: Option<char> = None;
+    let chars: Vec<char> = command.chars().collect();
+    chars.iter().enumerate().any(|(i, &c)| {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            _ => {}
+        }
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        let after = chars.get(i + 1).copied();
+        quote.is_none()
+            && c == '&'
+            && !matches!(before, Some('&' | '>' | '<' | '|'))
+            && !matches!(after, Some('&' | '>'))
     })
 }
 
@@ -1212,7 +1214,8 @@ fn unsets(words: &[String]) -> (Vec<String>, usize) {
     let mut names = Vec::new();
     let mut at = 1;
     while let Some(word) = words.get(at) {
-        if let Some(name) = word.strip_prefix("--unset=") {
+        if let Some(name) = word.strip_prefix("--unset=").or_else(|| word.strip_prefix("-u").filter(|n| !n.is_empty()))
+        {
             names.push(name.to_string());
             at += 1;
         } else if (word == "-u" || word == "--unset")
@@ -1445,9 +1448,10 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
         let first = rest.first()?;
         let assignment = first.contains('=') && !first.starts_with('-') && !first.starts_with('=');
         let env_prefix = first == "env" && rest.get(1).is_some_and(|w| w.contains('='));
-        if first == "env" && unsets(rest).1 > 1 {
+        let unset = if first == "env" { unsets(rest).1 } else { 0 };
+        if unset > 1 {
             // `env -u PYTHONPATH hatch test` runs `hatch test` with a variable unset.
-            rest = &rest[unsets(rest).1..];
+            rest = &rest[unset..];
         } else if assignment || env_prefix {
             rest = &rest[1..];
         } else if first == "command" && rest.get(1).is_some_and(|w| w == "-v" || w == "-V") {
@@ -1929,7 +1933,7 @@ mod tests {
     fn a_variable_unset_before_a_command_is_no_part_of_its_job() {
         assert_eq!(classify("env -u PYTHONPATH hatch test").family, classify("hatch test").family);
         assert_eq!(classify("env --unset=GOFLAGS -u CC go build ./...").family, "go build");
-        assert_eq!(setting_words("env -u A -u B make test"), ["env -u A", "env -u B", "make", "test"]);
+        assert_eq!(setting_words("env -u A -uB make test"), ["env -u A", "env -u B", "make", "test"]);
         assert_eq!(setting_words("make test"), ["make", "test"]);
     }
 
@@ -1937,14 +1941,30 @@ mod tests {
     fn a_process_left_running_is_started_in_the_background() {
         for command in [
             "uv run uvicorn app.main:app --port 8000 &",
-            "nohup ./bin/serve > /tmp/s.log 2>&1",
+            "nohup ./bin/serve > /tmp/s.log 2>&1 &",
+            "docker compose up -d db",
             "deno task dev > /tmp/dev.log 2>&1 & sleep 2 && curl -s localhost:8787/health",
         ] {
             assert!(starts_in_background(command), "{command}");
         }
-        for command in ["make test 2>&1 | tail -5", "cargo build && cargo test", "echo 'a & b'", "ls &> /dev/null"] {
+        for command in [
+            "make test 2>&1 | tail -5",
+            "cargo build && cargo test",
+            "echo 'a & b'",
+            "ls &> /dev/null",
+            "cargo test |& tail -5",
+        ] {
             assert!(!starts_in_background(command), "{command}");
         }
+    }
+
+    #[test]
+    fn ports_are_read_from_commands_and_errors() {
+        let named = |text: &str| ports_named(text).into_iter().collect::<Vec<_>>();
+        assert_eq!(named("uv run uvicorn app.main:app --port 8000 &"), ["8000"]);
+        assert_eq!(named("[Errno 98] error while attempting to bind on address ('127.0.0.1', 8000)"), ["8000"]);
+        assert_eq!(named("listen EADDRINUSE: address already in use :::3000"), ["3000"]);
+        assert!(named("Os { code: 98, kind: AddrInUse }").is_empty());
     }
 
     #[test]
@@ -1954,18 +1974,27 @@ mod tests {
         assert!(!stops_daemons("./gradlew"));
     }
 
+    fn without_looks_before_ok(command: &str) -> String {
+        without_looks_before(command, "FAILED: 2 tests")
+    }
+
     #[test]
     fn a_version_look_before_a_job_is_no_part_of_its_failure() {
-        assert_eq!(without_looks_before("flutter --version && flutter test"), "flutter test");
-        assert_eq!(without_looks_before("php artisan --version && ./vendor/bin/pest"), "./vendor/bin/pest");
+        // (Unless the version check is what failed, or no version was asked.)
+        let missing = "php artisan --version && ./vendor/bin/pest";
+        assert_eq!(without_looks_before(missing, "Could not open input file: artisan"), missing);
+        let committed = "git commit -m version && git push";
+        assert_eq!(without_looks_before_ok(committed), committed);
+        assert_eq!(without_looks_before_ok("flutter --version && flutter test"), "flutter test");
+        assert_eq!(without_looks_before_ok("php artisan --version && ./vendor/bin/pest"), "./vendor/bin/pest");
         // (A look alone is the command; one after the job stays.)
-        assert_eq!(without_looks_before("go version"), "go version");
+        assert_eq!(without_looks_before_ok("go version"), "go version");
         assert_eq!(
-            without_looks_before("sed -i 's/a/b/' x.json && deno task test"),
+            without_looks_before_ok("sed -i 's/a/b/' x.json && deno task test"),
             "sed -i 's/a/b/' x.json && deno task test"
         );
-        assert_eq!(without_looks_before("deno --version | head -1 && deno task test"), "deno task test");
-        assert_eq!(without_looks_before("make build && ./bin/x --version"), "make build && ./bin/x --version");
+        assert_eq!(without_looks_before_ok("deno --version | head -1 && deno task test"), "deno task test");
+        assert_eq!(without_looks_before_ok("make build && ./bin/x --version"), "make build && ./bin/x --version");
     }
 
     #[test]
@@ -2334,6 +2363,9 @@ mod tests {
         assert_eq!(without_seeds("go test -shuffle=1733738402 -count=1 ./..."), "go test -count=1 ./...");
         assert_eq!(without_seeds("go test -shuffle=on ./..."), "go test -shuffle=on ./...");
         assert_eq!(as_rerun("go test -shuffle=1733738402 -count=1 ./..."), as_rerun("go test -shuffle=on ./..."));
+        assert_ne!(as_rerun("bundle exec rspec --order defined"), as_rerun("bundle exec rspec --order random"));
+        // (A JVM switch takes no value: what follows it stays.)
+        assert_eq!(without_narrowing("./mvnw -DfailIfNoTests -Pci verify"), "./mvnw -Pci verify");
         assert_eq!(without_seeds("pytest -p randomly --randomly-seed 42 tests"), "pytest -p randomly tests");
         assert!(!is_narrowed_rerun("cabal test -O0 --test-options=--accept", "cabal test -O0"), "a flag added");
         assert!(builds_to_try("go build -o bin/bachmann ./cmd/bachmann && ./bin/bachmann --version"));

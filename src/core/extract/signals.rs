@@ -805,6 +805,13 @@ pub(crate) fn is_consent(text: &str) -> bool {
     CONSENT.find(text).is_some_and(|m| !durability::is_request(&text[m.end()..]))
 }
 
+/// True when a message asks for something new after its first two sentences ("whole
+/// workspace, every time. Then start on the pagination bug."): a new task, whatever it
+/// answered first.
+pub(crate) fn asks_more(text: &str) -> bool {
+    sentences(text).skip(1).any(|s| durability::is_request(s))
+}
+
 /// The longest question of the agent's kept with the answer that makes it a standing choice.
 const MAX_QUESTION: usize = 240;
 
@@ -829,14 +836,15 @@ pub(crate) fn answer_made_lasting(text: &str, question: &str) -> Option<String> 
             r"\b(?:every time|each time|always|from now on|going forward|by default|in (?:the )?future|from here on)\b",
             r"|\b(?:always|never|every time|each time|from now on|going forward)\b[^.;!?]{0,20}?\b(?:do|run|use)\s+(?:that|it|this)\b",
             r"|\bmake (?:that|it|this) (?:the |our )?default\b",
-            r"|^\W*(?:yes|yeah|yep|sure|ok|okay)\W+(?:and\s+)?(?:always|every time|from now on|going forward)\b",
+            r"|^\W*(?:yes|yeah|yep|sure|ok|okay)\W+(?:and\s+)?(?:always|every time|from now on|going forward)\W*$",
         ))
     });
     static ONCE: LazyLock<Regex> = LazyLock::new(|| {
         re(r"(?i)\b(?:this time|for now|just this once|only this once|only today|for today|this one time)\b")
     });
     let said: Vec<&str> = sentences(text).take(2).collect();
-    let at = said.iter().position(|s| MADE_LASTING.is_match(s))?;
+    // ("Why do you run it every time?" asks back.)
+    let at = said.iter().position(|s| MADE_LASTING.is_match(s) && !s.trim_end().ends_with('?'))?;
     let answer = said[..=at].join(" ");
     if ONCE.is_match(&answer) || answer.len() > MAX_SIGNAL {
         return None;
@@ -1738,6 +1746,8 @@ mod tests {
             "yes, do that every time today, just this once",
             "whole workspace please",
             "yes. And always run clippy with -D warnings in this repo.",
+            "Yes, always squash-merge PRs.",
+            "why do you run it every time?",
         ] {
             assert_eq!(answer_made_lasting(once, asked), None, "{once}");
         }

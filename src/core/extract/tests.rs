@@ -1318,3 +1318,17 @@ fn a_port_held_by_the_sessions_own_server_is_no_landmine() {
     let m = memory(&[&own[..1], &own[3..]].concat());
     assert_eq!(m.facts.tasks[0].fixes.len(), 1);
 }
+
+#[test]
+fn a_port_other_than_the_one_the_session_left_running_is_the_machines() {
+    let m = memory(&[
+        user("Add the health endpoint and test it."),
+        run("1", "uv run uvicorn app.main:app --port 8000 &"),
+        result("1", 0, "[1] 48211"),
+        run("2", "docker compose up db"),
+        result("2", 1, "Error: Bind for 0.0.0.0:5432 failed: port is already allocated"),
+        run("3", "docker compose up db -p 5433"),
+        result("3", 0, "started"),
+    ]);
+    assert_eq!(m.facts.tasks[0].fixes.len() + m.facts.tasks[0].unresolved.len(), 1, "{:?}", m.facts.tasks);
+}
