@@ -809,7 +809,7 @@ pub(crate) fn is_consent(text: &str) -> bool {
 /// workspace, every time. Then start on the pagination bug."): a new task, whatever it
 /// answered first.
 pub(crate) fn asks_more(text: &str) -> bool {
-    sentences(text).skip(1).any(|s| durability::is_request(s))
+    sentences(text).skip(2).any(durability::is_request)
 }
 
 /// The longest question of the agent's kept with the answer that makes it a standing choice.
