@@ -520,7 +520,8 @@ impl Extractor {
                 facts.preferences.retain(|p| !signals::is_taken_back(&p.text, &what));
             }
         }
-        let answers = (asked && signals::is_consent(text)) || (standing.is_some() && !signals::asks_more(text));
+        let answers = (asked && signals::is_consent(text))
+            || standing.as_ref().is_some_and(|answer| !signals::asks_more(text, answer));
         let continues_task =
             !self.tasks.is_empty() && (signals::is_correction(text) || signals::states_only(text) || answers);
         if !continues_task {

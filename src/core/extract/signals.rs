@@ -805,11 +805,11 @@ pub(crate) fn is_consent(text: &str) -> bool {
     CONSENT.find(text).is_some_and(|m| !durability::is_request(&text[m.end()..]))
 }
 
-/// True when a message asks for something new after its first two sentences ("whole
-/// workspace, every time. Then start on the pagination bug."): a new task, whatever it
-/// answered first.
-pub(crate) fn asks_more(text: &str) -> bool {
-    sentences(text).skip(2).any(durability::is_request)
+/// True when a message asks for something new besides the `answer` it gave ("whole
+/// workspace, and do that every time. Then fix the pagination bug."): a new task,
+/// whatever it answered first.
+pub(crate) fn asks_more(text: &str, answer: &str) -> bool {
+    sentences(text).filter(|s| !answer.contains(s)).any(durability::is_request)
 }
 
 /// The longest question of the agent's kept with the answer that makes it a standing choice.
@@ -1722,6 +1722,16 @@ mod tests {
                 "Commit messages here are always `type(KAT-nnn): summary`, all lowercase.".to_string()
             )]
         );
+    }
+
+    #[test]
+    fn a_request_besides_a_standing_answer_is_a_new_task() {
+        let asked = "Should I run `cargo fmt` over the whole workspace?";
+        let text = "whole workspace, and do that every time. Then fix the pagination bug.";
+        let answer = answer_made_lasting(text, asked).unwrap();
+        assert!(asks_more(text, &answer));
+        let only = "whole workspace. and do that every time";
+        assert!(!asks_more(only, &answer_made_lasting(only, asked).unwrap()));
     }
 
     #[test]
