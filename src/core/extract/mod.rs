@@ -744,13 +744,14 @@ impl Extractor {
         // A port in use once the session left a server running is the session's own doing,
         // no landmine of the machine's.
         // (A server sent to the background that could not bind met a port taken before it.)
-        let own_port = |ports: &BTreeSet<String>| {
+        if progress::is_port_taken(&error)
+            && !shell::starts_in_background(&call.command)
+            && let Some(ports) = &self.background_ports
+        {
             let named = shell::ports_named(&error);
-            named.is_empty() || ports.iter().any(|p| named.contains(p))
-        };
-        let own = self.background_ports.as_ref().is_some_and(own_port);
-        if own && !shell::starts_in_background(&call.command) && progress::is_port_taken(&error) {
-            return;
+            if named.is_empty() || ports.iter().any(|p| named.contains(p)) {
+                return;
+            }
         }
         self.named.error(&error);
         let failure = Failure { command: call.command, error, exit_code, line: call.line };

@@ -818,6 +818,10 @@ const MAX_QUESTION: usize = 240;
 /// The question an agent's reply ends on ("Should I run `cargo fmt` over the whole workspace,
 /// or only the files I changed?"), when one of its last three sentences asks one.
 pub(crate) fn closing_question(reply: &str) -> Option<String> {
+    // (Most replies ask nothing: they are not cut into sentences for it.)
+    if !reply.contains('?') {
+        return None;
+    }
     let said: Vec<&str> = sentences(reply).collect();
     let tail = &said[said.len().saturating_sub(3)..];
     let question = tail.iter().rev().find(|s| s.trim_end().ends_with('?'))?.trim();
