@@ -17,6 +17,8 @@ use crate::core::redact::redact_line_in;
 
 /// Longest error line kept, in bytes.
 const MAX_ERROR_LINE: usize = 300;
+/// How much of a clipped line's end is kept.
+const CLIPPED_TAIL: usize = 80;
 /// Output beyond this many bytes from either end is not searched: errors sit near the ends.
 const SEARCH_WINDOW: usize = 256 * 1024;
 /// Candidate lines scored per window at most; a log of ten thousand warnings has its answer
@@ -542,15 +544,30 @@ fn clean(line: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out.trim().to_string())
 }
 
+/// A long line cut to its head, and the reason the system put in brackets at its end
+/// (`… GoLink internal/api/api_test failed: I/O exception during sandboxed execution:
+/// /home/dev/… (No space left on device)`).
 fn clip(line: &str) -> String {
     if line.len() <= MAX_ERROR_LINE {
         return line.to_string();
     }
-    let mut end = MAX_ERROR_LINE;
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &line[..end])
+    let floor = |mut at: usize| {
+        while !line.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    // (Only a reason in brackets at its very end, as the system gives it: `(os error 28)`.)
+    let reason = line
+        .trim_end()
+        .strip_suffix(')')
+        .and_then(|rest| rest.rfind('('))
+        .filter(|&open| line.len() - open <= CLIPPED_TAIL && !line[open..].contains(['[', '{']));
+    let Some(from) = reason else {
+        return format!("{}…", &line[..floor(MAX_ERROR_LINE)]);
+    };
+    let end = floor(MAX_ERROR_LINE - (line.len() - from));
+    format!("{}… {}", &line[..end], &line[from..])
 }
 
 #[cfg(test)]
@@ -756,7 +773,10 @@ mod tests {
         assert_eq!(error_line("building\nsomething odd happened").as_deref(), Some("something odd happened"));
         let long = format!("error: {}", "x".repeat(1000));
         let line = error_line(&long).unwrap();
-        assert!(line.len() <= MAX_ERROR_LINE + 3 && line.ends_with('…'));
+        assert!(line.len() <= MAX_ERROR_LINE + 3 && line.ends_with('…'), "{line}");
+        let reason = format!("ERROR: BUILD.bazel:24:8: GoLink failed: {} (No space left on device)", "x/".repeat(200));
+        let line = error_line(&reason).unwrap();
+        assert!(line.starts_with("ERROR: BUILD.bazel:24:8") && line.ends_with("(No space left on device)"), "{line}");
         assert_eq!(error_line("\u{1b}[31merror\u{1b}[0m: bad").as_deref(), Some("error: bad"));
         // A secret whose key is on a line above is redacted all the same.
         let split = "connecting with\ndb_password:\n\n\n  Hunter2Passw0rdXyz failed: access denied\n";

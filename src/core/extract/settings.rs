@@ -55,7 +55,7 @@ const SETTINGS_NAMES: &[&str] = &[
     "rust-toolchain.toml",
     "global.json",
 ];
-const SETTINGS_EXTENSIONS: &[&str] = &["toml", "ini", "cfg", "conf", "properties", "env", "yaml", "yml"];
+const SETTINGS_EXTENSIONS: &[&str] = &["toml", "ini", "cfg", "conf", "properties", "env", "yaml", "yml", "bazelrc"];
 
 /// True when `path` names a file of settings (`.env.test`, `pyproject.toml`, `app.yaml`).
 pub(crate) fn is_settings_file(path: &str) -> bool {
@@ -73,6 +73,8 @@ static SETTING: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
         r#"^(?:export\s+)?(?P<a>[A-Za-z_][\w.-]*)\s*(?:=|:)\s*"?[^\s"{}\[\],][^"{}\[\]]*"?$"#,
         r#"|^"?(?P<b>[A-Za-z0-9_.-]+)\s*(?:[<>=!~]=|[<>])\s*[\w.*]+(?:\s*,\s*(?:[<>=!~]=|[<>])\s*[\w.*]+)*"?$"#,
+        // A flag a command of an rc file sets (`startup --output_user_root=/scratch/dev/bazel`).
+        r#"|^(?P<c>[a-z][\w:-]*\s+--[\w.-]+)=\S+$"#,
     ))
 });
 
@@ -100,7 +102,11 @@ pub(crate) fn settings_in(input: &str) -> Vec<String> {
             continue;
         }
         let Some(caps) = SETTING.captures(line) else { continue };
-        let Some(key) = caps.name("a").or_else(|| caps.name("b")).map(|m| m.as_str().to_string()) else { continue };
+        let Some(key) =
+            caps.name("a").or_else(|| caps.name("b")).or_else(|| caps.name("c")).map(|m| m.as_str().to_string())
+        else {
+            continue;
+        };
         let earlier = before.iter().find(|(k, _)| *k == key).map(|(_, l)| l.clone());
         if removed || earlier.is_none() {
             before.retain(|(k, _)| *k != key);
@@ -224,7 +230,13 @@ mod tests {
 
     #[test]
     fn settings_files_are_told_from_code() {
-        for path in [".env.test", "pyproject.toml", "gradle/wrapper/gradle-wrapper.properties", "config/app.yaml"] {
+        for path in [
+            ".env.test",
+            "pyproject.toml",
+            "gradle/wrapper/gradle-wrapper.properties",
+            "config/app.yaml",
+            "user.bazelrc",
+        ] {
             assert!(is_settings_file(path), "{path}");
         }
         for path in ["src/app.py", "lib/fee.ex", "README.md", "environment.rs"] {
@@ -243,6 +255,10 @@ mod tests {
         assert_eq!(settings_in(patch), ["polars>=1.18,<2"]);
         let properties = "distributionUrl=https\\://services.gradle.org/distributions/gradle-8.9-all.zip";
         assert_eq!(settings_in(properties), [properties]);
+        // A flag an rc file's command sets.
+        let rc = r#"{"file_path":"user.bazelrc","content":"startup --output_user_root=/scratch/dev/bazel\n"}"#;
+        assert_eq!(settings_in(rc), ["startup --output_user_root=/scratch/dev/bazel"]);
+        assert!(settings_in("cargo --version").is_empty());
         // Code, prose and secrets are no settings to tell.
         assert!(settings_in("def f(x):\\n    return x + 1").is_empty());
         assert!(settings_in("DB_PASSWORD=hunter2-very-secret").is_empty());
