@@ -324,7 +324,7 @@ impl Gathered {
                     && other.failure.line < fix.failure.line
                     && shell::runs_the_same(&other.command, &other.failure.command)
             });
-            lesson.quiet = fix.is_plain_retry() || told_with_other;
+            lesson.quiet = fix.is_plain_retry() || fix.alone || told_with_other;
             lesson.support(session, number);
         }
         for failure in &task.unresolved {

@@ -67,6 +67,8 @@ fn sessions() -> Vec<Stage1> {
         chain: Vec::new(),
         before: Vec::new(),
         work: false,
+        past: false,
+        alone: false,
     });
     let mut b = task("Add a lexer test.");
     b.verified.push(verified("cargo test"));
@@ -243,6 +245,8 @@ fn fix(command: &str, error: &str, failed_line: u64, fixed_by: &str) -> Fix {
         chain: Vec::new(),
         before: Vec::new(),
         work: false,
+        past: false,
+        alone: false,
     }
 }
 

@@ -156,6 +156,14 @@ pub(crate) struct Fix {
     /// under work): kept in the record of the session, never a lesson of the project.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) work: bool,
+    /// The command got past the failure only as far as a failure in the code, which the
+    /// task or the rerun below answered (`bazel test //...` past `No space left on device`,
+    /// to a test that timed out).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) past: bool,
+    /// The failed test passed when run alone right after, with nothing changed: flaky.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) alone: bool,
 }
 
 impl Fix {
@@ -307,6 +315,55 @@ struct PendingCall {
     line: u64,
 }
 
+/// The fix of `open` by `command`, a run that got past its error with settings added,
+/// whatever it met next. Of the steps run on the way, only installs and settings count.
+/// With `past`, the run got only as far as a failure in the code: every step run on the
+/// way counts, and of the files edited, the settings files only (the code and its fixtures
+/// are the task's).
+fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed: &BTreeMap<String, String>) -> Fix {
+    if past {
+        open.edited.retain(|f| settings::is_settings_file(f));
+    }
+    let ran = open
+        .ran
+        .into_iter()
+        .filter(|step| past || classify(step).kind == CommandKind::Install || shell::sets_a_setting(step));
+    // (The line written to the one file edited is what it set: `startup
+    // --output_user_root=/scratch/dev/bazel` in `user.bazelrc`.)
+    let mut settings = open.settings;
+    if settings.is_empty() && open.edited.len() == 1 {
+        settings = open.changed;
+    }
+    let mut fix = Fix {
+        failure: open.failure,
+        attempts: open.attempts,
+        command: command.to_string(),
+        line,
+        edited: open.edited,
+        ran: ran.collect(),
+        settings,
+        chain: open.chain,
+        before: Vec::new(),
+        work: false,
+        past,
+        alone: false,
+    };
+    fix.before = before_values(&fix, printed);
+    fix
+}
+
+/// The places (`path:line`) a failure's output points at, at its head and its tail.
+fn places_of(output: &str) -> Vec<String> {
+    let (head, tail) = ends(output, PLACES_WINDOW);
+    let mut places = progress::places_in(head, MAX_PLACES);
+    for place in progress::places_in(tail, MAX_PLACES) {
+        if !places.contains(&place) && places.len() < 2 * MAX_PLACES {
+            places.push(place);
+        }
+    }
+    places
+}
+
 /// `pnpm vitest run x && pnpm lint` that stopped at the linter's complaint: the steps before
 /// the check passed (a chain runs a step only once those before it did), and the check alone
 /// failed. `None` when the chain holds no one check, or the error is no check's.
@@ -347,11 +404,48 @@ struct OpenFailure {
     written: Vec<String>,
     /// An edit of the code since took out a name the error quoted.
     rewrote_named: bool,
+    /// The last attempt, where it met another error.
+    last: Option<Failure>,
+    /// Something was edited or run since the last attempt failed.
+    changed_since: bool,
+    /// A failure in the code met once a landmine was got past: the task's business, never
+    /// a lesson, unless the test then passes alone (a flaky one).
+    aside: bool,
 }
 
 impl OpenFailure {
+    fn new(failure: Failure, kind: CommandKind, task: usize, places: Vec<String>, written: Vec<String>) -> OpenFailure {
+        OpenFailure {
+            failure,
+            chain: Vec::new(),
+            kind,
+            task,
+            attempts: 1,
+            edited: Vec::new(),
+            ran: Vec::new(),
+            tried: Vec::new(),
+            settings: Vec::new(),
+            changed: Vec::new(),
+            places,
+            written,
+            rewrote_named: false,
+            last: None,
+            changed_since: false,
+            aside: false,
+        }
+    }
+
+    /// True when `command`, run with nothing changed since the last attempt failed, is the
+    /// same run narrowed to the test that failed (`crystal spec spec/rate_window_spec.cr`
+    /// after `crystal spec` failed there), and it passed: the test passes alone, it is flaky.
+    fn passes_alone(&self, command: &str) -> bool {
+        let error = self.last.as_ref().map_or(&self.failure.error, |last| &last.error);
+        !self.changed_since && progress::reruns_the_failed_test(command, &self.failure.command, error, &self.places)
+    }
+
     /// A step run since the failure, once, up to [`MAX_STEPS_BETWEEN`].
     fn ran_step(&mut self, step: String) {
+        self.changed_since = true;
         if !self.ran.contains(&step) && self.ran.len() < MAX_STEPS_BETWEEN {
             self.ran.push(step);
         }
@@ -359,6 +453,7 @@ impl OpenFailure {
 
     /// Files edited since the failure, once each, up to [`MAX_FILES`].
     fn edited_too(&mut self, files: &[String]) {
+        self.changed_since = true;
         for file in files {
             if !self.edited.contains(file) && self.edited.len() < MAX_FILES {
                 self.edited.push(file.clone());
@@ -566,6 +661,7 @@ impl Extractor {
             let in_code = call.writes.iter().any(|f| progress::is_source(f));
             let removed = if in_code { settings::removed_text(call.input.for_scanning()) } else { String::new() };
             for failure in self.open.values_mut() {
+                failure.changed_since = true;
                 if progress::names_what_was_removed(&failure.failure.error, &removed) {
                     failure.rewrote_named = true;
                 }
@@ -772,7 +868,38 @@ impl Extractor {
             && progress::is_verdict_on_code(&failure.error)
             && let Some(open) = self.open.remove(&call.family)
         {
-            self.got_past(open, &failure.command, call.line);
+            self.got_past(open, &failure.command, call.line, false);
+            self.set_aside(call.family, call.kind, failure, output);
+            return;
+        }
+        // `shards install`, or `startup --output_user_root=…` written to `user.bazelrc`, got
+        // `crystal spec` past a missing shard or a full disk to a spec that failed: that much
+        // is the way around the landmine, and the failure in the code is the task's business.
+        if let Some(open) = self.open.get(&call.family)
+            && !open.aside
+            && call.kind == CommandKind::Test
+            && progress::reached_the_code(&open.chain.last().unwrap_or(&open.failure).error, &failure.error)
+            && shell::runs_the_same(&failure.command, &open.failure.command)
+            && (progress::adds_settings_only(&open.failure.command, &failure.command)
+                || open.edited.iter().any(|f| settings::is_settings_file(f))
+                || open
+                    .ran
+                    .iter()
+                    .chain(&shell::steps_before_job(&failure.command, &call.family))
+                    .any(|step| classify(step).kind == CommandKind::Install || shell::sets_a_setting(step)))
+            && let Some(mut open) = self.open.remove(&call.family)
+        {
+            for step in shell::steps_before_job(&failure.command, &call.family) {
+                open.ran_step(step);
+            }
+            // (`./gradlew --stop && ./gradlew test --tests '*AckTest'` ran the failed job again.)
+            let job = shell::job_line_for(&failure.command, &open.failure.command);
+            let command = match shell::words(&job) == shell::words(&open.failure.command) {
+                true => open.failure.command.clone(),
+                false => job,
+            };
+            self.got_past(open, &command, call.line, true);
+            self.set_aside(call.family, call.kind, failure, output);
             return;
         }
         if let Some(open) = self.open.get_mut(&call.family) {
@@ -800,63 +927,38 @@ impl Extractor {
                 && failure.command != last.command
                 && !progress::is_code_error(&failure.error)
                 && !progress::names_coined(&failure.error, &self.coined);
+            open.last = (failure.error != open.failure.error).then(|| failure.clone());
+            open.changed_since = false;
             if step && open.chain.len() < MAX_CHAIN {
                 open.chain.push(failure);
             }
             return;
         }
         let task = self.tasks.len().saturating_sub(1);
-        let (head, tail) = ends(output, PLACES_WINDOW);
-        let mut places = progress::places_in(head, MAX_PLACES);
-        for place in progress::places_in(tail, MAX_PLACES) {
-            if !places.contains(&place) && places.len() < 2 * MAX_PLACES {
-                places.push(place);
-            }
-        }
         let written = self.current().map(|(_, facts)| facts.files.clone()).unwrap_or_default();
-        let open = OpenFailure {
-            failure,
-            chain: Vec::new(),
-            kind: call.kind,
-            task,
-            attempts: 1,
-            edited: Vec::new(),
-            ran: Vec::new(),
-            tried: Vec::new(),
-            settings: Vec::new(),
-            changed: Vec::new(),
-            places,
-            written,
-            rewrote_named: false,
-        };
+        let open = OpenFailure::new(failure, call.kind, task, places_of(output), written);
         self.open.insert(call.family, open);
     }
 
-    /// The fix of `open` by `command`, a run that got past its error with settings added,
-    /// whatever it met next. Of the steps run on the way, only installs and settings count.
-    fn got_past(&mut self, open: OpenFailure, command: &str, line: u64) {
-        let ran = open
-            .ran
-            .into_iter()
-            .filter(|step| classify(step).kind == CommandKind::Install || shell::sets_a_setting(step));
-        let mut fix = Fix {
-            failure: open.failure,
-            attempts: open.attempts,
-            command: command.to_string(),
-            line,
-            edited: open.edited,
-            ran: ran.collect(),
-            settings: open.settings,
-            chain: open.chain,
-            before: Vec::new(),
-            work: false,
-        };
-        fix.before = before_values(&fix, &self.printed);
-        if let Some(facts) = self.tasks.get_mut(open.task).and_then(|t| t.facts.as_mut())
+    /// Keep the fix of `open` by `command` (see [`fix_past`]).
+    fn got_past(&mut self, open: OpenFailure, command: &str, line: u64, past: bool) {
+        let task = open.task;
+        let fix = fix_past(open, command, line, past, &self.printed);
+        if let Some(facts) = self.tasks.get_mut(task).and_then(|t| t.facts.as_mut())
             && facts.fixes.len() < MAX_FACTS
         {
             facts.fixes.push(fix);
         }
+    }
+
+    /// Keep `failure`, a failure in the code met on the way past a landmine, only to see
+    /// whether the test then passes alone: anything else that answers it is the task's.
+    fn set_aside(&mut self, family: String, kind: CommandKind, failure: Failure, output: &str) {
+        let task = self.tasks.len().saturating_sub(1);
+        // (Of `bazel shutdown && bazel test …`, the test run is what a rerun narrows.)
+        let failure = Failure { command: shell::job_line(&failure.command), ..failure };
+        let open = OpenFailure { aside: true, ..OpenFailure::new(failure, kind, task, places_of(output), Vec::new()) };
+        self.open.insert(family, open);
     }
 
     /// A command that corrects the spelling of one that failed (`mix tset x` → `mix test x`,
@@ -916,6 +1018,39 @@ impl Extractor {
             });
         let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };
         for mut open in fixed {
+            // (A test met past a landmine that passes alone is flaky; what else answers it
+            // is the task's business.)
+            if open.passes_alone(&call.command) && task.fixes.len() < MAX_FACTS {
+                // (The run that met the flaky test had got past the failure before it:
+                // `rustup toolchain install nightly` past `toolchain 'nightly' is not installed`.)
+                let (failure, attempts) = match open.last.take() {
+                    Some(last) if !open.aside => {
+                        open.chain.retain(|step| step.line != last.line);
+                        let past = fix_past(open, &shell::job_line(&last.command), last.line, true, printed);
+                        task.fixes.push(past);
+                        (Failure { command: shell::job_line(&last.command), ..last }, 1)
+                    }
+                    _ => (open.failure, open.attempts),
+                };
+                task.fixes.push(Fix {
+                    failure,
+                    attempts,
+                    command: call.command.clone(),
+                    line: call.line,
+                    edited: Vec::new(),
+                    ran: Vec::new(),
+                    settings: Vec::new(),
+                    chain: Vec::new(),
+                    before: Vec::new(),
+                    work: false,
+                    past: false,
+                    alone: true,
+                });
+                continue;
+            }
+            if open.aside {
+                continue;
+            }
             // `sudo apt-get install -y zlib1g-dev && stack build` after `stack build` failed:
             // the install the chain ran first is what got past the failure; with nothing
             // edited, so is any step it ran first (`./mvnw spotless:apply && ./mvnw verify`).
@@ -1029,6 +1164,8 @@ impl Extractor {
                 chain: open.chain,
                 before: Vec::new(),
                 work,
+                past: false,
+                alone: false,
             };
             fix.before = before_values(&fix, printed);
             task.fixes.push(fix);
@@ -1212,7 +1349,7 @@ impl Extractor {
             .filter(|p| signals::forbids(&p.text))
             .map(|p| p.text.to_lowercase())
             .collect();
-        for open in std::mem::take(&mut self.open).into_values() {
+        for open in std::mem::take(&mut self.open).into_values().filter(|open| !open.aside) {
             // A new spec still red when the session ended is work left undone, not a landmine.
             let failure = &open.failure;
             if progress::is_own_unfinished_work(&failure.command, &failure.error, &open.places, &open.written) {
@@ -1259,11 +1396,17 @@ impl Extractor {
             }
             facts.files = facts.files.iter().map(|f| relative_to(f, cwd)).collect();
             if self.outages.contains(&at) {
+                // (A step through another server, `HEX_MIRROR=… mix deps.get`, went around the
+                // day's outage; the rest of the way is the project's.)
+                for fix in &mut facts.fixes {
+                    let failure = &fix.failure;
+                    fix.ran.retain(|step| !progress::goes_around_elsewhere(&failure.command, &failure.error, step));
+                }
                 // (A fix that did more on the way keeps what else it did.)
                 let only_elsewhere = |fix: &Fix| {
                     fix.ran.is_empty()
                         && fix.edited.is_empty()
-                        && progress::goes_around_elsewhere(&fix.failure.command, &fix.command)
+                        && progress::goes_around_elsewhere(&fix.failure.command, &fix.failure.error, &fix.command)
                 };
                 facts.fixes.retain(|fix| fix.work || !only_elsewhere(fix));
             }

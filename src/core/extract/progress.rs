@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::errors;
 use super::shell::{self, CommandKind, classify};
 
 /// Errors that name a symbol, an assertion or a lint code: what editing the code under work
@@ -123,6 +124,59 @@ pub(crate) fn is_verdict_on_code(error: &str) -> bool {
         )
     });
     (VERDICT.is_match(error) || is_check_complaint(error)) && !ENVIRONMENT.is_match(error)
+}
+
+/// True when a failure about something else (a shard missing, a disk full) gave way to one
+/// in the code under work (a failed spec, a test that timed out): the run got as far as the
+/// code.
+pub(crate) fn reached_the_code(before: &str, after: &str) -> bool {
+    // A test run's own verdict (`FAIL: //internal/queue:queue_test`, `Failure/Error: …`).
+    static TEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"^FAIL:|--- FAIL|\bFAILED (?:tests?/|\w+::)|(?i:failure/error|\bassert|panicked at|\b[0-9]+ (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
+        )
+    });
+    // (`BUILD.bazel:24:8: GoLink … (No space left on device)` is placed in a file, and is
+    // about the machine all the same.)
+    let in_code = |error: &str| is_code_error(error) || is_verdict_on_code(error);
+    (is_environmental(before) || !in_code(before))
+        && (TEST_FAILED.is_match(after) || is_verdict_on_code(after))
+        && !is_environmental(after)
+        && !errors::same_error(before, after)
+}
+
+/// True when `command` is `failed` run again narrowed to the test its failure named
+/// (`crystal spec spec/rate_window_spec.cr` after `crystal spec` failed in that file,
+/// `bazel test //internal/queue:queue_test` after `FAIL: //internal/queue:queue_test`).
+pub(crate) fn reruns_the_failed_test(command: &str, failed: &str, error: &str, places: &[String]) -> bool {
+    // (Or another runner picking that test: `cargo test -p weser-core --lib
+    // watch::tests::picks_up_new_file` after `make test` failed in it.)
+    // (Of a chain, the test run: not `cat test/golden/x.out` after it.)
+    let job = shell::job_line(command);
+    let narrowed = match shell::runs_the_same(&job, failed) {
+        true => shell::is_narrowed_rerun(&job, failed),
+        false => classify(&job).kind == CommandKind::Test && shell::is_narrowed(&job),
+    };
+    if !narrowed {
+        return false;
+    }
+    let failed_words = shell::words(failed);
+    let words = shell::words(&job);
+    // (What `--deselect tests/x.py::test_y` names is the test left out.)
+    let leaves_out = |flag: &str| ["deselect", "ignore", "exclude", "skip", "invert"].iter().any(|w| flag.contains(w));
+    let picked = words.iter().enumerate().filter(|(i, w)| {
+        let after = i.checked_sub(1).and_then(|i| words.get(i)).is_some_and(|flag| leaves_out(flag));
+        !w.starts_with('-') && !failed_words.contains(w) && !after
+    });
+    picked.map(|(_, w)| w).any(|word| {
+        let word = word.trim_start_matches("./");
+        let file = word.split("::").next().unwrap_or(word);
+        let file = file.rsplit_once(':').filter(|(_, n)| n.parse::<u32>().is_ok()).map_or(file, |(f, _)| f);
+        // (A test's path or name, not a word of the command: `weser-core`, `test`.)
+        let names_a_test = word.len() >= 6 && word.contains(['/', ':', '.', '_']);
+        names_a_test
+            && (error.contains(word) || places.iter().any(|p| p.starts_with(file) || p.ends_with(&format!("/{file}"))))
+    })
 }
 
 /// True when an error is one in the code under work (a symbol, an assertion, a lint code).
@@ -677,9 +731,10 @@ pub(crate) fn announces_outage(text: &str) -> bool {
 /// True when `fixed` got past `failed` by pointing it at another server (`UV_INDEX_URL=https://
 /// pypi.org/simple`, `HEX_MIRROR=https://…`, `--index-url https://…`) that `failed` did not
 /// name: a way around a server that was down, when one was.
-pub(crate) fn goes_around_elsewhere(failed: &str, fixed: &str) -> bool {
+pub(crate) fn goes_around_elsewhere(failed: &str, error: &str, fixed: &str) -> bool {
+    // (A server the error asked for, `helm repo add bitnami https://…`, is no way around.)
     let named = shell::words(failed);
-    shell::words(fixed).iter().any(|w| w.contains("://") && !named.contains(w))
+    shell::words(fixed).iter().any(|w| w.contains("://") && !named.contains(w) && !error.contains(w.as_str()))
 }
 
 /// What the command that succeeded has that the failed one lacked, when it is the same
@@ -760,6 +815,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_rerun_of_the_failed_test_alone_is_told_from_one_that_leaves_it_out() {
+        let error = "FAILED tests/test_export.py::test_export_csv - assert 1 == 2";
+        assert!(reruns_the_failed_test("pytest -q tests/test_export.py::test_export_csv", "pytest -q", error, &[]));
+        assert!(!reruns_the_failed_test(
+            "pytest -q --deselect tests/test_export.py::test_export_csv",
+            "pytest -q",
+            error,
+            &[]
+        ));
+        // (A run of other tests, or another program's, names nothing that failed.)
+        assert!(!reruns_the_failed_test("pytest -q tests/test_import.py", "pytest -q", error, &[]));
+        let places = ["spec/rate_window_spec.cr".to_string()];
+        assert!(reruns_the_failed_test(
+            "crystal spec spec/rate_window_spec.cr",
+            "crystal spec",
+            "Failure/Error: x",
+            &places
+        ));
+        let panic = "thread 'watch::tests::picks_up_new_file' panicked at src/watch.rs:141:9";
+        assert!(reruns_the_failed_test("cargo test --lib watch::tests::picks_up_new_file", "make test", panic, &[]));
+        // (Nor is a golden file the rerun accepts a test it picked.)
+        let golden = "Golden file test/golden/x.out does not exist; use --accept to create it";
+        assert!(!reruns_the_failed_test(
+            "cabal test --test-options=--accept && cat test/golden/x.out",
+            "cabal test",
+            golden,
+            &[]
+        ));
+    }
+
+    #[test]
+    fn a_run_got_as_far_as_the_code_when_a_test_failed_after_a_machine_error() {
+        let disk = "ERROR: BUILD.bazel:24:8: GoLink failed: I/O exception (No space left on device)";
+        assert!(reached_the_code(disk, "FAIL: //internal/queue:queue_test (see test.log)"));
+        assert!(reached_the_code("Error: can't find file 'webmock'", "Failure/Error: w.count(\"a\").should eq(0)"));
+        // (Another machine error is the next landmine, not the code.)
+        assert!(!reached_the_code(disk, "Error: connection refused (os error 111)"));
+        assert!(!reached_the_code("E0432 unresolved import", "FAILED tests/test_x.py::test_y"));
+    }
+
+    #[test]
     fn a_server_down_for_the_day_is_gone_around_elsewhere() {
         for said in [
             "Also, the internal PyPI mirror is down this morning, so point uv at public PyPI for today.",
@@ -776,10 +872,16 @@ mod tests {
         ] {
             assert!(!announces_outage(said), "{said}");
         }
-        assert!(goes_around_elsewhere("mix deps.get", "HEX_MIRROR=https://cdn.jsdelivr.net/hex mix deps.get"));
-        assert!(goes_around_elsewhere("pip install -e .", "pip install --index-url https://pypi.org/simple -e ."));
-        assert!(!goes_around_elsewhere("mix deps.get", "MIX_ENV=test mix deps.get"));
-        assert!(!goes_around_elsewhere("curl https://x.test/a", "curl -L https://x.test/a"));
+        assert!(goes_around_elsewhere("mix deps.get", "", "HEX_MIRROR=https://cdn.jsdelivr.net/hex mix deps.get"));
+        assert!(goes_around_elsewhere("pip install -e .", "", "pip install --index-url https://pypi.org/simple -e ."));
+        assert!(!goes_around_elsewhere("mix deps.get", "", "MIX_ENV=test mix deps.get"));
+        assert!(!goes_around_elsewhere("curl https://x.test/a", "", "curl -L https://x.test/a"));
+        let error = "Error: no repository definition for https://charts.bitnami.com/bitnami";
+        assert!(!goes_around_elsewhere(
+            "helm dependency build",
+            error,
+            "helm repo add bitnami https://charts.bitnami.com/bitnami"
+        ));
     }
 
     #[test]

@@ -108,6 +108,17 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     let at = |line: u64| meta.map_or_else(String::new, |meta| format!(" ({})", meta.place(line)));
     let shown = |command: &str| shown(fix, command);
     let mut s = format!("{} failed", code(&shown(&fix.failure.command)));
+    // (What a flaky test expected, or how long it waited, is no lesson: that it passes alone is.)
+    if fix.alone {
+        let _ = write!(
+            s,
+            "{} -> {} passed alone right after, with nothing changed{}: the test may be flaky",
+            at(fix.failure.line),
+            code(&fix.command),
+            at(fix.line)
+        );
+        return s;
+    }
     // What a test expected says nothing of a fix that changed no code: its place does.
     let error = if fix.edited.is_empty() { without_expectation(&fix.failure.error) } else { &fix.failure.error };
     if !error.is_empty() {
@@ -159,7 +170,8 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
         (true, true) => write!(s, " -> the same command passed on a plain retry{}; it may be flaky", at(fix.line)),
         (true, false) => write!(s, " -> {} succeeded instead{}", code(&shown(&fix.command)), at(fix.line)),
         (false, _) => {
-            write!(s, " -> after {}, {} succeeded{}", steps.join(" and "), code(&shown(&fix.command)), at(fix.line))
+            let verb = if fix.past { "got past it" } else { "succeeded" };
+            write!(s, " -> after {}, {} {verb}{}", steps.join(" and "), code(&shown(&fix.command)), at(fix.line))
         }
     };
     s
@@ -369,8 +381,9 @@ fn references(task: &TaskFacts, meta: &SessionMeta) -> Vec<String> {
         let error = if f.error.is_empty() { String::new() } else { format!(": {}", code(&f.error)) };
         refs.push(format!("{}: {}{exit}{error}", meta.place(f.line), code(&f.command)));
     }
-    let passed =
-        task.fixes.iter().map(|f| (f.line, &f.command)).chain(task.verified.iter().map(|v| (v.line, &v.command)));
+    // (A run that only got past a failure, to one in the code, did not pass.)
+    let fixed = task.fixes.iter().filter(|f| !f.past).map(|f| (f.line, &f.command));
+    let passed = fixed.chain(task.verified.iter().map(|v| (v.line, &v.command)));
     for (line, command) in passed {
         let reference = format!("{}: {} passed", meta.place(line), code(command));
         if !refs.contains(&reference) {
@@ -464,6 +477,8 @@ mod tests {
             chain: Vec::new(),
             before: Vec::new(),
             work: false,
+            past: false,
+            alone: false,
         }
     }
 

@@ -302,18 +302,45 @@ pub(crate) fn without_output_filters(command: &str) -> String {
 pub(crate) fn is_narrowed_rerun(command: &str, failed: &str) -> bool {
     // (With the same seed or another: `go test -shuffle=1733738402 ./internal/watchdog/`
     // after `go test -shuffle=on ./...`.)
-    let (command, failed) = (as_rerun(command), as_rerun(failed));
+    // (Of `bazel test -- //... -//e2e/...`, what it left out is no part of what it ran.)
+    let (command, failed) = (as_rerun(command), as_rerun(&without_bazel_exclusions(failed)));
     let (words, failed_words) = (words(&command), words(&failed));
     let added: Vec<&String> = words.iter().filter(|w| !failed_words.contains(w)).collect();
-    // (`./internal/watchdog/` is one of Go's `./...`.)
+    // (`./internal/watchdog/` is one of Go's `./...`, `//internal/queue:queue_test` one of
+    // Bazel's `//...`.)
     let one_package = added.iter().any(|a| a.starts_with("./") && !a.ends_with("..."));
     let all_packages = failed_words.iter().any(|w| w == "./...");
-    let kept = |w: &String| words.contains(w) || (w == "./..." && one_package);
-    (is_narrowed(&command) || (all_packages && one_package))
+    let one_label = added.iter().any(|a| is_bazel_label(a));
+    let all_labels = failed_words.iter().any(|w| is_bazel_pattern(w));
+    let kept = |w: &String| {
+        words.contains(w) || (w == "./..." && one_package) || (one_label && (is_bazel_pattern(w) || w == "--"))
+    };
+    (is_narrowed(&command) || (all_packages && one_package) || (all_labels && one_label))
         && !is_narrowed(&failed)
         && !added.is_empty()
         && added.iter().all(|w| !w.starts_with('-') && w.contains('/'))
         && failed_words.iter().all(kept)
+}
+
+/// A Bazel target pattern that names many targets (`//...`, `//internal/...`, `//pkg:all`).
+fn is_bazel_pattern(word: &str) -> bool {
+    word.starts_with("//") && (word.ends_with("...") || word.ends_with(":all") || word.ends_with(":*"))
+}
+
+/// A Bazel label that names one target (`//internal/queue:queue_test`).
+fn is_bazel_label(word: &str) -> bool {
+    word.starts_with("//") && !is_bazel_pattern(word)
+}
+
+/// `command` without the targets a Bazel run left out (`-//e2e/...` of `bazel test --
+/// //... -//e2e/...`): the task's choice of what to run.
+fn without_bazel_exclusions(command: &str) -> String {
+    let bazel =
+        |words: &[String]| words.first().is_some_and(|p| matches!(p.rsplit('/').next(), Some("bazel" | "bazelisk")));
+    if !segments(command).iter().any(|words| bazel(words)) {
+        return command.to_string();
+    }
+    command.split(' ').filter(|w| !w.starts_with("-//")).collect::<Vec<_>>().join(" ")
 }
 
 /// Whether a chain builds a binary only to try it out: a build into a named place, then that
@@ -382,6 +409,10 @@ const NARROWING_FLAGS: &[&str] = &[
     "-Dit.test",
     "-Dsurefire.failIfNoSpecifiedTests",
     "-DfailIfNoTests",
+    // And the switches that leave a kind of test out (`-DskipITs`).
+    "-DskipITs",
+    "-DskipTests",
+    "-Dmaven.test.skip",
 ];
 
 /// Flags that set the order or the seed of one run (`go test -shuffle=1733738402 -count=1`,
@@ -435,6 +466,7 @@ pub(crate) fn without_narrowing(command: &str) -> String {
                 true => without_flags(part, NARROWING_FLAGS),
                 false => part.to_string(),
             };
+            let part = without_bazel_exclusions(&part);
             if gradle { without_flags(&part, GRADLE_SKIPS) } else { part }
         })
         .collect();
@@ -469,6 +501,12 @@ const TEST_RUNNERS: &[&str] = &[
 /// Gradle's flags that leave a task out (`./gradlew build -x detekt`): a check skipped for
 /// the task at hand, not part of the way to build.
 const GRADLE_SKIPS: &[&str] = &["-x", "--exclude-task"];
+
+/// True when `words` run Bazel's tests (`bazel test`, `bazelisk test`).
+fn runs_bazel_tests(words: &[String]) -> bool {
+    words.first().is_some_and(|p| matches!(p.rsplit('/').next(), Some("bazel" | "bazelisk")))
+        && words.iter().skip(1).find(|w| !w.starts_with('-')).is_some_and(|w| w == "test")
+}
 
 /// True when `words` run Gradle (`gradle`, `./gradlew`).
 fn runs_gradle(words: &[String]) -> bool {
@@ -551,7 +589,10 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
                 && w.split_whitespace().next().is_some_and(|inner| {
                     NARROWING_FLAGS.contains(&inner.split_once('=').map_or(inner, |(flag, _)| flag))
                 });
+            // (`bazel test //internal/queue:queue_test`, `bazel test -- //... -//e2e/...`.)
+            let bazel_pick = runs_bazel_tests(words) && (is_bazel_label(w) || w.starts_with("-//"));
             NARROWING_FLAGS.contains(&flag)
+                || bazel_pick
                 || passed_on
                 || (runs_gradle(words) && GRADLE_SKIPS.contains(&flag))
                 || flag.starts_with("-Dtest")
@@ -2560,6 +2601,12 @@ mod tests {
         assert_eq!(without_narrowing("yarn jest -t login"), "yarn jest");
         assert_eq!(without_narrowing("sudo -E pytest -k slow"), "sudo -E pytest");
         assert_eq!(without_narrowing("hatch run test -k slow"), "hatch run test");
+        // What a Bazel run or a Maven build left out this time.
+        assert_eq!(without_narrowing("bazel test -- //... -//e2e/..."), "bazel test -- //...");
+        assert_eq!(without_narrowing("./mvnw -o -DskipITs verify"), "./mvnw -o verify");
+        assert!(is_narrowed("bazel test -- //... -//e2e/...") && is_narrowed("bazel test //internal/queue:queue_test"));
+        assert!(!is_narrowed("bazel test //...") && !is_narrowed("bazel build //cmd/server:server"));
+        assert!(is_narrowed_rerun("bazel test //internal/queue:queue_test", "bazel test -- //... -//e2e/..."));
     }
 
     #[test]

@@ -78,6 +78,8 @@ impl Unread {
             chain: Vec::new(),
             before: Vec::new(),
             work: false,
+            past: false,
+            alone: false,
         })
     }
 }

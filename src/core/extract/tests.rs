@@ -516,6 +516,104 @@ fn a_way_around_a_server_down_for_the_day_is_no_lesson() {
 }
 
 #[test]
+fn a_step_through_another_server_on_an_outage_day_leaves_the_rest_of_the_way() {
+    let m = memory(&[
+        user("Add a slug helper. hex.pm is having an outage this morning, use the mirror for now."),
+        run("1", "mix test"),
+        result("1", 1, "** (Mix) Can't continue due to errors on dependencies"),
+        run("2", "HEX_MIRROR=https://cdn.jsdelivr.net/hex mix deps.get"),
+        result("2", 0, "All dependencies are up to date"),
+        run("3", "sudo apt-get install -y erlang-dev"),
+        result("3", 0, "Setting up erlang-dev"),
+        run("4", "mix test"),
+        result("4", 0, "12 tests, 0 failures"),
+    ]);
+    let fix = &m.facts.tasks.first().map(|t| t.fixes.clone()).unwrap_or_default();
+    assert!(fix.len() == 1 && fix[0].ran == ["sudo apt-get install -y erlang-dev"], "{}", m.rollout_summary);
+    // (A server the error itself asks for stays a step of the way.)
+    let asked = memory(&[
+        user("Package the chart. The docs site is down today, never mind the README."),
+        run("1", "helm dependency build charts/api"),
+        result("1", 1, "Error: no repository definition for https://charts.bitnami.com/bitnami"),
+        run("2", "helm repo add bitnami https://charts.bitnami.com/bitnami"),
+        result("2", 0, "\"bitnami\" has been added"),
+        run("3", "helm dependency build charts/api"),
+        result("3", 0, "Saving 1 charts"),
+    ]);
+    let way = asked.facts.tasks.first().and_then(|t| t.fixes.first()).map(render::way_around).unwrap_or_default();
+    assert!(way.contains("helm repo add bitnami https://charts.bitnami.com/bitnami"), "{}", asked.rollout_summary);
+}
+
+#[test]
+fn a_failed_test_that_passes_alone_with_nothing_changed_is_flaky() {
+    let spec_failed = "Failures:\n\n  1) RateWindow expires entries after the window\n     Failure/Error: w.count(\"a\").should eq(0)\n\n     # spec/rate_window_spec.cr:15\n\n52 examples, 1 failures";
+    let session = |between: Option<serde_json::Value>| {
+        let mut lines = vec![
+            user("Add a --retries option to girolle fetch."),
+            run("1", "crystal spec"),
+            result("1", 1, "In spec/spec_helper.cr:2:1\nError: can't find file 'webmock'"),
+            run("2", "shards install"),
+            result("2", 0, "Installing webmock (0.14.0)"),
+            run("3", "crystal spec"),
+            result("3", 1, spec_failed),
+        ];
+        lines.extend(between);
+        lines.extend([run("4", "crystal spec spec/rate_window_spec.cr"), result("4", 0, "2 examples, 0 failures")]);
+        memory(&lines)
+    };
+    let m = session(None);
+    let fixes = &m.facts.tasks[0].fixes;
+    // The install got the run past the missing shard, as far as a spec.
+    assert!(fixes[0].past && fixes[0].ran == ["shards install"], "{fixes:?}");
+    assert!(
+        m.rollout_summary.contains("after running `shards install`, `crystal spec` got past it"),
+        "{}",
+        m.rollout_summary
+    );
+    // The spec then passed alone: flaky, told without what it expected.
+    assert!(fixes[1].alone, "{fixes:?}");
+    let flaky = m.rollout_summary.lines().find(|l| l.contains("passed alone")).unwrap_or_default();
+    assert!(flaky.contains("`crystal spec spec/rate_window_spec.cr`") && flaky.contains("may be flaky"), "{flaky}");
+    assert!(!flaky.contains("should eq(0)"), "{flaky}");
+    // With the code edited in between, the rerun checks the edit: nothing flaky.
+    let edited = session(Some(edit("src/girolle/rate_window.cr")));
+    assert!(!edited.facts.tasks[0].fixes.iter().any(|f| f.alone), "{:?}", edited.facts.tasks[0].fixes);
+}
+
+#[test]
+fn a_setting_written_to_an_rc_file_gets_a_run_past_a_full_disk_to_a_flaky_test() {
+    let m = memory(&[
+        user("Add Retry-After to the 429s. Skip the //e2e/... targets this time."),
+        run("1", "bazel test -- //... -//e2e/..."),
+        result(
+            "1",
+            1,
+            "ERROR: /home/dev/inkcap/internal/api/BUILD.bazel:24:8: GoLink internal/api/api_test failed: I/O exception during sandboxed execution: /home/dev/.cache/bazel/sandbox/1877/execroot/_main/bazel-out/k8-fastbuild/bin/internal/api/api_test_/api_test (No space left on device)\nFAILED: Build did NOT complete successfully",
+        ),
+        serde_json::json!({"role": "tool_call", "name": "apply_patch", "content": "*** Begin Patch\n*** Add File: /home/dev/inkcap/user.bazelrc\n+startup --output_user_root=/scratch/dev/bazel\n*** End Patch"}),
+        run("2", "bazel shutdown && bazel test -- //... -//e2e/..."),
+        result(
+            "2",
+            3,
+            "FAIL: //internal/queue:queue_test (see /scratch/dev/bazel/testlogs/internal/queue/queue_test/test.log)\n//internal/queue:queue_test    TIMEOUT in 60.0s\nExecuted 45 out of 45 tests: 44 tests pass and 1 fails locally.",
+        ),
+        run("3", "bazel test //internal/queue:queue_test"),
+        result("3", 0, "//internal/queue:queue_test    PASSED in 7.9s"),
+    ]);
+    let summary = &m.rollout_summary;
+    let past = summary.lines().find(|l| l.contains("got past it")).unwrap_or_default();
+    assert!(
+        past.contains("No space left on device") && past.contains("--output_user_root=/scratch/dev/bazel"),
+        "{summary}"
+    );
+    // (What the task left out this time is no part of the way to test.)
+    let lessons = summary.split("References:").next().unwrap_or_default();
+    assert!(!lessons.contains("-//e2e"), "{summary}");
+    let flaky = summary.lines().find(|l| l.contains("passed alone")).unwrap_or_default();
+    assert!(flaky.contains("//internal/queue:queue_test") && !flaky.contains("TIMEOUT"), "{summary}");
+}
+
+#[test]
 fn secrets_never_reach_the_stage_one_texts() {
     let m = memory(&[
         user("Use the key sk-proj-Abcdefghijklmnopqrstuvwx0123 from now on."),

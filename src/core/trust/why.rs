@@ -319,6 +319,8 @@ applies_to: x
             chain: vec![],
             before: vec![],
             work: false,
+            past: false,
+            alone: false,
         });
         t
     }
