@@ -562,7 +562,7 @@ fn clip(line: &str) -> String {
         .trim_end()
         .strip_suffix(')')
         .and_then(|rest| rest.rfind('('))
-        .filter(|&open| line.len() - open <= CLIPPED_TAIL && !line[open..].contains(['[', '{']));
+        .filter(|&open| line.len() - open <= CLIPPED_TAIL && !line[open + 1..].contains(['(', '[', '{']));
     let Some(from) = reason else {
         return format!("{}…", &line[..floor(MAX_ERROR_LINE)]);
     };

@@ -328,12 +328,6 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
         .ran
         .into_iter()
         .filter(|step| past || classify(step).kind == CommandKind::Install || shell::sets_a_setting(step));
-    // (The line written to the one file edited is what it set: `startup
-    // --output_user_root=/scratch/dev/bazel` in `user.bazelrc`.)
-    let mut settings = open.settings;
-    if settings.is_empty() && open.edited.len() == 1 {
-        settings = open.changed;
-    }
     let mut fix = Fix {
         failure: open.failure,
         attempts: open.attempts,
@@ -341,7 +335,7 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
         line,
         edited: open.edited,
         ran: ran.collect(),
-        settings,
+        settings: open.settings,
         chain: open.chain,
         before: Vec::new(),
         work: false,
@@ -350,6 +344,42 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
     };
     fix.before = before_values(&fix, printed);
     fix
+}
+
+/// The fixes `open` comes to when `call` passed alone the test it last failed on: that test
+/// is flaky, told without what it expected; and when the run that met it had got past the
+/// first failure, about the machine, to it (`rustup toolchain install nightly` past
+/// `toolchain 'nightly' is not installed`), that way past too.
+fn flaky(mut open: OpenFailure, call: &PendingCall, printed: &BTreeMap<String, String>) -> Vec<Fix> {
+    let mut fixes = Vec::new();
+    let (failure, attempts) = match open.last.take() {
+        Some(last) => {
+            let way = open.ran.iter().any(|s| classify(s).kind == CommandKind::Install || shell::sets_a_setting(s))
+                || open.edited.iter().any(|f| settings::is_settings_file(f));
+            if !open.aside && way && progress::reached_the_code(&open.failure.error, &last.error) {
+                open.chain.retain(|step| step.line != last.line);
+                let command = shell::job_line(&last.command);
+                fixes.push(fix_past(open, &command, last.line, true, printed));
+            }
+            (last, 1)
+        }
+        None => (open.failure, open.attempts),
+    };
+    fixes.push(Fix {
+        failure: Failure { command: shell::job_line(&failure.command), ..failure },
+        attempts,
+        command: shell::job_line(&call.command),
+        line: call.line,
+        edited: Vec::new(),
+        ran: Vec::new(),
+        settings: Vec::new(),
+        chain: Vec::new(),
+        before: Vec::new(),
+        work: false,
+        past: false,
+        alone: true,
+    });
+    fixes
 }
 
 /// The places (`path:line`) a failure's output points at, at its head and its tail.
@@ -435,12 +465,36 @@ impl OpenFailure {
         }
     }
 
+    /// True when `attempt`, the same job again, got past this failure (or the last attempt's)
+    /// to a test's verdict, by a setting added, a settings file edited, or an install or a
+    /// setting run on the way.
+    fn got_past_to_the_code(&self, attempt: &Failure, family: &str) -> bool {
+        let before = self.last.as_ref().or(self.chain.last()).unwrap_or(&self.failure);
+        let steps = shell::steps_before_job(&attempt.command, family);
+        let by_step = |step: &String| classify(step).kind == CommandKind::Install || shell::sets_a_setting(step);
+        progress::reached_the_code(&before.error, &attempt.error)
+            && shell::runs_the_same(&attempt.command, &self.failure.command)
+            && (progress::adds_settings_only(&self.failure.command, &attempt.command)
+                || self.edited.iter().any(|f| settings::is_settings_file(f))
+                || self.ran.iter().chain(&steps).any(by_step))
+    }
+
     /// True when `command`, run with nothing changed since the last attempt failed, is the
     /// same run narrowed to the test that failed (`crystal spec spec/rate_window_spec.cr`
     /// after `crystal spec` failed there), and it passed: the test passes alone, it is flaky.
     fn passes_alone(&self, command: &str) -> bool {
-        let error = self.last.as_ref().map_or(&self.failure.error, |last| &last.error);
-        !self.changed_since && progress::reruns_the_failed_test(command, &self.failure.command, error, &self.places)
+        let last = self.last.as_ref().unwrap_or(&self.failure);
+        // (`rm -rf .cache && pytest t.py::x` changed something first.)
+        let first_steps = command.split(" && ").count() > 1 || command.contains(';');
+        self.kind == CommandKind::Test
+            && !self.changed_since
+            && !first_steps
+            && progress::reruns_the_failed_test(
+                command,
+                &shell::job_line(&self.failure.command),
+                &last.error,
+                &self.places,
+            )
     }
 
     /// A step run since the failure, once, up to [`MAX_STEPS_BETWEEN`].
@@ -863,6 +917,7 @@ impl Extractor {
         // version 65` to a failing test: the setting is the way around the landmine, and the
         // verdict on the code that follows is the task's business, no landmine of its own.
         if let Some(open) = self.open.get(&call.family)
+            && !open.aside
             && !errors::same_error(&open.failure.error, &failure.error)
             && progress::adds_settings_only(&open.failure.command, &failure.command)
             && progress::is_verdict_on_code(&failure.error)
@@ -878,15 +933,7 @@ impl Extractor {
         if let Some(open) = self.open.get(&call.family)
             && !open.aside
             && call.kind == CommandKind::Test
-            && progress::reached_the_code(&open.chain.last().unwrap_or(&open.failure).error, &failure.error)
-            && shell::runs_the_same(&failure.command, &open.failure.command)
-            && (progress::adds_settings_only(&open.failure.command, &failure.command)
-                || open.edited.iter().any(|f| settings::is_settings_file(f))
-                || open
-                    .ran
-                    .iter()
-                    .chain(&shell::steps_before_job(&failure.command, &call.family))
-                    .any(|step| classify(step).kind == CommandKind::Install || shell::sets_a_setting(step)))
+            && open.got_past_to_the_code(&failure, &call.family)
             && let Some(mut open) = self.open.remove(&call.family)
         {
             for step in shell::steps_before_job(&failure.command, &call.family) {
@@ -927,7 +974,7 @@ impl Extractor {
                 && failure.command != last.command
                 && !progress::is_code_error(&failure.error)
                 && !progress::names_coined(&failure.error, &self.coined);
-            open.last = (failure.error != open.failure.error).then(|| failure.clone());
+            open.last = (!errors::same_error(&failure.error, &open.failure.error)).then(|| failure.clone());
             open.changed_since = false;
             if step && open.chain.len() < MAX_CHAIN {
                 open.chain.push(failure);
@@ -1001,7 +1048,12 @@ impl Extractor {
             for open in self.open.values_mut() {
                 open.edited_too(&edits);
             }
-        } else if !matches!(call.kind, CommandKind::Explore | CommandKind::Format) && !shell::is_query(&call.command) {
+        } else if call.kind == CommandKind::Format {
+            // (A formatter that rewrote the code changed it, though it is no step of a fix.)
+            for open in self.open.values_mut() {
+                open.changed_since = true;
+            }
+        } else if !matches!(call.kind, CommandKind::Explore) && !shell::is_query(&call.command) {
             for open in self.open.values_mut() {
                 if !shell::is_louder_rerun(&call.command, &open.failure.command) {
                     open.ran_step(call.command.clone());
@@ -1020,32 +1072,12 @@ impl Extractor {
         for mut open in fixed {
             // (A test met past a landmine that passes alone is flaky; what else answers it
             // is the task's business.)
-            if open.passes_alone(&call.command) && task.fixes.len() < MAX_FACTS {
-                // (The run that met the flaky test had got past the failure before it:
-                // `rustup toolchain install nightly` past `toolchain 'nightly' is not installed`.)
-                let (failure, attempts) = match open.last.take() {
-                    Some(last) if !open.aside => {
-                        open.chain.retain(|step| step.line != last.line);
-                        let past = fix_past(open, &shell::job_line(&last.command), last.line, true, printed);
-                        task.fixes.push(past);
-                        (Failure { command: shell::job_line(&last.command), ..last }, 1)
+            if open.passes_alone(&call.command) {
+                for fix in flaky(open, &call, printed) {
+                    if task.fixes.len() < MAX_FACTS {
+                        task.fixes.push(fix);
                     }
-                    _ => (open.failure, open.attempts),
-                };
-                task.fixes.push(Fix {
-                    failure,
-                    attempts,
-                    command: call.command.clone(),
-                    line: call.line,
-                    edited: Vec::new(),
-                    ran: Vec::new(),
-                    settings: Vec::new(),
-                    chain: Vec::new(),
-                    before: Vec::new(),
-                    work: false,
-                    past: false,
-                    alone: true,
-                });
+                }
                 continue;
             }
             if open.aside {
@@ -1398,10 +1430,13 @@ impl Extractor {
             if self.outages.contains(&at) {
                 // (A step through another server, `HEX_MIRROR=… mix deps.get`, went around the
                 // day's outage; the rest of the way is the project's.)
-                for fix in &mut facts.fixes {
+                // (Of a fix whose every step went elsewhere, nothing is left.)
+                facts.fixes.retain_mut(|fix| {
                     let failure = &fix.failure;
+                    let had = fix.ran.len();
                     fix.ran.retain(|step| !progress::goes_around_elsewhere(&failure.command, &failure.error, step));
-                }
+                    fix.work || had == 0 || !fix.ran.is_empty() || !fix.edited.is_empty()
+                });
                 // (A fix that did more on the way keeps what else it did.)
                 let only_elsewhere = |fix: &Fix| {
                     fix.ran.is_empty()

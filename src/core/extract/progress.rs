@@ -133,7 +133,7 @@ pub(crate) fn reached_the_code(before: &str, after: &str) -> bool {
     // A test run's own verdict (`FAIL: //internal/queue:queue_test`, `Failure/Error: …`).
     static TEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
-            r"^FAIL:|--- FAIL|\bFAILED (?:tests?/|\w+::)|(?i:failure/error|\bassert|panicked at|\b[0-9]+ (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
+            r"^FAIL:|--- FAIL|\bFAILED (?:tests?/|\w+::)|(?i:failure/error|\bassert|panicked at|\b[1-9][0-9]* (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
         )
     });
     // (`BUILD.bazel:24:8: GoLink … (No space left on device)` is placed in a file, and is
@@ -165,7 +165,8 @@ pub(crate) fn reruns_the_failed_test(command: &str, failed: &str, error: &str, p
     // (What `--deselect tests/x.py::test_y` names is the test left out.)
     let leaves_out = |flag: &str| ["deselect", "ignore", "exclude", "skip", "invert"].iter().any(|w| flag.contains(w));
     let picked = words.iter().enumerate().filter(|(i, w)| {
-        let after = i.checked_sub(1).and_then(|i| words.get(i)).is_some_and(|flag| leaves_out(flag));
+        let after =
+            i.checked_sub(1).and_then(|i| words.get(i)).is_some_and(|flag| flag.starts_with('-') && leaves_out(flag));
         !w.starts_with('-') && !failed_words.contains(w) && !after
     });
     picked.map(|(_, w)| w).any(|word| {
@@ -853,6 +854,11 @@ mod tests {
         // (Another machine error is the next landmine, not the code.)
         assert!(!reached_the_code(disk, "Error: connection refused (os error 111)"));
         assert!(!reached_the_code("E0432 unresolved import", "FAILED tests/test_x.py::test_y"));
+        // (Nothing failed in "0 examples, 0 failures, 1 error occurred outside of examples".)
+        assert!(!reached_the_code(
+            "Error: can't find file 'webmock'",
+            "0 examples, 0 failures, 1 error occurred outside of examples"
+        ));
     }
 
     #[test]

@@ -163,10 +163,12 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
         if !fix.before.is_empty() {
             let _ = write!(s, " (the shell had {})", list(&fix.before, 3));
         }
-        let _ = write!(s, ": {} succeeded instead{}", code(&shown(&fix.command)), at(fix.line));
+        let verb = if fix.past { "got past it" } else { "succeeded instead" };
+        let _ = write!(s, ": {} {verb}{}", code(&shown(&fix.command)), at(fix.line));
         return s;
     }
     let _ = match (steps.is_empty(), retried) {
+        (true, _) if fix.past => write!(s, " -> {} got past it{}", code(&shown(&fix.command)), at(fix.line)),
         (true, true) => write!(s, " -> the same command passed on a plain retry{}; it may be flaky", at(fix.line)),
         (true, false) => write!(s, " -> {} succeeded instead{}", code(&shown(&fix.command)), at(fix.line)),
         (false, _) => {

@@ -67,14 +67,15 @@ pub(crate) fn is_settings_file(path: &str) -> bool {
         || extension.is_some_and(|ext| SETTINGS_EXTENSIONS.contains(&ext.as_str()))
 }
 
-/// One setting line: `NAME=value`, `key = "value"`, `key: value`, or a pinned requirement
-/// (`polars>=1.18,<2`).
+/// One setting line: `NAME=value`, `key = "value"`, `key: value`, a pinned requirement
+/// (`polars>=1.18,<2`), or a flag an rc file's command sets (`build --copt=-O2`: the whole
+/// line is its key, as a flag may be given more than once).
 static SETTING: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
         r#"^(?:export\s+)?(?P<a>[A-Za-z_][\w.-]*)\s*(?:=|:)\s*"?[^\s"{}\[\],][^"{}\[\]]*"?$"#,
         r#"|^"?(?P<b>[A-Za-z0-9_.-]+)\s*(?:[<>=!~]=|[<>])\s*[\w.*]+(?:\s*,\s*(?:[<>=!~]=|[<>])\s*[\w.*]+)*"?$"#,
         // A flag a command of an rc file sets (`startup --output_user_root=/scratch/dev/bazel`).
-        r#"|^(?P<c>[a-z][\w:-]*\s+--[\w.-]+)=\S+$"#,
+        r#"|^(?P<c>[a-z][\w:-]*\s+--[\w.-]+=\S+)$"#,
     ))
 });
 

@@ -335,12 +335,16 @@ fn is_bazel_label(word: &str) -> bool {
 /// `command` without the targets a Bazel run left out (`-//e2e/...` of `bazel test --
 /// //... -//e2e/...`): the task's choice of what to run.
 fn without_bazel_exclusions(command: &str) -> String {
-    let bazel =
-        |words: &[String]| words.first().is_some_and(|p| matches!(p.rsplit('/').next(), Some("bazel" | "bazelisk")));
-    if !segments(command).iter().any(|words| bazel(words)) {
-        return command.to_string();
-    }
-    command.split(' ').filter(|w| !w.starts_with("-//")).collect::<Vec<_>>().join(" ")
+    let part = |part: &str| match segments(part).first().is_some_and(|words| runs_bazel(words)) {
+        true => part.split(' ').filter(|w| !w.starts_with("-//")).collect::<Vec<_>>().join(" "),
+        false => part.to_string(),
+    };
+    command.split(" && ").map(part).collect::<Vec<_>>().join(" && ")
+}
+
+/// True when `words` run Bazel (`bazel`, `bazelisk`).
+fn runs_bazel(words: &[String]) -> bool {
+    words.first().is_some_and(|p| matches!(p.rsplit('/').next(), Some("bazel" | "bazelisk")))
 }
 
 /// Whether a chain builds a binary only to try it out: a build into a named place, then that
@@ -409,11 +413,11 @@ const NARROWING_FLAGS: &[&str] = &[
     "-Dit.test",
     "-Dsurefire.failIfNoSpecifiedTests",
     "-DfailIfNoTests",
-    // And the switches that leave a kind of test out (`-DskipITs`).
-    "-DskipITs",
-    "-DskipTests",
-    "-Dmaven.test.skip",
 ];
+
+/// Maven's switches that leave a kind of test out (`-DskipITs`): in a test run, the task's
+/// pick of tests. (`mvn -DskipTests package` builds, and stays as it is.)
+const SKIP_SWITCHES: &[&str] = &["-DskipITs", "-DskipTests", "-Dmaven.test.skip"];
 
 /// Flags that set the order or the seed of one run (`go test -shuffle=1733738402 -count=1`,
 /// `pytest -p randomly --randomly-seed 42`): the same tests, run as another run would.
@@ -466,6 +470,10 @@ pub(crate) fn without_narrowing(command: &str) -> String {
                 true => without_flags(part, NARROWING_FLAGS),
                 false => part.to_string(),
             };
+            let part = match classify(&part).kind == CommandKind::Test {
+                true => without_flags(&part, SKIP_SWITCHES),
+                false => part,
+            };
             let part = without_bazel_exclusions(&part);
             if gradle { without_flags(&part, GRADLE_SKIPS) } else { part }
         })
@@ -504,8 +512,7 @@ const GRADLE_SKIPS: &[&str] = &["-x", "--exclude-task"];
 
 /// True when `words` run Bazel's tests (`bazel test`, `bazelisk test`).
 fn runs_bazel_tests(words: &[String]) -> bool {
-    words.first().is_some_and(|p| matches!(p.rsplit('/').next(), Some("bazel" | "bazelisk")))
-        && words.iter().skip(1).find(|w| !w.starts_with('-')).is_some_and(|w| w == "test")
+    runs_bazel(words) && words.iter().skip(1).find(|w| !w.starts_with('-')).is_some_and(|w| w == "test")
 }
 
 /// True when `words` run Gradle (`gradle`, `./gradlew`).
@@ -591,8 +598,11 @@ pub(crate) fn is_narrowed(command: &str) -> bool {
                 });
             // (`bazel test //internal/queue:queue_test`, `bazel test -- //... -//e2e/...`.)
             let bazel_pick = runs_bazel_tests(words) && (is_bazel_label(w) || w.starts_with("-//"));
+            let skips =
+                SKIP_SWITCHES.contains(&flag) && classify_segment(words).is_some_and(|c| c.kind == CommandKind::Test);
             NARROWING_FLAGS.contains(&flag)
                 || bazel_pick
+                || skips
                 || passed_on
                 || (runs_gradle(words) && GRADLE_SKIPS.contains(&flag))
                 || flag.starts_with("-Dtest")
@@ -2604,6 +2614,8 @@ mod tests {
         // What a Bazel run or a Maven build left out this time.
         assert_eq!(without_narrowing("bazel test -- //... -//e2e/..."), "bazel test -- //...");
         assert_eq!(without_narrowing("./mvnw -o -DskipITs verify"), "./mvnw -o verify");
+        assert_eq!(without_narrowing("./mvnw -DskipTests package"), "./mvnw -DskipTests package");
+        assert!(!is_narrowed("mvn -DskipTests package"));
         assert!(is_narrowed("bazel test -- //... -//e2e/...") && is_narrowed("bazel test //internal/queue:queue_test"));
         assert!(!is_narrowed("bazel test //...") && !is_narrowed("bazel build //cmd/server:server"));
         assert!(is_narrowed_rerun("bazel test //internal/queue:queue_test", "bazel test -- //... -//e2e/..."));

@@ -581,6 +581,40 @@ fn a_failed_test_that_passes_alone_with_nothing_changed_is_flaky() {
 }
 
 #[test]
+fn a_test_another_runner_passes_alone_after_an_install_got_the_run_that_far_is_flaky() {
+    let m = memory(&[
+        user("Add --json to weser stats."),
+        run("1", "make fmt && make test"),
+        result("1", 2, "error: toolchain 'nightly-x86_64-unknown-linux-gnu' is not installed"),
+        run("2", "rustup toolchain install nightly --profile minimal --component rustfmt"),
+        result("2", 0, "nightly-x86_64-unknown-linux-gnu installed"),
+        run("3", "make fmt && make test"),
+        result(
+            "3",
+            2,
+            "thread 'watch::tests::picks_up_new_file' panicked at crates/weser-core/src/watch.rs:141:9:\nassertion failed: got event\ntest result: FAILED. 41 passed; 1 failed",
+        ),
+        run("4", "cargo test -p weser-core --lib watch::tests::picks_up_new_file"),
+        result("4", 0, "test result: ok. 1 passed"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert_eq!(fixes.len(), 2, "{}", m.rollout_summary);
+    assert!(fixes[0].past && fixes[0].ran.iter().any(|r| r.starts_with("rustup toolchain install")), "{fixes:?}");
+    assert!(fixes[1].alone && fixes[1].failure.error.contains("picks_up_new_file"), "{fixes:?}");
+    // (The run that only got past the first failure did not pass.)
+    assert!(!m.rollout_summary.contains("`make test` passed"), "{}", m.rollout_summary);
+    // Nor is a rerun after a chain of other steps alone.
+    let cleaned = memory(&[
+        user("Add --json to weser stats."),
+        run("1", "cargo test"),
+        result("1", 101, "thread 'watch::tests::picks_up_new_file' panicked at src/watch.rs:141:9"),
+        run("2", "rm -rf target/tmp && cargo test watch::tests::picks_up_new_file"),
+        result("2", 0, "test result: ok. 1 passed"),
+    ]);
+    assert!(!cleaned.facts.tasks[0].fixes.iter().any(|f| f.alone), "{}", cleaned.rollout_summary);
+}
+
+#[test]
 fn a_setting_written_to_an_rc_file_gets_a_run_past_a_full_disk_to_a_flaky_test() {
     let m = memory(&[
         user("Add Retry-After to the 429s. Skip the //e2e/... targets this time."),
