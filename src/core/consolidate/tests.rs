@@ -267,6 +267,19 @@ fn two_failures_one_chain_got_past_are_told_by_the_first() {
 }
 
 #[test]
+fn a_test_that_passed_alone_stays_in_the_handbook_and_out_of_the_summary() {
+    let mut t = task("Add Retry-After to the 429s.");
+    let mut flaky =
+        fix("bazel test -- //...", "FAIL: //internal/queue:queue_test", 18, "bazel test //internal/queue:queue_test");
+    flaky.alone = true;
+    t.fixes.push(flaky);
+    t.preferences.push(preference("From now on regenerate BUILD files with bazel run //:gazelle."));
+    let out = run(&[record("s-a", "/w/inkcap", 20, vec![t])], &[]);
+    assert!(out.memory.contains("passed alone right after") && out.memory.contains("may be flaky"), "{}", out.memory);
+    assert!(!out.summary.contains("queue_test"), "{}", out.summary);
+}
+
+#[test]
 fn a_fix_that_only_added_what_a_preference_says_to_pass_is_not_told_again() {
     let mut t = task("Deploy the api chart.");
     t.preferences.push(preference("Always pass --kube-context kind-dev explicitly here, the default context is prod."));

@@ -530,6 +530,17 @@ fn a_step_through_another_server_on_an_outage_day_leaves_the_rest_of_the_way() {
     ]);
     let fix = &m.facts.tasks.first().map(|t| t.fixes.clone()).unwrap_or_default();
     assert!(fix.len() == 1 && fix[0].ran == ["sudo apt-get install -y erlang-dev"], "{}", m.rollout_summary);
+    // (A fix whose only step went through the mirror is the day's, and no plain retry.)
+    let mirrored = memory(&[
+        user("Add a slug helper. hex.pm is having an outage this morning, use the mirror for now."),
+        run("1", "mix test"),
+        result("1", 1, "** (Mix) Can't continue due to errors on dependencies"),
+        run("2", "HEX_MIRROR=https://cdn.jsdelivr.net/hex mix deps.get"),
+        result("2", 0, "All dependencies are up to date"),
+        run("3", "mix test"),
+        result("3", 0, "12 tests, 0 failures"),
+    ]);
+    assert!(mirrored.facts.tasks.iter().all(|t| t.fixes.is_empty()), "{}", mirrored.rollout_summary);
     // (A server the error itself asks for stays a step of the way.)
     let asked = memory(&[
         user("Package the chart. The docs site is down today, never mind the README."),
@@ -547,7 +558,7 @@ fn a_step_through_another_server_on_an_outage_day_leaves_the_rest_of_the_way() {
 #[test]
 fn a_failed_test_that_passes_alone_with_nothing_changed_is_flaky() {
     let spec_failed = "Failures:\n\n  1) RateWindow expires entries after the window\n     Failure/Error: w.count(\"a\").should eq(0)\n\n     # spec/rate_window_spec.cr:15\n\n52 examples, 1 failures";
-    let session = |between: Option<serde_json::Value>| {
+    let session = |between: Vec<serde_json::Value>| {
         let mut lines = vec![
             user("Add a --retries option to girolle fetch."),
             run("1", "crystal spec"),
@@ -561,7 +572,7 @@ fn a_failed_test_that_passes_alone_with_nothing_changed_is_flaky() {
         lines.extend([run("4", "crystal spec spec/rate_window_spec.cr"), result("4", 0, "2 examples, 0 failures")]);
         memory(&lines)
     };
-    let m = session(None);
+    let m = session(Vec::new());
     let fixes = &m.facts.tasks[0].fixes;
     // The install got the run past the missing shard, as far as a spec.
     assert!(fixes[0].past && fixes[0].ran == ["shards install"], "{fixes:?}");
@@ -575,8 +586,17 @@ fn a_failed_test_that_passes_alone_with_nothing_changed_is_flaky() {
     let flaky = m.rollout_summary.lines().find(|l| l.contains("passed alone")).unwrap_or_default();
     assert!(flaky.contains("`crystal spec spec/rate_window_spec.cr`") && flaky.contains("may be flaky"), "{flaky}");
     assert!(!flaky.contains("should eq(0)"), "{flaky}");
+    // A failure set aside is no landmine of its own, whatever the task tries on it next.
+    let tried = session(vec![
+        run("5", "CRYSTAL_WORKERS=1 crystal spec"),
+        result("5", 1, "Failure/Error: expected 1 but got 2\n\n52 examples, 1 failures"),
+    ])
+    .facts
+    .tasks
+    .remove(0);
+    assert!(tried.unresolved.is_empty() && tried.fixes.iter().filter(|f| !f.alone).count() == 1, "{tried:?}");
     // With the code edited in between, the rerun checks the edit: nothing flaky.
-    let edited = session(Some(edit("src/girolle/rate_window.cr")));
+    let edited = session(vec![edit("src/girolle/rate_window.cr")]);
     assert!(!edited.facts.tasks[0].fixes.iter().any(|f| f.alone), "{:?}", edited.facts.tasks[0].fixes);
 }
 
