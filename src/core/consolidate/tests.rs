@@ -234,20 +234,8 @@ fn a_session_whose_text_breaks_the_handbook_is_left_out_alone() {
 /// `command`, failed at `failed_line` with `error`, got past by `fixed_by` at line 24, with
 /// nothing edited or run on the way.
 fn fix(command: &str, error: &str, failed_line: u64, fixed_by: &str) -> Fix {
-    Fix {
-        failure: Failure { command: command.into(), error: error.into(), exit_code: Some(1), line: failed_line },
-        attempts: 1,
-        command: fixed_by.into(),
-        line: 24,
-        edited: Vec::new(),
-        ran: Vec::new(),
-        settings: Vec::new(),
-        chain: Vec::new(),
-        before: Vec::new(),
-        work: false,
-        past: false,
-        alone: false,
-    }
+    let failure = Failure { command: command.into(), error: error.into(), exit_code: Some(1), line: failed_line };
+    Fix::new(failure, fixed_by.into(), 24)
 }
 
 #[test]

@@ -167,6 +167,24 @@ pub(crate) struct Fix {
 }
 
 impl Fix {
+    /// `failure` got past by `command` at `line`, with nothing edited or run on the way.
+    pub(crate) fn new(failure: Failure, command: String, line: u64) -> Fix {
+        Fix {
+            failure,
+            attempts: 1,
+            command,
+            line,
+            edited: Vec::new(),
+            ran: Vec::new(),
+            settings: Vec::new(),
+            chain: Vec::new(),
+            before: Vec::new(),
+            work: false,
+            past: false,
+            alone: false,
+        }
+    }
+
     /// What the command that succeeded added to the one that failed, when it is the same
     /// command with settings or arguments added or swapped. (Not when a file other than the
     /// code under work was edited on the way: `fpm.toml` may be what made it pass.)
@@ -365,20 +383,9 @@ fn flaky(mut open: OpenFailure, call: &PendingCall, printed: &BTreeMap<String, S
         }
         None => (open.failure, open.attempts),
     };
-    fixes.push(Fix {
-        failure: Failure { command: shell::job_line(&failure.command), ..failure },
-        attempts,
-        command: shell::job_line(&call.command),
-        line: call.line,
-        edited: Vec::new(),
-        ran: Vec::new(),
-        settings: Vec::new(),
-        chain: Vec::new(),
-        before: Vec::new(),
-        work: false,
-        past: false,
-        alone: true,
-    });
+    let failure = Failure { command: shell::job_line(&failure.command), ..failure };
+    let alone = Fix::new(failure, shell::job_line(&call.command), call.line);
+    fixes.push(Fix { attempts, alone: true, ..alone });
     fixes
 }
 

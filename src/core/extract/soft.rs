@@ -67,20 +67,7 @@ impl Unread {
             .clone();
         let (failed, failed_line, what) = self.files.remove(&path)?;
         let failure = Failure { command: failed, error: what.to_string(), exit_code: Some(0), line: failed_line };
-        Some(Fix {
-            failure,
-            attempts: 1,
-            command: command.to_string(),
-            line,
-            edited: Vec::new(),
-            ran: Vec::new(),
-            settings: Vec::new(),
-            chain: Vec::new(),
-            before: Vec::new(),
-            work: false,
-            past: false,
-            alone: false,
-        })
+        Some(Fix::new(failure, command.to_string(), line))
     }
 }
 
