@@ -357,16 +357,25 @@ fn kind_always(text: &str) -> bool {
 fn relays_a_rule(text: &str) -> bool {
     static RELAYED: LazyLock<Regex> = LazyLock::new(|| {
         re(concat!(
-            r"^(?i:(?:also|and|oh|btw|fyi|but)[\s,]+)?(?P<who>[A-Z][a-z]+|(?i:the (?:readme|contributing(?: guide)?|docs|wiki|style ?guide|team|tech lead|lead)))",
+            r"^(?i:(?:also|and|oh|btw|fyi|but)[\s,]+)?(?P<who>[A-Z][a-z]+|(?i:(?:the|our|my) (?:readme|contributing(?: guide)?|docs|wiki|style ?guide|team|tech lead|team lead|lead|reviewers?|maintainers?)))",
             r"\s+(?:says|said|wants|insists|told me|reminded me)\b(?:\s+(?:that|us|me))?\s+",
-            r"(?i:[^.;!?]*\b(?:have to|has to|must|always|never|should always|should never)\b)",
+            r"(?i:[^.;!?]*\b(?:have to|has to|must|always|never|should always|should never)\b",
+            // "the team lead wants no `:refer :all` anywhere", "… wants all migrations
+            // reversible": what none or all of a kind of thing may be.
+            r"|(?:no|all|every|each)\s+\S)",
         ))
     });
     let Some(caps) = RELAYED.captures(text.trim_start()) else { return false };
     let pronoun = ["It", "This", "That", "He", "She", "They", "Everyone", "Nobody", "Someone", "Which", "What", "Who"];
     // ("Gradle says it must …", "Postgres says the column must …": a tool's error told.)
     static TOLD: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:says|said)\s+(?:that\s+)?(?:it|the\s+\w+)\s+must\b"));
-    !pronoun.contains(&&caps["who"]) && !TASK_SCOPE.is_match(text) && !TOLD.is_match(text)
+    // ("Hana wants all tests green by Friday": a thing of the week.)
+    static DEADLINE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:by|before|until|till) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|eod|the (?:end of|release|demo|deadline)|end of (?:day|week|the week|month))\b",
+        )
+    });
+    !pronoun.contains(&&caps["who"]) && !TASK_SCOPE.is_match(text) && !TOLD.is_match(text) && !DEADLINE.is_match(text)
 }
 
 /// "I keep shipping broken quoting": what keeps happening, the reason for a rule, lays down
@@ -548,6 +557,14 @@ pub(crate) fn is_task_scoped(text: &str) -> bool {
     // "Convention here, keep it: …": keep to what follows.
     static KEEP_TO_IT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bkeep (?:it|to it|that)\s*[:—–]"));
     let plain = KEEP_TO_IT.replace_all(&plain, " ");
+    // "… we put type restrictions on all public defs, pls keep it like that": keep to the
+    // rule just said, to the end of the sentence.
+    static KEEP_IT_SO: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)[,;—–-]\s*(?:so\s+)?(?:(?:pls|please|plz)[\s,]+)?keep (?:it|that|this|them|to (?:it|that|this))(?:\s+(?:like (?:that|this)|that way|this way|in (?:all )?new code|from now on|going forward))?(?:,?\s*(?:pls|please|plz|thanks|thx))?[.!]*\s*$",
+        )
+    });
+    let plain = KEEP_IT_SO.replace_all(&plain, " ");
     let plain = LASTING_PLACE.replace_all(&plain, " ");
     let plain = JUST_HAPPENED.replace_all(&plain, " ");
     let plain = THE_WAY_WE_ALWAYS.replace_all(&plain, " ");
@@ -760,6 +777,23 @@ pub(crate) fn when_it_applies(text: &str, project: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_the_lead_wants_or_the_user_asks_to_keep_to_is_a_rule() {
+        let rule =
+            "the team lead wants no `:refer :all` anywhere (use `:as` aliases), so please keep to that in new code.";
+        assert_eq!(rules_in(rule), vec![rule.to_string()]);
+        let rule = "the team lead wants all migrations reversible — every deploy script needs a real revert.";
+        assert_eq!(rules_in(rule), vec![rule.to_string()]);
+        let rule = "in this repo we put type restrictions on all public defs, the args and the return type both, pls keep it like that";
+        assert_eq!(rules_in(rule), vec![rule.to_string()]);
+        let rule = "btw in maitake we never use io:format for logging, only the logger macros, pls keep that";
+        assert_eq!(rules_in(rule), vec![rule.to_string()]);
+        // A deadline is a thing of the week; "keep it" alone keeps the thing at hand.
+        assert!(rules_in("Hana wants all tests green by Friday.").is_empty());
+        assert!(rules_in("Fix the parser's off-by-one, keep it like that.").is_empty());
+        assert!(rules_in("the lead wants this PR merged today").is_empty());
+    }
 
     #[test]
     fn what_all_of_a_kind_always_does_is_lasting_and_a_trouble_is_not() {
