@@ -346,13 +346,14 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
         .ran
         .into_iter()
         .filter(|step| past || classify(step).kind == CommandKind::Install || shell::sets_a_setting(step));
+    let ran = the_way(&open.failure, ran.collect());
     let mut fix = Fix {
         failure: open.failure,
         attempts: open.attempts,
         command: command.to_string(),
         line,
         edited: open.edited,
-        ran: ran.collect(),
+        ran,
         settings: open.settings,
         chain: open.chain,
         before: Vec::new(),
@@ -364,6 +365,19 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
     fix
 }
 
+/// Of the steps `ran` on the way past `failure`, those that got past it: not one a later step
+/// did over with more, and of a refused connection, once a step started a service, only what
+/// started, installed or set something (clearing a cache on the way got past nothing).
+fn the_way(failure: &Failure, ran: Vec<String>) -> Vec<String> {
+    let mut ran = shell::without_superseded(ran);
+    if progress::is_refused(&failure.error) && ran.iter().any(|step| shell::starts_a_service(step)) {
+        ran.retain(|step| {
+            shell::starts_a_service(step) || shell::sets_a_setting(step) || classify(step).kind == CommandKind::Install
+        });
+    }
+    ran
+}
+
 /// The fixes `open` comes to when `call` passed alone the test it last failed on: that test
 /// is flaky, told without what it expected; and when the run that met it had got past the
 /// first failure, about the machine, to it (`rustup toolchain install nightly` past
@@ -372,8 +386,8 @@ fn flaky(mut open: OpenFailure, call: &PendingCall, printed: &BTreeMap<String, S
     let mut fixes = Vec::new();
     let (failure, attempts) = match open.last.take() {
         Some(last) => {
-            let way = open.ran.iter().any(|s| classify(s).kind == CommandKind::Install || shell::sets_a_setting(s))
-                || open.edited.iter().any(|f| settings::is_settings_file(f));
+            let way =
+                open.ran.iter().any(|s| is_a_way_step(s)) || open.edited.iter().any(|f| settings::is_settings_file(f));
             if !open.aside && way && progress::reached_the_code(&open.failure.error, &last.error) {
                 open.chain.retain(|step| step.line != last.line);
                 let command = shell::job_line(&last.command);
@@ -420,6 +434,12 @@ fn split_at_check(call: &PendingCall, output: &str) -> Option<(PendingCall, Pend
         PendingCall { untrusted: false, prints: None, command, kind: classified.kind, family, line: call.line }
     };
     Some((part(parts[..*at].join(" && ")), part(parts[*at..].join(" && "))))
+}
+
+/// True for a step that changes the machine the way a landmine asks: an install, a setting,
+/// a service started.
+fn is_a_way_step(step: &str) -> bool {
+    classify(step).kind == CommandKind::Install || shell::sets_a_setting(step) || shell::starts_a_service(step)
 }
 
 struct OpenFailure {
@@ -478,12 +498,11 @@ impl OpenFailure {
     fn got_past_to_the_code(&self, attempt: &Failure, family: &str) -> bool {
         let before = self.last.as_ref().or(self.chain.last()).unwrap_or(&self.failure);
         let steps = shell::steps_before_job(&attempt.command, family);
-        let by_step = |step: &String| classify(step).kind == CommandKind::Install || shell::sets_a_setting(step);
         progress::reached_the_code(&before.error, &attempt.error)
             && shell::runs_the_same(&attempt.command, &self.failure.command)
             && (progress::adds_settings_only(&self.failure.command, &attempt.command)
                 || self.edited.iter().any(|f| settings::is_settings_file(f))
-                || self.ran.iter().chain(&steps).any(by_step))
+                || self.ran.iter().chain(&steps).any(|step| is_a_way_step(step)))
     }
 
     /// True when `command`, run with nothing changed since the last attempt failed, is the
@@ -943,8 +962,11 @@ impl Extractor {
             && open.got_past_to_the_code(&failure, &call.family)
             && let Some(mut open) = self.open.remove(&call.family)
         {
+            // (A smoke `ruby -e 'puts Prespa::VERSION'` chained first only looked.)
             for step in shell::steps_before_job(&failure.command, &call.family) {
-                open.ran_step(step);
+                if !shell::only_prints(&step) {
+                    open.ran_step(step);
+                }
             }
             // (`./gradlew --stop && ./gradlew test --tests '*AckTest'` ran the failed job again.)
             let job = shell::job_line_for(&failure.command, &open.failure.command);
@@ -1060,7 +1082,11 @@ impl Extractor {
             for open in self.open.values_mut() {
                 open.changed_since = true;
             }
-        } else if !matches!(call.kind, CommandKind::Explore) && !shell::is_query(&call.command) {
+        } else if (!matches!(call.kind, CommandKind::Explore) && !shell::is_query(&call.command))
+            // (`echo 'org.gradle.java.installations.paths=…' >> ~/.gradle/gradle.properties`
+            // put a setting in place, however plain the program.)
+            || shell::writes_a_file(&call.command)
+        {
             for open in self.open.values_mut() {
                 if !shell::is_louder_rerun(&call.command, &open.failure.command) {
                     open.ran_step(call.command.clone());
@@ -1105,7 +1131,8 @@ impl Extractor {
                 }
                 // (`npm run lint && npm test` only checks on the way: a check gets past nothing.)
                 let kind = classify(&step).kind;
-                let check = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint);
+                let check = matches!(kind, CommandKind::Test | CommandKind::Build | CommandKind::Lint)
+                    || shell::only_prints(&step);
                 let sets = kind == CommandKind::Install || shell::sets_a_setting(&step);
                 if (untouched && !check) || (machine && sets) {
                     open.ran_step(step);
@@ -1187,6 +1214,7 @@ impl Extractor {
                 all.extend(ran.into_iter().filter(|step| !all.contains(step)).collect::<Vec<_>>());
                 ran = all;
             }
+            let ran = the_way(&open.failure, ran);
             let fixed_by =
                 if same_job { shell::job_line_for(&call.command, &open.failure.command) } else { call.command.clone() };
             let mut fix = Fix {
@@ -1451,6 +1479,40 @@ impl Extractor {
                         && progress::goes_around_elsewhere(&fix.failure.command, &fix.failure.error, &fix.command)
                 };
                 facts.fixes.retain(|fix| fix.work || !only_elsewhere(fix));
+                // (A failure that was the server being down is the day's, not the project's:
+                // `./gradlew test --offline` got past it to the landmine the fix is about.)
+                let mut days_words: Vec<String> = Vec::new();
+                facts.fixes.retain_mut(|fix| {
+                    if fix.work || !progress::is_network_blip(&fix.failure.error) {
+                        return true;
+                    }
+                    if fix.chain.is_empty() {
+                        return false;
+                    }
+                    let outage = std::mem::replace(&mut fix.failure, fix.chain.remove(0));
+                    fix.attempts = 1;
+                    // (What got past the outage, `--offline`, is the day's too.)
+                    if let Some(needs) = progress::needs(&outage.command, &fix.failure.command)
+                        && needs.replaced.is_empty()
+                    {
+                        let day = |command: &str| shell::without_words(command, &needs.added);
+                        days_words.extend(needs.added.iter().cloned());
+                        fix.failure.command = day(&fix.failure.command);
+                        fix.command = day(&fix.command);
+                        fix.ran = fix.ran.iter().map(|step| day(step)).collect();
+                        for link in &mut fix.chain {
+                            link.command = day(&link.command);
+                        }
+                    }
+                    // (Of a landmine about the machine, the code edited on the way was the task's.)
+                    if progress::is_environmental(&fix.failure.error) {
+                        fix.edited.retain(|file| !progress::is_source(file));
+                    }
+                    true
+                });
+                facts.unresolved.retain(|failure| !progress::is_network_blip(&failure.error));
+                // (Nor is a command verified only with it a way to do the job.)
+                facts.verified.retain(|v| !shell::words(&v.command).iter().any(|w| days_words.contains(w)));
             }
             for fix in &mut facts.fixes {
                 fix.edited = fix.edited.iter().map(|f| relative_to(f, cwd)).collect();

@@ -40,7 +40,9 @@ static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
         r"could not resolve|name or service not known|temporary failure in name resolution|no space left|",
         // What the toolchain lacks, wherever it is placed: a module, a header, a library.
         r"cannot open module file|fatal error: [\w./+-]+\.h(?:pp)?: no such file|fatal error: '[\w./+-]+\.h(?:pp)?' file not found|",
-        r"cannot find -l\w|library not found for|no module named|modulenotfounderror|no required module provides package",
+        r"cannot find -l\w|library not found for|no module named|modulenotfounderror|no required module provides package|",
+        // What the machine lacks to run the build: a JDK of the version asked for.
+        r"cannot find a java installation|unable to locate a java runtime|no java runtime present|java_home is not set",
     ))
 });
 
@@ -67,7 +69,9 @@ pub(crate) fn is_network_blip(error: &str) -> bool {
     static BLIP: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(concat!(
             r"(?i)opentimeout|readtimeout|etimedout|econnreset|connection reset|timed out|timeout|",
-            r"temporary failure in name resolution|could not resolve host|tls handshake|i/o timeout|503 service unavailable",
+            r"temporary failure in name resolution|could not resolve host|tls handshake|i/o timeout|503 service unavailable|",
+            // (Gradle's `Received status code 503 from server: Service Unavailable`.)
+            r"status code 50[234]\b|\b50[234] (?:from server|bad gateway|gateway time-?out)",
         ))
     });
     BLIP.is_match(error)
@@ -441,6 +445,17 @@ pub(crate) fn ran_what_it_advised(error: &str, ran: &[String]) -> bool {
     })
 }
 
+/// True when an error says nothing listened where the command connected
+/// (`connect ECONNREFUSED 127.0.0.1:5432`): what gets past it starts what listens.
+pub(crate) fn is_refused(error: &str) -> bool {
+    static REFUSED: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)connection refused|econnrefused|could not connect to (?:the )?(?:server|docker daemon)|is the server running",
+        )
+    });
+    REFUSED.is_match(error)
+}
+
 /// True when an error says a port is held by another process (`Errno 98`, `EADDRINUSE`,
 /// `AddrInUse`, Docker's `port is already allocated`).
 pub(crate) fn is_port_taken(error: &str) -> bool {
@@ -510,7 +525,11 @@ pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
 /// OCaml's `File "test/run.t", line 1, characters 0-0`). (Not a Python traceback's frames:
 /// a frame in a settings file says where a missing setting was read, not whose bug it is.)
 static PLACE: LazyLock<Regex> = LazyLock::new(|| {
-    crate::core::patterns::regex(r#"([\w./-]+\.\w+):\d+|\bFile "([\w./-]+\.\w+)", line \d+, characters\b"#)
+    crate::core::patterns::regex(concat!(
+        // (A build file goes without an extension: `Makefile:24: *** missing separator`.)
+        r#"((?:[\w./-]*/)?(?:Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Brewfile|Procfile|Taskfile)|[\w./-]+\.\w+):\d+"#,
+        r#"|\bFile "([\w./-]+\.\w+)", line \d+, characters\b"#,
+    ))
 });
 
 /// True when `path` is one of `files`, either written relative to the other.
@@ -968,6 +987,24 @@ mod tests {
         // A test failure of the chain is not the formatter's to mend.
         let red = "FAILED tests/test_ical.py::test_export - AssertionError";
         assert!(!Attempt { error: red, fixed: "hatch run test:all", ..attempt }.is_own_work());
+    }
+
+    #[test]
+    fn a_build_file_without_an_extension_is_a_place() {
+        assert_eq!(places_in("Makefile:24: *** missing separator.  Stop.", 4), ["Makefile"]);
+        assert_eq!(places_in("docker/Dockerfile:3: unknown instruction", 4), ["docker/Dockerfile"]);
+        assert!(names_one_of("Makefile:24: *** missing separator.  Stop.", &["Makefile".to_string()]));
+    }
+
+    #[test]
+    fn a_refused_connection_and_a_server_unavailable_are_told() {
+        assert!(is_refused("Error: connect ECONNREFUSED 127.0.0.1:5432"));
+        assert!(is_refused("psql: error: connection to server on socket failed: Is the server running locally?"));
+        assert!(!is_refused("FATAL: password authentication failed for user \"app\""));
+        assert!(is_network_blip("Received status code 503 from server: Service Unavailable"));
+        assert!(is_network_blip("HTTP 502 Bad Gateway"));
+        assert!(!is_network_blip("expected 503 to be 200"));
+        assert!(is_environmental("Cannot find a Java installation on your machine matching: {languageVersion=21}"));
     }
 
     #[test]

@@ -828,6 +828,12 @@ pub(crate) fn is_inline_eval(command: &str) -> bool {
     let all = segments(command);
     !all.is_empty()
         && all.iter().all(|words| {
+            // (`bundle exec ruby -Ilib -e '…'` evaluates as `ruby -e` does.)
+            let runner = matches!(
+                words.get(..2).map(|w| [w[0].as_str(), w[1].as_str()]),
+                Some(["bundle" | "poetry" | "uv" | "pipenv" | "pdm" | "hatch" | "rye" | "carton", "exec" | "run"])
+            );
+            let words = &words[if runner { 2 } else { 0 }..];
             let program = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)).unwrap_or_default();
             let interpreter =
                 ["python", "python3", "node", "ruby", "perl", "php", "lua", "bun", "deno", "Rscript", "julia"]
@@ -841,6 +847,76 @@ pub(crate) fn is_inline_eval(command: &str) -> bool {
                 .any(|w| matches!(w.as_str(), "-c" | "-e" | "-p" | "--eval" | "--print" | "eval"));
             (interpreter && evaluates) || matches!(program, "bc" | "expr" | "echo" | "printf" | "qalc" | "units")
         })
+}
+
+/// True when a command only evaluates a line of code that prints something (`bundle exec
+/// ruby -Ilib -e 'require "prespa"; puts Prespa::VERSION'`, `python -c 'import x;
+/// print(x.__version__)'`): a look at the work, no step of a way around. (`python -c
+/// "import nltk; nltk.download('punkt')"` does something.)
+pub(crate) fn only_prints(command: &str) -> bool {
+    static PRINTS: LazyLock<Regex> =
+        LazyLock::new(|| patterns::regex(r"\b(?:print|puts|pp|p|console\.log|say|echo|IO\.puts|println|var_dump)\b"));
+    static DOES: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(
+            r"(?i)download|install|setup|create|write|mkdir|init|migrate|seed|save|dump|delete|remove|unlink|open\(|system\(|subprocess|exec\(",
+        )
+    });
+    // (`echo 'APP_URL=…' >> .env.local` writes a setting.)
+    is_inline_eval(command) && PRINTS.is_match(command) && !DOES.is_match(command) && !writes_a_file(command)
+}
+
+/// True when a command starts a service in the background (`docker compose --profile
+/// backing up -d`, `brew services start postgresql@16`, `systemctl --user start redis`,
+/// `pg_ctl -D … start`): what a refused connection asks for.
+pub(crate) fn starts_a_service(command: &str) -> bool {
+    segments(command).iter().any(|words| {
+        let words: Vec<&str> = words
+            .iter()
+            .map(String::as_str)
+            .skip_while(|w| *w == "sudo" || (w.contains('=') && !w.starts_with('-')))
+            .collect();
+        let positional: Vec<&str> = words.iter().copied().filter(|w| !w.starts_with('-')).collect();
+        let detached = words.iter().any(|w| matches!(*w, "-d" | "--detach" | "-d=true"));
+        match positional.as_slice() {
+            ["docker" | "podman", "compose", ..] | ["docker-compose" | "podman-compose", ..] => {
+                positional.iter().any(|w| matches!(*w, "up" | "start" | "restart"))
+            }
+            ["docker" | "podman", "start" | "restart", ..] => true,
+            ["docker" | "podman", "run", ..] => detached,
+            ["brew", "services", "start" | "restart" | "run", ..] => true,
+            ["systemctl", ..] => positional.get(1).is_some_and(|w| matches!(*w, "start" | "restart")),
+            ["service", _, "start" | "restart", ..] => true,
+            ["pg_ctl" | "pg_ctlcluster", ..] => positional.iter().any(|w| matches!(*w, "start" | "restart")),
+            ["colima" | "minikube", "start", ..] => true,
+            _ => false,
+        }
+    })
+}
+
+/// `command` without the words `gone` (`--offline`), each taken out wherever it stands.
+pub(crate) fn without_words(command: &str, gone: &[String]) -> String {
+    command.split(' ').filter(|word| !gone.iter().any(|g| g == word)).collect::<Vec<_>>().join(" ")
+}
+
+/// `ran` without the steps a later one does over with more (`bundle install`, then
+/// `BUNDLE_WITHOUT= bundle install`; `docker compose up -d`, then `docker compose --profile
+/// backing up -d --wait`): the step done over did not get past the failure, the later did.
+pub(crate) fn without_superseded(ran: Vec<String>) -> Vec<String> {
+    // One command's words, and where its program stands after the settings in front.
+    let own = |step: &str| -> Option<(Vec<String>, usize)> {
+        let all = segments(step);
+        let [words] = all.as_slice() else { return None };
+        let at = words.iter().take_while(|w| w.contains('=') && !w.starts_with('-')).count();
+        (words.len() >= at + 2).then(|| (words.clone(), at))
+    };
+    let done_over = |i: usize| {
+        let Some((earlier, at)) = own(&ran[i]) else { return false };
+        ran[i + 1..].iter().filter_map(|later| own(later)).any(|(later, later_at)| {
+            later.len() > earlier.len() && later[later_at] == earlier[at] && earlier.iter().all(|w| later.contains(w))
+        })
+    };
+    let keep: Vec<bool> = (0..ran.len()).map(|i| !done_over(i)).collect();
+    ran.into_iter().zip(keep).filter_map(|(step, keep)| keep.then_some(step)).collect()
 }
 
 /// The source files a command edits in place (`sed -i 's/a/b/' charts/api/templates/pdb.yaml`,
@@ -2656,5 +2732,58 @@ mod examples {
         use crate::core::extract::shell::{CommandKind, classify};
         let c = classify("cd web && RUST_LOG=debug cargo test -p parser -- --nocapture");
         assert_eq!((c.kind, c.family.as_str()), (CommandKind::Test, "cargo test"));
+    }
+}
+
+#[cfg(test)]
+mod way_tests {
+    use super::*;
+
+    #[test]
+    fn a_smoke_that_only_prints_is_no_step_and_one_that_writes_is() {
+        assert!(only_prints("bundle exec ruby -Ilib -e 'require \"prespa\"; puts Prespa::VERSION'"));
+        assert!(only_prints("python3 -c 'import x; print(x.__version__)'"));
+        assert!(!only_prints("python -c \"import nltk; nltk.download('punkt')\""));
+        assert!(!only_prints("echo 'APP_URL=http://localhost:3000' >> .env.local"));
+        assert!(!only_prints("bundle exec rake test"));
+    }
+
+    #[test]
+    fn a_service_started_is_told_from_one_looked_at() {
+        for started in [
+            "docker compose --profile backing up -d --wait",
+            "docker-compose up -d db",
+            "docker run -d -p 5432:5432 postgres:16",
+            "brew services start postgresql@16",
+            "sudo systemctl start redis",
+            "systemctl --user restart syncthing",
+            "pg_ctl -D /usr/local/var/pg start",
+        ] {
+            assert!(starts_a_service(started), "{started}");
+        }
+        for not in ["docker compose ps", "docker run --rm alpine true", "systemctl status redis", "brew install redis"]
+        {
+            assert!(!starts_a_service(not), "{not}");
+        }
+    }
+
+    #[test]
+    fn a_step_done_over_with_more_drops_the_first() {
+        let ran = |steps: &[&str]| without_superseded(steps.iter().map(|s| s.to_string()).collect());
+        assert_eq!(ran(&["bundle install", "BUNDLE_WITHOUT= bundle install"]), ["BUNDLE_WITHOUT= bundle install"]);
+        assert_eq!(
+            ran(&["docker compose up -d", "docker compose --profile backing up -d --wait"]),
+            ["docker compose --profile backing up -d --wait"]
+        );
+        // Two services, or two files, are both the way.
+        assert_eq!(ran(&["docker compose up -d db", "docker compose up -d cache"]).len(), 2);
+        assert_eq!(ran(&["pip install -r a.txt", "pip install -r b.txt"]).len(), 2);
+        // (A bare program is no step to do over.)
+        assert_eq!(ran(&["make", "make tools"]).len(), 2);
+    }
+
+    #[test]
+    fn the_days_words_are_taken_out_of_a_command() {
+        assert_eq!(without_words("./gradlew check --offline", &["--offline".to_string()]), "./gradlew check");
     }
 }

@@ -1484,3 +1484,106 @@ fn a_port_other_than_the_one_the_session_left_running_is_the_machines() {
     ]);
     assert_eq!(m.facts.tasks[0].fixes.len() + m.facts.tasks[0].unresolved.len(), 1, "{:?}", m.facts.tasks);
 }
+
+#[test]
+fn of_a_refused_connection_the_way_is_the_service_started_not_what_was_tried_before() {
+    let assertion = "FAIL  test/events.bulk.test.ts > inserts all events\nAssertionError: expected 0 to be 500\n\n Tests  1 failed | 96 passed (97)";
+    let m = memory(&[
+        user("Add POST /api/events/bulk."),
+        run("1", "pnpm test"),
+        result(
+            "1",
+            1,
+            "FAIL  test/events.test.ts > stores a page_view\nError: connect ECONNREFUSED 127.0.0.1:5432\n Tests  7 failed | 90 passed (97)",
+        ),
+        run("2", "rm -rf node_modules/.vite && docker compose ps"),
+        result("2", 0, "NAME  IMAGE  STATUS"),
+        run("3", "docker compose up -d"),
+        result("3", 0, " ✔ Container superior-mailpit-1  Started"),
+        run("4", "docker compose --profile backing up -d --wait"),
+        result("4", 0, " ✔ Container superior-db-1  Healthy"),
+        run("5", "pnpm test"),
+        result("5", 1, assertion),
+        edit("src/routes/events.ts"),
+        run("6", "pnpm test"),
+        result("6", 0, "Tests  97 passed (97)"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    // The compose run done over with the profile is the one that started the database; the
+    // cache cleared on the way got past nothing.
+    assert!(fixes[0].past && fixes[0].ran == ["docker compose --profile backing up -d --wait"], "{fixes:?}");
+    assert!(!m.rollout_summary.contains("node_modules/.vite"), "{}", m.rollout_summary);
+    assert!(!m.rollout_summary.contains("expected 0 to be 500"), "{}", m.rollout_summary);
+}
+
+#[test]
+fn an_install_done_over_with_a_setting_is_the_way_and_a_smoke_chained_first_no_step() {
+    let m = memory(&[
+        user("Money#to_s should format EUR like the README says."),
+        run("1", "bundle exec rake test"),
+        result("1", 7, "Could not find gem 'minitest-reporters' in locally installed gems."),
+        run("2", "bundle install"),
+        result(
+            "2",
+            0,
+            "Bundle complete! 4 Gemfile dependencies, 12 gems now installed.\nGems in the groups 'development' and 'test' were not installed.",
+        ),
+        run("3", "bundle exec rake test"),
+        result("3", 7, "Could not find gem 'minitest-reporters' in locally installed gems."),
+        run("4", "BUNDLE_WITHOUT= bundle install"),
+        result("4", 0, "Installing minitest-reporters 1.7.1\nBundle complete!"),
+        run("5", "bundle exec ruby -Ilib -e 'require \"prespa\"; puts Prespa::VERSION' && bundle exec rake test"),
+        result(
+            "5",
+            1,
+            "0.8.3\n  1) Failure:\nMoneyTest#test_eur [test/money_test.rb:12]:\nExpected: \"1 234,50 €\"\n  Actual: \"1 234,50 €\"\n\n14 runs, 22 assertions, 1 failures, 0 errors, 0 skips",
+        ),
+        edit("lib/prespa/money.rb"),
+        run("6", "bundle exec rake test"),
+        result("6", 0, "14 runs, 22 assertions, 0 failures, 0 errors, 0 skips"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert!(fixes[0].past && fixes[0].ran == ["BUNDLE_WITHOUT= bundle install"], "{fixes:?}");
+    assert!(!m.rollout_summary.contains("Prespa::VERSION"), "{}", m.rollout_summary);
+}
+
+#[test]
+fn a_makefile_slip_the_task_wrote_and_mended_is_its_own_work() {
+    let m = memory(&[
+        user("Add an nvim target to the Makefile that links nvim/ into ~/.config/nvim."),
+        edit("Makefile"),
+        run("1", "make -n nvim"),
+        result("1", 2, "Makefile:24: *** missing separator.  Stop."),
+        edit("Makefile"),
+        run("2", "make -n nvim"),
+        result("2", 0, "./lib/link.sh nvim ~/.config/nvim"),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert!(task.fixes.iter().all(|f| f.work), "{:?}", task.fixes);
+    assert!(!m.rollout_summary.contains("Failures and how to do differently"), "{}", m.rollout_summary);
+}
+
+#[test]
+fn on_an_outage_day_the_way_past_the_server_is_the_days_and_the_landmine_behind_it_stays() {
+    let m = memory(&[
+        user("Fix the business-days count. Artifactory is down today, work offline."),
+        run("1", "./gradlew test"),
+        result(
+            "1",
+            1,
+            "Could not GET 'https://repo.acme.internal/artifactory/libs-release/x/maven-metadata.xml'. Received status code 503 from server: Service Unavailable",
+        ),
+        run("2", "./gradlew test --offline"),
+        result("2", 1, "Cannot find a Java installation on your machine (Linux amd64) matching: {languageVersion=21}."),
+        edit("src/main/java/com/acme/Days.java"),
+        run("3", "echo 'org.gradle.java.installations.paths=/home/dev/jdks/jdk-21' >> ~/.gradle/gradle.properties"),
+        result("3", 0, ""),
+        run("4", "./gradlew test --offline"),
+        result("4", 0, "BUILD SUCCESSFUL in 9s"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert!(fix.failure.error.starts_with("Cannot find a Java installation"), "{fix:?}");
+    assert!(fix.failure.command == "./gradlew test" && fix.command == "./gradlew test", "{fix:?}");
+    assert!(fix.edited.iter().all(|f| !f.ends_with(".java")), "{fix:?}");
+    assert!(!m.rollout_summary.contains("503") && !m.rollout_summary.contains("--offline"), "{}", m.rollout_summary);
+}
