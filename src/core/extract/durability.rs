@@ -105,6 +105,16 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "so any new file uses them please": every one to come.
         r"|\b(?:any|every|each|all)\s+new\s+(?:[\w-]+\s+)?(?:file|files|function|functions|method|methods|api|apis|struct|structs|route|routes|table|tables|module|modules|class|classes|endpoint|endpoints|component|components|migration|migrations|package|packages|crate|crates|type|types|handler|handlers|script|scripts|service|services|code)\s+(?:uses?|gets?|has|have|goes|go|needs?)\b",
         r"|\bwe'?re an? [\w-]+ shop\b",
+        // "in capri we do constructor injection only, is team rule", "that's non negotiable".
+        r"|\bwe\s+do\s+[\w-]+(?:\s+[\w-]+){0,3}\s+only\b|\bteam (?:rule|convention|policy|standard)\b|\bnon[- ]?negotiable\b",
+        // "we dont do default exports anywhere in lanai": what the team never does, anywhere.
+        r"|\bwe\s+(?:don'?t|dont|do not|never)\s+\w+(?:\s+[\w-]+){0,4}?\s+(?:anywhere|ever)\b",
+        // "declare(strict_types=1) at the top of every php file": every one of a kind of file.
+        r"|\b(?:of|on|at the top of|at the end of) every\s+(?:[\w.-]+\s+)?(?:file|module|class|function|test|handler|script|package|page|component|migration)s?\b",
+        // "…, never block with .Result or .Wait()": a prohibition said after the way to take.
+        r"|[,;:—–]\s*(?:and\s+)?never\s+(?:block|use|call|commit|push|import|add|put|write|log|run|mutate|touch|catch|swallow|return|throw|hardcode|store|inject|mock|vendor|edit)\b",
+        // "as I said last time, amounts are integer cents everywhere": said again, to last.
+        r"|\bas i (?:said|told you|mentioned|asked) (?:last time|before|earlier|the other day),?\s+(?:[^\s.;!?]+\s+){3,}",
         // "One thing, and I mean this for good: …", "Small thing but I care about it: …".
         r"|\bi mean (?:this|it|that) for good\b|\bi care about (?:it|this|that)\s*:|\b(?:a|my) pet peeve\b",
         r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:the|our)\s+(?:(?:project|team|repo|company)(?:'s)?\s+|house\s+)?(?:standard|convention|rule|policy|norm)(?:\s*[,.;:!)—–-]|\s*$|\s+(?:here|in|for|across|of|we)\b)",
@@ -148,7 +158,7 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         // "When you add a migration here, also run `dbmate dump`": every one, in the place.
         r"|\bwhen(?:ever)?\s+(?:you|we|anyone)\s+(?:touch|edit|change|add|create|modify|update)\b[^.;,!?]{0,60}\bhere\b",
         // "SharedPreferences is banned here": the project's rule.
-        r"|\b(?:banned|forbidden|not allowed|disallowed|mandatory|required|the norm) here\b",
+        r"|\b(?:banned|forbidden|not allowed|disallowed|mandatory|required|the norm|non[- ]?negotiable) here\b",
         // "And yes, always run `swift format lint` before you call something done here."
         r"|^(?:(?:and|also|but|so|yes|yeah|ok|okay)[\s,]+){0,2}(?:always|never)\s+(?:[^.;!?]|\.\w){1,100}?\bhere\b",
         // "keep this in mind": a remember request, not this task's thing; "keep it that way".
@@ -777,6 +787,23 @@ pub(crate) fn when_it_applies(text: &str, project: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_team_rule_a_prohibition_after_the_way_and_a_rule_said_again_are_rules() {
+        for rule in [
+            "pls no field injection with @Autowired, in capri we do constructor injection only, is team rule since the spring 6 upgrade.",
+            "declare(strict_types=1) at the top of every php file, always — that's non negotiable here.",
+            "and please: async all the way in elba, never block with .Result or .Wait() — we had deadlocks from that.",
+            "pls keep named exports only, we dont do default exports anywhere in lanai (tree shaking + the barrel file).",
+            "as I said last time, amounts are integer cents everywhere, so the sum stays an integer.",
+        ] {
+            assert_eq!(rules_in(rule), vec![rule.to_string()], "{rule}");
+        }
+        // A pointer back with nothing after it, and a mind changed, say no rule.
+        assert!(rules_in("as i told you last time").is_empty());
+        assert!(rules_in("I ran it twice, never got any output").is_empty());
+        assert!(rules_in("Fix the header of every file in this PR.").is_empty());
+    }
 
     #[test]
     fn a_rule_the_lead_wants_or_the_user_asks_to_keep_to_is_a_rule() {
