@@ -105,6 +105,8 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "so any new file uses them please": every one to come.
         r"|\b(?:any|every|each|all)\s+new\s+(?:[\w-]+\s+)?(?:file|files|function|functions|method|methods|api|apis|struct|structs|route|routes|table|tables|module|modules|class|classes|endpoint|endpoints|component|components|migration|migrations|package|packages|crate|crates|type|types|handler|handlers|script|scripts|service|services|code)\s+(?:uses?|gets?|has|have|goes|go|needs?)\b",
         r"|\bwe'?re an? [\w-]+ shop\b",
+        // "Style here is the tidyverse one with the native pipe": the project's style, named.
+        r"|^(?:(?:and|also|but|so|btw)[\s,]+)?(?:the\s+|our\s+)?(?:code\s+|house\s+)?(?:style|conventions?)\s+(?:here|in here|in this (?:repo|project|codebase))\s+(?:is|are)\b",
         // "in capri we do constructor injection only, is team rule", "that's non negotiable".
         r"|\bwe\s+do\s+[\w-]+(?:\s+[\w-]+){0,3}\s+only\b|\bteam (?:rule|convention|policy|standard)\b|\bnon[- ]?negotiable\b",
         // "we dont do default exports anywhere in lanai": what the team never does, anywhere.
@@ -123,7 +125,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:always|only|go(?:es)? through)\b(?:[^.;!?]|\.\w)*[,—–]\s*(?:and\s+)?never\s+\w",
         // "By the way, `npm run lint` here is eslint with --max-warnings 0": said to be known.
         r"|^(?:by the way|btw|fyi|for the record|worth knowing|good to know)\b[\s,:-]+\S+\s+(?:here\s+)?(?:is|are|runs|needs|requires|uses|fails|breaks|means)\b",
-        r"|^(?:(?:please|pls|plz|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|never|avoid|stop)\s+\w+",
+        r"|^(?:(?:please|pls|plz|also|and|but|so|oh|btw)[\s,]+)?never\s+\w+",
         r"|^(?:(?:please|pls|plz|also|and)\s+)?use\s+\S+.*\b(?:instead of|rather than|not|over)\b",
         // "format with nph, not nimpretty"; "nixfmt-rfc-style for formatting, not alejandra".
         r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:format|lint|build|test|package|type-?check|log)\s+(?:(?:all|any|every|our|the|new)\s+\w+\s+|code\s+|everything\s+)?(?:with|using|via)\s+\S+,?\s+(?:not|never|instead of|rather than)\s",
@@ -316,7 +318,28 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         true => c[0].to_string(),
         false => " ".to_string(),
     });
-    LASTING.is_match(&plain)
+    LASTING.is_match(&plain) || is_a_told_prohibition(&plain)
+}
+
+/// "Don't call plain `mvn` in this repo, ever", "Don't edit man/ directly, it's
+/// generated": a prohibition said with its reason or its reach. A bare one ("Don't add
+/// tenacity.", "Don't chmod the socket, no.", "don't change docker-compose.yml either") only
+/// keeps the agent's hands off something in this task.
+fn is_a_told_prohibition(text: &str) -> bool {
+    static PROHIBITION: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)^(?:(?:please|pls|plz|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|avoid|stop)\s+\w+")
+    });
+    // (A "no" or an "either" at the end points back at the task; it is no reason.)
+    static BARE_TAIL: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)(?:,\s*(?:no|please|pls|thanks)|\s+either|\s+(?:for )?now)?\s*[.!]*\s*$"));
+    static SAID_MORE: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)[,;:—–(]|\s-\s|\b(?:because|since|as it|otherwise|so that|instead)\b"));
+    let text = text.trim();
+    if !PROHIBITION.is_match(text) {
+        return false;
+    }
+    let said = BARE_TAIL.replace(text, "");
+    said.split_whitespace().count() >= 7 || SAID_MORE.is_match(&said)
 }
 
 /// "Our imports always go through the import map", "every handler never panics", "PRs here
@@ -787,6 +810,26 @@ pub(crate) fn when_it_applies(text: &str, project: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_prohibition_keeps_hands_off_the_task_and_one_with_its_reason_is_a_rule() {
+        for bare in [
+            "Don't add tenacity.",
+            "Don't chmod the socket, no.",
+            "and don't change docker-compose.yml either",
+            "Don't delete any customer rows.",
+        ] {
+            assert!(rules_in(bare).is_empty(), "{bare}");
+        }
+        for rule in [
+            "Don't edit man/ directly, it's generated: the roxygen comments in R/ are the source.",
+            "Don't call plain `mvn` in this repo, ever — always the wrapper.",
+            "Never use npm.",
+            "Style here is the tidyverse one with the native pipe `|>`, never `%>%`.",
+        ] {
+            assert_eq!(rules_in(rule), vec![rule.to_string()], "{rule}");
+        }
+    }
 
     #[test]
     fn a_team_rule_a_prohibition_after_the_way_and_a_rule_said_again_are_rules() {
