@@ -106,9 +106,9 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:any|every|each|all)\s+new\s+(?:[\w-]+\s+)?(?:file|files|function|functions|method|methods|api|apis|struct|structs|route|routes|table|tables|module|modules|class|classes|endpoint|endpoints|component|components|migration|migrations|package|packages|crate|crates|type|types|handler|handlers|script|scripts|service|services|code)\s+(?:uses?|gets?|has|have|goes|go|needs?)\b",
         r"|\bwe'?re an? [\w-]+ shop\b",
         // "Style here is the tidyverse one with the native pipe": the project's style, named.
-        r"|^(?:(?:and|also|but|so|btw)[\s,]+)?(?:the\s+|our\s+)?(?:code\s+|house\s+)?(?:style|conventions?)\s+(?:here|in here|in this (?:repo|project|codebase))\s+(?:is|are)\b",
+        r"|^(?:(?:and|also|but|so|btw)[\s,]+)?(?:the\s+|our\s+)?(?:code\s+|house\s+)?(?:style|conventions?)\s+(?:here|in here|in this (?:repo|project|codebase))\s+(?:is|are)\s+(?:the|a|an|our)\b",
         // "in capri we do constructor injection only, is team rule", "that's non negotiable".
-        r"|\bwe\s+do\s+[\w-]+(?:\s+[\w-]+){0,3}\s+only\b|\bteam (?:rule|convention|policy|standard)\b|\bnon[- ]?negotiable\b",
+        r"|\bwe\s+do\s+[\w-]+(?:\s+[\w-]+){0,3}\s+only\b|\bteam (?:rule|convention)\b|\bnon[- ]?negotiable\b",
         // "we dont do default exports anywhere in lanai": what the team never does, anywhere.
         r"|\bwe\s+(?:don'?t|dont|do not|never)\s+\w+(?:\s+[\w-]+){0,4}?\s+(?:anywhere|ever)\b",
         // "declare(strict_types=1) at the top of every php file": every one of a kind of file.
@@ -116,7 +116,7 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         // "…, never block with .Result or .Wait()": a prohibition said after the way to take.
         r"|[,;:—–]\s*(?:and\s+)?never\s+(?:block|use|call|commit|push|import|add|put|write|log|run|mutate|touch|catch|swallow|return|throw|hardcode|store|inject|mock|vendor|edit)\b",
         // "as I said last time, amounts are integer cents everywhere": said again, to last.
-        r"|\bas i (?:said|told you|mentioned|asked) (?:last time|before|earlier|the other day),?\s+(?:[^\s.;!?]+\s+){3,}",
+        r"|\bas i (?:said|told you|mentioned) last time,?\s+(?:[^\s.;!?]+\s+){3,}",
         // "One thing, and I mean this for good: …", "Small thing but I care about it: …".
         r"|\bi mean (?:this|it|that) for good\b|\bi care about (?:it|this|that)\s*:|\b(?:a|my) pet peeve\b",
         r"|\b(?:that'?s|that is|it'?s|it is|this is)\s+(?:the|our)\s+(?:(?:project|team|repo|company)(?:'s)?\s+|house\s+)?(?:standard|convention|rule|policy|norm)(?:\s*[,.;:!)—–-]|\s*$|\s+(?:here|in|for|across|of|we)\b)",
@@ -182,6 +182,9 @@ static TASK_SCOPE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:don'?t|do not)\s+(?:fix|change|touch|edit|modify|commit|push|do|run|write|delete|merge)\s+(?:anything|everything|any of (?:it|this|that)|it yet|yet)\b",
         r"|\b(?:do|fix|change|make|put|move|use|keep|leave|run|try|write|add|remove|delete|revert|amend|touch|handle|update|rename|commit|push|merge|test|debug|ship|deploy|build|split|rewrite|finish|redo|undo|open|close|send)\s+(?:it|this|that|these|those|them)\b",
         r"|\b(?:never|nver|nevr) ?mind\b",
+        // "we don't call it anywhere anymore": a fact of the code at hand; "the deadline is
+        // non-negotiable": a thing of the week.
+        r"|\b(?:call|use|reference|import|need|touch)\s+(?:it|this|that|them)\s+anywhere\b|\bdeadlines?\b",
         // "Leave the machine alone, I'll sort the driver out myself": hands off, this time.
         r"|\bi'?ll\s+[^.;!?]{0,40}\bmyself\b",
         // "Don't open the PR yet": not before the user says so, in this task.
@@ -318,7 +321,19 @@ pub(crate) fn is_lasting(text: &str) -> bool {
         true => c[0].to_string(),
         false => " ".to_string(),
     });
-    LASTING.is_match(&plain) || is_a_told_prohibition(&plain)
+    LASTING.is_match(&plain) || PROHIBITION.is_match(plain.trim())
+}
+
+/// A sentence that opens by forbidding something.
+static PROHIBITION: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^(?:(?:please|pls|plz|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|avoid|stop)\s+\w+")
+});
+
+/// True when `text` forbids something and says nothing more that would make it last.
+fn is_bare_prohibition(text: &str) -> bool {
+    let plain = without_code(text);
+    let plain = plain.trim();
+    PROHIBITION.is_match(plain) && !is_a_told_prohibition(plain) && !LASTING.is_match(plain)
 }
 
 /// "Don't call plain `mvn` in this repo, ever", "Don't edit man/ directly, it's
@@ -326,9 +341,6 @@ pub(crate) fn is_lasting(text: &str) -> bool {
 /// tenacity.", "Don't chmod the socket, no.", "don't change docker-compose.yml either") only
 /// keeps the agent's hands off something in this task.
 fn is_a_told_prohibition(text: &str) -> bool {
-    static PROHIBITION: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i)^(?:(?:please|pls|plz|also|and|but|so|oh|btw)[\s,]+)?(?:don'?t|do not|dont|avoid|stop)\s+\w+")
-    });
     // (A "no" or an "either" at the end points back at the task; it is no reason.)
     static BARE_TAIL: LazyLock<Regex> =
         LazyLock::new(|| re(r"(?i)(?:,\s*(?:no|please|pls|thanks)|\s+either|\s+(?:for )?now)?\s*[.!]*\s*$"));
@@ -392,13 +404,20 @@ fn relays_a_rule(text: &str) -> bool {
         re(concat!(
             r"^(?i:(?:also|and|oh|btw|fyi|but)[\s,]+)?(?P<who>[A-Z][a-z]+|(?i:(?:the|our|my) (?:readme|contributing(?: guide)?|docs|wiki|style ?guide|team|tech lead|team lead|lead|reviewers?|maintainers?)))",
             r"\s+(?:says|said|wants|insists|told me|reminded me)\b(?:\s+(?:that|us|me))?\s+",
-            r"(?i:[^.;!?]*\b(?:have to|has to|must|always|never|should always|should never)\b",
-            // "the team lead wants no `:refer :all` anywhere", "… wants all migrations
-            // reversible": what none or all of a kind of thing may be.
-            r"|(?:no|all|every|each)\s+\S)",
+            r"(?i:[^.;!?]*\b(?:have to|has to|must|always|never|should always|should never)\b)",
         ))
     });
-    let Some(caps) = RELAYED.captures(text.trim_start()) else { return false };
+    // "the team lead wants no `:refer :all` anywhere", "… wants all migrations reversible":
+    // what none or all of a kind of thing may be. ("Docker says no space left" tells an error.)
+    static WANTS_ALL: LazyLock<Regex> = LazyLock::new(|| {
+        re(concat!(
+            r"^(?i:(?:also|and|oh|btw|fyi|but)[\s,]+)?(?P<who>[A-Z][a-z]+|(?i:(?:the|our|my) (?:team|tech lead|team lead|lead|reviewers?|maintainers?)))",
+            r"\s+(?:wants|insists on)\s+(?i:no|all|every|each)\s+\S",
+        ))
+    });
+    let Some(caps) = RELAYED.captures(text.trim_start()).or_else(|| WANTS_ALL.captures(text.trim_start())) else {
+        return false;
+    };
     let pronoun = ["It", "This", "That", "He", "She", "They", "Everyone", "Nobody", "Someone", "Which", "What", "Who"];
     // ("Gradle says it must …", "Postgres says the column must …": a tool's error told.)
     static TOLD: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:says|said)\s+(?:that\s+)?(?:it|the\s+\w+)\s+must\b"));
@@ -525,9 +544,11 @@ static EVERY_TIME_REPORT: LazyLock<Regex> = LazyLock::new(|| {
 /// A place that scopes what a request changes ("bump the MSRV for this crate"): in a
 /// request to do something once, it lays down no rule.
 static PLACE: LazyLock<Regex> = LazyLock::new(|| {
-    re(
+    re(concat!(
         r"(?i)\b(?:in|for|across) (?:this|our|the) (?:repo|repository|project|codebase|monorepo|workspace|code base|plugin|library|crate|firmware|extension)\b|\bacross the (?:repo|repository|project|codebase|monorepo|code base)\b",
-    )
+        // ("Update the copyright year at the top of every file": every file, once.)
+        r"|\b(?:of|on|at the top of|at the end of) every\s+(?:[\w.-]+\s+)?(?:file|module|class|function|test|handler|script|package|page|component|migration)s?\b",
+    ))
 });
 
 /// The verbs of a request that changes something once: a place it names is where, not how
@@ -541,7 +562,7 @@ static ONE_OFF_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
 /// True when `clause` carries a lasting marker of its own, not one of a request's asides nor
 /// the place a one-off change is made in.
 fn lays_down(clause: &str) -> bool {
-    is_lasting(&as_said(clause)) && !is_placed_request(clause)
+    is_lasting(&as_said(clause)) && !is_placed_request(clause) && !is_bare_prohibition(clause)
 }
 
 /// True when `text` asks for a one-off change and only a place makes it sound lasting.
@@ -813,8 +834,11 @@ mod tests {
 
     #[test]
     fn a_bare_prohibition_keeps_hands_off_the_task_and_one_with_its_reason_is_a_rule() {
+        // (A bare one still says something of its own: it does not open a new task.)
+        assert!(is_lasting("Don't add tenacity."));
         for bare in [
             "Don't add tenacity.",
+            "don't touch the fixtures for now",
             "Don't chmod the socket, no.",
             "and don't change docker-compose.yml either",
             "Don't delete any customer rows.",
@@ -825,6 +849,8 @@ mod tests {
             "Don't edit man/ directly, it's generated: the roxygen comments in R/ are the source.",
             "Don't call plain `mvn` in this repo, ever — always the wrapper.",
             "Never use npm.",
+            "Don't add runtime dependencies because the binary must stay small.",
+            "Don't push to main directly, open a PR from a branch every time.",
             "Style here is the tidyverse one with the native pipe `|>`, never `%>%`.",
         ] {
             assert_eq!(rules_in(rule), vec![rule.to_string()], "{rule}");
@@ -841,6 +867,19 @@ mod tests {
             "as I said last time, amounts are integer cents everywhere, so the sum stays an integer.",
         ] {
             assert_eq!(rules_in(rule), vec![rule.to_string()], "{rule}");
+        }
+        // Ordinary sentences of a task that share a word with these say no rule.
+        for task in [
+            "Docker says no space left on device.",
+            "Mypy says all good now.",
+            "Update the copyright year at the top of every file.",
+            "As I said before, the login form crashes when the email is empty.",
+            "The old helper is dead, we don't call it anywhere anymore.",
+            "The style here is broken on mobile.",
+            "Add the team policy link to the README.",
+            "The Friday deadline is non-negotiable.",
+        ] {
+            assert!(rules_in(task).is_empty(), "{task}");
         }
         // A pointer back with nothing after it, and a mind changed, say no rule.
         assert!(rules_in("as i told you last time").is_empty());

@@ -342,10 +342,7 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
     if past {
         open.edited.retain(|f| settings::is_settings_file(f));
     }
-    let ran = open
-        .ran
-        .into_iter()
-        .filter(|step| past || classify(step).kind == CommandKind::Install || shell::sets_a_setting(step));
+    let ran = open.ran.into_iter().filter(|step| past || is_a_way_step(step));
     let ran = the_way(&open.failure, ran.collect());
     let mut fix = Fix {
         failure: open.failure,
@@ -366,16 +363,81 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
 }
 
 /// Of the steps `ran` on the way past `failure`, those that got past it: not one a later step
-/// did over with more, and of a refused connection, once a step started a service, only what
-/// started, installed or set something (clearing a cache on the way got past nothing).
+/// did over with more, and of a refused connection that a step then started a service for,
+/// of the steps before it only what installed or set something (clearing a cache on the way
+/// got past nothing).
 fn the_way(failure: &Failure, ran: Vec<String>) -> Vec<String> {
-    let mut ran = shell::without_superseded(ran);
-    if progress::is_refused(&failure.error) && ran.iter().any(|step| shell::starts_a_service(step)) {
-        ran.retain(|step| {
-            shell::starts_a_service(step) || shell::sets_a_setting(step) || classify(step).kind == CommandKind::Install
-        });
+    let ran = shell::without_superseded(ran);
+    let starts = |step: &String| shell::starts_a_service(step) || shell::starts_in_background(step);
+    match ran.iter().position(starts).filter(|_| progress::is_refused(&failure.error)) {
+        // (What ran once the service was up, `createdb app_test`, is part of the way.)
+        Some(first) => ran
+            .iter()
+            .enumerate()
+            .filter(|(i, step)| *i >= first || is_a_way_step(step))
+            .map(|(_, s)| s.clone())
+            .collect(),
+        None => ran,
     }
-    ran
+}
+
+/// `facts` of a task on a day the user said a server was down, without what was the day's: a
+/// step through another server (`HEX_MIRROR=… mix deps.get`) went around the outage and the
+/// rest of the way is the project's; a failure that was the server being down (Gradle's
+/// `status code 503`) is told from the landmine met behind it, without what got past the
+/// outage (`--offline`), and a command verified only with that is no way to do the job.
+fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>) {
+    // (Of a fix whose every step went elsewhere, nothing is left; a fix that did more on the
+    // way keeps what else it did.)
+    facts.fixes.retain_mut(|fix| {
+        let failure = &fix.failure;
+        let had = fix.ran.len();
+        fix.ran.retain(|step| !progress::goes_around_elsewhere(&failure.command, &failure.error, step));
+        fix.work || had == 0 || !fix.ran.is_empty() || !fix.edited.is_empty()
+    });
+    let only_elsewhere = |fix: &Fix| {
+        fix.ran.is_empty()
+            && fix.edited.is_empty()
+            && progress::goes_around_elsewhere(&fix.failure.command, &fix.failure.error, &fix.command)
+    };
+    facts.fixes.retain(|fix| fix.work || !only_elsewhere(fix));
+    let mut days_words: Vec<String> = Vec::new();
+    facts.fixes.retain_mut(|fix| {
+        if fix.work || !progress::is_network_blip(&fix.failure.error) {
+            return true;
+        }
+        // (What got past the outage, `--offline`, is the day's, wherever it was added.)
+        let outage_words = |failed: &str, fixed: &str| {
+            progress::needs(failed, fixed)
+                .filter(|needs| needs.replaced.is_empty())
+                .map(|needs| needs.added.into_iter().filter(|w| progress::goes_offline(w)).collect::<Vec<_>>())
+                .unwrap_or_default()
+        };
+        if fix.chain.is_empty() {
+            days_words.extend(outage_words(&fix.failure.command, &fix.command));
+            return false;
+        }
+        let outage = std::mem::replace(&mut fix.failure, fix.chain.remove(0));
+        fix.attempts = 1;
+        let words = outage_words(&outage.command, &fix.failure.command);
+        let day = |command: &str| shell::without_words(command, &words);
+        fix.failure.command = day(&fix.failure.command);
+        fix.command = day(&fix.command);
+        fix.ran = fix.ran.iter().map(|step| day(step)).collect();
+        for link in &mut fix.chain {
+            link.command = day(&link.command);
+        }
+        days_words.extend(words);
+        // (Of a landmine about the machine, the code edited on the way was the task's.)
+        if progress::is_environmental(&fix.failure.error) {
+            fix.edited.retain(|file| !progress::is_source(file));
+        }
+        fix.before = before_values(fix, printed);
+        // (With nothing done past it, what is left is no fix: the landmine went with the day.)
+        !(fix.ran.is_empty() && fix.edited.is_empty() && fix.settings.is_empty() && fix.chain.is_empty())
+    });
+    facts.unresolved.retain(|failure| !progress::is_network_blip(&failure.error));
+    facts.verified.retain(|v| !shell::words(&v.command).iter().any(|w| days_words.contains(w)));
 }
 
 /// The fixes `open` comes to when `call` passed alone the test it last failed on: that test
@@ -1463,56 +1525,7 @@ impl Extractor {
             }
             facts.files = facts.files.iter().map(|f| relative_to(f, cwd)).collect();
             if self.outages.contains(&at) {
-                // (A step through another server, `HEX_MIRROR=… mix deps.get`, went around the
-                // day's outage; the rest of the way is the project's.)
-                // (Of a fix whose every step went elsewhere, nothing is left.)
-                facts.fixes.retain_mut(|fix| {
-                    let failure = &fix.failure;
-                    let had = fix.ran.len();
-                    fix.ran.retain(|step| !progress::goes_around_elsewhere(&failure.command, &failure.error, step));
-                    fix.work || had == 0 || !fix.ran.is_empty() || !fix.edited.is_empty()
-                });
-                // (A fix that did more on the way keeps what else it did.)
-                let only_elsewhere = |fix: &Fix| {
-                    fix.ran.is_empty()
-                        && fix.edited.is_empty()
-                        && progress::goes_around_elsewhere(&fix.failure.command, &fix.failure.error, &fix.command)
-                };
-                facts.fixes.retain(|fix| fix.work || !only_elsewhere(fix));
-                // (A failure that was the server being down is the day's, not the project's:
-                // `./gradlew test --offline` got past it to the landmine the fix is about.)
-                let mut days_words: Vec<String> = Vec::new();
-                facts.fixes.retain_mut(|fix| {
-                    if fix.work || !progress::is_network_blip(&fix.failure.error) {
-                        return true;
-                    }
-                    if fix.chain.is_empty() {
-                        return false;
-                    }
-                    let outage = std::mem::replace(&mut fix.failure, fix.chain.remove(0));
-                    fix.attempts = 1;
-                    // (What got past the outage, `--offline`, is the day's too.)
-                    if let Some(needs) = progress::needs(&outage.command, &fix.failure.command)
-                        && needs.replaced.is_empty()
-                    {
-                        let day = |command: &str| shell::without_words(command, &needs.added);
-                        days_words.extend(needs.added.iter().cloned());
-                        fix.failure.command = day(&fix.failure.command);
-                        fix.command = day(&fix.command);
-                        fix.ran = fix.ran.iter().map(|step| day(step)).collect();
-                        for link in &mut fix.chain {
-                            link.command = day(&link.command);
-                        }
-                    }
-                    // (Of a landmine about the machine, the code edited on the way was the task's.)
-                    if progress::is_environmental(&fix.failure.error) {
-                        fix.edited.retain(|file| !progress::is_source(file));
-                    }
-                    true
-                });
-                facts.unresolved.retain(|failure| !progress::is_network_blip(&failure.error));
-                // (Nor is a command verified only with it a way to do the job.)
-                facts.verified.retain(|v| !shell::words(&v.command).iter().any(|w| days_words.contains(w)));
+                without_the_outage(&mut facts, &self.printed);
             }
             for fix in &mut facts.fixes {
                 fix.edited = fix.edited.iter().map(|f| relative_to(f, cwd)).collect();

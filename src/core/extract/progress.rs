@@ -71,7 +71,7 @@ pub(crate) fn is_network_blip(error: &str) -> bool {
             r"(?i)opentimeout|readtimeout|etimedout|econnreset|connection reset|timed out|timeout|",
             r"temporary failure in name resolution|could not resolve host|tls handshake|i/o timeout|503 service unavailable|",
             // (Gradle's `Received status code 503 from server: Service Unavailable`.)
-            r"status code 50[234]\b|\b50[234] (?:from server|bad gateway|gateway time-?out)",
+            r"received status code 50[234]\b|status code 50[234] from server|\b50[234] (?:bad gateway|gateway time-?out)",
         ))
     });
     BLIP.is_match(error)
@@ -450,7 +450,7 @@ pub(crate) fn ran_what_it_advised(error: &str, ran: &[String]) -> bool {
 pub(crate) fn is_refused(error: &str) -> bool {
     static REFUSED: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
-            r"(?i)connection refused|econnrefused|could not connect to (?:the )?(?:server|docker daemon)|is the server running",
+            r"(?i)connection refused|econnrefused|could not connect to (?:the )?server|cannot connect to the docker daemon|is the (?:server|docker daemon) running",
         )
     });
     REFUSED.is_match(error)
@@ -509,7 +509,7 @@ fn is_placed_in(failed: &str, error: &str, places: &[String], files: &[String]) 
 /// where a test, a compiler or a linter says the failure is.
 pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
     let mut places: Vec<String> = Vec::new();
-    for found in PLACE.captures_iter(output).filter_map(|c| c.get(1).or_else(|| c.get(2))) {
+    for found in PLACE.captures_iter(output).filter_map(|c| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3))) {
         let path = found.as_str().trim_start_matches("./");
         if !places.iter().any(|p| p == path) {
             places.push(path.to_string());
@@ -527,7 +527,9 @@ pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
 static PLACE: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
         // (A build file goes without an extension: `Makefile:24: *** missing separator`.)
-        r#"((?:[\w./-]*/)?(?:Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Brewfile|Procfile|Taskfile)|[\w./-]+\.\w+):\d+"#,
+        // (Not make's own `make: *** [Makefile:12: test] Error 1`, which every failed target
+        // prints.)
+        r#"(?:^|[^\[\w./-])((?:[\w./-]*/)?(?:Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Brewfile|Procfile|Taskfile)):\d+|([\w./-]+\.\w+):\d+"#,
         r#"|\bFile "([\w./-]+\.\w+)", line \d+, characters\b"#,
     ))
 });
@@ -544,7 +546,10 @@ fn names_one_of(error: &str, files: &[String]) -> bool {
     // A test runner's line over a test file (`❯ src/routes/sightings.test.ts (2 tests | 1 failed)`,
     // `FAIL src/x.test.ts`) names it without a line number.
     let words = error.split_whitespace().map(|w| w.trim_matches(|c: char| "()[]'\"`,;:".contains(c)));
-    PLACE.captures_iter(error).filter_map(|c| c.get(1).or_else(|| c.get(2))).any(|path| is_one_of(path.as_str(), files))
+    PLACE
+        .captures_iter(error)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)))
+        .any(|path| is_one_of(path.as_str(), files))
         || words.filter(|w| w.contains('/') && is_test_file(w)).any(|w| is_one_of(w, files))
 }
 
@@ -746,6 +751,17 @@ pub(crate) fn announces_outage(text: &str) -> bool {
         ))
     });
     OUTAGE.is_match(text)
+}
+
+/// True for a word added to a command that takes it off the server it reaches (`--offline`,
+/// `-o` of Maven and Gradle, `GOFLAGS=-mod=vendor`, a proxy or a mirror set): a way around a
+/// server that is down, no setting the project needs.
+pub(crate) fn goes_offline(word: &str) -> bool {
+    let name = word.split('=').next().unwrap_or(word).to_ascii_uppercase();
+    matches!(word, "--offline" | "--prefer-offline" | "-o" | "--no-index" | "--frozen-offline")
+        || word.contains("://")
+        || (word.contains('=')
+            && ["PROXY", "MIRROR", "OFFLINE", "INDEX_URL", "REGISTRY"].iter().any(|n| name.contains(n)))
 }
 
 /// True when `fixed` got past `failed` by pointing it at another server (`UV_INDEX_URL=https://
@@ -994,6 +1010,8 @@ mod tests {
         assert_eq!(places_in("Makefile:24: *** missing separator.  Stop.", 4), ["Makefile"]);
         assert_eq!(places_in("docker/Dockerfile:3: unknown instruction", 4), ["docker/Dockerfile"]);
         assert!(names_one_of("Makefile:24: *** missing separator.  Stop.", &["Makefile".to_string()]));
+        // (make's own line over a failed target places nothing.)
+        assert!(places_in("make: *** [Makefile:12: test] Error 1", 4).is_empty());
     }
 
     #[test]
@@ -1004,6 +1022,12 @@ mod tests {
         assert!(is_network_blip("Received status code 503 from server: Service Unavailable"));
         assert!(is_network_blip("HTTP 502 Bad Gateway"));
         assert!(!is_network_blip("expected 503 to be 200"));
+        assert!(!is_network_blip("expected status code 502, got 200"));
+        assert!(is_refused(
+            "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?"
+        ));
+        assert!(goes_offline("--offline") && goes_offline("GOPROXY=https://proxy.golang.org"));
+        assert!(!goes_offline("JAVA_HOME=/opt/jdk21") && !goes_offline("--tests"));
         assert!(is_environmental("Cannot find a Java installation on your machine matching: {languageVersion=21}"));
     }
 

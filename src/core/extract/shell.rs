@@ -912,7 +912,19 @@ pub(crate) fn without_superseded(ran: Vec<String>) -> Vec<String> {
     let done_over = |i: usize| {
         let Some((earlier, at)) = own(&ran[i]) else { return false };
         ran[i + 1..].iter().filter_map(|later| own(later)).any(|(later, later_at)| {
-            later.len() > earlier.len() && later[later_at] == earlier[at] && earlier.iter().all(|w| later.contains(w))
+            // (Only flags, their values and settings added: `npm install -D @types/node`
+            // after `npm install` installed something more, it did nothing over.)
+            let over = |j: usize| {
+                let word = &later[j];
+                earlier.contains(word)
+                    || word.starts_with('-')
+                    || word.contains('=')
+                    || (j > 0 && later[j - 1].starts_with("--") && !later[j - 1].contains('='))
+            };
+            later.len() > earlier.len()
+                && later[later_at] == earlier[at]
+                && earlier.iter().all(|w| later.contains(w))
+                && (0..later.len()).all(over)
         })
     };
     let keep: Vec<bool> = (0..ran.len()).map(|i| !done_over(i)).collect();
@@ -2778,8 +2790,9 @@ mod way_tests {
         // Two services, or two files, are both the way.
         assert_eq!(ran(&["docker compose up -d db", "docker compose up -d cache"]).len(), 2);
         assert_eq!(ran(&["pip install -r a.txt", "pip install -r b.txt"]).len(), 2);
-        // (A bare program is no step to do over.)
+        // (A bare program is no step to do over, and a package named is more, not over.)
         assert_eq!(ran(&["make", "make tools"]).len(), 2);
+        assert_eq!(ran(&["npm install", "npm install -D @types/node"]).len(), 2);
     }
 
     #[test]

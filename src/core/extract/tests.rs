@@ -1587,3 +1587,82 @@ fn on_an_outage_day_the_way_past_the_server_is_the_days_and_the_landmine_behind_
     assert!(fix.edited.iter().all(|f| !f.ends_with(".java")), "{fix:?}");
     assert!(!m.rollout_summary.contains("503") && !m.rollout_summary.contains("--offline"), "{}", m.rollout_summary);
 }
+
+#[test]
+fn on_an_outage_day_a_setting_beside_offline_stays_and_nothing_done_is_no_fix() {
+    let outage = |lines: Vec<serde_json::Value>| {
+        let mut all = vec![user("Fix the business-days count. Artifactory is down today, work offline.")];
+        all.extend(lines);
+        extract(&all)
+    };
+    let tasks = |extraction: Extraction| match extraction {
+        Extraction::Memory(m) => m.facts.tasks,
+        Extraction::NoOp => Vec::new(),
+    };
+    let m = outage(vec![
+        run("1", "./gradlew test"),
+        result(
+            "1",
+            1,
+            "Could not GET 'https://repo.acme.internal/x.xml'. Received status code 503 from server: Service Unavailable",
+        ),
+        run("2", "JAVA_HOME=/opt/jdk21 ./gradlew test --offline"),
+        result("2", 1, "Cannot find a Java installation on your machine matching: {languageVersion=21}."),
+        run("3", "echo 'org.gradle.java.installations.paths=/opt/jdk21' >> ~/.gradle/gradle.properties"),
+        result("3", 0, ""),
+        run("4", "JAVA_HOME=/opt/jdk21 ./gradlew test --offline"),
+        result("4", 0, "BUILD SUCCESSFUL in 9s"),
+    ]);
+    let fix = &tasks(m)[0].fixes[0];
+    assert!(fix.failure.command == "JAVA_HOME=/opt/jdk21 ./gradlew test", "{fix:?}");
+    // The server came back, and the same command passed: only the day's error was met.
+    let back = outage(vec![
+        run("1", "./gradlew test"),
+        result(
+            "1",
+            1,
+            "Could not GET 'https://repo.acme.internal/x.xml'. Received status code 503 from server: Service Unavailable",
+        ),
+        run("2", "./gradlew test --offline"),
+        result("2", 1, "Could not resolve com.acme:bom:1.+: No cached version available for offline mode"),
+        run("3", "./gradlew test"),
+        result("3", 0, "BUILD SUCCESSFUL in 9s"),
+    ]);
+    assert!(tasks(back).iter().all(|t| t.fixes.is_empty()));
+    // With no landmine behind it, the way past the outage is no verified way to test.
+    let offline = outage(vec![
+        run("1", "./gradlew test"),
+        result(
+            "1",
+            1,
+            "Could not GET 'https://repo.acme.internal/x.xml'. Received status code 503 from server: Service Unavailable",
+        ),
+        run("2", "./gradlew test --offline"),
+        result("2", 0, "BUILD SUCCESSFUL in 9s"),
+    ]);
+    let verified: Vec<String> = tasks(offline).iter().flat_map(|t| t.verified.clone()).map(|v| v.command).collect();
+    assert!(!verified.iter().any(|c| c.contains("--offline")), "{verified:?}");
+}
+
+#[test]
+fn a_step_run_once_the_service_is_up_is_part_of_the_way() {
+    let m = memory(&[
+        user("Add the orders endpoint."),
+        run("1", "mix test"),
+        result(
+            "1",
+            1,
+            "** (DBConnection.ConnectionError) tcp connect (localhost:5432): connection refused - :econnrefused",
+        ),
+        run("2", "rm -rf _build/test"),
+        result("2", 0, ""),
+        run("3", "docker compose up -d db"),
+        result("3", 0, " ✔ Container app-db-1  Started"),
+        run("4", "MIX_ENV=test mix ecto.create"),
+        result("4", 0, "The database for App.Repo has been created"),
+        run("5", "mix test"),
+        result("5", 0, "12 tests, 0 failures"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.ran, ["docker compose up -d db", "MIX_ENV=test mix ecto.create"], "{fix:?}");
+}
