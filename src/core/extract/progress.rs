@@ -754,8 +754,8 @@ pub(crate) fn announces_outage(text: &str) -> bool {
 }
 
 /// True for a word added to a command that takes it off the server it reaches (`--offline`,
-/// `-o` of Maven and Gradle, `GOFLAGS=-mod=vendor`, a proxy or a mirror set): a way around a
-/// server that is down, no setting the project needs.
+/// `-o` of Maven and Gradle, pip's `--no-index`, a URL, or a proxy, a mirror, an index or a
+/// registry set): a way around a server that is down, no setting the project needs.
 pub(crate) fn goes_offline(word: &str) -> bool {
     let name = word.split('=').next().unwrap_or(word).to_ascii_uppercase();
     matches!(word, "--offline" | "--prefer-offline" | "-o" | "--no-index" | "--frozen-offline")
