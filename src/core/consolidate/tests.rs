@@ -51,25 +51,13 @@ fn sessions() -> Vec<Stage1> {
     let mut a = task("Fix the parser tests.");
     a.verified.push(verified("cargo test"));
     a.preferences.push(preference("Always run clippy before finishing."));
-    a.fixes.push(Fix {
-        failure: Failure {
-            command: "cargo test".into(),
-            error: "error[E0425]: cannot find value".into(),
-            exit_code: Some(101),
-            line: 4,
-        },
-        attempts: 1,
+    let failure = Failure {
         command: "cargo test".into(),
-        line: 9,
-        edited: vec!["src/lib.rs".into()],
-        ran: Vec::new(),
-        settings: Vec::new(),
-        chain: Vec::new(),
-        before: Vec::new(),
-        work: false,
-        past: false,
-        alone: false,
-    });
+        error: "error[E0425]: cannot find value".into(),
+        exit_code: Some(101),
+        line: 4,
+    };
+    a.fixes.push(Fix { edited: vec!["src/lib.rs".into()], ..Fix::new(failure, "cargo test".into(), 9) });
     let mut b = task("Add a lexer test.");
     b.verified.push(verified("cargo test"));
     b.preferences.push(preference("always run Clippy before finishing!"));
