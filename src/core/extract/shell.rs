@@ -678,6 +678,7 @@ pub(crate) fn is_query(command: &str) -> bool {
         // (`cargo nextest --version`: a plugin asked what it is.)
         let version = positional.len() <= 1 && words[1..].iter().any(|w| w == "--version");
         let asks = version
+            || only_reads_a_database(&words)
             || match positional.as_slice() {
                 // `ssh -T git@github.com` only tries whether the key is let in.
                 [_, rest @ ..] if words[0] == "ssh" && words.iter().any(|w| w == "-T") => {
@@ -697,6 +698,74 @@ pub(crate) fn is_query(command: &str) -> bool {
         }
     }
     any
+}
+
+/// True when a command asks a database client a question that changes nothing (`psql -c
+/// "select …"`, `mysql -e 'SHOW CREATE TABLE accounts\G'`, `sqlite3 app.db '.schema'`), run
+/// here or in a container (`docker compose exec -T mysql mysql … -e …`).
+fn only_reads_a_database(words: &[String]) -> bool {
+    let program = words.first().map(|w| program_name(w)).unwrap_or_default();
+    if matches!(program.as_str(), "docker" | "podman" | "docker-compose" | "podman-compose") {
+        return in_container(words).is_some_and(only_reads_a_database);
+    }
+    let query = match program.as_str() {
+        "psql" => value_of(words, &["-c", "--command"]),
+        "mysql" | "mariadb" => value_of(words, &["-e", "--execute"]),
+        // (`sqlite3 app.db 'select …'`: the query follows the database.)
+        "sqlite3" | "duckdb" => words.iter().skip(1).filter(|w| !w.starts_with('-')).nth(1).map(String::as_str),
+        _ => None,
+    };
+    query.is_some_and(|query| {
+        let statements: Vec<&str> = query
+            .split([';', '\n'])
+            .map(|s| s.trim().trim_end_matches("\\G").trim())
+            .filter(|s| !s.is_empty())
+            .collect();
+        !statements.is_empty()
+            && statements.iter().all(|statement| {
+                let first = statement.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+                matches!(first.as_str(), "select" | "show" | "describe" | "desc" | "explain" | "\\d" | "\\dt" | "\\d+")
+                    || first.starts_with(".schema")
+                    || first.starts_with(".tables")
+                    || (first == "pragma" && !statement.contains('='))
+            })
+    })
+}
+
+/// The value of the first of `flags` in `words` (`-c "select 1"`, `--command=select 1`).
+fn value_of<'a>(words: &'a [String], flags: &[&str]) -> Option<&'a str> {
+    words.iter().enumerate().find_map(|(i, word)| {
+        if flags.contains(&word.as_str()) {
+            return words.get(i + 1).map(String::as_str);
+        }
+        flags.iter().filter(|f| f.starts_with("--")).find_map(|f| word.strip_prefix(*f)?.strip_prefix('='))
+    })
+}
+
+/// The command a `docker exec` or `docker compose exec` runs in its container, past the
+/// options and the container's or service's name.
+fn in_container(words: &[String]) -> Option<&[String]> {
+    let compose = words.first().is_some_and(|w| w.ends_with("-compose"));
+    let at = match (compose, words.get(1).map(String::as_str), words.get(2).map(String::as_str)) {
+        (true, Some("exec"), _) => 2,
+        (false, Some("compose"), Some("exec")) | (false, Some("container"), Some("exec")) => 3,
+        (false, Some("exec"), _) => 2,
+        _ => return None,
+    };
+    // Options that take a value: a user, a folder, a variable, an index.
+    const VALUED: &[&str] = &["-u", "--user", "-w", "--workdir", "-e", "--env", "--env-file", "--index"];
+    let mut i = at;
+    while let Some(word) = words.get(i) {
+        if VALUED.contains(&word.as_str()) {
+            i += 2;
+        } else if word.starts_with('-') {
+            i += 1;
+        } else {
+            // (The container's or service's name, then its command.)
+            return words.get(i + 1..).filter(|rest| !rest.is_empty());
+        }
+    }
+    None
 }
 
 /// True for a sub-command that only reports: one of [`QUERY_SUBCOMMANDS`], or one named for
@@ -2726,6 +2795,29 @@ mod tests {
             "make test",
         ] {
             assert_eq!(and_parts(command), None, "{command}");
+        }
+    }
+
+    #[test]
+    fn a_question_to_a_database_is_a_look() {
+        for command in [
+            "psql \"$DATABASE_URL\" -c \"select lower(email), count(*) from users group by 1 having count(*) > 1\"",
+            "docker compose exec -T mysql mysql -usodalite -pX sodalite_dev -e 'SHOW CREATE TABLE accounts\\G' | head -6",
+            "docker exec -i -e PGUSER=app pg psql -c '\\d users'",
+            "mysql --execute='DESCRIBE orders; SELECT 1'",
+            "sqlite3 data/app.db '.schema users'",
+        ] {
+            assert!(is_query(command), "{command}");
+        }
+        for command in [
+            "psql -c 'DROP TABLE audit_log'",
+            "docker compose exec -T mysql mysql -e 'SELECT 1; DELETE FROM t'",
+            "mysql app < db/migrations/0042.sql",
+            "psql -f seed.sql",
+            "docker compose exec app pytest",
+            "sqlite3 data/app.db",
+        ] {
+            assert!(!is_query(command), "{command}");
         }
     }
 

@@ -1666,3 +1666,30 @@ fn a_step_run_once_the_service_is_up_is_part_of_the_way() {
     let fix = &m.facts.tasks[0].fixes[0];
     assert_eq!(fix.ran, ["docker compose up -d db", "MIX_ENV=test mix ecto.create"], "{fix:?}");
 }
+
+#[test]
+fn a_question_to_the_database_on_the_way_is_no_step_of_a_fix() {
+    let error = "Error: Error 3780 (HY000): Referencing column 'account_id' and referenced column 'id' in foreign \
+                 key constraint 'fk_audit_account' are incompatible.";
+    let session = |between: &str| {
+        memory(&[
+            user("Add an audit_log table with a trigger, migration through dbmate."),
+            edit("db/migrations/20261205094212_add_audit_log.sql"),
+            run("1", "dbmate up"),
+            result("1", 1, &format!("Applying: 20261205094212_add_audit_log.sql\n{error}")),
+            run("2", between),
+            result("2", 0, "Create Table: CREATE TABLE `accounts` (\n  `id` bigint unsigned NOT NULL AUTO_INCREMENT,"),
+            edit("db/migrations/20261205094212_add_audit_log.sql"),
+            run("3", "dbmate up"),
+            result("3", 0, "Applying: 20261205094212_add_audit_log.sql\nApplied: 20261205094212_add_audit_log.sql"),
+        ])
+    };
+    // A look at the table the error named, then the task's own migration mended: its work.
+    let looked = session("docker compose exec -T mysql mysql -uapp -e 'SHOW CREATE TABLE accounts\\G' | head -6");
+    let fix = &looked.facts.tasks[0].fixes[0];
+    assert!(fix.work && fix.ran.is_empty(), "{}", looked.rollout_summary);
+    // A service started on the way is a step of a way around.
+    let started = session("docker compose up -d mysql");
+    let fix = &started.facts.tasks[0].fixes[0];
+    assert!(!fix.work && fix.ran == ["docker compose up -d mysql"], "{}", started.rollout_summary);
+}
