@@ -430,10 +430,10 @@ fn relays_a_rule(text: &str) -> bool {
     !pronoun.contains(&&caps["who"]) && !TASK_SCOPE.is_match(text) && !TOLD.is_match(text) && !DEADLINE.is_match(text)
 }
 
-/// "I keep shipping broken quoting": what keeps happening, the reason for a rule, lays down
+/// "I keep shipping broken quoting", "I keep copy-pasting it": what keeps happening, the reason for a rule, lays down
 /// nothing ("I keep everything in UTC" does).
 static KEEPS_HAPPENING: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)\bi\s+keep\s+(?:on\s+)?(?P<what>\w+ing)\b[^.;,!?]*"));
+    LazyLock::new(|| re(r"(?i)\bi\s+keep\s+(?:on\s+)?(?P<what>\w+(?:-\w+)*ing)\b[^.;,!?]*"));
 
 /// True for a word in "-ing" that names a thing (`everything`, `strings`), not a doing.
 fn is_thing(word: &str) -> bool {
@@ -1001,6 +1001,7 @@ mod tests {
             "We dropped the connection every time the server restarted.",
             "Add request validation with zod: count 1..500, observedAt ISO datetime not in the future.",
             "I keep shipping broken quoting.",
+            "What does `set -euo pipefail` actually do? I keep copy-pasting it",
             "The /orders endpoint returns a 500 too, same as the others.",
             "Main is red and will stay that way until the upstream fix is released.",
             "Each time I ran the suite it hung on the socket test.",
