@@ -472,8 +472,10 @@ fn base_score(line: &str) -> u8 {
     if specific.iter().any(|s| lower.contains(s)) || ERR_CODE.is_match(line) {
         return 5;
     }
-    // `ValueError: bad input`, `E   AssertionError: …`, `error TS2304: …`.
-    let first = line.trim_start_matches(['E', ' ']).split([':', ' ']).next().unwrap_or("");
+    // `ValueError: bad input`, `E   AssertionError: …`, `error TS2304: …`, and under a build
+    // tool's log label (`[error] java.lang.UnsupportedClassVersionError: …`).
+    let labelled = ["[error]", "[ERROR]"].iter().find_map(|label| line.trim_start().strip_prefix(label));
+    let first = labelled.unwrap_or(line).trim_start_matches(['E', ' ']).split([':', ' ']).next().unwrap_or("");
     if (first.ends_with("Error") || first.ends_with("Exception")) && line.contains(':') || lower.starts_with("error ts")
     {
         return 5;
@@ -683,6 +685,21 @@ mod tests {
         assert!(reports_failure("error[E0425]: cannot find value `x`"));
         assert!(!reports_failure("ok  \tgithub.com/x/ferryman\t0.3s\n94 tests, 0 failures"));
         assert!(!reports_failure("Passed: Total 58, Failed 0, Errors 0, Passed 58"));
+    }
+
+    #[test]
+    fn an_exception_under_a_build_tools_label_names_the_error() {
+        let exception = "[error] java.lang.UnsupportedClassVersionError: org/typelevel/sbt/tpolecat/TpolecatPlugin$ \
+                         has been compiled by a more recent version of the Java Runtime (class file version 61.0)";
+        let sbt = format!(
+            "[info] welcome to sbt 1.10.6 (Ubuntu Java 11.0.25)\n{exception}\n[error] \tat \
+             java.base/java.lang.ClassLoader.defineClass1(Native Method)\n[warn] Project loading failed: (r)etry, \
+             (q)uit, (l)ast, or (i)gnore? (default: r)"
+        );
+        assert_eq!(error_line_of(&sbt, Some("sbt")).as_deref(), Some(exception));
+        // (Filtered down to it by a grep whose status hid the run's, it still says the run failed.)
+        assert!(reports_failure(&format!("[info] welcome to sbt 1.10.6\n{exception}")));
+        assert!(!reports_failure("[info] welcome to sbt 1.10.6\n[info] compiling 3 Scala sources"));
     }
 
     #[test]
