@@ -236,7 +236,7 @@ fn as_said(clause: &str) -> String {
         return clause.to_string();
     }
     let said = without_asides(clause);
-    if MAKING.is_match(without_code(clause).trim_start()) {
+    if MAKING.is_match(without_label(&without_code(clause))) {
         return DEFAULT.replace_all(&said, " ").into_owned();
     }
     said
@@ -636,7 +636,38 @@ pub(crate) fn is_task_scoped(text: &str) -> bool {
 
 /// True when `text` opens as a request of the agent ("please add …", "fix …").
 pub(crate) fn is_request(text: &str) -> bool {
-    REQUEST.is_match(without_code(text).trim_start())
+    REQUEST.is_match(without_label(&without_code(text)))
+}
+
+/// `text` without a name it opens with as a label (`topaz: add …`, `api-gateway: fix …`): the
+/// request starts after it. A label that introduces a rule (`Rule:`, `Remember:`) is kept.
+fn without_label(text: &str) -> &str {
+    static LABEL: LazyLock<Regex> = LazyLock::new(|| re(r"^(?P<name>[\w.-]+):\s+"));
+    const INTRODUCES: &[&str] = &[
+        "rule",
+        "rules",
+        "remember",
+        "reminder",
+        "note",
+        "nb",
+        "convention",
+        "policy",
+        "fyi",
+        "important",
+        "tip",
+        "preference",
+        "also",
+        "heads-up",
+        "psa",
+        "update",
+        "context",
+        "background",
+    ];
+    let text = text.trim_start();
+    match LABEL.captures(text) {
+        Some(c) if !INTRODUCES.contains(&c["name"].to_lowercase().as_str()) => &text[c.get(0).map_or(0, |m| m.end())..],
+        _ => text,
+    }
 }
 
 /// The standing rules a sentence states, each as it should be kept: the whole sentence when
@@ -1001,6 +1032,7 @@ mod tests {
             "We dropped the connection every time the server restarted.",
             "Add request validation with zod: count 1..500, observedAt ISO datetime not in the future.",
             "I keep shipping broken quoting.",
+            "topaz: add an `archived_at` timestamp to Order and hide archived orders by default.",
             "What does `set -euo pipefail` actually do? I keep copy-pasting it",
             "The /orders endpoint returns a 500 too, same as the others.",
             "Main is red and will stay that way until the upstream fix is released.",
