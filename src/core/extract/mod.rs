@@ -775,6 +775,11 @@ impl Extractor {
         if progress::announces_outage(text) {
             self.outages.insert(self.tasks.len().saturating_sub(1));
         }
+        // "No — … the tests are pytest, not manage.py test": the failed run the correction
+        // names was the agent's wrong way, answered by the user, no landmine of the project.
+        if signals.iter().any(|(kind, _)| *kind == SignalKind::Correction) {
+            self.open.retain(|_, open| !shell::is_named_in(&open.failure.command, text));
+        }
         let task = self.current_or_start(text, line);
         for (kind, sentence) in signals {
             let seen = task.preferences.iter().any(|p| p.text == sentence);

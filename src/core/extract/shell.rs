@@ -1247,7 +1247,27 @@ pub(crate) fn through_runner(failed: &str, fixed: &str) -> bool {
             .iter()
             .find(|words| !placing(words))
             .is_some_and(|words| words.iter().skip(1).any(|w| canonical(program_name(w)) == b.program));
-    !a.program.is_empty() && a.program == b.program && direct && wrapped
+    // (A test run is got past by a test run: `uv run python manage.py makemigrations` runs no
+    // `python manage.py test`.)
+    let same_kind = a.kind != CommandKind::Test || b.kind == CommandKind::Test;
+    !a.program.is_empty() && a.program == b.program && direct && wrapped && same_kind
+}
+
+/// True when `text` names the job `command` ran by at least two of its words in a row
+/// (`manage.py test` of `python manage.py test orders`), not by its program alone.
+pub(crate) fn is_named_in(command: &str, text: &str) -> bool {
+    let text: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | ',' | ';' | '(' | ')'))
+        .map(|w| w.trim_end_matches(['.', ':', '!', '?']).to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let job: Vec<String> = words(&job_line(command))
+        .into_iter()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+        .filter(|w| !w.starts_with('-'))
+        .map(|w| w.to_lowercase())
+        .collect();
+    job.windows(2).any(|pair| text.windows(2).any(|said| said == pair))
 }
 
 /// True when a command generates a named thing once (`mix ecto.gen.migration add_x`, `bin/rails
@@ -2294,6 +2314,12 @@ mod tests {
         assert!(!through_runner("bazel test //x:y", "bazelisk run //:gazelle"));
         assert!(!through_runner("pytest", "pytest -q"));
         assert!(!through_runner("mkdocs serve", "uv run pytest"));
+        assert!(is_named_in("python manage.py test orders", "No — the tests are pytest, not `manage.py test`."));
+        assert!(is_named_in("npm run e2e -- --headed", "no, never npm run e2e here"));
+        assert!(!is_named_in("python manage.py test orders", "No, use uv run python for everything."));
+        assert!(!is_named_in("pytest -x tests/api", "No — run pytest through uv."));
+        assert!(through_runner("python manage.py test orders", "uv run python manage.py test orders"));
+        assert!(!through_runner("python manage.py test orders", "uv run python manage.py makemigrations orders"));
         assert!(through_runner("mkdocs serve", "cd docs && uv run mkdocs build --strict"));
         assert!(!writes_a_file("grep -n \"count > 0\" src/cart.ts"));
         assert!(!writes_a_file("git diff > before.patch"));

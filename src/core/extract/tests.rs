@@ -1693,3 +1693,26 @@ fn a_question_to_the_database_on_the_way_is_no_step_of_a_fix() {
     let fix = &started.facts.tasks[0].fixes[0];
     assert!(!fix.work && fix.ran == ["docker compose up -d mysql"], "{}", started.rollout_summary);
 }
+
+#[test]
+fn a_failed_run_the_users_correction_names_was_the_agents_wrong_way() {
+    let session = |correction: &str| {
+        extract(&[
+            user("Add an archived_at timestamp to Order."),
+            run("1", "python manage.py test orders"),
+            result("1", 1, "Traceback (most recent call last):\nModuleNotFoundError: No module named 'django'"),
+            assistant("Django isn't installed in this interpreter."),
+            user(correction),
+            edit("orders/models.py"),
+        ])
+    };
+    let facts = |extraction: Extraction| match extraction {
+        Extraction::Memory(m) => m.facts.tasks.iter().map(|t| t.unresolved.len() + t.fixes.len()).sum::<usize>(),
+        Extraction::NoOp => 0,
+    };
+    let named = session("No — everything goes through uv run, and the tests are pytest, not manage.py test.");
+    assert_eq!(facts(named), 0);
+    // A correction about something else leaves the landmine as it was met.
+    let other = session("No, keep the timestamps timezone-aware.");
+    assert_eq!(facts(other), 1);
+}
