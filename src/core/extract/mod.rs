@@ -500,6 +500,14 @@ fn split_at_check(call: &PendingCall, output: &str) -> Option<(PendingCall, Pend
 
 /// True for a step that changes the machine the way a landmine asks: an install, a setting,
 /// a service started.
+/// True when `command` gives one of the flags the user asked the task to add (`list-flocks
+/// --json` after "add a --json flag"): it tries out the task's own work.
+fn gives_a_flag_asked_for(command: &str, asked: &[String]) -> bool {
+    shell::words(command)
+        .iter()
+        .any(|w| asked.iter().any(|f| w == f || w.strip_prefix(f.as_str()).is_some_and(|r| r.starts_with('='))))
+}
+
 fn is_a_way_step(step: &str) -> bool {
     classify(step).kind == CommandKind::Install || shell::sets_a_setting(step) || shell::starts_a_service(step)
 }
@@ -1162,12 +1170,8 @@ impl Extractor {
         }
         let printed = &self.printed;
         // `list-flocks --json` after "add a --json flag" tries out the task's own work.
-        let tries_the_work = call.kind == CommandKind::Run
-            && shell::words(&call.command).iter().any(|w| {
-                self.asked_flags
-                    .iter()
-                    .any(|f| w == f || w.strip_prefix(f.as_str()).is_some_and(|r| r.starts_with('=')))
-            });
+        let tries_the_work = call.kind == CommandKind::Run && gives_a_flag_asked_for(&call.command, &self.asked_flags);
+        let asked_flags = &self.asked_flags;
         let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };
         for mut open in fixed {
             // (A test met past a landmine that passes alone is flaky; what else answers it
@@ -1239,7 +1243,10 @@ impl Extractor {
             // (What a project's own checker says of a name is a rule of the project: `public
             // symbol 'ring_drain' lacks the pip_ prefix`.)
             let rewrote = open.rewrote_named && !progress::is_own_checker(open.kind, &open.failure.error);
-            let work = open.attempt(&call.command).is_own_work() || ((reported || rewrote) && by_editing);
+            // (So is one that tried out the flag the user asked for, `bin/backup-status --json |
+            // jq .`, mended in the code.)
+            let tried = gives_a_flag_asked_for(&open.failure.command, asked_flags) && !machine;
+            let work = open.attempt(&call.command).is_own_work() || ((reported || rewrote || tried) && by_editing);
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
             // A line an edit changed is what the fix did when it was the one file edited and
             // the same job then passed; of a change across files it is one line of the work.

@@ -1716,3 +1716,25 @@ fn a_failed_run_the_users_correction_names_was_the_agents_wrong_way() {
     let other = session("No, keep the timestamps timezone-aware.");
     assert_eq!(facts(other), 1);
 }
+
+#[test]
+fn a_run_that_tried_the_flag_asked_for_mended_in_the_code_is_the_tasks_work() {
+    let session = |tried: &str| {
+        extract(&[
+            user("Can you add a --json option to bin/backup-status?"),
+            edit("bin/backup-status"),
+            run("1", tried),
+            result("1", 5, "jq: parse error: Invalid numeric literal at line 1, column 23"),
+            edit("bin/backup-status"),
+            run("2", tried),
+            result("2", 0, "{\"last\": \"2026-12-28T02:00:00Z\", \"ok\": true}"),
+        ])
+    };
+    let landmines = |extraction: Extraction| match extraction {
+        Extraction::Memory(m) => m.facts.tasks.iter().flat_map(|t| &t.fixes).filter(|f| !f.work).count(),
+        Extraction::NoOp => 0,
+    };
+    assert_eq!(landmines(session("bin/backup-status --json | jq .")), 0);
+    // A run without the flag asked for met something of the project's.
+    assert_eq!(landmines(session("restic snapshots --last | jq .")), 1);
+}
