@@ -563,14 +563,17 @@ impl OpenFailure {
     }
 
     /// True when `attempt`, the same job again, got past this failure (or the last attempt's)
-    /// to a test's verdict, by a setting added, a settings file edited, or an install or a
-    /// setting run on the way.
+    /// to a test's verdict, by a setting added, another install of the program, a settings
+    /// file edited, or an install or a setting run on the way.
     fn got_past_to_the_code(&self, attempt: &Failure, family: &str) -> bool {
         let before = self.last.as_ref().or(self.chain.last()).unwrap_or(&self.failure);
         let steps = shell::steps_before_job(&attempt.command, family);
+        // (`.venv/bin/python -m pytest` ran the same tests with the environment's own pytest.)
+        let elsewhere = shell::runs_another_install(&self.failure.command, &attempt.command);
         progress::reached_the_code(&before.error, &attempt.error)
-            && shell::runs_the_same(&attempt.command, &self.failure.command)
+            && (shell::runs_the_same(&attempt.command, &self.failure.command) || elsewhere)
             && (progress::adds_settings_only(&self.failure.command, &attempt.command)
+                || elsewhere
                 || self.edited.iter().any(|f| settings::is_settings_file(f))
                 || self.ran.iter().chain(&steps).any(|step| is_a_way_step(step)))
     }

@@ -1253,6 +1253,22 @@ pub(crate) fn through_runner(failed: &str, fixed: &str) -> bool {
     !a.program.is_empty() && a.program == b.program && direct && wrapped && same_kind
 }
 
+/// True when `fixed` runs the program `failed` ran from another install of it: a runner
+/// (`uv run pytest`), an environment's own copy (`.venv/bin/python -m pytest`,
+/// `./node_modules/.bin/jest`) where `failed` took the one on PATH.
+pub(crate) fn runs_another_install(failed: &str, fixed: &str) -> bool {
+    let first = |command: &str| -> Option<String> {
+        let words = segments(command).into_iter().next()?;
+        words.into_iter().find(|w| (w.starts_with('-') || !w.contains('=')) && !PREFIX_COMMANDS.contains(&w.as_str()))
+    };
+    let (Some(a), Some(b)) = (first(failed), first(fixed)) else { return false };
+    let (x, y) = (classify(failed), classify(fixed));
+    let placed = a != b && !a.contains('/') && b.contains('/');
+    // (`env -u DATABASE_URL bin/rspec` runs the same install with a variable unset.)
+    let runner = through_runner(failed, fixed) && program_of(fixed).as_deref() != Some("env");
+    !x.program.is_empty() && x.program == y.program && (runner || placed)
+}
+
 /// True when `text` names the job `command` ran by at least two of its words in a row
 /// (`manage.py test` of `python manage.py test orders`), not by its program alone.
 pub(crate) fn is_named_in(command: &str, text: &str) -> bool {
@@ -2314,6 +2330,13 @@ mod tests {
         assert!(!through_runner("bazel test //x:y", "bazelisk run //:gazelle"));
         assert!(!through_runner("pytest", "pytest -q"));
         assert!(!through_runner("mkdocs serve", "uv run pytest"));
+        assert!(runs_another_install("pytest tests/api -q", ".venv/bin/python -m pytest tests/api -q"));
+        assert!(runs_another_install("mypy src", ".venv/bin/mypy src"));
+        assert!(runs_another_install("pytest -x", "uv run pytest -x"));
+        assert!(!runs_another_install("pytest -x", "pytest -x -q"));
+        assert!(!runs_another_install("./gradlew test", "./gradlew test --offline"));
+        assert!(!runs_another_install("pytest", ".venv/bin/mypy src"));
+        assert!(!runs_another_install("bin/rspec", "env -u DATABASE_URL bin/rspec"));
         assert!(is_named_in("python manage.py test orders", "No — the tests are pytest, not `manage.py test`."));
         assert!(is_named_in("npm run e2e -- --headed", "no, never npm run e2e here"));
         assert!(!is_named_in("python manage.py test orders", "No, use uv run python for everything."));

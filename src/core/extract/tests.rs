@@ -1738,3 +1738,25 @@ fn a_run_that_tried_the_flag_asked_for_mended_in_the_code_is_the_tasks_work() {
     // A run without the flag asked for met something of the project's.
     assert_eq!(landmines(session("restic snapshots --last | jq .")), 1);
 }
+
+#[test]
+fn the_environments_own_install_that_got_past_a_missing_module_to_a_red_test_is_the_way() {
+    let m = memory(&[
+        user("Add a share endpoint to the notes API."),
+        edit("cheddar/api/notes.py"),
+        run("1", "pytest tests/api/test_share.py -q"),
+        result(
+            "1",
+            4,
+            "ImportError while loading conftest\nE   ModuleNotFoundError: No module named 'flask_sqlalchemy'",
+        ),
+        run("2", ".venv/bin/python -m pytest tests/api/test_share.py -q"),
+        result("2", 1, "F.\nE       assert '2026-12-27T10:00:00' == '2026-12-27T10:00:00+00:00'\n1 failed, 1 passed"),
+        edit("cheddar/api/notes.py"),
+        run("3", ".venv/bin/python -m pytest -q"),
+        result("3", 0, "86 passed"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.command, ".venv/bin/python -m pytest tests/api/test_share.py -q", "{}", m.rollout_summary);
+    assert!(fix.edited.is_empty() && !fix.work, "{}", m.rollout_summary);
+}
