@@ -1248,7 +1248,9 @@ impl Extractor {
             let rewrote = open.rewrote_named && !progress::is_own_checker(open.kind, &open.failure.error);
             // (So is one that tried out the flag the user asked for, `bin/backup-status --json |
             // jq .`, mended in the code.)
-            let tried = gives_a_flag_asked_for(&open.failure.command, asked_flags) && !machine;
+            let tried = gives_a_flag_asked_for(&open.failure.command, asked_flags)
+                && !machine
+                && open.edited.iter().all(|f| progress::is_source(f) && !settings::is_settings_file(f));
             let work = open.attempt(&call.command).is_own_work() || ((reported || rewrote || tried) && by_editing);
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
             // A line an edit changed is what the fix did when it was the one file edited and
