@@ -58,6 +58,8 @@ static LASTING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:(?:please|pls|plz|also|and)\s+)?(?:run|use|check|lint|format|test|build|sign|tag)\b[^.;!?]*\bon (?:all|every|any|each)\b",
         // "Same drill as always: vet plus staticcheck before you commit."
         r"|\b(?:as always|as usual|as ever|same drill|the usual|like always|you know the drill)\b|\bsame as (?:everything|everywhere|always|usual)\b",
+        // "usual rule: `cargo clippy` has to be clean before you hand anything back".
+        r"|\b(?:usual|standing|house|team)\s+rules?\s*:|\bbefore (?:you\s+)?(?:hand(?:ing)?|giv(?:e|ing)|pass(?:ing)?)\s+(?:anything|any (?:work|change)|things)\s+(?:back|over)\b",
         // "keyword arguments for anything new": every one to come.
         r"|\b(?:for|to|on)\s+(?:anything|everything)\s+new\b",
         // "new error types go in `src/error.rs`": where every new one goes.
@@ -143,6 +145,8 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         // change here", "any ALTER on the big tables here".
         r"|\b(?:every|any|all|each)\s+(?:[\w-]+\s+){1,5}?here\s+(?:goes|go|is|are|gets|get|must|should|needs?|uses?|runs?|lives?|bumps?|has|have|takes?)\b",
         r"|\b(?:applies to|to|for) (?:every|any|all|each)\s+[\w-]+\s+here\b",
+        // "validation always goes in a FormRequest class here": where a kind of thing lives.
+        r"|\b(?:always|never)\s+(?:goes|go|lives?|belongs?|stays?)\s+(?:in|into|under)\s[^.;!?]{3,60}\bhere\b",
         // "This one is a standing thing for the repo: …" names the rule that follows.
         r"|\b(?:this|that)(?: one)? is (?:a|the|our) (?:standing|lasting|permanent|general|house)\b",
         r"|^(?:(?:and|also|but|so)[\s,]+)?everything\s+here\s+(?:is|goes|gets|lives|must|should|runs|uses)\b",
@@ -1032,6 +1036,7 @@ mod tests {
             "We dropped the connection every time the server restarted.",
             "Add request validation with zod: count 1..500, observedAt ISO datetime not in the future.",
             "I keep shipping broken quoting.",
+            "Run the linter before you hand it back.",
             "topaz: add an `archived_at` timestamp to Order and hide archived orders by default.",
             "What does `set -euo pipefail` actually do? I keep copy-pasting it",
             "The /orders endpoint returns a 500 too, same as the others.",
@@ -1053,6 +1058,8 @@ mod tests {
             "Always use `just test` in CI.",
             "Our convention is kebab-case file names.",
             "Every package change needs a changeset.",
+            "usual rule: `cargo clippy --all-targets -- -D warnings` has to be clean before you hand anything back.",
+            "validation always goes in a FormRequest class here, never `$request->validate()` inline in the controller.",
             "Keep all Python in here formatted with black.",
             "We use `deno fmt` and `deno lint` here, never prettier or eslint.",
             "The house style here is that every exported C symbol is snake_case with the `cinder_` prefix.",
