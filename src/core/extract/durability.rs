@@ -145,8 +145,9 @@ static LASTING_PLACE: LazyLock<Regex> = LazyLock::new(|| {
         // change here", "any ALTER on the big tables here".
         r"|\b(?:every|any|all|each)\s+(?:[\w-]+\s+){1,5}?here\s+(?:goes|go|is|are|gets|get|must|should|needs?|uses?|runs?|lives?|bumps?|has|have|takes?)\b",
         r"|\b(?:applies to|to|for) (?:every|any|all|each)\s+[\w-]+\s+here\b",
-        // "validation always goes in a FormRequest class here": where a kind of thing lives.
-        r"|\b(?:always|never)\s+(?:goes|go|lives?|belongs?|stays?)\s+(?:in|into|under)\s[^.;!?]{3,60}\bhere\b",
+        // "validation always goes in a FormRequest class here": where a kind of thing lives
+        // (a path's dots and all: "errors always go in src/error.rs here").
+        r"|\b(?:always|never)\s+(?:goes|go|lives?|belongs?|stays?)\s+(?:in|into|under)\s[^;!?]{3,60}?\bhere\b",
         // "This one is a standing thing for the repo: …" names the rule that follows.
         r"|\b(?:this|that)(?: one)? is (?:a|the|our) (?:standing|lasting|permanent|general|house)\b",
         r"|^(?:(?:and|also|but|so)[\s,]+)?everything\s+here\s+(?:is|goes|gets|lives|must|should|runs|uses)\b",
@@ -643,11 +644,13 @@ pub(crate) fn is_request(text: &str) -> bool {
     REQUEST.is_match(without_label(&without_code(text)))
 }
 
-/// `text` without a name it opens with as a label (`topaz: add …`, `api-gateway: fix …`): the
-/// request starts after it. A label that introduces a rule (`Rule:`, `Remember:`) is kept.
+/// `text` without a project's name it opens with as a label (`topaz: add …`, `api-gateway:
+/// fix …`): the request starts after it. A topic heading (`Tests: run pytest before you
+/// push`), capitalised or a kind of thing, and a label that introduces a rule (`Rule:`,
+/// `Remember:`) are kept: what follows them may be the rule.
 fn without_label(text: &str) -> &str {
-    static LABEL: LazyLock<Regex> = LazyLock::new(|| re(r"^(?P<name>[\w.-]+):\s+"));
-    const INTRODUCES: &[&str] = &[
+    static LABEL: LazyLock<Regex> = LazyLock::new(|| re(r"^(?P<name>[a-z][\w.-]*):\s+"));
+    const TOPICS: &[&str] = &[
         "rule",
         "rules",
         "remember",
@@ -666,10 +669,32 @@ fn without_label(text: &str) -> &str {
         "update",
         "context",
         "background",
+        "tests",
+        "test",
+        "commits",
+        "style",
+        "docs",
+        "naming",
+        "errors",
+        "logging",
+        "formatting",
+        "lint",
+        "linting",
+        "ci",
+        "deps",
+        "dependencies",
+        "imports",
+        "migrations",
+        "branches",
+        "prs",
+        "reviews",
+        "releases",
+        "security",
+        "types",
     ];
     let text = text.trim_start();
     match LABEL.captures(text) {
-        Some(c) if !INTRODUCES.contains(&c["name"].to_lowercase().as_str()) => &text[c.get(0).map_or(0, |m| m.end())..],
+        Some(c) if !TOPICS.contains(&&c["name"]) => &text[c.get(0).map_or(0, |m| m.end())..],
         _ => text,
     }
 }
@@ -1060,6 +1085,8 @@ mod tests {
             "Every package change needs a changeset.",
             "usual rule: `cargo clippy --all-targets -- -D warnings` has to be clean before you hand anything back.",
             "validation always goes in a FormRequest class here, never `$request->validate()` inline in the controller.",
+            "errors always go in src/error.rs here, never inline.",
+            "Tests: always run `pytest -q` before you push.",
             "Keep all Python in here formatted with black.",
             "We use `deno fmt` and `deno lint` here, never prettier or eslint.",
             "The house style here is that every exported C symbol is snake_case with the `cinder_` prefix.",

@@ -474,8 +474,12 @@ fn base_score(line: &str) -> u8 {
     }
     // `ValueError: bad input`, `E   AssertionError: …`, `error TS2304: …`, and under a build
     // tool's log label (`[error] java.lang.UnsupportedClassVersionError: …`).
-    let labelled = ["[error]", "[ERROR]"].iter().find_map(|label| line.trim_start().strip_prefix(label));
-    let first = labelled.unwrap_or(line).trim_start_matches(['E', ' ']).split([':', ' ']).next().unwrap_or("");
+    let labelled = lower.trim_start().starts_with("[error]").then(|| line.trim_start()["[error]".len()..].trim_start());
+    let first = match labelled {
+        Some(message) => message.strip_prefix("E ").unwrap_or(message),
+        None => line.trim_start_matches(['E', ' ']),
+    };
+    let first = first.split([':', ' ']).next().unwrap_or("");
     if (first.ends_with("Error") || first.ends_with("Exception")) && line.contains(':') || lower.starts_with("error ts")
     {
         return 5;

@@ -498,8 +498,6 @@ fn split_at_check(call: &PendingCall, output: &str) -> Option<(PendingCall, Pend
     Some((part(parts[..*at].join(" && ")), part(parts[*at..].join(" && "))))
 }
 
-/// True for a step that changes the machine the way a landmine asks: an install, a setting,
-/// a service started.
 /// True when `command` gives one of the flags the user asked the task to add (`list-flocks
 /// --json` after "add a --json flag"): it tries out the task's own work.
 fn gives_a_flag_asked_for(command: &str, asked: &[String]) -> bool {
@@ -508,6 +506,8 @@ fn gives_a_flag_asked_for(command: &str, asked: &[String]) -> bool {
         .any(|w| asked.iter().any(|f| w == f || w.strip_prefix(f.as_str()).is_some_and(|r| r.starts_with('='))))
 }
 
+/// True for a step that changes the machine the way a landmine asks: an install, a setting,
+/// a service started.
 fn is_a_way_step(step: &str) -> bool {
     classify(step).kind == CommandKind::Install || shell::sets_a_setting(step) || shell::starts_a_service(step)
 }
@@ -1248,7 +1248,10 @@ impl Extractor {
             let rewrote = open.rewrote_named && !progress::is_own_checker(open.kind, &open.failure.error);
             // (So is one that tried out the flag the user asked for, `bin/backup-status --json |
             // jq .`, mended in the code.)
-            let tried = gives_a_flag_asked_for(&open.failure.command, asked_flags)
+            // (Of the project's own program, not another tool given the same flag: `gh pr list
+            // --json`.)
+            let tried = matches!(open.kind, CommandKind::Run | CommandKind::Other)
+                && gives_a_flag_asked_for(&open.failure.command, asked_flags)
                 && !machine
                 && open.edited.iter().all(|f| progress::is_source(f) && !settings::is_settings_file(f));
             let work = open.attempt(&call.command).is_own_work() || ((reported || rewrote || tried) && by_editing);

@@ -704,42 +704,71 @@ pub(crate) fn is_query(command: &str) -> bool {
 /// "select …"`, `mysql -e 'SHOW CREATE TABLE accounts\G'`, `sqlite3 app.db '.schema'`), run
 /// here or in a container (`docker compose exec -T mysql mysql … -e …`).
 fn only_reads_a_database(words: &[String]) -> bool {
+    // (`PGPASSWORD=… psql …`, `sudo -u postgres psql …`: the client past what sets it up.)
+    let mut words = words;
+    loop {
+        words = match words {
+            [word, rest @ ..] if word == "sudo" || (word.contains('=') && !word.starts_with('-')) => rest,
+            [flag, _user, rest @ ..] if flag == "-u" => rest,
+            _ => break,
+        };
+    }
     let program = words.first().map(|w| program_name(w)).unwrap_or_default();
     if matches!(program.as_str(), "docker" | "podman" | "docker-compose" | "podman-compose") {
         return in_container(words).is_some_and(only_reads_a_database);
     }
-    let query = match program.as_str() {
-        "psql" => value_of(words, &["-c", "--command"]),
-        "mysql" | "mariadb" => value_of(words, &["-e", "--execute"]),
+    // (A script given as well, `psql -f seed.sql -c 'select …'`, does something.)
+    let scripted = words.iter().any(|w| matches!(w.as_str(), "-f" | "--file") || w.starts_with("--file="));
+    let queries = match program.as_str() {
+        "psql" => values_of(words, &["-c", "--command"]),
+        "mysql" | "mariadb" => values_of(words, &["-e", "--execute"]),
         // (`sqlite3 app.db 'select …'`: the query follows the database.)
-        "sqlite3" | "duckdb" => words.iter().skip(1).filter(|w| !w.starts_with('-')).nth(1).map(String::as_str),
-        _ => None,
+        "sqlite3" | "duckdb" => {
+            words.iter().skip(1).filter(|w| !w.starts_with('-')).nth(1).map(String::as_str).into_iter().collect()
+        }
+        _ => Vec::new(),
     };
-    query.is_some_and(|query| {
-        let statements: Vec<&str> = query
-            .split([';', '\n'])
-            .map(|s| s.trim().trim_end_matches("\\G").trim())
-            .filter(|s| !s.is_empty())
-            .collect();
-        !statements.is_empty()
-            && statements.iter().all(|statement| {
-                let first = statement.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-                matches!(first.as_str(), "select" | "show" | "describe" | "desc" | "explain" | "\\d" | "\\dt" | "\\d+")
-                    || first.starts_with(".schema")
-                    || first.starts_with(".tables")
-                    || (first == "pragma" && !statement.contains('='))
-            })
-    })
+    // What a SELECT may still do: move a sequence, end a session, take a lock, write a table
+    // or a file; and EXPLAIN ANALYZE runs what it explains.
+    static ACTS: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(
+            r"(?i)\binto\b|\b(?:setval|nextval|pg_terminate_backend|pg_cancel_backend|pg_advisory\w*|pg_reload_conf)\b|^explain\s+(?:\(\s*)?analy[sz]e",
+        )
+    });
+    !scripted
+        && !queries.is_empty()
+        && queries.iter().all(|query| {
+            let statements: Vec<&str> = query
+                .split([';', '\n'])
+                .map(|s| s.trim().trim_end_matches("\\G").trim())
+                .filter(|s| !s.is_empty())
+                .collect();
+            !statements.is_empty()
+                && statements.iter().all(|statement| {
+                    let first = statement.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+                    let reads = matches!(first.as_str(), "select" | "show" | "describe" | "desc" | "explain")
+                        || first.starts_with("\\d")
+                        || matches!(first.as_str(), "\\l" | "\\dt+" | "\\du")
+                        || first.starts_with(".schema")
+                        || first.starts_with(".tables")
+                        || (first == "pragma" && !statement.contains('='));
+                    reads && !ACTS.is_match(statement)
+                })
+        })
 }
 
-/// The value of the first of `flags` in `words` (`-c "select 1"`, `--command=select 1`).
-fn value_of<'a>(words: &'a [String], flags: &[&str]) -> Option<&'a str> {
-    words.iter().enumerate().find_map(|(i, word)| {
-        if flags.contains(&word.as_str()) {
-            return words.get(i + 1).map(String::as_str);
-        }
-        flags.iter().filter(|f| f.starts_with("--")).find_map(|f| word.strip_prefix(*f)?.strip_prefix('='))
-    })
+/// The values of every one of `flags` in `words` (`-c "select 1"`, `--command=select 1`).
+fn values_of<'a>(words: &'a [String], flags: &[&str]) -> Vec<&'a str> {
+    words
+        .iter()
+        .enumerate()
+        .filter_map(|(i, word)| {
+            if flags.contains(&word.as_str()) {
+                return words.get(i + 1).map(String::as_str);
+            }
+            flags.iter().filter(|f| f.starts_with("--")).find_map(|f| word.strip_prefix(*f)?.strip_prefix('='))
+        })
+        .collect()
 }
 
 /// The command a `docker exec` or `docker compose exec` runs in its container, past the
@@ -1269,21 +1298,25 @@ pub(crate) fn runs_another_install(failed: &str, fixed: &str) -> bool {
     !x.program.is_empty() && x.program == y.program && (runner || placed)
 }
 
-/// True when `text` names the job `command` ran by at least two of its words in a row
-/// (`manage.py test` of `python manage.py test orders`), not by its program alone.
+/// True when `text` names the job `command` ran by two of its words in a row past its
+/// program alone (`manage.py test` of `python manage.py test orders`): not by the program
+/// and a sub-command every job of it shares (`npm run`, `cargo test`).
 pub(crate) fn is_named_in(command: &str, text: &str) -> bool {
-    let text: Vec<String> = text
+    let plain = |w: &str| w.trim_end_matches(['.', ':', '!', '?']).to_lowercase();
+    let said: Vec<String> = text
         .split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | ',' | ';' | '(' | ')'))
-        .map(|w| w.trim_end_matches(['.', ':', '!', '?']).to_lowercase())
-        .filter(|w| !w.is_empty())
+        .filter(|w| !w.is_empty() && !w.starts_with('-'))
+        .map(plain)
         .collect();
-    let job: Vec<String> = words(&job_line(command))
+    let job = job_line(command);
+    let last = job.rsplit(" && ").next().unwrap_or(&job);
+    let ran: Vec<String> = words(last)
         .into_iter()
         .skip_while(|w| w.contains('=') && !w.starts_with('-'))
         .filter(|w| !w.starts_with('-'))
-        .map(|w| w.to_lowercase())
+        .map(|w| plain(&w))
         .collect();
-    job.windows(2).any(|pair| text.windows(2).any(|said| said == pair))
+    ran.windows(2).skip(1).any(|pair| said.windows(2).any(|words| words == pair))
 }
 
 /// True when a command generates a named thing once (`mix ecto.gen.migration add_x`, `bin/rails
@@ -2341,6 +2374,8 @@ mod tests {
         assert!(is_named_in("npm run e2e -- --headed", "no, never npm run e2e here"));
         assert!(!is_named_in("python manage.py test orders", "No, use uv run python for everything."));
         assert!(!is_named_in("pytest -x tests/api", "No — run pytest through uv."));
+        assert!(!is_named_in("npm run build", "No — use npm run lint, not eslint directly."));
+        assert!(!is_named_in("cd api && pytest tests", "No, the api tests need the db."));
         assert!(through_runner("python manage.py test orders", "uv run python manage.py test orders"));
         assert!(!through_runner("python manage.py test orders", "uv run python manage.py makemigrations orders"));
         assert!(through_runner("mkdocs serve", "cd docs && uv run mkdocs build --strict"));
@@ -2855,6 +2890,8 @@ mod tests {
             "docker exec -i -e PGUSER=app pg psql -c '\\d users'",
             "mysql --execute='DESCRIBE orders; SELECT 1'",
             "sqlite3 data/app.db '.schema users'",
+            "PGPASSWORD=x psql -h db -U app -c 'select count(*) from users'",
+            "sudo -u postgres psql -c '\\du'",
         ] {
             assert!(is_query(command), "{command}");
         }
@@ -2865,6 +2902,11 @@ mod tests {
             "psql -f seed.sql",
             "docker compose exec app pytest",
             "sqlite3 data/app.db",
+            "psql -c \"SELECT setval('users_id_seq', (SELECT max(id) FROM users))\"",
+            "psql -c 'select 1' -c 'drop table x'",
+            "psql -f seed.sql -c 'select count(*) from users'",
+            "psql -c 'EXPLAIN ANALYZE DELETE FROM events'",
+            "mysql -e \"SELECT * FROM t INTO OUTFILE '/tmp/t.csv'\"",
         ] {
             assert!(!is_query(command), "{command}");
         }

@@ -1737,6 +1737,8 @@ fn a_run_that_tried_the_flag_asked_for_mended_in_the_code_is_the_tasks_work() {
     assert_eq!(landmines(session("bin/backup-status --json | jq .")), 0);
     // A run without the flag asked for met something of the project's.
     assert_eq!(landmines(session("restic snapshots --last | jq .")), 1);
+    // So did another tool given the same flag.
+    assert_eq!(landmines(session("gh pr list --json number | jq .")), 1);
 }
 
 #[test]
