@@ -884,10 +884,15 @@ pub(crate) fn main_segment(command: &str) -> Option<String> {
 /// The name a command's program prints its messages under (`install.sh` for
 /// `./scripts/install.sh --adopt`), after settings and prefixes.
 pub(crate) fn program_of(command: &str) -> Option<String> {
+    let first = program_word(command)?;
+    Some(first.rsplit('/').next().unwrap_or(&first).to_string())
+}
+
+/// The word that names the program of a command's first segment, as written, past settings
+/// and prefixes (`.venv/bin/python` of `PYTHONPATH=. .venv/bin/python -m pytest`).
+fn program_word(command: &str) -> Option<String> {
     let words = segments(command).into_iter().next()?;
-    let first =
-        words.iter().find(|w| (w.starts_with('-') || !w.contains('=')) && !PREFIX_COMMANDS.contains(&w.as_str()))?;
-    Some(first.rsplit('/').next().unwrap_or(first).to_string())
+    words.into_iter().find(|w| (w.starts_with('-') || !w.contains('=')) && !PREFIX_COMMANDS.contains(&w.as_str()))
 }
 
 /// The steps a chain runs before the segment that does the job `family` names (`docker
@@ -1286,11 +1291,7 @@ pub(crate) fn through_runner(failed: &str, fixed: &str) -> bool {
 /// (`uv run pytest`), an environment's own copy (`.venv/bin/python -m pytest`,
 /// `./node_modules/.bin/jest`) where `failed` took the one on PATH.
 pub(crate) fn runs_another_install(failed: &str, fixed: &str) -> bool {
-    let first = |command: &str| -> Option<String> {
-        let words = segments(command).into_iter().next()?;
-        words.into_iter().find(|w| (w.starts_with('-') || !w.contains('=')) && !PREFIX_COMMANDS.contains(&w.as_str()))
-    };
-    let (Some(a), Some(b)) = (first(failed), first(fixed)) else { return false };
+    let (Some(a), Some(b)) = (program_word(failed), program_word(fixed)) else { return false };
     let (x, y) = (classify(failed), classify(fixed));
     let placed = a != b && !a.contains('/') && b.contains('/');
     // (`env -u DATABASE_URL bin/rspec` runs the same install with a variable unset.)
