@@ -581,7 +581,11 @@ impl OpenFailure {
     /// True when `command`, run with nothing changed since the last attempt failed, is the
     /// same run narrowed to the test that failed (`crystal spec spec/rate_window_spec.cr`
     /// after `crystal spec` failed there), and it passed: the test passes alone, it is flaky.
+    /// (Or the test run alone over and over in a loop, which a failure now and then does not
+    /// gainsay: `for i in 1 2 3 4 5 6; do npx jest src/poll.test.ts; done`.)
     fn passes_alone(&self, command: &str) -> bool {
+        let body = shell::loop_body(command);
+        let command = body.as_deref().unwrap_or(command);
         let last = self.last.as_ref().unwrap_or(&self.failure);
         // (`rm -rf .cache && pytest t.py::x` changed something first.)
         let first_steps = command.split(" && ").count() > 1 || command.contains(';');
@@ -942,6 +946,12 @@ impl Extractor {
         if call.kind == CommandKind::Explore && self.unread.note(&call.command, output, call.line) {
             return;
         }
+        // A test run over and over in a loop exits as its last round did: it passed alone, if it
+        // ran a test that failed, and verifies nothing else.
+        if call.kind == CommandKind::Test && shell::loop_body(&call.command).is_some() {
+            self.caught_flaky(&call);
+            return;
+        }
         // `ctest -R x | tail -6; ls tests/data` exits as `ls` did: it proves nothing of the
         // tests, so it neither fixes nor verifies them.
         if !shell::status_is_the_jobs(&call.command) {
@@ -993,6 +1003,7 @@ impl Extractor {
         // stopped it: a refused connection is a landmine however often it is met).
         let repeated = call.kind == CommandKind::Test && shell::repeats_to_find_flakes(&call.command);
         if repeated && !progress::is_environmental(&error) {
+            self.caught_flaky(&call);
             return;
         }
         // A port in use once the session left a server running is the session's own doing,
@@ -1452,6 +1463,22 @@ impl Extractor {
         let mut fixed: Vec<OpenFailure> = families.iter().filter_map(|f| self.open.remove(f)).collect();
         fixed.sort_by_key(|f| f.failure.line);
         fixed
+    }
+
+    /// A test that failed, repeated alone with nothing changed in between, failed only some of
+    /// the times: flaky, whatever was done after.
+    fn caught_flaky(&mut self, call: &PendingCall) {
+        let caught: Vec<String> =
+            self.open.iter().filter(|(_, open)| open.passes_alone(&call.command)).map(|(f, _)| f.clone()).collect();
+        let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };
+        for family in caught {
+            let Some(open) = self.open.remove(&family) else { continue };
+            for fix in flaky(open, call, &self.printed) {
+                if task.fixes.len() < MAX_FACTS {
+                    task.fixes.push(fix);
+                }
+            }
+        }
     }
 
     /// The agent's account of the task before: what it found, kept with that task.

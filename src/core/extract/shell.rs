@@ -243,7 +243,19 @@ pub(crate) fn repeats_to_find_flakes(command: &str) -> bool {
         };
         let times = value.map(|v| v.trim_start_matches("until-fail:")).and_then(|v| v.parse::<u32>().ok());
         REPEATING.contains(&flag) && times.is_some_and(|n| n > 1)
-    })
+    }) || loop_body(command).is_some_and(|body| classify(&body).kind == CommandKind::Test)
+}
+
+/// What a shell loop runs each time round (`pytest t.py::x` of `for i in 1 2 3; do pytest
+/// t.py::x; done`, or of `for i in $(seq 20)`, `for ((i = 0; i < 5; i++))`).
+pub(crate) fn loop_body(command: &str) -> Option<String> {
+    static LOOP: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(
+            r"(?s)^\s*for\s+(?:\w+\s+in\s+[^;\n]*|\(\(.*?\)\))\s*[;\n]\s*do\s+(.+?)[;\s]*\bdone\b(?:\s*(?:\||\d?>|&>|<).*)?$",
+        )
+    });
+    let body = LOOP.captures(command)?.get(1)?.as_str().trim();
+    (!body.is_empty()).then(|| body.to_string())
 }
 
 /// Whether a command ends in a search (`… | grep x`, `… && rg -n x src`), whose exit status
@@ -1574,9 +1586,7 @@ fn segments(command: &str) -> Vec<Vec<String>> {
                     chars.next();
                 }
                 flush_word(&mut word, &mut words);
-                if !words.is_empty() {
-                    segments.push(std::mem::take(&mut words));
-                }
+                push_segment(&mut segments, std::mem::take(&mut words));
             }
             (None, c) if c.is_whitespace() => flush_word(&mut word, &mut words),
             (None, c) => word.push(c),
@@ -1588,10 +1598,21 @@ fn segments(command: &str) -> Vec<Vec<String>> {
         }
     }
     flush_word(&mut word, &mut words);
-    if !words.is_empty() {
+    push_segment(&mut segments, words);
+    segments
+}
+
+/// Adds a command's words to `segments`, without the shell's own grammar around it: a loop's
+/// `do` and a condition's `if`/`then` before it, and the `for i in 1 2 3` or `done` that runs
+/// nothing itself (`for i in 1 2 3; do pytest -x t.py; done` runs `pytest -x t.py`).
+fn push_segment(segments: &mut Vec<Vec<String>>, mut words: Vec<String>) {
+    const OPENING: &[&str] = &["do", "then", "else", "elif", "if", "while", "until", "!"];
+    const CLOSING: &[&str] = &["done", "fi", "esac", "for", "select", "case"];
+    let opening = words.iter().take_while(|w| OPENING.contains(&w.as_str())).count();
+    words.drain(..opening);
+    if words.first().is_some_and(|w| !CLOSING.contains(&w.as_str())) {
         segments.push(words);
     }
-    segments
 }
 
 const PREFIX_COMMANDS: &[&str] = &["sudo", "time", "nice", "nohup", "command", "exec", "xvfb-run", "stdbuf"];
@@ -2557,6 +2578,19 @@ mod tests {
     }
 
     #[test]
+    fn a_loop_or_a_condition_runs_what_is_inside_it() {
+        let looped = classify("for i in 1 2 3; do cargo test -p store --lib pool; done");
+        assert_eq!((looped.kind, looped.family.as_str()), (CommandKind::Test, "cargo test"));
+        let checked = classify("if ! make lint; then echo 'lint failed'; fi");
+        assert_eq!((checked.kind, checked.family.as_str()), (CommandKind::Lint, "make lint"));
+        assert_eq!(
+            loop_body("for i in 1 2 3; do\n  npx jest src/a.test.ts\ndone").as_deref(),
+            Some("npx jest src/a.test.ts")
+        );
+        assert_eq!(loop_body("pytest -x; done"), None);
+    }
+
+    #[test]
     fn a_repeated_run_looks_for_flakes() {
         assert!(repeats_to_find_flakes("~/go/bin/bazelisk test //store:store_test --runs_per_test=30"));
         assert!(repeats_to_find_flakes("go test -count=50 -run TestPool ./internal/store"));
@@ -2564,6 +2598,10 @@ mod tests {
         assert!(repeats_to_find_flakes("npx playwright test --repeat-each 10"));
         // `-count=1` only turns the cache off.
         assert!(!repeats_to_find_flakes("go test -count=1 ./..."));
+        assert!(repeats_to_find_flakes("for i in $(seq 20); do pytest -q tests/test_poll.py || break; done"));
+        assert!(repeats_to_find_flakes("for ((i = 0; i < 5; i++)); do go test -run TestPool ./pool; done 2>&1 | tail"));
+        assert!(!repeats_to_find_flakes("for f in *.md; do wc -l \"$f\"; done"));
+        assert!(!repeats_to_find_flakes("for i in 1 2 3; do pytest t.py; done; make deploy"));
         assert!(!repeats_to_find_flakes("bazel test //..."));
     }
 

@@ -601,6 +601,56 @@ fn a_failed_test_that_passes_alone_with_nothing_changed_is_flaky() {
 }
 
 #[test]
+fn a_failed_test_run_alone_in_a_loop_that_fails_only_now_and_then_is_flaky() {
+    let suite_failed = " PASS  src/util/retry.test.ts\n FAIL  src/net/poll.test.ts (5.214 s)\n  ● pollUntil › waits at least the interval\n\n    Expected: >= 200\n    Received:    187.41\n\nTests:       1 failed, 44 passed, 45 total";
+    let looped = "for i in 1 2 3 4 5 6; do npx jest src/net/poll.test.ts 2>&1 | grep -E '^Tests:'; done";
+    let tallies = |failed: &str| {
+        let mut lines: Vec<&str> = vec!["Tests:       4 passed, 4 total"; 5];
+        lines.insert(2, failed);
+        lines.join("\n")
+    };
+    let session = |output: String, code: i64| {
+        extract(&[
+            user("Add retry() in src/util/retry.ts and export it from the index."),
+            edit("src/util/retry.ts"),
+            run("1", "npm run build && npm test"),
+            result("1", 1, suite_failed),
+            run("2", looped),
+            result("2", code, &output),
+            edit("src/index.ts"),
+            run("3", "npm run build && npm test"),
+            result("3", 0, "Tests:       45 passed, 45 total"),
+        ])
+    };
+    for (output, code) in
+        [(tallies("Tests:       1 failed, 3 passed, 4 total"), 0), (tallies("Tests:       4 passed, 4 total"), 0)]
+    {
+        let Extraction::Memory(m) = session(output, code) else { panic!("a flaky test is a lesson") };
+        let fixes = &m.facts.tasks[0].fixes;
+        // The loop ran the failed test alone: flaky, and the edit after it mended nothing.
+        assert!(fixes.len() == 1 && fixes[0].alone, "{fixes:?}");
+        let flaky = m.rollout_summary.lines().find(|l| l.contains("may be flaky")).unwrap_or_default();
+        assert!(flaky.contains("over and over") && flaky.contains("src/net/poll.test.ts"), "{flaky}");
+        assert!(!flaky.contains("187.41") && !flaky.contains("src/index.ts"), "{flaky}");
+    }
+    // A loop over another test says nothing of this one: the edit mended the suite.
+    let other = looped.replace("src/net/poll.test.ts", "src/util/retry.test.ts");
+    let Extraction::Memory(m) = extract(&[
+        user("Add retry() in src/util/retry.ts and export it from the index."),
+        run("1", "npm test"),
+        result("1", 1, suite_failed),
+        run("2", &other),
+        result("2", 0, &tallies("Tests:       1 failed, 3 passed, 4 total")),
+        edit("src/net/poll.ts"),
+        run("3", "npm test"),
+        result("3", 0, "Tests:       45 passed, 45 total"),
+    ]) else {
+        panic!("a fix is a lesson")
+    };
+    assert!(!m.facts.tasks[0].fixes.iter().any(|f| f.alone), "{:?}", m.facts.tasks[0].fixes);
+}
+
+#[test]
 fn a_test_another_runner_passes_alone_after_an_install_got_the_run_that_far_is_flaky() {
     let m = memory(&[
         user("Add --json to weser stats."),
