@@ -543,6 +543,8 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     // source is no rule of the user's.)
     let elided = matches!(text, Cow::Owned(_));
     let mut found: Vec<(SignalKind, String)> = Vec::new();
+    // The rules said in prose, not in a list, with the sentence each came from.
+    let mut in_prose: Vec<(String, usize)> = Vec::new();
     let mut keep = |kind: SignalKind, sentence: String| {
         if !found.iter().any(|(_, s)| *s == sentence) {
             found.push((kind, sentence));
@@ -655,14 +657,126 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
                 ),
                 false => rule,
             };
+            if !listed(&text, sentence) {
+                in_prose.push((told.clone(), i));
+            }
             keep(SignalKind::Preference, told);
         }
     }
     found.retain(|(_, s)| !retracted.iter().any(|before| before.contains(s.trim_end_matches(['.', '!']))));
     // A correction kept with the sentence before or after it already says the rule it holds.
+    let sentences_said = all;
     let all: Vec<String> = found.iter().map(|(_, s)| s.clone()).collect();
     found.retain(|(_, s)| !all.iter().any(|other| other != s && other.contains(s.as_str())));
-    found
+    with_other_halves(found, &in_prose, &sentences_said, &text)
+}
+
+/// Two rules said one after the other on a line, one forbidding and one prescribing ("every
+/// SQL query lives in queries/*.sql. No SQL strings in Go code, ever."), or the second going
+/// on with "and" ("always `X | None`. and no `from __future__ import annotations`"), are one
+/// rule and its other half: kept as one.
+fn with_other_halves(
+    found: Vec<(SignalKind, String)>,
+    in_prose: &[(String, usize)],
+    all: &[&str],
+    text: &str,
+) -> Vec<(SignalKind, String)> {
+    static REFUSES: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:never|don'?t|do not|no)\b"));
+    // ("and no `from __future__ import annotations`": lower case, the same rule going on.)
+    static GOES_ON: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:and|nor)\s+(?:no|never|not|don'?t|always|only)\b"));
+    let at = |rule: &str| in_prose.iter().find(|(said, _)| said == rule).map(|(_, i)| *i);
+    let mut out: Vec<(SignalKind, String)> = Vec::with_capacity(found.len());
+    let mut last_at: Option<usize> = None;
+    for (kind, rule) in found {
+        let here = (kind == SignalKind::Preference).then(|| at(&rule)).flatten();
+        let joined = match (out.last_mut(), last_at, here) {
+            (Some((SignalKind::Preference, before)), Some(b), Some(h))
+                if h == b + 1
+                    && on_one_line(text, all[b], all[h])
+                    && (GOES_ON.is_match(&rule)
+                        || (REFUSES.is_match(before) != REFUSES.is_match(&rule)
+                            && !durability::is_request(&rule)
+                            && share_a_word(before, &rule)))
+                    && before.len() + rule.len() < MAX_SIGNAL =>
+            {
+                *before = format!("{before} {rule}");
+                true
+            }
+            _ => false,
+        };
+        if !joined {
+            out.push((kind, rule));
+        }
+        last_at = here;
+    }
+    out
+}
+
+/// True when two rules name a thing in common: a word of three letters or more that is not
+/// a rule's own (`always`, `the`), or one a short form of the other (`env` of `environment`).
+fn share_a_word(first: &str, second: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "the",
+        "and",
+        "for",
+        "you",
+        "not",
+        "use",
+        "all",
+        "any",
+        "one",
+        "our",
+        "are",
+        "its",
+        "it's",
+        "can",
+        "but",
+        "always",
+        "never",
+        "every",
+        "anything",
+        "everything",
+        "here",
+        "this",
+        "that",
+        "with",
+        "from",
+        "into",
+        "repo",
+        "code",
+        "only",
+        "should",
+        "must",
+        "have",
+        "ever",
+        "thing",
+        "things",
+        "don't",
+        "dont",
+        "we're",
+    ];
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .map(str::to_lowercase)
+            .filter(|w| w.len() >= 3 && !COMMON.contains(&w.as_str()))
+            .collect()
+    };
+    let (ours, theirs) = (words(first), words(second));
+    ours.iter().any(|a| {
+        theirs.iter().any(|b| {
+            let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+            short == long || (long.starts_with(short.as_str()) && long.len() >= 2 * short.len())
+        })
+    })
+}
+
+/// True when nothing but the same line stands between `first` and `second`, slices of `text`.
+fn on_one_line(text: &str, first: &str, second: &str) -> bool {
+    let offset = |s: &str| (s.as_ptr() as usize).checked_sub(text.as_ptr() as usize).filter(|at| *at <= text.len());
+    match (offset(first), offset(second)) {
+        (Some(a), Some(b)) => text.get(a + first.len()..b).is_some_and(|between| !between.contains('\n')),
+        _ => false,
+    }
 }
 
 /// "Why do you keep putting emojis in commit messages?", "why is there a console.log in every
@@ -1393,6 +1507,56 @@ mod tests {
             ),
             ["Never call the API from a test without the mock, ever, because CI has no network."],
             "a long rule says enough"
+        );
+    }
+
+    #[test]
+    fn a_rule_and_its_other_half_said_next_are_one_rule() {
+        let texts = |text: &str| preference_signals(text, false).into_iter().map(|(_, s)| s).collect::<Vec<_>>();
+        assert_eq!(
+            texts(
+                "Add a lookup. Every SQL query lives in queries/*.sql and goes through sqlc. No SQL strings in Go code, ever."
+            ),
+            ["Every SQL query lives in queries/*.sql and goes through sqlc. No SQL strings in Go code, ever."]
+        );
+        assert_eq!(
+            texts(
+                "We never edit base/ for one environment, base is shared with prod. env-specific changes always go in a patch under overlays/<env>/"
+            ),
+            [
+                "We never edit base/ for one environment, base is shared with prod. env-specific changes always go in a patch under overlays/<env>/"
+            ]
+        );
+        assert_eq!(
+            texts(
+                "Add type hints. we dont use Optional[X] anymore in taupo, always `X | None`. and no `from __future__ import annotations`, we're on 3.12"
+            ),
+            [
+                "we dont use Optional[X] anymore in taupo, always `X | None`. and no `from __future__ import annotations`, we're on 3.12"
+            ]
+        );
+        // Two rules about two things stay two, and so does a request made a rule of.
+        assert_eq!(
+            texts("Never push to main. Always run the linter before a commit."),
+            ["Never push to main.", "Always run the linter before a commit."]
+        );
+        assert_eq!(
+            texts(
+                "Our migrations never use change/0 for anything that touches data: write explicit up/0 and down/0. Also add a @doc to every public function you touch."
+            ),
+            [
+                "Our migrations never use change/0 for anything that touches data: write explicit up/0 and down/0.",
+                "Also add a @doc to every public function you touch."
+            ]
+        );
+        // (Nor are the items of a list, or rules on lines of their own.)
+        assert_eq!(
+            texts("Rules:\n- Every SQL query lives in queries/*.sql.\n- No SQL strings in Go code, ever."),
+            ["Every SQL query lives in queries/*.sql.", "No SQL strings in Go code, ever."]
+        );
+        assert_eq!(
+            texts("Every SQL query lives in queries/*.sql.\nNo SQL strings in Go code, ever."),
+            ["Every SQL query lives in queries/*.sql.", "No SQL strings in Go code, ever."]
         );
     }
 
