@@ -710,7 +710,15 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
         let kept = lays_down(sentence) && !is_task_scoped(sentence);
         return if kept { vec![sentence.to_string()] } else { Vec::new() };
     }
-    let lasting: Vec<bool> = clauses.iter().map(|c| lays_down(c)).collect();
+    // "add POST /extend that pushes the expiry out by 30 minutes, but never more than 8 hours
+    // after creation": a bound of what the request makes, no rule of how to work.
+    static BOUND: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:(?:but|and|yet)\s+)?(?:never|not|no)\s+(?:more|less|fewer|longer|shorter|later|earlier|higher|lower|bigger|smaller|larger|above|below|over|under|past|beyond)\b",
+        )
+    });
+    let asks = clauses.iter().any(|c| is_request(c));
+    let lasting: Vec<bool> = clauses.iter().map(|c| lays_down(c) && !(asks && BOUND.is_match(c.trim()))).collect();
     let requests = clauses.iter().zip(&lasting).any(|(c, l)| !l && is_request(c));
     let rules = lasting.iter().filter(|l| **l).count();
     if rules == 0 {
@@ -892,6 +900,16 @@ pub(crate) fn when_it_applies(text: &str, project: &str) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_bound_of_what_a_request_makes_is_no_rule() {
+        let asked = "add POST /api/sessions/:id/extend that pushes the expiry out by 30 minutes, but never more than 8 hours after the session was created; 404 for unknown sessions.";
+        assert!(rules_in(asked).is_empty(), "{:?}", rules_in(asked));
+        // (Said as a rule of its own, a bound is one.)
+        assert_eq!(
+            rules_in("Never more than three retries in any job, ever."),
+            ["Never more than three retries in any job, ever."]
+        );
+    }
     #[test]
     fn a_bare_prohibition_keeps_hands_off_the_task_and_one_with_its_reason_is_a_rule() {
         // (A bare one still says something of its own: it does not open a new task.)

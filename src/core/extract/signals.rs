@@ -65,7 +65,9 @@ static REMEMBER: LazyLock<Regex> = LazyLock::new(|| {
 static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)^(?:(?:and|so|also|please|pls)[\s,]+)?(?:",
-        r"(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|do not forget)\s+(?:that|this|it)(?:[\s,]+(?:please|pls|for (?:later|next time|the future)))?",
+        r"(?:please\s+)?(?:(?:remember|note|keep in mind|don'?t forget|do not forget)\s+(?:that|this|it)|keep (?:that|this|it) in mind)",
+        // "Keep that in mind from now on."
+        r"(?:[\s,]+(?:please|pls|for (?:later|next time|the future)|from now on|going forward|in future|next time))*",
         r"|(?:that'?s|this is|that is|it'?s)\s+(?:the|our|a|my)\s+(?:rule|convention|standard|policy|way we do it|house style|default)\b[^.!?]*",
         r"|(?:always|from now on|going forward)\s+(?:do\s+)?(?:it\s+)?(?:that|this|like that|like this|that way|this way)",
         // "… anyhow is only allowed in the cli binary. Please keep it that way."
@@ -87,6 +89,14 @@ static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
         r"|^not\s+(?:`[^`]+`|--?[a-z][\w-]*|(?-i:[A-Z])[\w.-]*)\s*[:;,—–-]\s*\S+\s+\S+",
     ))
 });
+/// True when `sentence` opens by telling the agent it went wrong ("No, …", "Actually, …"),
+/// not with a "no" that is no interjection ("No idea where it came from").
+fn corrects(sentence: &str) -> bool {
+    static NO_INTERJECTION: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)^no\s+(?:idea|worries|problem|need|rush|luck|clue|doubt|wonder|matter)\b"));
+    CORRECTION.is_match(sentence) && !NO_INTERJECTION.is_match(sentence)
+}
+
 static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(?:still (?:fails|failing|broken|doesn'?t|does not|not working|errors?|wrong)|doesn'?t work|does not work|didn'?t work|did not work|not working|is broken|no luck|same error|that'?s wrong|that is wrong)\b",
@@ -530,7 +540,7 @@ pub(crate) fn is_taken_back(rule: &str, what: &str) -> bool {
 
 /// True when a message opens with a correction of the agent ("no, use …").
 pub(crate) fn is_correction(text: &str) -> bool {
-    sentences(text).next().is_some_and(|s| CORRECTION.is_match(s))
+    sentences(text).next().is_some_and(corrects)
 }
 
 /// The preference signals in a user message, near-verbatim, strongest kind per sentence.
@@ -640,7 +650,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         // "Make it encode as a bare number... no wait, leave Codable alone": the user takes
         // back their own request, there is nothing of the agent's to correct.
         let own_words = i > 0 && SELF_RETRACTION.is_match(sentence) && durability::is_request(all[i - 1]);
-        if CORRECTION.is_match(sentence) && agent_acted && !own_words {
+        if corrects(sentence) && agent_acted && !own_words {
             if !durability::is_task_scoped(sentence) {
                 let told = with_tail(&with_instruction(sentence, &all[i + 1..]), all.get(i + 1).copied());
                 keep(SignalKind::Correction, after_rule(i.checked_sub(1).map(|at| all[at]), &told));
@@ -684,6 +694,10 @@ fn with_other_halves(
     static REFUSES: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:never|don'?t|do not|no)\b"));
     // ("and no `from __future__ import annotations`": lower case, the same rule going on.)
     static GOES_ON: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:and|nor)\s+(?:no|never|not|don'?t|always|only)\b"));
+    // ("never a bare @v4 tag.", "no `unwrap()`.": a refusal with no verb of its own leans on
+    // the rule before it.)
+    static ELLIPTIC: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)^(?:(?:and|but)\s+)?(?:no\s+`|(?:never|not)\s+(?:a|an|any)\s)"));
     let at = |rule: &str| in_prose.iter().find(|(said, _)| said == rule).map(|(_, i)| *i);
     let mut out: Vec<(SignalKind, String)> = Vec::with_capacity(found.len());
     let mut last_at: Option<usize> = None;
@@ -694,6 +708,7 @@ fn with_other_halves(
                 if h == b + 1
                     && on_one_line(text, all[b], all[h])
                     && (GOES_ON.is_match(&rule)
+                        || (ELLIPTIC.is_match(&rule) && !REFUSES.is_match(before))
                         || (REFUSES.is_match(before) != REFUSES.is_match(&rule)
                             && !durability::is_request(&rule)
                             && share_a_word(before, &rule)))
@@ -1074,7 +1089,7 @@ fn after_rule(before: Option<&str>, correction: &str) -> String {
         && durability::is_lasting(before)
         && !durability::is_request(before)
         && !durability::is_task_scoped(before)
-        && !CORRECTION.is_match(before);
+        && !corrects(before);
     match rule && correction.split_whitespace().count() <= 8 && before.len() + correction.len() < MAX_SIGNAL {
         true => format!("{before} {correction}"),
         false => correction.to_string(),
@@ -1511,6 +1526,23 @@ mod tests {
     }
 
     #[test]
+    fn what_points_back_after_the_fact_and_a_no_that_is_no_interjection() {
+        let found = preference_signals(
+            "Looks fine, but no Lombok for DTOs. Every DTO in klaverjas is a Java record. Keep that in mind from now on.",
+            true,
+        );
+        assert_eq!(
+            found,
+            [(
+                SignalKind::Preference,
+                "Every DTO in klaverjas is a Java record. Keep that in mind from now on.".to_string()
+            )]
+        );
+        assert!(preference_signals("thanks, removing that comment now. no idea where it came from", true).is_empty());
+        assert_eq!(kinds("No, use the Repo module from now on, never raw SQL."), [SignalKind::Correction]);
+    }
+
+    #[test]
     fn a_rule_and_its_other_half_said_next_are_one_rule() {
         let texts = |text: &str| preference_signals(text, false).into_iter().map(|(_, s)| s).collect::<Vec<_>>();
         assert_eq!(
@@ -1533,6 +1565,14 @@ mod tests {
             ),
             [
                 "we dont use Optional[X] anymore in taupo, always `X | None`. and no `from __future__ import annotations`, we're on 3.12"
+            ]
+        );
+        assert_eq!(
+            texts(
+                "rule for every workflow: actions are pinned to a full commit SHA, like `actions/checkout@<sha> # v4.2.2`. never a bare @v4 tag."
+            ),
+            [
+                "rule for every workflow: actions are pinned to a full commit SHA, like `actions/checkout@<sha> # v4.2.2`. never a bare @v4 tag."
             ]
         );
         // Two rules about two things stay two, and so does a request made a rule of.
