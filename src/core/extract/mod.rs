@@ -565,14 +565,29 @@ impl OpenFailure {
     /// True when `attempt`, the same job again, got past this failure (or the last attempt's)
     /// to a test's verdict, by a setting added, another install of the program, a settings
     /// file edited, or an install or a setting run on the way.
-    fn got_past_to_the_code(&self, attempt: &Failure, family: &str) -> bool {
+    /// (Or, `own_work`, to a complaint placed in a file the task wrote: `~/go/bin/actionlint`
+    /// past `actionlint: command not found` to `ci.yml:22:14: label "ubuntu-lastest" is
+    /// unknown` in the workflow the task edits.)
+    fn got_past_to_the_code(&self, attempt: &Failure, family: &str, own_work: bool) -> bool {
         let before = self.last.as_ref().or(self.chain.last()).unwrap_or(&self.failure);
         let steps = shell::steps_before_job(&attempt.command, family);
         // (`.venv/bin/python -m pytest` ran the same tests with the environment's own pytest.)
         let elsewhere = shell::runs_another_install(&self.failure.command, &attempt.command);
-        progress::reached_the_code(&before.error, &attempt.error)
-            && (shell::runs_the_same(&attempt.command, &self.failure.command) || elsewhere)
+        let to_own_work = own_work
+            && !progress::is_code_error(&before.error)
+            && !progress::is_verdict_on_code(&before.error)
+            && !errors::same_error(&before.error, &attempt.error);
+        (progress::reached_the_code(&before.error, &attempt.error) || to_own_work)
+            && (shell::runs_the_same(&attempt.command, &self.failure.command)
+                || shell::runs_the_same(&attempt.command, &shell::job_line(&self.failure.command))
+                || elsewhere)
             && (progress::adds_settings_only(&self.failure.command, &attempt.command)
+                // (`ASAN_OPTIONS=detect_leaks=0 ctest --preset asan --output-on-failure` of the
+                // test step of `cmake --build --preset asan && ctest --preset asan`.)
+                || progress::adds_settings_only(
+                    &shell::job_line(&self.failure.command),
+                    &shell::without_loud_flags(&shell::job_line(&attempt.command)),
+                )
                 || elsewhere
                 || self.edited.iter().any(|f| settings::is_settings_file(f))
                 || self.ran.iter().chain(&steps).any(|step| is_a_way_step(step)))
@@ -1045,10 +1060,12 @@ impl Extractor {
         // `shards install`, or `startup --output_user_root=…` written to `user.bazelrc`, got
         // `crystal spec` past a missing shard or a full disk to a spec that failed: that much
         // is the way around the landmine, and the failure in the code is the task's business.
+        let written = self.current().map(|(_, facts)| facts.files.clone()).unwrap_or_default();
+        let own_work = progress::is_own_complaint(&failure.command, &failure.error, &places_of(output), &written);
         if let Some(open) = self.open.get(&call.family)
             && !open.aside
-            && call.kind == CommandKind::Test
-            && open.got_past_to_the_code(&failure, &call.family)
+            && (call.kind == CommandKind::Test || own_work)
+            && open.got_past_to_the_code(&failure, &call.family, own_work)
             && let Some(mut open) = self.open.remove(&call.family)
         {
             // (A smoke `ruby -e 'puts Prespa::VERSION'` chained first only looked.)
@@ -1100,7 +1117,6 @@ impl Extractor {
             return;
         }
         let task = self.tasks.len().saturating_sub(1);
-        let written = self.current().map(|(_, facts)| facts.files.clone()).unwrap_or_default();
         let open = OpenFailure::new(failure, call.kind, task, places_of(output), written);
         self.open.insert(call.family, open);
     }

@@ -25,7 +25,7 @@ static CODE_ERROR: LazyLock<Regex> = LazyLock::new(|| {
         r"no matching function|is not assignable|property .* does not exist|missing (?:field|argument)|",
         r"wrong number of arguments|arity|FAILED|[0-9]+ (?:failed|failures?)|test.*fail|^failure:|fail(?:ed|ing)? (?:test|spec|example)|warning|would be reformatted|",
         r"would reformat|not formatted|must be formatted|formatted properly|formatting|\bfail\b|\bexpected\b|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|",
-        r"\bactual\b|not in scope|data race|\b[A-Z]{2,5}-[0-9]{3,6}\b|panicked at|unwrap\(\)|traceback|exception",
+        r"\bactual\b|not in scope|data race|(?:Address|Memory|UndefinedBehavior)Sanitizer: [a-z-]+|\b[A-Z]{2,5}-[0-9]{3,6}\b|panicked at|unwrap\(\)|traceback|exception",
     ))
 });
 
@@ -374,6 +374,15 @@ pub(crate) fn names_what_was_removed(error: &str, removed: &str) -> bool {
             .map(|c| c[1].to_string())
             .filter(|name| name.len() >= 3)
             .any(|name| forms(&name).iter().any(|form| removed.contains(form.as_str())))
+}
+
+/// True when a failure is a complaint about the code in a file the task wrote, in its own
+/// line: placed there (`.github/workflows/ci.yml:22:14: label "ubuntu-lastest" is unknown`),
+/// or an error of the code itself (`AddressSanitizer: heap-buffer-overflow`) the output
+/// places there. Not one the code only met (`no cached data for this query, run cargo sqlx
+/// prepare`), whatever file the output points at.
+pub(crate) fn is_own_complaint(failed: &str, error: &str, places: &[String], written: &[String]) -> bool {
+    is_own_unfinished_work(failed, error, places, written) && (names_one_of(error, written) || is_code_error(error))
 }
 
 /// True when a failure nothing got past is the task's own work left red: a test or a check

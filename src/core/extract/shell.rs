@@ -383,11 +383,28 @@ pub(crate) fn builds_to_try(command: &str) -> bool {
     false
 }
 
+/// Flags that only make a run say more.
+const LOUD: &[&str] = &["-v", "-vv", "-vvv", "--verbose", "--debug", "-d", "--trace", "--info"];
+
+/// `command` without the flags that only make it say more or show what failed
+/// (`ctest --preset asan --output-on-failure` is `ctest --preset asan`).
+pub(crate) fn without_loud_flags(command: &str) -> String {
+    let words = words(command);
+    let kept: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !LOUD.contains(w) && !matches!(*w, "--output-on-failure" | "--show-output"))
+        .collect();
+    match kept.len() == words.len() {
+        true => command.to_string(),
+        false => kept.join(" "),
+    }
+}
+
 /// Whether `command` is `failed` run again louder, its output cut (`timeout 60 poetry install
 /// -vvv 2>&1 | tail -n 5` after `timeout 120 poetry install` hung): a look at why, whose
 /// status is the filter's, not the job's.
 pub(crate) fn is_louder_rerun(command: &str, failed: &str) -> bool {
-    const LOUD: &[&str] = &["-v", "-vv", "-vvv", "--verbose", "--debug", "-d", "--trace", "--info"];
     fn core(command: &str) -> Vec<String> {
         let mut words = words(&without_output_filters(command));
         if words.first().is_some_and(|w| w == "timeout") {
@@ -2575,6 +2592,13 @@ mod tests {
         ] {
             assert!(!is_default_command(specific), "{specific}");
         }
+    }
+
+    #[test]
+    fn flags_that_only_say_more_are_no_part_of_the_job() {
+        assert_eq!(without_loud_flags("ctest --preset asan --output-on-failure"), "ctest --preset asan");
+        assert_eq!(without_loud_flags("pytest -v tests/x.py"), "pytest tests/x.py");
+        assert_eq!(without_loud_flags("cargo test -p store"), "cargo test -p store");
     }
 
     #[test]

@@ -601,6 +601,35 @@ fn a_failed_test_that_passes_alone_with_nothing_changed_is_flaky() {
 }
 
 #[test]
+fn a_way_past_a_landmine_to_a_complaint_about_the_tasks_own_file_is_the_lesson_alone() {
+    let session = |second: &str, output: &str| {
+        memory(&[
+            user("Add a lint job to .github/workflows/ci.yml."),
+            edit(".github/workflows/ci.yml"),
+            run("1", "actionlint"),
+            result("1", 127, "bash: actionlint: command not found"),
+            run("2", second),
+            result("2", 1, output),
+            edit(".github/workflows/ci.yml"),
+            run("3", "~/go/bin/actionlint && make lint"),
+            result("3", 0, "ok"),
+        ])
+    };
+    let label = ".github/workflows/ci.yml:22:14: label \"ubuntu-lastest\" is unknown. available labels are \"ubuntu-latest\" [runner-label]";
+    let m = session("~/go/bin/actionlint", label);
+    let fixes = &m.facts.tasks[0].fixes;
+    // The other install got past the landmine; the label the task then mended is its own.
+    assert!(fixes.len() == 1 && fixes[0].past && fixes[0].command == "~/go/bin/actionlint", "{fixes:?}");
+    let lesson = m.rollout_summary.lines().find(|l| l.contains("command not found")).unwrap_or_default();
+    assert!(lesson.ends_with("`~/go/bin/actionlint` got past it (line 5)"), "{lesson}");
+    assert!(!m.rollout_summary.contains("ubuntu-lastest"), "{}", m.rollout_summary);
+    // What the code only met, whatever file the output points at, is a step of the chain.
+    let met =
+        session("~/go/bin/actionlint", "error: could not read config at .github/actionlint.yaml:3: permission denied");
+    assert!(!met.facts.tasks[0].fixes.iter().any(|f| f.past), "{:?}", met.facts.tasks[0].fixes);
+}
+
+#[test]
 fn a_failed_test_run_alone_in_a_loop_that_fails_only_now_and_then_is_flaky() {
     let suite_failed = " PASS  src/util/retry.test.ts\n FAIL  src/net/poll.test.ts (5.214 s)\n  ● pollUntil › waits at least the interval\n\n    Expected: >= 200\n    Received:    187.41\n\nTests:       1 failed, 44 passed, 45 total";
     let looped = "for i in 1 2 3 4 5 6; do npx jest src/net/poll.test.ts 2>&1 | grep -E '^Tests:'; done";
