@@ -19,8 +19,10 @@ use score::{Report, TARGETS, Targets};
 /// it: the floor says that too. A narrowed or scratch run no longer kept as the way to do a job,
 /// and a landmine got past once told once, took a wrong line out. A failure of what the user
 /// forbade, code edited while steps got past a failure of the machine, and a look no build
-/// took the duplicate and a noise line out (84.2% -> 89.2%).
-const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.89, wrong: 1, duplicate: 0 };
+/// took the duplicate and a noise line out (84.2% -> 89.2%). A rule and its other half said
+/// next are now one line, and two good lines of the held-back part became one; its noise and
+/// wrong lines are as they were (89.2% -> 88.9%).
+const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.888, wrong: 1, duplicate: 0 };
 
 fn scored(part: &str) -> Report {
     let quality = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/quality");

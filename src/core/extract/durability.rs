@@ -714,7 +714,7 @@ pub(crate) fn rules_in(sentence: &str) -> Vec<String> {
     // after creation": a bound of what the request makes, no rule of how to work.
     static BOUND: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)^(?:(?:but|and|yet)\s+)?(?:never|not|no)\s+(?:more|less|fewer|longer|shorter|later|earlier|higher|lower|bigger|smaller|larger|above|below|over|under|past|beyond)\b",
+            r"(?i)^(?:(?:but|and|yet)\s+)?(?:never|not|no)\s+(?:(?:more|less|fewer|longer|shorter|later|earlier|higher|lower|bigger|smaller|larger)\s+than|(?:above|below|over|under|past|beyond)\s+\d)\b",
         )
     });
     let asks = clauses.iter().any(|c| is_request(c));
@@ -908,6 +908,11 @@ mod tests {
         assert_eq!(
             rules_in("Never more than three retries in any job, ever."),
             ["Never more than three retries in any job, ever."]
+        );
+        // ("no more sleep() calls" is no bound, whatever the request beside it.)
+        assert_eq!(
+            rules_in("Fix the login test, and no more sleep() calls in any test, ever."),
+            ["No more sleep() calls in any test, ever."]
         );
     }
     #[test]

@@ -576,6 +576,18 @@ fn clip(line: &str) -> String {
     format!("{}… {}", &line[..end], &line[from..])
 }
 
+/// True when a repeated test run's output shows a round that passed whole: a line that says
+/// it passed and nothing failed (`Tests: 4 passed, 4 total`, `PASS src/x.test.ts`, `ok
+/// pkg/x`), not `Tests: 1 failed, 3 passed`.
+pub(crate) fn shows_a_pass(output: &str) -> bool {
+    static PASSED: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(r"(?i)\b[1-9][0-9]* (?:tests? )?passed\b|^\s*PASS(?:ED)?\b|^ok\s|\b0 failures\b|^OK\b")
+    });
+    static FAILED: LazyLock<Regex> =
+        LazyLock::new(|| patterns::regex(r"(?i)\b[1-9][0-9]* (?:tests? )?(?:failed|failures?|errors?)\b|\bFAIL"));
+    output.lines().any(|line| PASSED.is_match(line) && !FAILED.is_match(line))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -585,7 +585,7 @@ impl OpenFailure {
                 // (`ASAN_OPTIONS=detect_leaks=0 ctest --preset asan --output-on-failure` of the
                 // test step of `cmake --build --preset asan && ctest --preset asan`.)
                 || progress::adds_settings_only(
-                    &shell::job_line(&self.failure.command),
+                    &shell::without_loud_flags(&shell::job_line(&self.failure.command)),
                     &shell::without_loud_flags(&shell::job_line(&attempt.command)),
                 )
                 || elsewhere
@@ -599,7 +599,7 @@ impl OpenFailure {
     /// (Or the test run alone over and over in a loop, which a failure now and then does not
     /// gainsay: `for i in 1 2 3 4 5 6; do npx jest src/poll.test.ts; done`.)
     fn passes_alone(&self, command: &str) -> bool {
-        let body = shell::loop_body(command);
+        let body = shell::repeated_body(command);
         let command = body.as_deref().unwrap_or(command);
         let last = self.last.as_ref().unwrap_or(&self.failure);
         // (`rm -rf .cache && pytest t.py::x` changed something first.)
@@ -963,8 +963,8 @@ impl Extractor {
         }
         // A test run over and over in a loop exits as its last round did: it passed alone, if it
         // ran a test that failed, and verifies nothing else.
-        if call.kind == CommandKind::Test && shell::loop_body(&call.command).is_some() {
-            self.caught_flaky(&call);
+        if call.kind == CommandKind::Test && shell::repeats_to_find_flakes(&call.command) {
+            self.caught_flaky(&call, output);
             return;
         }
         // `ctest -R x | tail -6; ls tests/data` exits as `ls` did: it proves nothing of the
@@ -1018,7 +1018,7 @@ impl Extractor {
         // stopped it: a refused connection is a landmine however often it is met).
         let repeated = call.kind == CommandKind::Test && shell::repeats_to_find_flakes(&call.command);
         if repeated && !progress::is_environmental(&error) {
-            self.caught_flaky(&call);
+            self.caught_flaky(&call, output);
             return;
         }
         // A port in use once the session left a server running is the session's own doing,
@@ -1481,9 +1481,12 @@ impl Extractor {
         fixed
     }
 
-    /// A test that failed, repeated alone with nothing changed in between, failed only some of
-    /// the times: flaky, whatever was done after.
-    fn caught_flaky(&mut self, call: &PendingCall) {
+    /// A test that failed, repeated alone with nothing changed in between, passed at least once
+    /// (`output` shows a round that passed): flaky, whatever was done after.
+    fn caught_flaky(&mut self, call: &PendingCall, output: &str) {
+        if !errors::shows_a_pass(output) {
+            return;
+        }
         let caught: Vec<String> =
             self.open.iter().filter(|(_, open)| open.passes_alone(&call.command)).map(|(f, _)| f.clone()).collect();
         let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };

@@ -380,7 +380,7 @@ pub(crate) fn names_what_was_removed(error: &str, removed: &str) -> bool {
 /// line: placed there (`.github/workflows/ci.yml:22:14: label "ubuntu-lastest" is unknown`),
 /// or an error of the code itself (`AddressSanitizer: heap-buffer-overflow`) the output
 /// places there. Not one the code only met (`no cached data for this query, run cargo sqlx
-/// prepare`), whatever file the output points at.
+/// prepare`) with the output pointing at the task's file, nor one about the machine.
 pub(crate) fn is_own_complaint(failed: &str, error: &str, places: &[String], written: &[String]) -> bool {
     is_own_unfinished_work(failed, error, places, written) && (names_one_of(error, written) || is_code_error(error))
 }

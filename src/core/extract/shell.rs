@@ -243,7 +243,23 @@ pub(crate) fn repeats_to_find_flakes(command: &str) -> bool {
         };
         let times = value.map(|v| v.trim_start_matches("until-fail:")).and_then(|v| v.parse::<u32>().ok());
         REPEATING.contains(&flag) && times.is_some_and(|n| n > 1)
-    }) || loop_body(command).is_some_and(|body| classify(&body).kind == CommandKind::Test)
+    }) || repeated_body(command).is_some_and(|body| classify(&body).kind == CommandKind::Test)
+}
+
+/// What a loop runs the same each time round, counted out (`for i in 1 2 3`, `$(seq 20)`,
+/// `{1..5}`, `((i = 0; i < 5; i++))`) and not reading its variable: not `for f in tests/*.py;
+/// do pytest "$f"; done`, which runs another test each time.
+pub(crate) fn repeated_body(command: &str) -> Option<String> {
+    static COUNTED: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(
+            r"^\s*for\s+(?:(\w+)\s+in\s+(?:\d+(?:\s+\d+)*|\$\(seq\s+[\d\s]+\)|\{\d+\.\.\d+\})\s*[;\n]|\(\((\w+)[^)]*\)\))",
+        )
+    });
+    let caps = COUNTED.captures(command)?;
+    let var = caps.get(1).or(caps.get(2))?.as_str();
+    let body = loop_body(command)?;
+    let reads = body.contains(&format!("${var}")) || body.contains(&format!("${{{var}}}"));
+    (!reads).then_some(body)
 }
 
 /// What a shell loop runs each time round (`pytest t.py::x` of `for i in 1 2 3; do pytest
@@ -2626,6 +2642,8 @@ mod tests {
         assert!(repeats_to_find_flakes("for ((i = 0; i < 5; i++)); do go test -run TestPool ./pool; done 2>&1 | tail"));
         assert!(!repeats_to_find_flakes("for f in *.md; do wc -l \"$f\"; done"));
         assert!(!repeats_to_find_flakes("for i in 1 2 3; do pytest t.py; done; make deploy"));
+        assert!(!repeats_to_find_flakes("for f in tests/*.py; do pytest \"$f\"; done"));
+        assert!(!repeats_to_find_flakes("for i in 1 2 3; do pytest tests/test_$i.py; done"));
         assert!(!repeats_to_find_flakes("bazel test //..."));
     }
 

@@ -92,8 +92,9 @@ static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
 /// True when `sentence` opens by telling the agent it went wrong ("No, …", "Actually, …"),
 /// not with a "no" that is no interjection ("No idea where it came from").
 fn corrects(sentence: &str) -> bool {
+    // ("No worries, but always use pnpm here" goes on to correct.)
     static NO_INTERJECTION: LazyLock<Regex> =
-        LazyLock::new(|| re(r"(?i)^no\s+(?:idea|worries|problem|need|rush|luck|clue|doubt|wonder|matter)\b"));
+        LazyLock::new(|| re(r"(?i)^no\s+(?:idea|worries|problem|rush|luck|clue|doubt|wonder|matter)\b[^,;:—–]*$"));
     CORRECTION.is_match(sentence) && !NO_INTERJECTION.is_match(sentence)
 }
 
@@ -700,29 +701,34 @@ fn with_other_halves(
         LazyLock::new(|| re(r"(?i)^(?:(?:and|but)\s+)?(?:no\s+`|(?:never|not)\s+(?:a|an|any)\s)"));
     let at = |rule: &str| in_prose.iter().find(|(said, _)| said == rule).map(|(_, i)| *i);
     let mut out: Vec<(SignalKind, String)> = Vec::with_capacity(found.len());
-    let mut last_at: Option<usize> = None;
+    // (The rule before, as said: a joined pair takes no third.)
+    let mut last: Option<(usize, String)> = None;
     for (kind, rule) in found {
         let here = (kind == SignalKind::Preference).then(|| at(&rule)).flatten();
-        let joined = match (out.last_mut(), last_at, here) {
-            (Some((SignalKind::Preference, before)), Some(b), Some(h))
-                if h == b + 1
-                    && on_one_line(text, all[b], all[h])
-                    && (GOES_ON.is_match(&rule)
-                        || (ELLIPTIC.is_match(&rule) && !REFUSES.is_match(before))
-                        || (REFUSES.is_match(before) != REFUSES.is_match(&rule)
-                            && !durability::is_request(&rule)
-                            && share_a_word(before, &rule)))
-                    && before.len() + rule.len() < MAX_SIGNAL =>
-            {
+        let halves = |b: usize, h: usize, said: &str, joined: &str| {
+            h == b + 1
+                && on_one_line(text, all[b], all[h])
+                && (GOES_ON.is_match(&rule)
+                    || (ELLIPTIC.is_match(&rule) && !REFUSES.is_match(said))
+                    || (REFUSES.is_match(said) != REFUSES.is_match(&rule)
+                        && !durability::is_request(&rule)
+                        && share_a_word(said, &rule)))
+                && joined.len() + rule.len() < MAX_SIGNAL
+        };
+        let joined = match (out.last_mut(), &last, here) {
+            (Some((SignalKind::Preference, before)), Some((b, said)), Some(h)) if halves(*b, h, said, before) => {
                 *before = format!("{before} {rule}");
                 true
             }
             _ => false,
         };
+        last = match joined {
+            true => None,
+            false => here.map(|h| (h, rule.clone())),
+        };
         if !joined {
             out.push((kind, rule));
         }
-        last_at = here;
     }
     out
 }
@@ -731,6 +737,22 @@ fn with_other_halves(
 /// a rule's own (`always`, `the`), or one a short form of the other (`env` of `environment`).
 fn share_a_word(first: &str, second: &str) -> bool {
     const COMMON: &[&str] = &[
+        // (What is done, not what to: "never push to main" and "run the tests before you push".)
+        "run",
+        "push",
+        "test",
+        "tests",
+        "add",
+        "commit",
+        "make",
+        "build",
+        "check",
+        "write",
+        "change",
+        "before",
+        "after",
+        "without",
+        "asking",
         "the",
         "and",
         "for",
@@ -1579,6 +1601,10 @@ mod tests {
         assert_eq!(
             texts("Never push to main. Always run the linter before a commit."),
             ["Never push to main.", "Always run the linter before a commit."]
+        );
+        assert_eq!(
+            texts("Never push to main. Always run the tests before you push."),
+            ["Never push to main.", "Always run the tests before you push."]
         );
         assert_eq!(
             texts(

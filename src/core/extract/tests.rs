@@ -662,6 +662,11 @@ fn a_failed_test_run_alone_in_a_loop_that_fails_only_now_and_then_is_flaky() {
         assert!(flaky.contains("over and over") && flaky.contains("src/net/poll.test.ts"), "{flaky}");
         assert!(!flaky.contains("187.41") && !flaky.contains("src/index.ts"), "{flaky}");
     }
+    // A loop in which every round failed found no flake: the edit after it mended the test.
+    let Extraction::Memory(m) = session(["Tests:       1 failed, 3 passed, 4 total"; 6].join("\n"), 0) else {
+        panic!("a fix is a lesson")
+    };
+    assert!(!m.facts.tasks[0].fixes.iter().any(|f| f.alone), "{:?}", m.facts.tasks[0].fixes);
     // A loop over another test says nothing of this one: the edit mended the suite.
     let other = looped.replace("src/net/poll.test.ts", "src/util/retry.test.ts");
     let Extraction::Memory(m) = extract(&[
