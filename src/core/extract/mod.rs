@@ -963,7 +963,7 @@ impl Extractor {
         }
         // A test run over and over in a loop exits as its last round did: it passed alone, if it
         // ran a test that failed, and verifies nothing else.
-        if call.kind == CommandKind::Test && shell::repeats_to_find_flakes(&call.command) {
+        if call.kind == CommandKind::Test && shell::repeated_body(&call.command).is_some() {
             self.caught_flaky(&call, output);
             return;
         }

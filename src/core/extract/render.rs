@@ -109,24 +109,13 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     let shown = |command: &str| shown(fix, command);
     let mut s = format!("{} failed", code(&shown(&fix.failure.command)));
     // (What a flaky test expected, or how long it waited, is no lesson: that it passes alone is.)
-    if fix.alone && shell::loop_body(&fix.command).is_some() {
-        let _ = write!(
-            s,
-            "{} -> {} ran it alone over and over, with nothing changed{}, and it did not fail every time: the test may be flaky",
-            at(fix.failure.line),
-            code(&fix.command),
-            at(fix.line)
-        );
-        return s;
-    }
     if fix.alone {
-        let _ = write!(
-            s,
-            "{} -> {} passed alone right after, with nothing changed{}: the test may be flaky",
-            at(fix.failure.line),
-            code(&fix.command),
-            at(fix.line)
-        );
+        let (how, after) = match shell::loop_body(&fix.command) {
+            Some(_) => ("ran it alone over and over, with nothing changed", ", and it did not fail every time"),
+            None => ("passed alone right after, with nothing changed", ""),
+        };
+        let (failed_at, ran_at) = (at(fix.failure.line), at(fix.line));
+        let _ = write!(s, "{failed_at} -> {} {how}{ran_at}{after}: the test may be flaky", code(&fix.command));
         return s;
     }
     // What a test expected says nothing of a fix that changed no code: its place does.
