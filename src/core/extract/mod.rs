@@ -719,6 +719,11 @@ impl Extractor {
                 self.question = signals::closing_question(text.for_scanning());
                 // A one-line acknowledgement ("Noted.") after the account does not replace it.
                 let reply = text.for_scanning();
+                // The agent that found a server down ("Docker Hub is having an outage right
+                // now") tells of the day as the user would; it only takes lessons away.
+                if progress::announces_outage(reply) {
+                    self.outages.insert(self.tasks.len().saturating_sub(1));
+                }
                 if reply.len() >= account::MIN_ACCOUNT || self.last_reply.is_none() {
                     // A reply on the way that an account replaces may still have found something
                     // odd about what the session ran ("it listens on 9091, while the Service

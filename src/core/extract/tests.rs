@@ -516,6 +516,28 @@ fn a_way_around_a_server_down_for_the_day_is_no_lesson() {
 }
 
 #[test]
+fn a_server_the_agent_found_down_is_the_days_as_if_the_user_had_said_so() {
+    let fixes = |found: &str| {
+        let m = memory(&[
+            user("Add a HEALTHCHECK to the web image."),
+            run("1", "docker compose build web"),
+            result(
+                "1",
+                1,
+                "ERROR: failed to fetch oauth token from https://auth.docker.io/token: 503 Service Unavailable",
+            ),
+            assistant(found),
+            run("2", "docker compose config --quiet && npm run build"),
+            result("2", 0, "compose-ok"),
+        ]);
+        m.facts.tasks.iter().map(|t| t.fixes.len()).sum::<usize>()
+    };
+    assert_eq!(fixes("Docker Hub is having an outage right now, so the image can't be built."), 0);
+    // An agent that found no outage leaves the failure as it was.
+    assert_eq!(fixes("The build failed; I'll check what else works."), 1);
+}
+
+#[test]
 fn a_step_through_another_server_on_an_outage_day_leaves_the_rest_of_the_way() {
     let m = memory(&[
         user("Add a slug helper. hex.pm is having an outage this morning, use the mirror for now."),
