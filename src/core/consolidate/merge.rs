@@ -3,6 +3,9 @@
 //! are gone.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use crate::core::extract::strip_redactions;
 
@@ -85,6 +88,52 @@ pub(crate) fn same_rule_of_project(a: &BTreeSet<String>, b: &BTreeSet<String>, o
     own_terms >= 2 || (own_terms == 1 && shared.len() * 2 >= small)
 }
 
+/// True when a rule says it was said before ("I said that last time", "as I told you",
+/// "like I said"): a restatement of a rule of the project, whatever its words.
+pub(crate) fn says_it_again(text: &str) -> bool {
+    static AGAIN: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?i)\bi (?:said|told you|mentioned|asked for) (?:this|that|it|so)?\s*(?:last time|before|already|earlier|yesterday)\b",
+            r"|\b(?:as|like) i (?:said|told you|mentioned)\b|\bi(?:'ve| have) (?:said|told you) (?:this|that|it)\b",
+            r"|\bsame as (?:i told you|last time|before)\b",
+        ))
+    });
+    AGAIN.is_match(text)
+}
+
+/// The words that say a rule is said again, which tell nothing of what it says.
+const AGAIN_WORDS: &[&str] = &["said", "told", "mentioned", "last", "time", "before", "already", "earlier", "like"];
+
+/// Which of a project's kept rules (each with whether it says it is said again, and the
+/// words of every wording it has) the rule of `words` restates: the one it shares most
+/// words with, when one of the two says it is said again and no other shares as many.
+pub(crate) fn restated_in<'a>(
+    words: &BTreeSet<String>,
+    again: bool,
+    kept: impl Iterator<Item = (bool, &'a [BTreeSet<String>])>,
+) -> Option<usize> {
+    let meant = |w: &&String| w.len() >= 3 && !AGAIN_WORDS.contains(&w.as_str());
+    let mut best: Option<(usize, usize)> = None;
+    let mut tied = false;
+    for (at, (into_again, seen)) in kept.enumerate() {
+        if !(again || into_again) {
+            continue;
+        }
+        let shared =
+            words.iter().filter(meant).filter(|w| seen.iter().any(|s| s.iter().any(|v| same_word(w, v)))).count();
+        match best {
+            _ if shared == 0 => {}
+            Some((_, most)) if shared < most => {}
+            Some((_, most)) if shared == most => tied = true,
+            _ => {
+                best = Some((at, shared));
+                tied = false;
+            }
+        }
+    }
+    best.filter(|_| !tied).map(|(at, _)| at)
+}
+
 /// One word in two forms: the same, or one the start of the other and five letters or more.
 fn same_word(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
@@ -110,6 +159,40 @@ fn without_redactions(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_said_again_says_so() {
+        for said in [
+            "No. Never pip in halibut, it's uv. I said that last time.",
+            "nope. Result objects, not exceptions, I told you that last time",
+            "as I said, named exports only",
+            "Same as I told you before: factories, not constructors.",
+        ] {
+            assert!(says_it_again(said), "{said}");
+        }
+        for said in
+            ["Never pip in halibut, it's uv.", "I said no globals in the request above", "Last time the build broke."]
+        {
+            assert!(!says_it_again(said), "{said}");
+        }
+    }
+
+    #[test]
+    fn a_restated_rule_is_the_one_it_shares_most_with() {
+        let words = content_words("Never pip in halibut, it's uv: `uv add` for a dependency. I said that last time.");
+        let pip = [content_words("Never `pip install`, never activate the .venv by hand.")];
+        let ruff = [content_words("Run ruff check before you finish.")];
+        let kept = || [(false, &ruff[..]), (false, &pip[..])].into_iter();
+        assert_eq!(restated_in(&words, true, kept()), Some(1));
+        // Said again by neither, or shared by two alike, it restates nothing.
+        assert_eq!(restated_in(&words, false, kept()), None);
+        let uv = [content_words("Add a dependency with uv add.")];
+        let pip_too = [content_words("Never pip; no dependency without asking.")];
+        assert_eq!(restated_in(&words, true, [(false, &uv[..]), (false, &pip_too[..])].into_iter()), None);
+        // The words that say it was said before are no shared meaning.
+        let other = [content_words("The last time we said the CI was down.")];
+        assert_eq!(restated_in(&words, true, [(false, &other[..])].into_iter()), None);
+    }
 
     #[test]
     fn the_same_rule_in_other_words_is_one_rule() {

@@ -176,22 +176,41 @@ struct Group<'a> {
 }
 
 /// Preferences that say the same thing in other words, merged into the one said first (or
-/// by more sessions): its text stays, and the others' support joins it.
+/// by more sessions): its text stays, and the others' support joins it. A rule is compared
+/// with every wording a kept one has gathered ("no partial functions" meets the "never use
+/// partial functions" that joined "no head, no fromJust"), and a rule the user says they
+/// said before ("never pip, I said that last time") is the project's rule it shares most
+/// with.
 fn merge_near_duplicates(
     lessons: BTreeMap<String, Lesson>,
     own_term: impl Fn(&str) -> bool,
 ) -> BTreeMap<String, Lesson> {
     let mut ordered: Vec<(String, Lesson)> = lessons.into_iter().collect();
-    // The wording more sessions used is kept, else the one that says most.
+    // The wording more sessions used is kept, else one that is no "as I said" restatement,
+    // else the one that says most.
     let said = |l: &Lesson| merge::content_words(&l.body).len();
+    let again = |l: &Lesson| merge::says_it_again(&l.body);
     ordered.sort_by(|(_, a), (_, b)| {
-        b.sessions.len().cmp(&a.sessions.len()).then_with(|| said(b).cmp(&said(a))).then_with(|| a.body.cmp(&b.body))
+        b.sessions
+            .len()
+            .cmp(&a.sessions.len())
+            .then_with(|| again(a).cmp(&again(b)))
+            .then_with(|| said(b).cmp(&said(a)))
+            .then_with(|| a.body.cmp(&b.body))
     });
-    let mut kept: Vec<(String, Lesson, BTreeSet<String>)> = Vec::new();
+    let mut kept: Vec<(String, Lesson, Vec<BTreeSet<String>>)> = Vec::new();
     for (key, lesson) in ordered {
         let words = merge::content_words(&lesson.body);
-        match kept.iter_mut().find(|(_, _, seen)| merge::same_rule_of_project(seen, &words, &own_term)) {
-            Some((_, into, _)) => {
+        let same = |seen: &[BTreeSet<String>]| seen.iter().any(|s| merge::same_rule_of_project(s, &words, &own_term));
+        let at = kept.iter().position(|(_, _, seen)| same(seen)).or_else(|| {
+            let candidates = kept.iter().map(|(_, into, seen)| (again(into), seen.as_slice()));
+            merge::restated_in(&words, again(&lesson), candidates)
+        });
+        match at {
+            Some(at) => {
+                let (_, into, seen) = &mut kept[at];
+                seen.push(words);
+                seen.extend(lesson.variants.iter().map(|v| merge::content_words(v)));
                 into.variants.push(lesson.body);
                 into.variants.extend(lesson.variants);
                 into.sessions.extend(lesson.sessions);
@@ -203,7 +222,11 @@ fn merge_near_duplicates(
                     into.label = lesson.label;
                 }
             }
-            None => kept.push((key, lesson, words)),
+            None => {
+                let mut seen = vec![words];
+                seen.extend(lesson.variants.iter().map(|v| merge::content_words(v)));
+                kept.push((key, lesson, seen));
+            }
         }
     }
     kept.into_iter().map(|(key, lesson, _)| (key, lesson)).collect()

@@ -303,3 +303,51 @@ fn a_rule_a_later_session_took_back_no_longer_holds() {
     let elsewhere = Stage1 { project: "gh:o/other".into(), ..taking_back };
     assert!(run(&[before_it, elsewhere], &[]).memory.contains("dependency freeze"));
 }
+
+/// The summary's preference lines of `sessions`, each one said once.
+fn preference_lines(sessions: &[Stage1]) -> Vec<String> {
+    let out = run(sessions, &[]);
+    out.summary
+        .lines()
+        .filter(|l| l.contains("(preference;") || l.contains("(correction;"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_rule_said_again_in_other_words_is_the_rule_it_restates() {
+    let mut a = task("Add an export command.");
+    a.preferences.push(preference("Never `pip install`, never activate the .venv by hand."));
+    a.preferences.push(preference("Every CLI option gets a help text."));
+    let mut b = task("Export JSON too.");
+    b.preferences.push(Signal {
+        kind: SignalKind::Correction,
+        text: "Never pip in halibut, it's uv: `uv add` if you need a dependency. I said that last time.".into(),
+        line: 8,
+    });
+    let sessions = [record("s-a", "/w/halibut", 20, vec![a]), record("s-b", "/w/halibut", 21, vec![b])];
+    let lines = preference_lines(&sessions);
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert!(lines.iter().any(|l| l.contains("never activate the .venv") && l.contains("2 sessions")), "{lines:#?}");
+
+    // Without the user saying it was said before, two rules sharing one word stay two.
+    let mut c = task("Export JSON too.");
+    c.preferences.push(preference("Never pip in halibut, it's uv: `uv add` if you need a dependency."));
+    let mut a = task("Add an export command.");
+    a.preferences.push(preference("Never `pip install`, never activate the .venv by hand."));
+    let sessions = [record("s-a", "/w/halibut", 20, vec![a]), record("s-c", "/w/halibut", 21, vec![c])];
+    assert_eq!(preference_lines(&sessions).len(), 2);
+}
+
+#[test]
+fn a_rule_meets_every_wording_a_merged_rule_has_gathered() {
+    let mut a = task("Catalog lookup.");
+    a.preferences.push(preference("No head, no fromJust, no (!!). use find / listToMaybe or pattern matching."));
+    a.preferences.push(preference("No partial functions in porcini."));
+    let mut b = task("Edible column.");
+    b.preferences
+        .push(preference("We never use partial functions in this codebase: head, tail, fromJust, !! are all out."));
+    let sessions = [record("s-a", "/w/porcini", 20, vec![a]), record("s-b", "/w/porcini", 21, vec![b])];
+    let lines = preference_lines(&sessions);
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+}
