@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Observation;
+use super::progress;
 use super::shell::Classified;
 use crate::core::injection::looks_like_instruction;
 
@@ -283,7 +284,8 @@ pub(crate) fn anomalies(reply: &str, line: u64, named: &Named) -> Vec<Observatio
 }
 
 /// True when a sentence tells the state of things as the session ended ("no restic process
-/// is running now", "last night's run"), which a later session cannot rely on.
+/// is running now", "last night's run", "the build hit No space left on device"), which a
+/// later session cannot rely on.
 fn is_of_the_moment(sentence: &str) -> bool {
     static MOMENT: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
@@ -292,7 +294,10 @@ fn is_of_the_moment(sentence: &str) -> bool {
     });
     static LASTING_NOW: LazyLock<Regex> =
         LazyLock::new(|| crate::core::patterns::regex(r"(?i)\bfrom now on\b|\bnow that\b"));
+    // (A full disk or a server's outage passes with the day, whatever tense tells it.)
     MOMENT.is_match(&LASTING_NOW.replace_all(sentence, ""))
+        || progress::is_disk_full(sentence)
+        || progress::announces_outage(sentence)
 }
 
 /// Sentences of a reply, outside code blocks; a line break ends one too.

@@ -381,11 +381,10 @@ fn the_way(failure: &Failure, ran: Vec<String>) -> Vec<String> {
     }
 }
 
-/// `facts` of a task on a day the user said a server was down, without what was the day's: a
+/// `facts` of a task on a day someone said a server was down, without what was the day's: a
 /// step through another server (`HEX_MIRROR=… mix deps.get`) went around the outage and the
 /// rest of the way is the project's; a failure that was the server being down (Gradle's
-/// `status code 503`) is told from the landmine met behind it, without what got past the
-/// outage (`--offline`), and a command verified only with that is no way to do the job.
+/// `status code 503`) is one of [`without_the_days_failures`].
 fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>) {
     // (Of a fix whose every step went elsewhere, nothing is left; a fix that did more on the
     // way keeps what else it did.)
@@ -401,9 +400,24 @@ fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>)
             && progress::goes_around_elsewhere(&fix.failure.command, &fix.failure.error, &fix.command)
     };
     facts.fixes.retain(|fix| fix.work || !only_elsewhere(fix));
+    without_the_days_failures(facts, printed, progress::is_network_blip, false);
+}
+
+/// `facts` without the failures that were the day's (`passing` tells them by their error: a
+/// server's 503, a full disk): each is told from the landmine met behind it, without what
+/// got past it (`--offline`), and a command verified only with that is no way to do the job.
+/// With `lasting_ways`, a way past one that set or edited something (Bazel's output root
+/// moved to a bigger disk in `user.bazelrc`) is the project's, and stays.
+fn without_the_days_failures(
+    facts: &mut TaskFacts,
+    printed: &BTreeMap<String, String>,
+    passing: fn(&str) -> bool,
+    lasting_ways: bool,
+) {
     let mut days_words: Vec<String> = Vec::new();
     facts.fixes.retain_mut(|fix| {
-        if fix.work || !progress::is_network_blip(&fix.failure.error) {
+        let lasting = lasting_ways && (!fix.settings.is_empty() || !fix.edited.is_empty());
+        if fix.work || lasting || !passing(&fix.failure.error) {
             return true;
         }
         // (What got past the outage, `--offline`, is the day's, wherever it was added.)
@@ -436,7 +450,7 @@ fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>)
         // (With nothing done past it, what is left is no fix: the landmine went with the day.)
         !(fix.ran.is_empty() && fix.edited.is_empty() && fix.settings.is_empty() && fix.chain.is_empty())
     });
-    facts.unresolved.retain(|failure| !progress::is_network_blip(&failure.error));
+    facts.unresolved.retain(|failure| !passing(&failure.error));
     facts.verified.retain(|v| !shell::words(&v.command).iter().any(|w| days_words.contains(w)));
 }
 
@@ -1598,6 +1612,7 @@ impl Extractor {
             if self.outages.contains(&at) {
                 without_the_outage(&mut facts, &self.printed);
             }
+            without_the_days_failures(&mut facts, &self.printed, progress::is_disk_full, true);
             for fix in &mut facts.fixes {
                 fix.edited = fix.edited.iter().map(|f| relative_to(f, cwd)).collect();
             }

@@ -71,10 +71,26 @@ pub(crate) fn is_network_blip(error: &str) -> bool {
             r"(?i)opentimeout|readtimeout|etimedout|econnreset|connection reset|timed out|timeout|",
             r"temporary failure in name resolution|could not resolve host|tls handshake|i/o timeout|503 service unavailable|",
             // (Gradle's `Received status code 503 from server: Service Unavailable`.)
-            r"received status code 50[234]\b|status code 50[234] from server|\b50[234] (?:bad gateway|gateway time-?out)",
+            r"received status code 50[234]\b|status code 50[234] from server|\b50[234] (?:bad gateway|gateway time-?out)|",
+            // (Bun's `error: GET https://registry.npmjs.org/hono - 503`, cargo's `got 503`.)
+            r"\b(?:GET|HEAD|POST|PUT)\s+https?://\S+\s+-\s+50[234]\b|\bgot 50[234]\b|\bhttp error 50[234]\b",
         ))
     });
     BLIP.is_match(error)
+}
+
+/// True when an error or a sentence says the disk was full (`No space left on device`,
+/// Zig's `NoSpaceLeft`, `ENOSPC`, a quota exceeded): the machine's state that day, which
+/// freeing space mends, no lesson of the project.
+pub(crate) fn is_disk_full(text: &str) -> bool {
+    static FULL: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?i)no space left on (?:the )?device|\bNoSpaceLeft\b|\bENOSPC\b|disk quota exceeded|",
+            r"not enough (?:free )?(?:disk )?space on the disk|\b(?:the )?disk (?:is|was) full\b|",
+            r"\b(?:/\S*|/home|/var|the root (?:fs|filesystem|partition))\s+(?:is|was)\s+(?:at\s+)?(?:100%|full)\b",
+        ))
+    });
+    FULL.is_match(text)
 }
 
 /// A format check's complaint: code not laid out as the formatter would, or an import-sort
@@ -750,8 +766,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-/// True when the user says a service is down or held for a while ("the internal PyPI mirror
-/// is down this morning", "staging is frozen this week", "the Athens proxy is down today").
+/// True when someone says a service is down or held for a while ("the internal PyPI mirror
+/// is down this morning", "staging is frozen this week", "the Athens proxy is down today"),
+/// or tells of a server elsewhere in an outage ("the npm registry is returning 503").
 pub(crate) fn announces_outage(text: &str) -> bool {
     static OUTAGE: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(concat!(
@@ -759,7 +776,15 @@ pub(crate) fn announces_outage(text: &str) -> bool {
             r"[^.;!?]{0,80}?\b(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|at the moment|for now|for the day|until (?:tomorrow|monday|tuesday|wednesday|thursday|friday|later))\b",
         ))
     });
-    OUTAGE.is_match(text)
+    // What a status page or a registry's answers say of a server elsewhere ("The npm
+    // registry is returning 503 (status page: 'Partial System Outage')").
+    static REPORTED: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?i)\b(?:partial|major)\s+(?:system\s+)?outage\b|\b(?:having|during|hit|in the middle of)\s+(?:an?\s+|its\s+)?(?:\w+\s+)?outage\b",
+            r"|\b(?:registry|hub|mirror|proxy|index|cdn)\b[^.;!?]{0,30}?\b(?:is|are|was|were|keeps?|kept)\s+(?:returning|answering|giving|throwing|serving)\s+(?:an?\s+)?(?:http\s+)?50[234]\b",
+        ))
+    });
+    OUTAGE.is_match(text) || REPORTED.is_match(text)
 }
 
 /// True for a word added to a command that takes it off the server it reaches (`--offline`,
@@ -912,6 +937,9 @@ mod tests {
             "hex.pm is having an outage this morning, so use the jsDelivr mirror for now.",
             "Heads-up: our devpi mirror is down today.",
             "staging is frozen this week for the audit",
+            "Docker Hub is having an outage right now (auth.docker.io answers 503).",
+            "The npm registry itself is returning 503 (status page: 'Partial System Outage'), so this isn't our config.",
+            "The first `bun update` hit a registry outage (503 from registry.npmjs.org).",
         ] {
             assert!(announces_outage(said), "{said}");
         }
@@ -919,6 +947,8 @@ mod tests {
             "send the welcome email and record when it went out (users.welcome_sent_at). Also, for now, no retries.",
             "The build is broken on main.",
             "Prod is down, fix it.",
+            "The /api/orders endpoint is returning 503 since the deploy.",
+            "Add a retry for when the upstream is returning errors.",
         ] {
             assert!(!announces_outage(said), "{said}");
         }
@@ -1030,6 +1060,17 @@ mod tests {
         assert!(!is_refused("FATAL: password authentication failed for user \"app\""));
         assert!(is_network_blip("Received status code 503 from server: Service Unavailable"));
         assert!(is_network_blip("HTTP 502 Bad Gateway"));
+        for full in [
+            "error: unable to write object file '/home/dev/x/.zig-cache/o/4c1e/x.o': NoSpaceLeft",
+            "OSError: [Errno 28] No space left on device",
+            "The disk is full (/ at 100%, 0 bytes free).",
+            "npm ERR! code ENOSPC",
+        ] {
+            assert!(is_disk_full(full), "{full}");
+        }
+        assert!(!is_disk_full("the table is full of nulls") && !is_disk_full("ENOSPCX"));
+        assert!(is_network_blip("error: GET https://registry.npmjs.org/hono - 503"));
+        assert!(!is_network_blip("GET http://localhost:3000/api/health - 200"));
         assert!(!is_network_blip("expected 503 to be 200"));
         assert!(!is_network_blip("expected status code 502, got 200"));
         assert!(is_refused(

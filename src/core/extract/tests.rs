@@ -538,6 +538,33 @@ fn a_server_the_agent_found_down_is_the_days_as_if_the_user_had_said_so() {
 }
 
 #[test]
+fn a_full_disk_is_the_days_and_no_landmine() {
+    let m = extract(&[
+        user("Add a --limit flag to tail."),
+        run("1", "zig build test --summary all"),
+        result(
+            "1",
+            1,
+            "error: unable to write object file '/home/dev/lapsang/.zig-cache/o/4c1e/lapsang.o': NoSpaceLeft",
+        ),
+        run("2", "df -h / | tail -1"),
+        result("2", 0, "/dev/sda1  60G  60G  0 100% /"),
+        user("pruned docker images, try again"),
+        run("3", "zig build test --summary all"),
+        result("3", 0, "Build Summary: 3/3 steps succeeded; 14/14 tests passed"),
+        assistant("Done. The disk was full (/ at 100%), which is why Zig could not write its object files."),
+    ]);
+    let lessons = match &m {
+        Extraction::Memory(m) => m.facts.tasks.iter().map(|t| t.fixes.len() + t.unresolved.len()).sum::<usize>(),
+        Extraction::NoOp => 0,
+    };
+    assert_eq!(lessons, 0);
+    if let Extraction::Memory(m) = &m {
+        assert!(!m.rollout_summary.contains("NoSpaceLeft") && !m.rollout_summary.contains("disk was full"));
+    }
+}
+
+#[test]
 fn a_step_through_another_server_on_an_outage_day_leaves_the_rest_of_the_way() {
     let m = memory(&[
         user("Add a slug helper. hex.pm is having an outage this morning, use the mirror for now."),
