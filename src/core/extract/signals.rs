@@ -77,6 +77,17 @@ static POINTS_BACK: LazyLock<Regex> = LazyLock::new(|| {
         r")[\s.!]*$",
     ))
 });
+/// A sentence that stretches the rule before it over more ("That goes for every test in
+/// lapsang.", "Same for any query change, always.", "Please keep it that way in anything you
+/// add."): no rule of its own.
+static SCOPES_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^(?:(?:and|so|also|please|pls)[\s,]+)*(?:",
+        r"(?:that|this|the same|it)\s+(?:goes|applies|holds|counts)\s+(?:for|to)\s+|(?:the\s+)?same\s+(?:goes\s+|applies\s+)?(?:for|with)\s+|",
+        r"keep\s+(?:it|them|things)\s+(?:that|this)\s+way\s+(?:in|for|across|with)\s+",
+        r")(?:all|every|any|each|everything|anything|the rest|new)\b",
+    ))
+});
 /// A first sentence that only says no ("Wait, stop.", "Nope!", "No no no.").
 static BARE_INTERJECTION: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^(?:(?:no|nope|nah|wait|stop|hold on|hang on|hm+|whoa|actually)[\s,.!—–-]*){1,4}$"));
@@ -566,9 +577,14 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
     // sentence after it is the correction.
     let opened = agent_acted && all.first().is_some_and(|s| BARE_INTERJECTION.is_match(s));
     let mut retracted: Vec<&str> = Vec::new();
+    let mut stretched: Vec<usize> = Vec::new();
     let mut under_heading = false;
     for (i, &sentence) in all.iter().enumerate().skip(usize::from(opened)) {
         let plain = without_courtesy(sentence);
+        if SCOPES_BACK.is_match(plain) {
+            stretched.push(i);
+            continue;
+        }
         // (A quote elided whole, `The tool said '…', but we use pnpm.`, leaves the user's words.)
         let quoted_whole = ["'…'", "\"…\"", "“…”", "`…`", "«…»"].iter().any(|q| sentence.contains(q));
         if elided && sentence.contains('…') && !quoted_whole {
@@ -675,11 +691,44 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         }
     }
     found.retain(|(_, s)| !retracted.iter().any(|before| before.contains(s.trim_end_matches(['.', '!']))));
+    for i in stretched {
+        stretch(&mut found, &all[..i], all[i]);
+    }
     // A correction kept with the sentence before or after it already says the rule it holds.
     let sentences_said = all;
     let all: Vec<String> = found.iter().map(|(_, s)| s.clone()).collect();
     found.retain(|(_, s)| !all.iter().any(|other| other != s && other.contains(s.as_str())));
     with_other_halves(found, &in_prose, &sentences_said, &text)
+}
+
+/// The rule kept from the sentence before `scope` ([`SCOPES_BACK`]), stretched by it (with
+/// the one sentence between them: "No, don't hand-edit internal/db. … Put the query in
+/// queries/ and regenerate. Same for any query change."); or, when nothing was kept from
+/// there, the statement before it made a rule by it. A request of the task before it stays
+/// a request.
+fn stretch(found: &mut Vec<(SignalKind, String)>, before: &[&str], scope: &str) {
+    let Some((last, earlier)) = before.split_last() else { return };
+    let last = last.trim();
+    let kept_from = |said: &str| found.iter().rposition(|(_, rule)| rule.contains(said.trim()));
+    let between = earlier.last().filter(|_| !last.ends_with('?')).and_then(|prior| kept_from(prior));
+    let stretched = match (kept_from(last), between) {
+        (Some(at), _) => Some((at, scope.trim().to_string())),
+        (None, Some(at)) => Some((at, format!("{last} {}", scope.trim()))),
+        (None, None) => None,
+    };
+    if let Some((at, more)) = stretched {
+        let rule = &mut found[at].1;
+        if rule.len() + more.len() < MAX_SIGNAL {
+            *rule = format!("{rule} {more}");
+        }
+        return;
+    }
+    if let Some(fact) = pointed_at(before).filter(|fact| fact.len() + scope.len() < MAX_SIGNAL) {
+        let rule = format!("{fact} {}", scope.trim());
+        if !found.iter().any(|(_, kept)| *kept == rule) {
+            found.push((SignalKind::Preference, rule));
+        }
+    }
 }
 
 /// Two rules said one after the other on a line, one forbidding and one prescribing ("every
@@ -1562,6 +1611,37 @@ mod tests {
         );
         assert!(preference_signals("thanks, removing that comment now. no idea where it came from", true).is_empty());
         assert_eq!(kinds("No, use the Repo module from now on, never raw SQL."), [SignalKind::Correction]);
+    }
+
+    #[test]
+    fn a_sentence_that_stretches_the_rule_before_it_is_part_of_it() {
+        let texts = |text: &str| preference_signals(text, true).into_iter().map(|(_, s)| s).collect::<Vec<_>>();
+        assert_eq!(
+            texts(
+                "Actually: in tests use std.testing.allocator, always, never page_allocator. The whole point is the \
+                 leak check. That goes for every test in lapsang."
+            ),
+            [
+                "Actually: in tests use std.testing.allocator, always, never page_allocator. The whole point is the leak \
+              check. That goes for every test in lapsang."
+            ]
+        );
+        // (With the way said between the rule and the stretch.)
+        let said = "No, don't hand-edit internal/db. Everything in there is generated by sqlc. Put the query in \
+                    queries/orders.sql and regenerate. Same for any query change in saluki, always.";
+        let found = texts(said);
+        assert!(
+            found.len() == 1 && found[0].ends_with("regenerate. Same for any query change in saluki, always."),
+            "{found:?}"
+        );
+        // A statement before it, kept as no rule of its own, becomes one by it.
+        assert_eq!(
+            texts("Handlers return Result<Json<T>, ApiError>. The same goes for every new route."),
+            ["Handlers return Result<Json<T>, ApiError>. The same goes for every new route."]
+        );
+        // Alone, or after a question, it stretches nothing.
+        assert!(texts("That goes for every test in lapsang.").is_empty());
+        assert!(texts("Can you add a retry? Same for any other client.").is_empty());
     }
 
     #[test]
