@@ -543,8 +543,10 @@ struct OpenFailure {
     places: Vec<String>,
     /// The files the task had written when the command failed.
     written: Vec<String>,
-    /// An edit of the code since took out a name the error quoted.
+    /// An edit since took out a name the error quoted: of the code, or one the task put in.
     rewrote_named: bool,
+    /// And what it named was the task's own misspelling, mended (`limit_req_zne`).
+    mended_own_slip: bool,
     /// The last attempt, where it met another error.
     last: Option<Failure>,
     /// Something was edited or run since the last attempt failed.
@@ -570,6 +572,7 @@ impl OpenFailure {
             places,
             written,
             rewrote_named: false,
+            mended_own_slip: false,
             last: None,
             changed_since: false,
             aside: false,
@@ -695,6 +698,9 @@ pub(crate) struct Extractor {
     named: account::Named,
     /// Names the task's own code coined (`wingspan_mm`): an error naming one is the work's.
     coined: BTreeSet<String>,
+    /// Names the task's edits of any file added (`limit_req_zne` in an nginx site): one the
+    /// error names, and the next edit took out, was the task's own slip.
+    added: BTreeSet<String>,
     /// The ports named by what the session left running in the background (`uvicorn app:app
     /// --port 8000 &`), once it left anything: a port in use after it is most likely its own.
     background_ports: Option<BTreeSet<String>>,
@@ -855,11 +861,17 @@ impl Extractor {
             let set = if in_settings { settings::settings_in(call.input.for_scanning()) } else { Vec::new() };
             let changed = if in_settings { None } else { settings::changed_line(call.input.for_scanning()) };
             let in_code = call.writes.iter().any(|f| progress::is_source(f));
-            let removed = if in_code { settings::removed_text(call.input.for_scanning()) } else { String::new() };
+            let removed = settings::removed_text(call.input.for_scanning());
+            let put: Vec<&str> = progress::coined_names(call.input.for_scanning()).collect();
             for failure in self.open.values_mut() {
                 failure.changed_since = true;
-                if progress::names_what_was_removed(&failure.failure.error, &removed) {
-                    failure.rewrote_named = true;
+                let error = &failure.failure.error;
+                if progress::names_what_was_removed(error, &removed) {
+                    // (Out of a setting, only what the task had put in itself; a misspelling
+                    // of its own is its slip, whatever checker caught it.)
+                    let put_in = progress::names_coined(error, &self.added);
+                    failure.rewrote_named |= in_code || put_in;
+                    failure.mended_own_slip |= put_in && progress::mends_a_misspelling(error, &removed, &put);
                 }
                 for file in &call.writes {
                     if !failure.edited.contains(file) && failure.edited.len() < MAX_FILES {
@@ -877,6 +889,12 @@ impl Extractor {
                 {
                     failure.changed.push(line.clone());
                 }
+            }
+            for name in progress::coined_names(call.input.for_scanning()) {
+                if self.added.len() >= MAX_COINED {
+                    break;
+                }
+                self.added.insert(name.to_string());
             }
             if call.writes.iter().any(|f| progress::is_source(f)) {
                 for name in progress::coined_names(call.input.for_scanning()) {
@@ -1291,7 +1309,9 @@ impl Extractor {
             let by_editing = !open.edited.is_empty() && open.ran.is_empty();
             // (What a project's own checker says of a name is a rule of the project: `public
             // symbol 'ring_drain' lacks the pip_ prefix`.)
-            let rewrote = open.rewrote_named && !progress::is_own_checker(open.kind, &open.failure.error);
+            // (Unless the name was the task's own slip: `unknown directive "limit_req_zne"`.)
+            let rewrote = open.rewrote_named
+                && (open.mended_own_slip || !progress::is_own_checker(open.kind, &open.failure.error));
             // (So is one that tried out the flag the user asked for, `bin/backup-status --json |
             // jq .`, mended in the code.)
             // (Of the project's own program, not another tool given the same flag: `gh pr list

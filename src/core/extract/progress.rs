@@ -366,9 +366,21 @@ fn checks_only_of(ran: &[String]) -> bool {
 
 /// True when an error quotes a name of the code (`'calcite.o.created_at'`, `'parse_row'`)
 /// that an edit then took out or rewrote: the error was about what the task's code said.
+/// A name an error quotes (`'ring_drain'`, `"limit_req_zne"`).
+static QUOTED_NAME: LazyLock<Regex> =
+    LazyLock::new(|| crate::core::patterns::regex(r#"['`"‘“]([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*)['`"’”]"#));
+
+/// True when an edit mended a misspelt name an error quotes: it took the name out (it is in
+/// `removed`) and put in one a letter or two from it (one of `added`): `limit_req_zne` →
+/// `limit_req_zone`, no rename for a rule (`ring_drain` → `pip_ring_drain`).
+pub(crate) fn mends_a_misspelling(error: &str, removed: &str, added: &[&str]) -> bool {
+    QUOTED_NAME
+        .captures_iter(error)
+        .map(|c| c[1].to_string())
+        .any(|name| removed.contains(name.as_str()) && added.iter().any(|new| is_misspelling(&name, new)))
+}
+
 pub(crate) fn names_what_was_removed(error: &str, removed: &str) -> bool {
-    static QUOTED_NAME: LazyLock<Regex> =
-        LazyLock::new(|| crate::core::patterns::regex(r#"['`"‘“]([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*)['`"’”]"#));
     // A name as the code would write it: whole, by its last two parts (`o.created_at`), or
     // by its last part when that is an identifier no prose has (`created_at`, `parseRow`).
     let forms = |name: &str| -> Vec<String> {

@@ -1895,3 +1895,29 @@ fn the_environments_own_install_that_got_past_a_missing_module_to_a_red_test_is_
     assert_eq!(fix.command, ".venv/bin/python -m pytest tests/api/test_share.py -q", "{}", m.rollout_summary);
     assert!(fix.edited.is_empty() && !fix.work, "{}", m.rollout_summary);
 }
+
+#[test]
+fn a_name_the_task_put_in_a_setting_and_took_out_again_was_its_own_slip() {
+    let patch = |body: &str| serde_json::json!({"role": "tool_call", "name": "apply_patch", "content": format!("*** Begin Patch\n*** Update File: deploy/nginx/rooibos.conf\n{body}\n*** End Patch")});
+    let error = "nginx: [emerg] unknown directive \"limit_req_zne\" in /etc/nginx/sites-enabled/rooibos.conf:6";
+    let fixes = |first: &str| match extract(&[
+        user("Rate-limit POST /api/login in the nginx site."),
+        patch(first),
+        run("1", "sudo nginx -t"),
+        result("1", 1, error),
+        patch(
+            "-limit_req_zne $binary_remote_addr zone=login:10m rate=10r/m;\n+limit_req_zone $binary_remote_addr zone=login:10m rate=10r/m;",
+        ),
+        run("2", "sudo nginx -t"),
+        result("2", 0, "nginx: configuration file /etc/nginx/nginx.conf test is successful"),
+    ]) {
+        Extraction::Memory(m) => m.facts.tasks.iter().flat_map(|t| t.fixes.clone()).collect::<Vec<_>>(),
+        Extraction::NoOp => Vec::new(),
+    };
+    // (Nothing else happened: the session is a no-op.)
+    let own = fixes("+limit_req_zne $binary_remote_addr zone=login:10m rate=10r/m;");
+    assert!(own.iter().all(|f| f.work), "{own:?}");
+    // A name that was in the file before the task is the project's landmine.
+    let found = fixes("+    limit_req zone=login burst=5 nodelay;");
+    assert!(found.len() == 1 && !found[0].work, "{found:?}");
+}
