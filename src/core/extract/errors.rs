@@ -82,7 +82,14 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
         end = next.as_ptr() as usize - output.as_ptr() as usize + next.len();
     }
     let redacted = redact_line_in(output, start, end);
-    Some(clip(&clean(&render_one_line(&redacted))))
+    Some(clip(&clean(&without_process_ids(&render_one_line(&redacted)))))
+}
+
+/// An error line without the process ids it names (`lock is held in python3.12 (PID
+/// 51877)`): the process held it that day; the line is the same lesson on any other.
+fn without_process_ids(line: &str) -> std::borrow::Cow<'_, str> {
+    static PID: LazyLock<Regex> = LazyLock::new(|| crate::core::patterns::regex(r"(?i)\b(pid\s*[=:#]?\s*)\d{2,}\b"));
+    PID.replace_all(line, "${1}…")
 }
 
 /// The innermost cause a JVM build states, which the lines above it only wrap: the last line
@@ -591,6 +598,18 @@ pub(crate) fn shows_a_pass(output: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_process_id_is_no_part_of_the_error() {
+        let output = "E duckdb.duckdb.IOException: IO Error: Could not set lock on file \"data/x.duckdb\": Conflicting \
+                      lock is held in /usr/bin/python3.12 (PID 51877) by user dev.";
+        let line = error_line(output).unwrap_or_default();
+        assert!(line.contains("(PID …)") && !line.contains("51877"), "{line}");
+        // (Other numbers stay: a port, a line.)
+        assert!(
+            error_line("Error: listen EADDRINUSE: address already in use :::3000").is_some_and(|l| l.contains("3000"))
+        );
+    }
 
     #[test]
     fn a_build_tools_line_prefix_is_no_part_of_the_error() {
