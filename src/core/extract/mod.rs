@@ -1635,6 +1635,12 @@ impl Extractor {
             without_the_days_failures(&mut facts, &self.printed, progress::is_disk_full, true);
             for fix in &mut facts.fixes {
                 fix.edited = fix.edited.iter().map(|f| relative_to(f, cwd)).collect();
+                if !fix.work {
+                    let failure = &fix.failure;
+                    let error =
+                        progress::without_advice_not_taken(&failure.error, &failure.command, &fix.command, &fix.ran);
+                    fix.failure.error = error;
+                }
             }
             facts.unresolved.sort_by_key(|f| f.line);
             facts.outcome = task_outcome(&facts, state.feedback, state.last_command_failed);

@@ -482,6 +482,31 @@ pub(crate) fn ran_what_it_advised(error: &str, ran: &[String]) -> bool {
     })
 }
 
+/// `error` without the advice it ends with ("… no schema history table. Use baseline() or
+/// set baselineOnMigrate to true …") when the way that got past it took none of it: the
+/// tool's guess, not followed, would read as the fix. Advice the way took stays.
+pub(crate) fn without_advice_not_taken(error: &str, failed: &str, fixed: &str, ran: &[String]) -> String {
+    static ADVICE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"[.!]\s+(?:(?:Use|Try|Run|Set|Consider|Please (?:run|use|set|try))\b|You (?:may|might|should|can|could) (?:need to |want to )?(?:run|use|set|try|add)\b)",
+        )
+    });
+    let Some(at) = ADVICE.find(error) else { return error.to_string() };
+    let advice = error[at.start() + 1..].to_lowercase();
+    let failed_words = shell::words(failed);
+    let taken = ran_what_it_advised(error, ran)
+        || shell::words(fixed)
+            .iter()
+            .chain(ran.iter().flat_map(|step| shell::words(step)).collect::<Vec<_>>().iter())
+            .filter(|w| !failed_words.contains(w))
+            .flat_map(|w| w.split(['=', ':', '/']).map(str::to_lowercase).collect::<Vec<_>>())
+            .any(|part| part.len() >= 4 && advice.contains(&part));
+    match taken {
+        true => error.to_string(),
+        false => error[..at.start() + 1].to_string(),
+    }
+}
+
 /// True when an error says nothing listened where the command connected
 /// (`connect ECONNREFUSED 127.0.0.1:5432`): what gets past it starts what listens.
 pub(crate) fn is_refused(error: &str) -> bool {
@@ -940,6 +965,24 @@ mod tests {
             "Error: can't find file 'webmock'",
             "0 examples, 0 failures, 1 error occurred outside of examples"
         ));
+    }
+
+    #[test]
+    fn advice_an_error_gave_and_the_way_past_it_did_not_take_is_left_out() {
+        let error = "ERROR: Found non-empty schema(s) \"public\" but no schema history table. Use baseline() or set \
+                     baselineOnMigrate to true to initialize the schema history table.";
+        let failed = "flyway -configFiles=conf/flyway.conf migrate";
+        let fixed = "env -u FLYWAY_URL -u FLYWAY_USER flyway -configFiles=conf/flyway.conf migrate";
+        assert_eq!(
+            without_advice_not_taken(error, failed, fixed, &[]),
+            "ERROR: Found non-empty schema(s) \"public\" but no schema history table."
+        );
+        let taken = "flyway -configFiles=conf/flyway.conf -baselineOnMigrate=true migrate";
+        assert_eq!(without_advice_not_taken(error, failed, taken, &[]), error);
+        let helm =
+            "Error: found in Chart.yaml, but missing in charts/ directory: postgresql. Run helm dependency build.";
+        let ran = ["helm dependency build charts/x".to_string()];
+        assert_eq!(without_advice_not_taken(helm, "helm lint charts/x", "helm lint charts/x", &ran), helm);
     }
 
     #[test]
