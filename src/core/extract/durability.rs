@@ -567,7 +567,29 @@ static ONE_OFF_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
 /// True when `clause` carries a lasting marker of its own, not one of a request's asides nor
 /// the place a one-off change is made in.
 fn lays_down(clause: &str) -> bool {
-    is_lasting(&as_said(clause)) && !is_placed_request(clause) && !is_bare_prohibition(clause)
+    is_lasting(&as_said(clause))
+        && !is_placed_request(clause)
+        && !is_bare_prohibition(clause)
+        && !is_described_request(clause)
+        && !NAGS.is_match(clause)
+}
+
+/// Emphasis with no rule in it ("I don't want to say it a third time.", "Don't make me
+/// repeat this."): the rule is the sentence it leans on.
+static NAGS: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^(?:(?:and|but|so|seriously|please)[\s,]+)?(?:(?:i|we)\s+(?:really\s+)?(?:don'?t|do not)\s+want\s+to|don'?t\s+make\s+me|",
+        r"i\s+(?:shouldn'?t|should not)\s+have\s+to)\s+(?:say|tell|repeat|explain|ask|write)\b[^.;!?]{0,40}[.!]*$",
+    ))
+});
+
+/// True when `text` asks for a thing and only what the thing does sounds lasting ("add a
+/// route handler that returns upcoming litters across all kennels"): a relative clause
+/// describes what to make, it lays down no rule.
+fn is_described_request(text: &str) -> bool {
+    static WHAT_IT_DOES: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\b(?:that|which)\s+(?:also\s+)?[a-z]{3,}s\b[^.;:!?]*"));
+    is_request(text) && WHAT_IT_DOES.is_match(text) && !is_lasting(&WHAT_IT_DOES.replace_all(text, " "))
 }
 
 /// True when `text` asks for a one-off change and only a place makes it sound lasting.
@@ -898,6 +920,21 @@ pub(crate) fn when_it_applies(text: &str, project: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn what_a_requested_thing_does_and_emphasis_lay_down_no_rule() {
+        let asked = "whippet: add a route handler at app/api/litters/route.ts that returns upcoming litters across \
+                     all kennels as JSON.";
+        assert!(super::rules_in(asked).is_empty());
+        // (A rule said beside the request stays one.)
+        let ruled = "Add an endpoint that returns the orders, and always log with structlog.";
+        assert!(!super::rules_in(ruled).is_empty());
+        let every = "Add a --json flag and use snake_case keys in every command that prints JSON.";
+        assert!(!super::rules_in(every).is_empty());
+        for nag in ["I don't want to say it a third time.", "Don't make me repeat this again!"] {
+            assert!(super::rules_in(nag).is_empty(), "{nag}");
+        }
+    }
+
     use super::*;
 
     #[test]
