@@ -102,15 +102,31 @@ pub(crate) fn says_it_again(text: &str) -> bool {
 }
 
 /// The words that say a rule is said again, which tell nothing of what it says.
-const AGAIN_WORDS: &[&str] = &["said", "told", "mentioned", "last", "time", "before", "already", "earlier", "like"];
+const AGAIN_WORDS: &[&str] = &[
+    "said",
+    "told",
+    "mentioned",
+    "asked",
+    "last",
+    "time",
+    "before",
+    "already",
+    "earlier",
+    "yesterday",
+    "again",
+    "like",
+];
 
 /// Which of a project's kept rules (each with whether it says it is said again, and the
 /// words of every wording it has) the rule of `words` restates: the one it shares most
-/// words with, when one of the two says it is said again and no other shares as many.
+/// words with, when one of the two says it is said again and no other shares as many. One
+/// shared word is enough only when it is the project's own term (`own`): `tests` could be
+/// any rule's.
 pub(crate) fn restated_in<'a>(
     words: &BTreeSet<String>,
     again: bool,
     kept: impl Iterator<Item = (bool, &'a [BTreeSet<String>])>,
+    own: impl Fn(&str) -> bool,
 ) -> Option<usize> {
     let meant = |w: &&String| w.len() >= 3 && !AGAIN_WORDS.contains(&w.as_str());
     let mut best: Option<(usize, usize)> = None;
@@ -119,8 +135,12 @@ pub(crate) fn restated_in<'a>(
         if !(again || into_again) {
             continue;
         }
-        let shared =
-            words.iter().filter(meant).filter(|w| seen.iter().any(|s| s.iter().any(|v| same_word(w, v)))).count();
+        let shared: Vec<&String> =
+            words.iter().filter(meant).filter(|w| seen.iter().any(|s| s.iter().any(|v| same_word(w, v)))).collect();
+        let shared = match shared.as_slice() {
+            [one] if !own(one) => 0,
+            all => all.len(),
+        };
         match best {
             _ if shared == 0 => {}
             Some((_, most)) if shared < most => {}
@@ -183,15 +203,18 @@ mod tests {
         let pip = [content_words("Never `pip install`, never activate the .venv by hand.")];
         let ruff = [content_words("Run ruff check before you finish.")];
         let kept = || [(false, &ruff[..]), (false, &pip[..])].into_iter();
-        assert_eq!(restated_in(&words, true, kept()), Some(1));
-        // Said again by neither, or shared by two alike, it restates nothing.
-        assert_eq!(restated_in(&words, false, kept()), None);
+        let own = |w: &str| w == "pip";
+        assert_eq!(restated_in(&words, true, kept(), own), Some(1));
+        // Said again by neither, or shared by two alike, it restates nothing; nor does one
+        // shared word that any project's rule could have.
+        assert_eq!(restated_in(&words, false, kept(), own), None);
+        assert_eq!(restated_in(&words, true, kept(), |_: &str| false), None);
         let uv = [content_words("Add a dependency with uv add.")];
         let pip_too = [content_words("Never pip; no dependency without asking.")];
-        assert_eq!(restated_in(&words, true, [(false, &uv[..]), (false, &pip_too[..])].into_iter()), None);
+        assert_eq!(restated_in(&words, true, [(false, &uv[..]), (false, &pip_too[..])].into_iter(), own), None);
         // The words that say it was said before are no shared meaning.
         let other = [content_words("The last time we said the CI was down.")];
-        assert_eq!(restated_in(&words, true, [(false, &other[..])].into_iter()), None);
+        assert_eq!(restated_in(&words, true, [(false, &other[..])].into_iter(), own), None);
     }
 
     #[test]

@@ -204,7 +204,7 @@ fn merge_near_duplicates(
         let same = |seen: &[BTreeSet<String>]| seen.iter().any(|s| merge::same_rule_of_project(s, &words, &own_term));
         let at = kept.iter().position(|(_, _, seen)| same(seen)).or_else(|| {
             let candidates = kept.iter().map(|(_, into, seen)| (again(into), seen.as_slice()));
-            merge::restated_in(&words, again(&lesson), candidates)
+            merge::restated_in(&words, again(&lesson), candidates, &own_term)
         });
         match at {
             Some(at) => {

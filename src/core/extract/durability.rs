@@ -578,8 +578,9 @@ fn lays_down(clause: &str) -> bool {
 /// repeat this."): the rule is the sentence it leans on.
 static NAGS: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)^(?:(?:and|but|so|seriously|please)[\s,]+)?(?:(?:i|we)\s+(?:really\s+)?(?:don'?t|do not)\s+want\s+to|don'?t\s+make\s+me|",
-        r"i\s+(?:shouldn'?t|should not)\s+have\s+to)\s+(?:say|tell|repeat|explain|ask|write)\b[^.;!?]{0,40}[.!]*$",
+        r"(?i)^(?:(?:and|but|so|seriously|please)[\s,]+)?(?:(?:i|we)\s+(?:really\s+)?(?:don['’]?t|do not)\s+want\s+to|don['’]?t\s+make\s+me|",
+        r"i\s+(?:shouldn['’]?t|should not)\s+have\s+to)\s+(?:say|tell you|repeat|explain|ask for)\s+(?:(?:it|this|that)\s+)?",
+        r"(?:again|twice|once more|(?:a|one more|another)(?:\s+(?:second|third|fourth|fifth|\w+th))?\s+time)\b[.!]*$",
     ))
 });
 
@@ -587,9 +588,23 @@ static NAGS: LazyLock<Regex> = LazyLock::new(|| {
 /// route handler that returns upcoming litters across all kennels"): a relative clause
 /// describes what to make, it lays down no rule.
 fn is_described_request(text: &str) -> bool {
+    // (The clause runs to the next comma or stop; "make sure that tests never …" is no
+    // relative clause, nor is "that always …".)
     static WHAT_IT_DOES: LazyLock<Regex> =
-        LazyLock::new(|| re(r"(?i)\b(?:that|which)\s+(?:also\s+)?[a-z]{3,}s\b[^.;:!?]*"));
-    is_request(text) && WHAT_IT_DOES.is_match(text) && !is_lasting(&WHAT_IT_DOES.replace_all(text, " "))
+        LazyLock::new(|| re(r"(?i)(?P<before>\w+)\s+(?:that|which)\s+(?:also\s+)?(?P<verb>[a-z]{3,}s)\b[^.;:!?,]*"));
+    const NO_RELATIVE: &[&str] =
+        &["sure", "ensure", "check", "remember", "note", "say", "says", "mean", "means", "know"];
+    let mut described = false;
+    let without = WHAT_IT_DOES.replace_all(text, |c: &regex::Captures<'_>| {
+        let before = c["before"].to_lowercase();
+        let verb = c["verb"].to_lowercase();
+        if NO_RELATIVE.contains(&before.as_str()) || ["always", "tests", "files"].contains(&verb.as_str()) {
+            return c[0].to_string();
+        }
+        described = true;
+        format!("{} ", &c["before"])
+    });
+    is_request(text) && described && !is_lasting(&without)
 }
 
 /// True when `text` asks for a one-off change and only a place makes it sound lasting.
@@ -920,6 +935,8 @@ pub(crate) fn when_it_applies(text: &str, project: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn what_a_requested_thing_does_and_emphasis_lay_down_no_rule() {
         let asked = "whippet: add a route handler at app/api/litters/route.ts that returns upcoming litters across \
@@ -933,9 +950,10 @@ mod tests {
         for nag in ["I don't want to say it a third time.", "Don't make me repeat this again!"] {
             assert!(super::rules_in(nag).is_empty(), "{nag}");
         }
+        // A rule that only sounds like one of them, and a rule behind "make sure that", stay.
+        assert!(!super::rules_in("We don't want to write raw SQL in handlers, ever.").is_empty());
+        assert!(!is_described_request("Make sure that tests never hit the network, in every package."));
     }
-
-    use super::*;
 
     #[test]
     fn a_bound_of_what_a_request_makes_is_no_rule() {

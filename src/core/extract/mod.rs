@@ -416,7 +416,10 @@ fn without_the_days_failures(
 ) {
     let mut days_words: Vec<String> = Vec::new();
     facts.fixes.retain_mut(|fix| {
-        let lasting = lasting_ways && (!fix.settings.is_empty() || !fix.edited.is_empty());
+        // (Of a landmine met behind it, the chain tells; code edited is the task's.)
+        let lasting = lasting_ways
+            && fix.chain.is_empty()
+            && (!fix.settings.is_empty() || fix.edited.iter().any(|f| !progress::is_source(f)));
         if fix.work || lasting || !passing(&fix.failure.error) {
             return true;
         }
@@ -698,8 +701,8 @@ pub(crate) struct Extractor {
     named: account::Named,
     /// Names the task's own code coined (`wingspan_mm`): an error naming one is the work's.
     coined: BTreeSet<String>,
-    /// Names the task's edits of any file added (`limit_req_zne` in an nginx site): one the
-    /// error names, and the next edit took out, was the task's own slip.
+    /// Names the session's edits of any file added (`limit_req_zne` in an nginx site): one
+    /// an error names, and a later edit took out, was the session's own slip.
     added: BTreeSet<String>,
     /// The ports named by what the session left running in the background (`uvicorn app:app
     /// --port 8000 &`), once it left anything: a port in use after it is most likely its own.
@@ -741,7 +744,7 @@ impl Extractor {
                 let reply = text.for_scanning();
                 // The agent that found a server down ("Docker Hub is having an outage right
                 // now") tells of the day as the user would; it only takes lessons away.
-                if progress::announces_outage(reply) {
+                if progress::reports_outage(reply) {
                     self.outages.insert(self.tasks.len().saturating_sub(1));
                 }
                 if reply.len() >= account::MIN_ACCOUNT || self.last_reply.is_none() {
@@ -890,14 +893,14 @@ impl Extractor {
                     failure.changed.push(line.clone());
                 }
             }
-            for name in progress::coined_names(call.input.for_scanning()) {
+            for name in &put {
                 if self.added.len() >= MAX_COINED {
                     break;
                 }
                 self.added.insert(name.to_string());
             }
-            if call.writes.iter().any(|f| progress::is_source(f)) {
-                for name in progress::coined_names(call.input.for_scanning()) {
+            if in_code {
+                for name in &put {
                     if self.coined.len() >= MAX_COINED {
                         break;
                     }

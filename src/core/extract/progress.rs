@@ -73,7 +73,7 @@ pub(crate) fn is_network_blip(error: &str) -> bool {
             // (Gradle's `Received status code 503 from server: Service Unavailable`.)
             r"received status code 50[234]\b|status code 50[234] from server|\b50[234] (?:bad gateway|gateway time-?out)|",
             // (Bun's `error: GET https://registry.npmjs.org/hono - 503`, cargo's `got 503`.)
-            r"\b(?:GET|HEAD|POST|PUT)\s+https?://\S+\s+-\s+50[234]\b|\bgot 50[234]\b|\bhttp error 50[234]\b",
+            r"\b(?:GET|HEAD|POST|PUT)\s+https?://\S+\s+-\s+50[234]\b|successful http response from [^\n]*\bgot 50[234]\b|\bhttp error 50[234]\b",
         ))
     });
     BLIP.is_match(error)
@@ -87,7 +87,7 @@ pub(crate) fn is_disk_full(text: &str) -> bool {
         crate::core::patterns::regex(concat!(
             r"(?i)no space left on (?:the )?device|\bNoSpaceLeft\b|\bENOSPC\b|disk quota exceeded|",
             r"not enough (?:free )?(?:disk )?space on the disk|\b(?:the )?disk (?:is|was) full\b|",
-            r"\b(?:/\S*|/home|/var|the root (?:fs|filesystem|partition))\s+(?:is|was)\s+(?:at\s+)?(?:100%|full)\b",
+            r"(?:(?:^|[\s(])/\S*|\bthe root (?:fs|filesystem|partition))\s+(?:is|was)\s+(?:at\s+)?(?:100%|full\b)",
         ))
     });
     FULL.is_match(text)
@@ -496,15 +496,18 @@ pub(crate) fn without_advice_not_taken(error: &str, failed: &str, fixed: &str, r
     let failed_words = shell::words(failed);
     let taken = ran_what_it_advised(error, ran)
         || shell::words(fixed)
-            .iter()
-            .chain(ran.iter().flat_map(|step| shell::words(step)).collect::<Vec<_>>().iter())
+            .into_iter()
+            .chain(ran.iter().flat_map(|step| shell::words(step)))
             .filter(|w| !failed_words.contains(w))
             .flat_map(|w| w.split(['=', ':', '/']).map(str::to_lowercase).collect::<Vec<_>>())
             .any(|part| part.len() >= 4 && advice.contains(&part));
-    match taken {
-        true => error.to_string(),
-        false => error[..at.start() + 1].to_string(),
+    if taken {
+        return error.to_string();
     }
+    // (Only the advice: "Caused by: …" after it is the error again.)
+    let rest = &error[at.end()..];
+    let end = rest.find(". ").map_or(error.len(), |i| at.end() + i + 1);
+    format!("{}{}", &error[..at.start() + 1], &error[end..]).trim_end().to_string()
 }
 
 /// True when an error says nothing listened where the command connected
@@ -813,15 +816,21 @@ pub(crate) fn announces_outage(text: &str) -> bool {
             r"[^.;!?]{0,80}?\b(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|at the moment|for now|for the day|until (?:tomorrow|monday|tuesday|wednesday|thursday|friday|later))\b",
         ))
     });
-    // What a status page or a registry's answers say of a server elsewhere ("The npm
-    // registry is returning 503 (status page: 'Partial System Outage')").
+    OUTAGE.is_match(text) || reports_outage(text)
+}
+
+/// True when a sentence tells of a server elsewhere in an outage, as a status page or a
+/// registry's answers show it ("The npm registry is returning 503 (status page: 'Partial
+/// System Outage')", "Docker Hub is having an outage"): what an agent found, where a server
+/// of the project's own that is "down right now" may be one the task was to start.
+pub(crate) fn reports_outage(text: &str) -> bool {
     static REPORTED: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(concat!(
-            r"(?i)\b(?:partial|major)\s+(?:system\s+)?outage\b|\b(?:having|during|hit|in the middle of)\s+(?:an?\s+|its\s+)?(?:\w+\s+)?outage\b",
+            r"(?i)\b(?:partial|major)\s+(?:system\s+)?outage\b|\b(?:is|are|was|were)\s+having\s+(?:an?\s+)?outage\b|\bhit\s+an?\s+(?:\w+\s+)?outage\b",
             r"|\b(?:registry|hub|mirror|proxy|index|cdn)\b[^.;!?]{0,30}?\b(?:is|are|was|were|keeps?|kept)\s+(?:returning|answering|giving|throwing|serving)\s+(?:an?\s+)?(?:http\s+)?50[234]\b",
         ))
     });
-    OUTAGE.is_match(text) || REPORTED.is_match(text)
+    REPORTED.is_match(text)
 }
 
 /// True for a word added to a command that takes it off the server it reaches (`--offline`,
@@ -977,6 +986,11 @@ mod tests {
             without_advice_not_taken(error, failed, fixed, &[]),
             "ERROR: Found non-empty schema(s) \"public\" but no schema history table."
         );
+        let caused = "error: failed to select a version. Run cargo update -p x. Caused by: no matching package";
+        assert_eq!(
+            without_advice_not_taken(caused, "cargo build", "CARGO_NET_OFFLINE=false cargo build", &[]),
+            "error: failed to select a version. Caused by: no matching package"
+        );
         let taken = "flyway -configFiles=conf/flyway.conf -baselineOnMigrate=true migrate";
         assert_eq!(without_advice_not_taken(error, failed, taken, &[]), error);
         let helm =
@@ -1120,12 +1134,18 @@ mod tests {
             "OSError: [Errno 28] No space left on device",
             "The disk is full (/ at 100%, 0 bytes free).",
             "npm ERR! code ENOSPC",
+            "The build stopped because /home was full.",
+            "It failed since / is at 100%.",
         ] {
             assert!(is_disk_full(full), "{full}");
         }
         assert!(!is_disk_full("the table is full of nulls") && !is_disk_full("ENOSPCX"));
         assert!(is_network_blip("error: GET https://registry.npmjs.org/hono - 503"));
         assert!(!is_network_blip("GET http://localhost:3000/api/health - 200"));
+        assert!(!is_network_blip("smoke: expected 200, got 503"));
+        assert!(reports_outage("The npm registry is returning 503, status page: Partial System Outage."));
+        assert!(!reports_outage("The Postgres container is down right now, starting it."));
+        assert!(!reports_outage("Add a fallback so installs work during a registry outage."));
         assert!(!is_network_blip("expected 503 to be 200"));
         assert!(!is_network_blip("expected status code 502, got 200"));
         assert!(is_refused(

@@ -85,7 +85,7 @@ static SCOPES_BACK: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?:(?:and|so|also|please|pls)[\s,]+)*(?:",
         r"(?:that|this|the same|it)\s+(?:goes|applies|holds|counts)\s+(?:for|to)\s+|(?:the\s+)?same\s+(?:goes\s+|applies\s+)?(?:for|with)\s+|",
         r"keep\s+(?:it|them|things)\s+(?:that|this)\s+way\s+(?:in|for|across|with)\s+",
-        r")(?:all|every|any|each|everything|anything|the rest|new)\b",
+        r")(?:all|every|any|each|everything|anything|the rest|new)\b[^:;]*$",
     ))
 });
 /// A first sentence that only says no ("Wait, stop.", "Nope!", "No no no.").
@@ -1638,6 +1638,11 @@ mod tests {
         assert_eq!(
             texts("Handlers return Result<Json<T>, ApiError>. The same goes for every new route."),
             ["Handlers return Result<Json<T>, ApiError>. The same goes for every new route."]
+        );
+        // One that says a rule of its own is that rule.
+        assert_eq!(
+            texts("This applies to all new code: no unwrap() in library crates."),
+            ["This applies to all new code: no unwrap() in library crates."]
         );
         // Alone, or after a question, it stretches nothing.
         assert!(texts("That goes for every test in lapsang.").is_empty());

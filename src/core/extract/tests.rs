@@ -554,14 +554,12 @@ fn a_full_disk_is_the_days_and_no_landmine() {
         result("3", 0, "Build Summary: 3/3 steps succeeded; 14/14 tests passed"),
         assistant("Done. The disk was full (/ at 100%), which is why Zig could not write its object files."),
     ]);
-    let lessons = match &m {
-        Extraction::Memory(m) => m.facts.tasks.iter().map(|t| t.fixes.len() + t.unresolved.len()).sum::<usize>(),
-        Extraction::NoOp => 0,
-    };
-    assert_eq!(lessons, 0);
-    if let Extraction::Memory(m) = &m {
-        assert!(!m.rollout_summary.contains("NoSpaceLeft") && !m.rollout_summary.contains("disk was full"));
-    }
+    // (The failure and the account's sentence about it are gone; the build that passed stays.)
+    let Extraction::Memory(m) = m else { panic!("the passing build is worth keeping") };
+    let task = &m.facts.tasks[0];
+    assert!(task.fixes.is_empty() && task.unresolved.is_empty(), "{}", m.rollout_summary);
+    assert!(!m.rollout_summary.contains("NoSpaceLeft") && !m.rollout_summary.contains("disk was full"));
+    assert!(m.rollout_summary.contains("verified build command: `zig build test --summary all`"));
 }
 
 #[test]
@@ -1911,13 +1909,13 @@ fn a_name_the_task_put_in_a_setting_and_took_out_again_was_its_own_slip() {
         run("2", "sudo nginx -t"),
         result("2", 0, "nginx: configuration file /etc/nginx/nginx.conf test is successful"),
     ]) {
-        Extraction::Memory(m) => m.facts.tasks.iter().flat_map(|t| t.fixes.clone()).collect::<Vec<_>>(),
-        Extraction::NoOp => Vec::new(),
+        Extraction::Memory(m) => Some(m.facts.tasks.iter().flat_map(|t| t.fixes.clone()).collect::<Vec<_>>()),
+        Extraction::NoOp => None,
     };
     // (Nothing else happened: the session is a no-op.)
     let own = fixes("+limit_req_zne $binary_remote_addr zone=login:10m rate=10r/m;");
-    assert!(own.iter().all(|f| f.work), "{own:?}");
+    assert!(own.is_none(), "{own:?}");
     // A name that was in the file before the task is the project's landmine.
-    let found = fixes("+    limit_req zone=login burst=5 nodelay;");
+    let found = fixes("+    limit_req zone=login burst=5 nodelay;").unwrap_or_default();
     assert!(found.len() == 1 && !found[0].work, "{found:?}");
 }
