@@ -406,8 +406,9 @@ fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>)
 /// `facts` without the failures that were the day's (`passing` tells them by their error: a
 /// server's 503, a full disk): each is told from the landmine met behind it, without what
 /// got past it (`--offline`), and a command verified only with that is no way to do the job.
-/// With `lasting_ways`, a way past one that set or edited something (Bazel's output root
-/// moved to a bigger disk in `user.bazelrc`) is the project's, and stays.
+/// With `lasting_ways`, a way past one that set something or changed a file other than code
+/// (Bazel's output root moved to a bigger disk in `user.bazelrc`), with no landmine met
+/// behind it, is the project's, and stays.
 fn without_the_days_failures(
     facts: &mut TaskFacts,
     printed: &BTreeMap<String, String>,
@@ -740,13 +741,13 @@ impl Extractor {
                 self.agent_acted = true;
                 self.asked = text.for_scanning().trim_end().ends_with('?');
                 self.question = signals::closing_question(text.for_scanning());
-                // A one-line acknowledgement ("Noted.") after the account does not replace it.
                 let reply = text.for_scanning();
-                // The agent that found a server down ("Docker Hub is having an outage right
-                // now") tells of the day as the user would; it only takes lessons away.
+                // The agent that found a server elsewhere down ("Docker Hub is having an
+                // outage") tells of the day as the user would; it only takes lessons away.
                 if progress::reports_outage(reply) {
                     self.outages.insert(self.tasks.len().saturating_sub(1));
                 }
+                // A one-line acknowledgement ("Noted.") after the account does not replace it.
                 if reply.len() >= account::MIN_ACCOUNT || self.last_reply.is_none() {
                     // A reply on the way that an account replaces may still have found something
                     // odd about what the session ran ("it listens on 9091, while the Service
