@@ -206,11 +206,12 @@ fn merge_near_duplicates(
             let candidates = kept.iter().map(|(_, into, seen)| (again(into), seen.as_slice()));
             merge::restated_in(&words, again(&lesson), candidates, &own_term)
         });
+        // (The words of every way this rule was said.)
+        let wordings = std::iter::once(words).chain(lesson.variants.iter().map(|v| merge::content_words(v)));
         match at {
             Some(at) => {
                 let (_, into, seen) = &mut kept[at];
-                seen.push(words);
-                seen.extend(lesson.variants.iter().map(|v| merge::content_words(v)));
+                seen.extend(wordings);
                 into.variants.push(lesson.body);
                 into.variants.extend(lesson.variants);
                 into.sessions.extend(lesson.sessions);
@@ -223,8 +224,7 @@ fn merge_near_duplicates(
                 }
             }
             None => {
-                let mut seen = vec![words];
-                seen.extend(lesson.variants.iter().map(|v| merge::content_words(v)));
+                let seen = wordings.collect();
                 kept.push((key, lesson, seen));
             }
         }
