@@ -654,8 +654,15 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             if said.trim().is_empty() {
                 continue;
             }
-            // (What a rule of its own says after it is kept as any rule is.)
-            if listed_rule(said) && durability::rules_in(sentence).is_empty() {
+            // (What a rule of its own says after it is kept as any rule is, unless the
+            // heading's own words cut it short: "Two rules for this repo, keep them: pnpm
+            // only (…), and server components by default" lays down both.)
+            let own = durability::rules_in(sentence);
+            let whole = |rules: Vec<String>, of: &str| {
+                rules.first().is_some_and(|rule| rule.trim_end_matches(['.', '!']) == of.trim_end_matches(['.', '!']))
+            };
+            let cut_short = !own.is_empty() && !whole(own.clone(), sentence) && whole(durability::rules_in(said), said);
+            if listed_rule(said) && (own.is_empty() || cut_short) {
                 keep(SignalKind::Preference, sentence.to_string());
                 continue;
             }
@@ -1804,6 +1811,16 @@ mod tests {
         assert_eq!(said("Regla de la casa: siempre `kotlinx.serialization`, nada de Gson ni Jackson.").len(), 1);
         let rules = said("Conventions: FQCN module names everywhere. Dry run with --check only, don't apply for real.");
         assert!(!rules.iter().any(|r| r.contains("Dry run")), "{rules:?}");
+        // A heading's own words that cut the first rule short ("keep them") cut nothing: both
+        // rules after it stand, said as one.
+        let rules =
+            said("Two rules for this repo, keep them: pnpm only (no npm, no yarn), and server components by default.");
+        assert_eq!(rules.len(), 1, "{rules:?}");
+        assert!(rules[0].contains("pnpm only") && rules[0].contains("server components"), "{rules:?}");
+        // (A rule kept whole with the sentence after it stays so.)
+        let rules =
+            said("Standing rule in this repo: every query lives in queries/*.sql. No SQL strings in Go code, ever.");
+        assert!(rules.iter().all(|r| r.contains("queries/*.sql")), "{rules:?}");
         // A list that no heading over rules opens is the task's.
         assert!(
             said("Steps:\n- Rename the flag to `--since` in the parser.\n- Bump the version in the changelog.")
