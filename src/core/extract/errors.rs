@@ -71,6 +71,18 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
         (None, Some((_, line))) => line,
         (None, None) => tail.lines().rev().chain(head.lines().rev()).find(|l| usable(&clean(l)))?,
     };
+    // A full disk under whatever failed on it (`tar: …: Cannot write: No space left on
+    // device` beneath Stack's `Error encountered while unpacking GHC`) is what went wrong.
+    let disk_full = || {
+        [head, tail]
+            .into_iter()
+            .flat_map(candidate_lines)
+            .find(|line| super::progress::is_disk_full(line) && usable(&clean(line)))
+    };
+    let chosen = match super::progress::is_disk_full(chosen) {
+        true => chosen,
+        false => disk_full().unwrap_or(chosen),
+    };
     // The line is a slice of `output`: redact it with the lines above it, where the key of a
     // secret it holds may be.
     let start = chosen.as_ptr() as usize - output.as_ptr() as usize;
@@ -108,7 +120,9 @@ fn root_cause(text: &str) -> Option<&str> {
         let last = block.last()?.trim_start().trim_start_matches('>').trim_start();
         // A pointer to a report ("There were failing tests. See the report at: …") says
         // nothing of the cause: the output's own error line does.
-        if last.to_lowercase().contains("see the report") || last.ends_with("reports:") {
+        // (Nor one to the log, `Compilation error. See log for more details`: the compiler's
+        // own lines above the block do.)
+        if last.to_lowercase().contains("see the report") || last.ends_with("reports:") || is_relay(last) {
             return None;
         }
         return usable(last).then_some(last);
@@ -147,9 +161,12 @@ fn is_frame(line: &str) -> bool {
 /// outright, or a test tally that counts failures. For a job whose status a filter hid.
 pub(crate) fn reports_failure(output: &str) -> bool {
     static FAILED_TALLY: LazyLock<Regex> = LazyLock::new(|| {
-        patterns::regex(
-            r"(?i)\b[1-9]\d*\s+(?:failures?|failed|errors?)\b|\b(?:failures?|failed|errors?)\s*[:=]?\s*[1-9]\d*\b|^(?:--- )?FAIL\b",
-        )
+        patterns::regex(concat!(
+            r"(?i)\b[1-9]\d*\s+(?:failures?|failed|errors?)\b|\b(?:failures?|failed|errors?)\s*[:=]?\s*[1-9]\d*\b|^(?:--- )?FAIL\b|",
+            // A build tool's own verdict (Gradle's `FAILURE: Build failed with an exception.`,
+            // `BUILD FAILED in 3s`; Maven's `[ERROR] BUILD FAILURE`).
+            r"^(?:FAILURE: Build failed\b|BUILD FAILED\b|\[ERROR\] BUILD FAILURE\b)",
+        ))
     });
     let (head, tail) = windows(output);
     [head, tail].iter().any(|window| {
@@ -231,7 +248,8 @@ const LOCATED_WINDOW: usize = 16 * 1024;
 /// the end of `text` only: a pattern with no literal to look for costs a pass over every
 /// byte, and diagnostics sit near the end.
 fn located_lines(text: &str) -> impl Iterator<Item = &str> {
-    static LOCATED: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"(?m)^(?:[\w.-]+: )?[\w./~-]+:\d+:.*$"));
+    static LOCATED: LazyLock<Regex> =
+        LazyLock::new(|| patterns::regex(r"(?m)^(?:[\w.-]+: )?(?:file://)?[\w./~-]+:\d+:.*$"));
     let mut start = text.len().saturating_sub(LOCATED_WINDOW);
     while !text.is_char_boundary(start) {
         start += 1;
@@ -424,7 +442,10 @@ fn is_relay(line: &str) -> bool {
             r"|(?:error|elifecycle)\s+command failed with exit code|error: recipe .* failed|",
             r"error: process completed with exit code|.*returned non-zero exit status \d+\.?$",
             // Nix's builder that failed: the log lines it quotes under it say why.
-            r"|error: builder for .* failed with exit code \d+;?$|error: \d+ dependenc(?:y|ies) of derivation .* failed to build\.?$)",
+            r"|error: builder for .* failed with exit code \d+;?$|error: \d+ dependenc(?:y|ies) of derivation .* failed to build\.?$",
+            // (Gradle's `> Compilation error. See log for more details`: the compiler's lines
+            // above it say what.)
+            r"|(?:>\s*)?compilation error\.\s+see (?:the )?log for more details\.?$)",
         ))
     });
     RELAY.is_match(line.trim_start())
@@ -521,6 +542,8 @@ static OUT_OF: LazyLock<Regex> =
 
 /// True for a diagnostic that starts with where it is (`src/app.py:3:8: F401 …`).
 fn has_location(line: &str) -> bool {
+    // (kotlinc's `e: file:///src/A.kt:8:13 …` names the file by its URL.)
+    let line = line.strip_prefix("file://").unwrap_or(line);
     let mut parts = line.splitn(3, ':');
     let (Some(path), Some(number)) = (parts.next(), parts.next()) else {
         return false;
@@ -598,6 +621,37 @@ pub(crate) fn shows_a_pass(output: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_build_tools_verdict_reports_a_failure() {
+        assert!(reports_failure(
+            "Starting a Gradle Daemon\n\nFAILURE: Build failed with an exception.\n\n* What went wrong:"
+        ));
+        assert!(reports_failure("[INFO] ---\n[ERROR] BUILD FAILURE\n"));
+        assert!(!reports_failure("BUILD SUCCESSFUL in 27s\n4 actionable tasks: 4 executed"));
+    }
+
+    #[test]
+    fn the_compilers_own_line_is_quoted_over_a_pointer_to_the_log() {
+        let output = "> Task :compileKotlin FAILED\n\
+                      e: file:///home/dev/t/src/main/kotlin/Dto.kt:8:13 Serializer has not been found for type 'Instant'.\n\n\
+                      FAILURE: Build failed with an exception.\n\n* What went wrong:\nExecution failed for task ':compileKotlin'.\n\
+                      > A failure occurred while executing org.jetbrains.kotlin.compilerRunner.GradleKotlinCompilerWorkAction\n   \
+                      > Compilation error. See log for more details\n\n* Try:\n> Run with --stacktrace option.\n\nBUILD FAILED in 19s";
+        let line = error_line(output).unwrap();
+        assert!(line.contains("Serializer has not been found"), "{line}");
+        // (An internal error is the cause itself.)
+        let internal = "* What went wrong:\nExecution failed for task ':core:compileKotlinJvm'.\n> Internal compiler error. See log for more details\n\n* Try:";
+        assert!(error_line(internal).unwrap().contains("Internal compiler error"));
+    }
+
+    #[test]
+    fn a_full_disk_under_a_wrapping_error_is_what_went_wrong() {
+        let output = "Unpacking GHC ...\n\nError: [S-2905]\n       Error encountered while unpacking GHC with\n       \
+                      tar xf ghc.tar.xz\n       Standard error:\n       tar: ghc/lib/Setup.p_hi: Cannot write: No space left on device\n";
+        let line = error_line(output).unwrap();
+        assert!(line.contains("No space left on device"), "{line}");
+    }
 
     #[test]
     fn a_process_id_is_no_part_of_the_error() {
