@@ -362,6 +362,14 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
     fix
 }
 
+/// `command` without the flags and settings that met the same error when added to the job
+/// `failed` ran (`no_help`).
+fn without_no_help(no_help: &[(String, String)], failed: &str, command: &str) -> String {
+    let family = classify(failed).family;
+    let gone: Vec<String> = no_help.iter().filter(|(f, _)| *f == family).map(|(_, word)| word.clone()).collect();
+    if gone.is_empty() { command.to_string() } else { shell::without_words(command, &gone) }
+}
+
 /// Of the steps `ran` on the way past `failure`, those that got past it: not one a later step
 /// did over with more, and of a refused connection that a step then started a service for,
 /// of the steps before it only what installed or set something (clearing a cache on the way
@@ -549,8 +557,13 @@ struct OpenFailure {
     written: Vec<String>,
     /// An edit since took out a name the error quoted: of the code, or one the task put in.
     rewrote_named: bool,
-    /// And what it named was the task's own misspelling, mended (`limit_req_zne`).
+    /// And what it named was the task's own misspelling, mended (`limit_req_zne`), or its
+    /// own name put elsewhere.
     mended_own_slip: bool,
+    /// The task's own names the error quoted that an edit took out, and whether one was
+    /// given another name.
+    took_out: Vec<String>,
+    renamed: bool,
     /// The last attempt, where it met another error.
     last: Option<Failure>,
     /// Something was edited or run since the last attempt failed.
@@ -577,6 +590,8 @@ impl OpenFailure {
             written,
             rewrote_named: false,
             mended_own_slip: false,
+            took_out: Vec::new(),
+            renamed: false,
             last: None,
             changed_since: false,
             aside: false,
@@ -721,6 +736,9 @@ pub(crate) struct Extractor {
     /// The tasks in which the user said a service is down for the day ("the internal PyPI
     /// mirror is down this morning"): a way around it through another server is the day's.
     outages: BTreeSet<usize>,
+    /// Flags and settings an attempt added that met the same error again, by the job they
+    /// were added to (`stack --no-system-ghc test` after `stack test`): no part of any way.
+    no_help: Vec<(String, String)>,
 }
 
 impl Extractor {
@@ -876,6 +894,18 @@ impl Extractor {
                     let put_in = progress::names_coined(error, &self.added);
                     failure.rewrote_named |= in_code || put_in;
                     failure.mended_own_slip |= put_in && progress::mends_a_misspelling(error, &removed, &put);
+                    if put_in {
+                        failure.took_out.extend(progress::quoted_names_in(error, &removed));
+                    }
+                }
+                // (A name of its own the task took out and put back, in this edit or a later
+                // one, it placed elsewhere: `limit_req_zone` moved out of the server block.)
+                // (Not one renamed: `ring_drain` taken out for `pip_ring_drain`.)
+                let renamed =
+                    |name: &String| put.iter().any(|p| *p != name && (p.contains(name.as_str()) || name.contains(p)));
+                failure.renamed |= failure.took_out.iter().any(renamed);
+                if !failure.renamed && failure.took_out.iter().any(|name| put.contains(&name.as_str())) {
+                    failure.mended_own_slip = true;
                 }
                 for file in &call.writes {
                     if !failure.edited.contains(file) && failure.edited.len() < MAX_FILES {
@@ -963,8 +993,30 @@ impl Extractor {
             && call.kind != CommandKind::Explore
             && shell::status_hidden_by_filter(&call.command)
             && errors::reports_failure(result.output.for_scanning());
-        let failed = result.failed() || hidden;
+        // `… | grep -c 'Library "yojson" not found'` that counted 2: the search found the
+        // error a failure had met, the job failed again.
+        let found_the_error = !result.failed()
+            && shell::searched_pattern(&call.command).is_some_and(|(pattern, counts)| {
+                let lowered = pattern.to_lowercase();
+                let output = result.output.for_scanning();
+                // (What it printed last: the search's count, or a line it found.)
+                let last = output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+                let found = match counts {
+                    true => last.parse::<u64>().is_ok_and(|n| n > 0),
+                    false => last.to_lowercase().contains(&lowered),
+                };
+                // (A phrase of the error, not a word that any output may hold.)
+                lowered.len() >= 8
+                    && lowered.contains(' ')
+                    && found
+                    && self.open.values().any(|open| open.failure.error.to_lowercase().contains(&lowered))
+            });
+        let failed = result.failed() || hidden || found_the_error;
         self.count_command(failed);
+        // (It met the same error again: no step of it got past anything.)
+        if found_the_error {
+            return;
+        }
         if shell::starts_in_background(&call.command) {
             self.background_ports.get_or_insert_default().extend(shell::ports_named(&call.command));
         }
@@ -1132,6 +1184,17 @@ impl Extractor {
             // same error (`make tools && make proto`), they may be part of the way around
             // other steps then found.
             let moved_on = failure.error != open.chain.last().unwrap_or(&open.failure).error;
+            // (The same error, said fully or by its own code: `Error: [S-9443]`.)
+            let coded = |e: &str| e.contains('[') && e.bytes().any(|b| b.is_ascii_digit()) && !e.contains("*** [");
+            let same = errors::same_error(&failure.error, &open.failure.error)
+                || (failure.error == open.failure.error && coded(&failure.error));
+            if same {
+                for word in shell::added_options(&open.failure.command, &failure.command) {
+                    if !self.no_help.contains(&(call.family.clone(), word.clone())) {
+                        self.no_help.push((call.family.clone(), word));
+                    }
+                }
+            }
             for step in shell::steps_before_job(&failure.command, &call.family) {
                 match moved_on {
                     true => open.ran_step(step),
@@ -1165,7 +1228,8 @@ impl Extractor {
     /// Keep the fix of `open` by `command` (see [`fix_past`]).
     fn got_past(&mut self, open: OpenFailure, command: &str, line: u64, past: bool) {
         let task = open.task;
-        let fix = fix_past(open, command, line, past, &self.printed);
+        let command = without_no_help(&self.no_help, &open.failure.command, command);
+        let fix = fix_past(open, &command, line, past, &self.printed);
         if let Some(facts) = self.tasks.get_mut(task).and_then(|t| t.facts.as_mut())
             && facts.fixes.len() < MAX_FACTS
         {
@@ -1235,7 +1299,7 @@ impl Extractor {
         {
             for open in self.open.values_mut() {
                 if !shell::is_louder_rerun(&call.command, &open.failure.command) {
-                    open.ran_step(call.command.clone());
+                    open.ran_step(shell::without_looks(&call.command));
                 }
             }
         }
@@ -1280,6 +1344,13 @@ impl Extractor {
                     open.ran_step(step);
                 }
             }
+            // (`export PATH="$HOME/.local/share/swiftly/bin:$PATH"; swift build`, with nothing
+            // else done: the setting the line made first is what got past, no plain retry.)
+            if untouched && open.ran.is_empty() {
+                for step in shell::settings_before_job(&call.command, &family) {
+                    open.ran_step(step);
+                }
+            }
             // `make bulid` → `make build` teaches nothing, nor does an install or a download
             // that a plain retry got through (a network blip); a test that did is flaky.
             let failure = &open.failure;
@@ -1288,6 +1359,20 @@ impl Extractor {
                 && shell::without_output_filters(&failure.command) == shell::without_output_filters(&call.command)
                 && (open.kind == CommandKind::Install
                     || (open.kind != CommandKind::Test && progress::is_network_blip(&failure.error)));
+            // Nor does one that passed after a wait or the task's own work, with nothing
+            // changed that reaches the network (`sleep 60; bundle install` after rubygems.org's
+            // 503; `./gradlew test` after a 502 from Maven Central and a `ktlintFormat`).
+            // (A test run's timeout may be the test's own; a server's 503 is not.)
+            let waited_out = (open.kind != CommandKind::Test || progress::is_server_unavailable(&failure.error))
+                && open.chain.is_empty()
+                && progress::is_network_blip(&failure.error)
+                && !open.edited.iter().any(|f| settings::is_settings_file(f))
+                && open.settings.is_empty()
+                && !open.ran.iter().any(|step| is_a_way_step(step))
+                && shell::job_step_words(&call.command, &call.family).is_some_and(|words| {
+                    shell::job_step_words(&failure.command, &call.family).is_some_and(|failed| failed == words)
+                });
+            let retried = retried || waited_out;
             let typo = progress::is_typo_pair(&failure.command, &call.command)
                 || progress::is_mistyped_program(&failure.command, &failure.error, failure.exit_code, &call.command);
             // `busted spec/` right after `busted spec/ && stylua --check src` failed ran less,
@@ -1300,8 +1385,12 @@ impl Extractor {
                     || shell::is_narrowed_rerun(&call.command, &failure.command));
             // `terraform plan` that said "run terraform init", once the init that failed too
             // was fixed: that fix is the lesson, this failure only followed from it.
+            // (Unless that fix was only of the day's full disk: `uv python install 3.12` got
+            // past the missing interpreter, once space was made.)
             let followed = task.fixes.iter().any(|earlier| {
-                !earlier.work && open.ran.iter().any(|step| shell::job_line(step) == shell::job_line(&earlier.command))
+                !earlier.work
+                    && !progress::is_disk_full(&earlier.failure.error)
+                    && open.ran.iter().any(|step| shell::job_line(step) == shell::job_line(&earlier.command))
             });
             if task.fixes.len() >= MAX_FACTS || typo || retried || less_of_it || followed {
                 continue;
@@ -1369,6 +1458,7 @@ impl Extractor {
             let ran = the_way(&open.failure, ran);
             let fixed_by =
                 if same_job { shell::job_line_for(&call.command, &open.failure.command) } else { call.command.clone() };
+            let fixed_by = without_no_help(&self.no_help, &open.failure.command, &fixed_by);
             let mut fix = Fix {
                 failure: open.failure,
                 attempts: open.attempts,
@@ -1393,7 +1483,10 @@ impl Extractor {
         // is verified.
         // (The seed one run pinned, `-shuffle=1733738402`, is no part of the way to test.)
         let command = shell::without_seeds(&shell::job_line(&call.command));
-        let known = task.verified.iter().any(|v| v.command == command);
+        // (`stack --no-system-ghc test` that passed once `stack setup` ran is no way to test:
+        // the flag met the same error before.)
+        let known = task.verified.iter().any(|v| v.command == command)
+            || without_no_help(&self.no_help, &call.command, &command) != command;
         // (`dotnet ef migrations list` asks; it builds nothing.)
         let asks = call.kind == CommandKind::Build && shell::is_query(&call.command);
         // (`go build -o bin/x ./cmd/x && ./bin/x --version` built only to try the binary out.)

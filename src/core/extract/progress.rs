@@ -69,14 +69,25 @@ pub(crate) fn is_network_blip(error: &str) -> bool {
     static BLIP: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(concat!(
             r"(?i)opentimeout|readtimeout|etimedout|econnreset|connection reset|timed out|timeout|",
-            r"temporary failure in name resolution|could not resolve host|tls handshake|i/o timeout|503 service unavailable|",
+            r"temporary failure in name resolution|could not resolve host|tls handshake|i/o timeout",
+        ))
+    });
+    BLIP.is_match(error) || is_server_unavailable(error)
+}
+
+/// True when an error says a server answered it was down for the moment (a 502, 503 or
+/// 504): the server's day, whatever the command was doing.
+pub(crate) fn is_server_unavailable(error: &str) -> bool {
+    static UNAVAILABLE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?i)503 service unavailable|service unavailable 503|bad gateway 502|",
             // (Gradle's `Received status code 503 from server: Service Unavailable`.)
             r"received status code 50[234]\b|status code 50[234] from server|\b50[234] (?:bad gateway|gateway time-?out)|",
             // (Bun's `error: GET https://registry.npmjs.org/hono - 503`, cargo's `got 503`.)
             r"\b(?:GET|HEAD|POST|PUT)\s+https?://\S+\s+-\s+50[234]\b|successful http response from [^\n]*\bgot 50[234]\b|\bhttp error 50[234]\b",
         ))
     });
-    BLIP.is_match(error)
+    UNAVAILABLE.is_match(error)
 }
 
 /// True when an error or a sentence says the disk was full (`No space left on device`,
@@ -380,6 +391,12 @@ pub(crate) fn mends_a_misspelling(error: &str, removed: &str, added: &[&str]) ->
         .any(|name| removed.contains(name.as_str()) && added.iter().any(|new| is_misspelling(&name, new)))
 }
 
+/// The names `error` quotes that `text` holds (`limit_req_zone` of `"limit_req_zone"
+/// directive is not allowed here`, in the lines an edit took out).
+pub(crate) fn quoted_names_in(error: &str, text: &str) -> Vec<String> {
+    QUOTED_NAME.captures_iter(error).map(|c| c[1].to_string()).filter(|name| text.contains(name.as_str())).collect()
+}
+
 pub(crate) fn names_what_was_removed(error: &str, removed: &str) -> bool {
     // A name as the code would write it: whole, by its last two parts (`o.created_at`), or
     // by its last part when that is an identifier no prose has (`created_at`, `parseRow`).
@@ -556,7 +573,9 @@ pub(crate) fn says_absent(error: &str) -> bool {
 pub(crate) fn is_own_checker(kind: CommandKind, error: &str) -> bool {
     let voiced = |head: &str| {
         let head = head.to_ascii_lowercase();
-        !head.contains([':', ' ', '[', '('])
+        // (kotlinc's `e: file:///…` marks an error by a letter; it is no checker's name.)
+        head.len() > 1
+            && !head.contains([':', ' ', '[', '('])
             && !["error", "warning", "fatal", "note", "failed", "failure"].contains(&head.as_str())
             && !head.ends_with("error")
             && !head.ends_with("exception")
@@ -576,6 +595,8 @@ pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
     let mut places: Vec<String> = Vec::new();
     for found in PLACE.captures_iter(output).filter_map(|c| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3))) {
         let path = found.as_str().trim_start_matches("./");
+        // (`file:///home/x/A.kt:8:13` is `/home/x/A.kt`.)
+        let path = path.strip_prefix("//").filter(|p| p.starts_with('/')).unwrap_or(path);
         if !places.iter().any(|p| p == path) {
             places.push(path.to_string());
             if places.len() == max {
@@ -895,9 +916,14 @@ pub(crate) fn adds_settings_only(failed: &str, fixed: &str) -> bool {
     needs(failed, fixed).is_some_and(|n| n.replaced.is_empty() && n.added.iter().all(|w| is_setting(w)))
 }
 
-/// `VAR=value`, or `env -u VAR`: an environment setting.
+/// `VAR=value`, or `env -u VAR`: an environment setting; or a property a JVM or its build
+/// tool takes on the command line (`-Dfile.encoding=UTF-8`,
+/// `-Porg.gradle.java.installations.paths=/opt/jdk-21`).
 fn is_setting(word: &str) -> bool {
-    word.starts_with("env -u ")
+    let property = (word.starts_with("-D") || word.starts_with("-P"))
+        && word[2..].split_once('=').is_some_and(|(key, _)| key.len() > 1 && key.contains('.'));
+    property
+        || word.starts_with("env -u ")
         || word.split_once('=').is_some_and(|(name, _)| {
             !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         })
@@ -929,6 +955,50 @@ pub(crate) fn printed_variable(command: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_down_for_the_moment_is_told_from_other_errors() {
+        assert!(is_server_unavailable(
+            "Gem::RemoteFetcher::FetchError bad response Service Unavailable 503 (https://x)"
+        ));
+        assert!(is_server_unavailable("Received status code 502 from server: Bad Gateway"));
+        assert!(is_network_blip("Received status code 502 from server: Bad Gateway"));
+        assert!(!is_server_unavailable("dial tcp 10.0.0.1:6443: i/o timeout"));
+        assert!(!is_server_unavailable("expected status 503, got 200"));
+    }
+
+    #[test]
+    fn a_property_given_on_the_command_line_is_a_setting() {
+        assert!(adds_settings_only(
+            "./gradlew test",
+            "./gradlew test -Porg.gradle.java.installations.paths=/opt/jdk-21"
+        ));
+        assert!(adds_settings_only("mvn verify", "mvn verify -Dfile.encoding=UTF-8"));
+        assert!(!adds_settings_only("./gradlew test", "./gradlew test --offline"));
+        assert!(!adds_settings_only("pytest", "pytest -Pfoo"));
+    }
+
+    #[test]
+    fn a_compilers_severity_letter_is_no_checker() {
+        let error = "e: file:///home/dev/x/src/A.kt:8:13 Serializer has not been found for type 'Instant'.";
+        assert!(!is_own_checker(CommandKind::Test, error));
+        assert!(is_own_checker(
+            CommandKind::Test,
+            "check-prefix: include/ring.h:47: symbol 'ring_drain' lacks the prefix"
+        ));
+        // (Its place is the file the URL names.)
+        assert_eq!(
+            places_in("e: file:///home/dev/x/src/A.kt:8:13 Unresolved reference 'y'.", 4),
+            ["/home/dev/x/src/A.kt"]
+        );
+    }
+
+    #[test]
+    fn the_names_an_error_quotes_are_found_in_a_text() {
+        let error = r#"nginx: [emerg] "limit_req_zone" directive is not allowed here in /etc/nginx/sites-enabled/x:12"#;
+        assert_eq!(quoted_names_in(error, "    limit_req_zone $binary_remote_addr zone=api:10m;"), ["limit_req_zone"]);
+        assert!(quoted_names_in(error, "    limit_req zone=api burst=20;").is_empty());
+    }
 
     #[test]
     fn a_rerun_of_the_failed_test_alone_is_told_from_one_that_leaves_it_out() {

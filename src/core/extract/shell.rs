@@ -196,8 +196,22 @@ pub(crate) fn runs_the_same(chain: &str, command: &str) -> bool {
         let subs = rest.take_while(|w| !w.starts_with('-') && !w.contains(['/', '.', '='])).take(2);
         std::iter::once(program).chain(subs).collect()
     }
-    let Some(wanted) = segments(command).first().map(|words| job_words(words).join(" ")) else { return false };
-    !wanted.is_empty() && segments(chain).iter().any(|words| job_words(words).join(" ") == wanted)
+    let Some(first) = segments(command).into_iter().next() else { return false };
+    let wanted = job_words(&first).join(" ");
+    // (`stack --no-system-ghc test` runs `stack test`, a flag before its sub-command.)
+    fn past_flags(words: &[String]) -> Vec<&str> {
+        let mut rest = words.iter().map(String::as_str).skip_while(|w| w.contains('=') && !w.starts_with('-'));
+        let Some(program) = rest.next() else { return Vec::new() };
+        let subs = rest
+            .filter(|w| !w.starts_with('-') && !w.contains(['>', '<']))
+            .take_while(|w| !w.contains(['/', '.', '=']))
+            .take(2);
+        std::iter::once(program).chain(subs).collect()
+    }
+    let flagged = past_flags(&first);
+    let same_past_flags = |words: &[String]| flagged.len() > 1 && past_flags(words) == flagged;
+    !wanted.is_empty()
+        && segments(chain).iter().any(|words| job_words(words).join(" ") == wanted || same_past_flags(words))
 }
 
 /// Whether any segment of `command` does the job `family` names: `pnpm lint && pnpm test`
@@ -281,6 +295,40 @@ pub(crate) fn ends_in_search(command: &str) -> bool {
     all.last()
         .and_then(|words| words.first())
         .is_some_and(|w| matches!(program_name(w).as_str(), "grep" | "rg" | "ag" | "egrep" | "fgrep"))
+}
+
+/// The variables `command` exports (`export PATH=…`) before its first step that does the
+/// job `family` names, each step as written.
+pub(crate) fn settings_before_job(command: &str, family: &str) -> Vec<String> {
+    let steps: Vec<&str> = command.split(" && ").flat_map(sequential_parts).collect();
+    let Some(job) = steps.iter().position(|step| classify(step).family == family) else { return Vec::new() };
+    // (`set -a; . ./.env; set +a; poetry install` is one way, which no step of it tells.)
+    let exports_all = |step: &&str| matches!(words(step).as_slice(), [set, flag, ..] if set == "set" && (flag == "-a" || flag == "+a" || flag == "-o"));
+    if steps[..job].iter().any(exports_all) {
+        return Vec::new();
+    }
+    steps[..job]
+        .iter()
+        .filter(|step| words(step).first().is_some_and(|w| w == "export") && sets_a_setting(step))
+        .map(|step| step.to_string())
+        .collect()
+}
+
+/// What a search piped at the end of `command` looks for, and whether it only counts
+/// (`dune build 2>&1 | grep -c 'Library "yojson" not found'`).
+pub(crate) fn searched_pattern(command: &str) -> Option<(String, bool)> {
+    let last = pipe_parts(command).into_iter().skip(1).last()?;
+    // (`| grep -i postgres || echo 'not installed'` says what it found otherwise.)
+    if last.contains("||") {
+        return None;
+    }
+    let words = words(last);
+    if !words.first().is_some_and(|w| matches!(program_name(w).as_str(), "grep" | "rg" | "egrep" | "fgrep")) {
+        return None;
+    }
+    let counts = words.iter().any(|w| w == "-c" || w == "--count");
+    let pattern = words.iter().skip(1).find(|w| !w.starts_with('-'))?;
+    Some((pattern.clone(), counts))
 }
 
 /// Whether a command's exit status is its answer rather than a failure: `systemctl status`
@@ -1039,6 +1087,53 @@ pub(crate) fn starts_a_service(command: &str) -> bool {
             _ => false,
         }
     })
+}
+
+/// The flags and settings `attempt` added to the job `failed` ran (`--no-system-ghc` of
+/// `stack --no-system-ghc test` after `stack test`; `--env-file .env.test` of `uv run
+/// --env-file .env.test pytest`), each word as written: nothing when the attempt ran
+/// another job or took words out.
+pub(crate) fn added_options(failed: &str, attempt: &str) -> Vec<String> {
+    let (failed, attempt) = (job_line(failed), job_line(attempt));
+    if !runs_the_same(&attempt, &failed) {
+        return Vec::new();
+    }
+    let before: Vec<&str> = failed.split(' ').collect();
+    let after: Vec<&str> = attempt.split(' ').collect();
+    if before.iter().any(|w| !after.contains(w)) {
+        return Vec::new();
+    }
+    let is_option = |w: &str| (w.starts_with('-') && w.len() > 1) || (w.contains('=') && !w.starts_with('='));
+    let mut added = Vec::new();
+    for (i, word) in after.iter().enumerate().filter(|(_, w)| !before.contains(w)) {
+        // (A flag's value, `.env.test` after `--env-file`, goes with it.)
+        let value = i > 0 && is_option(after[i - 1]) && !after[i - 1].contains('=') && !before.contains(&after[i - 1]);
+        if !is_option(word) && !value {
+            return Vec::new();
+        }
+        added.push(word.to_string());
+    }
+    added
+}
+
+/// The words of the step of `command` that does the job `family` names (`bundle install` of
+/// `sleep 60; bundle install | tail -3`), without what trims its output.
+pub(crate) fn job_step_words(command: &str, family: &str) -> Option<Vec<String>> {
+    let part =
+        command.split(" && ").flat_map(sequential_parts).filter(|part| classify(part).family == family).last()?;
+    Some(words(&without_output_filters(part)))
+}
+
+/// `command` without the looks it took on the way (`df -h /home | tail -1; uv python
+/// install 3.12` is the install), unless it only looks.
+pub(crate) fn without_looks(command: &str) -> String {
+    let looks = |part: &str| classify(part).kind == CommandKind::Explore && !writes_a_file(part);
+    let kept: Vec<String> = sequential_parts(command)
+        .into_iter()
+        .map(|part| part.split(" && ").map(str::trim).filter(|p| !looks(p)).collect::<Vec<_>>().join(" && "))
+        .filter(|part| !part.is_empty())
+        .collect();
+    if kept.is_empty() { command.to_string() } else { kept.join("; ") }
 }
 
 /// `command` without the words `gone` (`--offline`), each taken out wherever it stands.
@@ -1901,6 +1996,10 @@ fn build_task_kind(program: &str, task: &str) -> CommandKind {
     match task {
         // `mix deps.get`, `mix ecto.gen.migration x`, `mix phx.server`: tasks, not builds.
         "deps.get" | "deps.update" => Install,
+        // (`stack setup` installs the compiler the resolver asks for; `cabal update` fetches
+        // the package index.)
+        "setup" if program == "stack" => Install,
+        "update" if program == "cabal" => Install,
         task if program == "mix" && task.contains('.') => Run,
         "test" | "testOnly" | "testQuick" | "verify" | "check" | "spec" | "integrationTest" => Test,
         "build" | "compile" | "package" | "install" | "assemble" | "publish" | "jar" => Build,
@@ -1982,7 +2081,8 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             named(kind, "hatch", sub)
         }
         // `mise exec -- mix test`, `mise x node@22 -- npm test`: the command after `--` is the job.
-        "mise" | "rtx" if matches!(sub, Some("exec" | "x")) => match args.iter().position(|a| *a == "--") {
+        // (So is `opam exec --switch=. -- dune build`'s, in the switch it names.)
+        "mise" | "rtx" | "opam" if matches!(sub, Some("exec" | "x")) => match args.iter().position(|a| *a == "--") {
             Some(i) => {
                 let rest: Vec<String> = args[i + 1..].iter().map(|a| a.to_string()).collect();
                 classify_segment(&rest).unwrap_or_else(|| named(Run, program, sub))
@@ -2260,6 +2360,69 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flag_before_the_sub_command_runs_the_same_job() {
+        assert!(runs_the_same("stack --no-system-ghc test 2>&1 | tail -3", "stack test"));
+        assert!(!runs_the_same("stack --no-system-ghc build", "stack test"));
+        // (Nor does another program's job of the same name, or another job of the program.)
+        assert!(!runs_the_same("cabal --verbose test", "stack test"));
+        assert!(!runs_the_same("php artisan key:generate", "php artisan test"));
+    }
+
+    #[test]
+    fn installing_a_compiler_or_an_index_is_an_install() {
+        assert_eq!(classify("stack setup").kind, CommandKind::Install);
+        assert_eq!(classify("cabal update").kind, CommandKind::Install);
+        assert_eq!(classify("stack test").kind, CommandKind::Test);
+        // `opam exec -- dune build` builds, in the switch it names.
+        assert_eq!(classify("opam exec --switch=. -- dune build").family, "dune build");
+    }
+
+    #[test]
+    fn the_options_an_attempt_added_are_told_word_by_word() {
+        assert_eq!(added_options("stack test", "stack --no-system-ghc test"), ["--no-system-ghc"]);
+        assert_eq!(added_options("cargo test", "cargo test --features fts5"), ["--features", "fts5"]);
+        assert_eq!(added_options("go test ./...", "CGO_ENABLED=1 go test ./..."), ["CGO_ENABLED=1"]);
+        // Another job, words taken out, or a path added: no options.
+        assert!(added_options("stack test", "stack build --fast").is_empty());
+        assert!(added_options("pytest -q tests", "pytest tests").is_empty());
+        assert!(added_options("pytest", "pytest tests/test_a.py").is_empty());
+    }
+
+    #[test]
+    fn the_looks_on_the_way_are_no_part_of_a_step() {
+        assert_eq!(without_looks("df -h /home | tail -1; uv python install 3.12"), "uv python install 3.12");
+        assert_eq!(without_looks("swiftly use 6.0.3 && swift --version"), "swiftly use 6.0.3");
+        // (A command that only looks stays as it is.)
+        assert_eq!(without_looks("df -h /home"), "df -h /home");
+        assert_eq!(without_looks("echo 'x=1' > .env && make test"), "echo 'x=1' > .env && make test");
+    }
+
+    #[test]
+    fn a_variable_exported_before_the_job_is_a_step_of_it() {
+        let line = "export PATH=\"$HOME/.local/share/swiftly/bin:$PATH\"; swift --version | head -1; swift build";
+        assert_eq!(settings_before_job(line, "swift build"), ["export PATH=\"$HOME/.local/share/swiftly/bin:$PATH\""]);
+        // (Not one of a file read with every variable exported: no single step tells it.)
+        assert!(settings_before_job("set -a; . ./.env; set +a; poetry install", "poetry install").is_empty());
+        assert!(settings_before_job("swift build", "swift build").is_empty());
+    }
+
+    #[test]
+    fn a_search_piped_last_is_told_with_what_it_looks_for() {
+        let line = "dune build 2>&1 | grep -c 'Library \"yojson\" not found'";
+        assert_eq!(searched_pattern(line), Some(("Library \"yojson\" not found".to_string(), true)));
+        assert_eq!(searched_pattern("make 2>&1 | grep error"), Some(("error".to_string(), false)));
+        assert_eq!(searched_pattern("ansible-galaxy collection list | grep -i postgres || echo none"), None);
+        assert_eq!(searched_pattern("make test"), None);
+    }
+
+    #[test]
+    fn the_step_that_does_the_job_is_found_in_a_line_of_steps() {
+        let words = |line: &str| job_step_words(line, "bundle install");
+        assert_eq!(words("sleep 60; bundle install | tail -3"), words("git log -3 && bundle install"));
+        assert_eq!(words("make test"), None);
+    }
 
     #[test]
     fn a_variable_unset_before_a_command_is_no_part_of_its_job() {

@@ -1919,3 +1919,140 @@ fn a_name_the_task_put_in_a_setting_and_took_out_again_was_its_own_slip() {
     let found = fixes("+    limit_req zone=login burst=5 nodelay;").unwrap_or_default();
     assert!(found.len() == 1 && !found[0].work, "{found:?}");
 }
+
+/// An edit given as a patch of the lines it takes out and puts in.
+fn patched(path: &str, removed: &[&str], added: &[&str]) -> serde_json::Value {
+    let mut patch = format!("*** Begin Patch\n*** Update File: {path}\n@@\n");
+    for line in removed {
+        patch.push_str(&format!("-{line}\n"));
+    }
+    for line in added {
+        patch.push_str(&format!("+{line}\n"));
+    }
+    patch.push_str("*** End Patch");
+    serde_json::json!({"role": "tool_call", "name": "apply_patch", "content": patch})
+}
+
+#[test]
+fn a_flag_that_met_the_same_error_again_is_no_part_of_the_way() {
+    let error = "Error: [S-9443]\n       No compiler found, expected minor version match with ghc-9.8.4";
+    let m = memory(&[
+        user("Add a --dry-run flag to the sync command."),
+        run("1", "stack test"),
+        result("1", 1, error),
+        run("2", "stack --no-system-ghc test"),
+        result("2", 1, error),
+        run("3", "stack setup"),
+        result("3", 0, "Installed GHC."),
+        run("4", "stack --no-system-ghc test"),
+        result("4", 0, "23 examples, 0 failures"),
+        assistant("Done. Running it as `stack --no-system-ghc test` fixed it."),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("after running `stack setup`, `stack test`"), "{summary}");
+    assert!(!summary.contains("verified test command: `stack --no-system-ghc test`"), "{summary}");
+}
+
+#[test]
+fn a_servers_503_waited_out_is_no_lesson() {
+    let m = memory(&[
+        user("Add the late fee to invoices."),
+        run("1", "bundle install"),
+        result(
+            "1",
+            5,
+            "Gem::RemoteFetcher::FetchError bad response Service Unavailable 503 (https://rubygems.org/gems/rack-attack-6.7.0.gem)",
+        ),
+        run("2", "sleep 60; bundle install | tail -3"),
+        result("2", 0, "Bundle complete! 41 Gemfile dependencies, 97 gems now installed."),
+        edit("app/models/invoice.rb"),
+        run("3", "bin/rails test"),
+        result("3", 0, "12 runs, 30 assertions, 0 failures"),
+    ]);
+    assert!(!m.rollout_summary.contains("503"), "{}", m.rollout_summary);
+    // (One that got past by way of another server stays.)
+    let m = memory(&[
+        user("Add the late fee to invoices."),
+        run("1", "bundle install"),
+        result(
+            "1",
+            5,
+            "Gem::RemoteFetcher::FetchError bad response Service Unavailable 503 (https://rubygems.org/gems/x.gem)",
+        ),
+        run("2", "BUNDLE_MIRROR__RUBYGEMS__ORG=https://gems.example.net bundle install"),
+        result("2", 0, "Bundle complete!"),
+    ]);
+    assert!(m.rollout_summary.contains("BUNDLE_MIRROR__RUBYGEMS__ORG"), "{}", m.rollout_summary);
+}
+
+#[test]
+fn a_directive_of_its_own_the_task_moved_is_its_work() {
+    let error = r#"nginx: [emerg] "limit_req_zone" directive is not allowed here in /etc/nginx/sites-enabled/site:12"#;
+    let zone = "limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;";
+    let m = memory(&[
+        user("Rate-limit the API in nginx."),
+        run("0", "make test"),
+        result("0", 0, "ok"),
+        patched(
+            "deploy/nginx/site.conf",
+            &["    client_max_body_size 10m;"],
+            &["    client_max_body_size 10m;", &format!("    {zone}")],
+        ),
+        run("1", "sudo nginx -t"),
+        result("1", 1, error),
+        patched("deploy/nginx/site.conf", &[&format!("    {zone}")], &[]),
+        patched("deploy/nginx/site.conf", &["upstream app {"], &[zone, "upstream app {"]),
+        run("2", "sudo nginx -t"),
+        result("2", 0, "nginx: configuration file /etc/nginx/nginx.conf test is successful"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("worked through: `sudo nginx -t`"), "{summary}");
+    assert!(!summary.contains("Failures and how to do differently"), "{summary}");
+    // (A directive the task did not write, mended the same way, is the box's landmine.)
+    let theirs = r#"nginx: [emerg] "ssl_stapling" directive is not allowed here in /etc/nginx/sites-enabled/site:30"#;
+    let m = memory(&[
+        user("Rate-limit the API in nginx."),
+        run("1", "sudo nginx -t"),
+        result("1", 1, theirs),
+        patched("deploy/nginx/site.conf", &["    ssl_stapling on;"], &[]),
+        patched("deploy/nginx/site.conf", &["server {"], &["ssl_stapling on;", "server {"]),
+        run("2", "sudo nginx -t"),
+        result("2", 0, "nginx: configuration file /etc/nginx/nginx.conf test is successful"),
+    ]);
+    assert!(m.rollout_summary.contains("Failures and how to do differently"), "{}", m.rollout_summary);
+}
+
+#[test]
+fn a_search_that_found_the_error_again_is_no_pass() {
+    let error = "File \"bin/dune\", line 4, characters 36-42:\nError: Library \"yojson\" not found.";
+    let m = memory(&[
+        user("Add a --json flag to stats."),
+        run("1", "dune build"),
+        result("1", 1, error),
+        run("2", "opam install -y yojson && dune build 2>&1 | grep -c 'Library \"yojson\" not found'"),
+        result("2", 0, "∗ installed yojson.2.2.2\nDone.\n2"),
+        run("3", "opam exec --switch=. -- dune build"),
+        result("3", 0, ""),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("`opam exec --switch=. -- dune build` succeeded"), "{summary}");
+    assert!(!summary.contains("opam install -y yojson"), "{summary}");
+}
+
+#[test]
+fn a_variable_exported_first_in_the_line_is_no_plain_retry() {
+    let m = memory(&[
+        user("Add the --since option to the report."),
+        run("1", "swift build"),
+        result(
+            "1",
+            1,
+            "error: 'sichuan': package 'sichuan' is using Swift tools version 6.0.0 but the installed version is 5.10.1",
+        ),
+        run("2", "export PATH=\"$HOME/.local/share/swiftly/bin:$PATH\"; swift --version | head -1; swift build"),
+        result("2", 0, "Swift version 6.0.3\nBuild complete!"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("after running `export PATH=\"$HOME/.local/share/swiftly/bin:$PATH\"`"), "{summary}");
+    assert!(!summary.contains("plain retry"), "{summary}");
+}
