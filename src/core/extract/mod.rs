@@ -366,8 +366,10 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
 /// `failed` ran (`no_help`).
 fn without_no_help(no_help: &[(String, String)], failed: &str, command: &str) -> String {
     let family = classify(failed).family;
-    let gone: Vec<String> = no_help.iter().filter(|(f, _)| *f == family).map(|(_, word)| word.clone()).collect();
-    if gone.is_empty() { command.to_string() } else { shell::without_words(command, &gone) }
+    no_help
+        .iter()
+        .filter(|(f, _)| *f == family)
+        .fold(command.to_string(), |left, (_, group)| shell::without_group(&left, group))
 }
 
 /// Of the steps `ran` on the way past `failure`, those that got past it: not one a later step
@@ -651,6 +653,25 @@ impl OpenFailure {
             )
     }
 
+    /// True when `command`, the same job, passed after a wait or the task's own work, with
+    /// nothing changed that reaches the network: `sleep 60; bundle install` after
+    /// rubygems.org's 503, `./gradlew test` after Maven Central's 502 and a `ktlintFormat`.
+    /// (After a timeout, only with nothing run at all: `kubectl config use-context` may be
+    /// what got past it. A test run's timeout may be the test's own; a server's 503 is not.)
+    fn waited_out(&self, command: &str, family: &str) -> bool {
+        let error = &self.failure.error;
+        let unavailable = progress::is_server_unavailable(error);
+        let reaches_out = |step: &String| is_a_way_step(step) || shell::writes_a_file(step);
+        (unavailable || (self.ran.is_empty() && self.kind != CommandKind::Test))
+            && progress::is_network_blip(error)
+            && self.chain.is_empty()
+            && !self.edited.iter().any(|f| settings::is_settings_file(f))
+            && self.settings.is_empty()
+            && !self.ran.iter().any(reaches_out)
+            && shell::job_step_words(command, family)
+                .is_some_and(|words| shell::job_step_words(&self.failure.command, family) == Some(words))
+    }
+
     /// A step run since the failure, once, up to [`MAX_STEPS_BETWEEN`].
     fn ran_step(&mut self, step: String) {
         self.changed_since = true;
@@ -736,8 +757,9 @@ pub(crate) struct Extractor {
     /// The tasks in which the user said a service is down for the day ("the internal PyPI
     /// mirror is down this morning"): a way around it through another server is the day's.
     outages: BTreeSet<usize>,
-    /// Flags and settings an attempt added that met the same error again, by the job they
-    /// were added to (`stack --no-system-ghc test` after `stack test`): no part of any way.
+    /// Flags and settings an attempt of the current task added that met the same error
+    /// again, by the job they were added to (`stack --no-system-ghc test` after `stack
+    /// test`): no part of any way.
     no_help: Vec<(String, String)>,
 }
 
@@ -804,6 +826,7 @@ impl Extractor {
         }
         self.settle_account();
         self.asked_flags.clear();
+        self.no_help.clear();
         self.reported = signals::quoted_spans(text).into_iter().map(|q| q.to_lowercase()).collect();
         self.tasks.push(TaskState { facts: Some(TaskFacts::new(title_of(text), line)), ..TaskState::default() });
     }
@@ -894,17 +917,19 @@ impl Extractor {
                     let put_in = progress::names_coined(error, &self.added);
                     failure.rewrote_named |= in_code || put_in;
                     failure.mended_own_slip |= put_in && progress::mends_a_misspelling(error, &removed, &put);
-                    if put_in {
-                        failure.took_out.extend(progress::quoted_names_in(error, &removed));
+                    for name in progress::quoted_names_in(error, &removed).into_iter().filter(|_| put_in) {
+                        if !failure.took_out.contains(&name) && failure.took_out.len() < MAX_FACTS {
+                            failure.took_out.push(name);
+                        }
                     }
                 }
-                // (A name of its own the task took out and put back, in this edit or a later
-                // one, it placed elsewhere: `limit_req_zone` moved out of the server block.)
-                // (Not one renamed: `ring_drain` taken out for `pip_ring_drain`.)
-                let renamed =
-                    |name: &String| put.iter().any(|p| *p != name && (p.contains(name.as_str()) || name.contains(p)));
+                // (A name of its own the task took out and put back word for word, in this edit
+                // or a later one, it placed elsewhere: `limit_req_zone` moved out of the server
+                // block. Not one given a longer name: `ring_drain` renamed `pip_ring_drain`.)
+                let back = |name: &String| put.contains(&name.as_str());
+                let renamed = |name: &String| put.iter().any(|p| *p != name && p.contains(name.as_str()));
                 failure.renamed |= failure.took_out.iter().any(renamed);
-                if !failure.renamed && failure.took_out.iter().any(|name| put.contains(&name.as_str())) {
+                if !failure.renamed && failure.took_out.iter().any(back) {
                     failure.mended_own_slip = true;
                 }
                 for file in &call.writes {
@@ -995,22 +1020,7 @@ impl Extractor {
             && errors::reports_failure(result.output.for_scanning());
         // `… | grep -c 'Library "yojson" not found'` that counted 2: the search found the
         // error a failure had met, the job failed again.
-        let found_the_error = !result.failed()
-            && shell::searched_pattern(&call.command).is_some_and(|(pattern, counts)| {
-                let lowered = pattern.to_lowercase();
-                let output = result.output.for_scanning();
-                // (What it printed last: the search's count, or a line it found.)
-                let last = output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
-                let found = match counts {
-                    true => last.parse::<u64>().is_ok_and(|n| n > 0),
-                    false => last.to_lowercase().contains(&lowered),
-                };
-                // (A phrase of the error, not a word that any output may hold.)
-                lowered.len() >= 8
-                    && lowered.contains(' ')
-                    && found
-                    && self.open.values().any(|open| open.failure.error.to_lowercase().contains(&lowered))
-            });
+        let found_the_error = !result.failed() && self.search_found_the_error(&call, result.output.for_scanning());
         let failed = result.failed() || hidden || found_the_error;
         self.count_command(failed);
         // (It met the same error again: no step of it got past anything.)
@@ -1072,6 +1082,25 @@ impl Extractor {
             task.fixes.push(fix);
         }
         self.succeeded(call);
+    }
+
+    /// Whether `call` ran the job a failure met again, piped into a search for that failure's
+    /// error that found it (printed its count, or a line holding it).
+    fn search_found_the_error(&self, call: &PendingCall, output: &str) -> bool {
+        let Some(open) = self.open.get(&call.family) else { return false };
+        let Some((pattern, counts)) = shell::searched_pattern(&call.command) else { return false };
+        let lowered = pattern.to_lowercase();
+        let last = output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+        let found = match counts {
+            true => last.parse::<u64>().is_ok_and(|n| n > 0),
+            false => last.to_lowercase().contains(&lowered),
+        };
+        // (A phrase of the error, not a word that any output may hold.)
+        call.kind != CommandKind::Explore
+            && lowered.len() >= 8
+            && lowered.contains(' ')
+            && found
+            && open.failure.error.to_lowercase().contains(&lowered)
     }
 
     fn count_command(&mut self, failed: bool) {
@@ -1185,13 +1214,18 @@ impl Extractor {
             // other steps then found.
             let moved_on = failure.error != open.chain.last().unwrap_or(&open.failure).error;
             // (The same error, said fully or by its own code: `Error: [S-9443]`.)
-            let coded = |e: &str| e.contains('[') && e.bytes().any(|b| b.is_ascii_digit()) && !e.contains("*** [");
+            let coded = |e: &str| {
+                e.contains('[')
+                    && e.bytes().any(|b| b.is_ascii_digit())
+                    && !e.contains("*** [")
+                    && !e.starts_with("make")
+            };
             let same = errors::same_error(&failure.error, &open.failure.error)
                 || (failure.error == open.failure.error && coded(&failure.error));
             if same {
-                for word in shell::added_options(&open.failure.command, &failure.command) {
-                    if !self.no_help.contains(&(call.family.clone(), word.clone())) {
-                        self.no_help.push((call.family.clone(), word));
+                for group in shell::added_options(&open.failure.command, &failure.command) {
+                    if !self.no_help.contains(&(call.family.clone(), group.clone())) && self.no_help.len() < MAX_FACTS {
+                        self.no_help.push((call.family.clone(), group));
                     }
                 }
             }
@@ -1359,20 +1393,7 @@ impl Extractor {
                 && shell::without_output_filters(&failure.command) == shell::without_output_filters(&call.command)
                 && (open.kind == CommandKind::Install
                     || (open.kind != CommandKind::Test && progress::is_network_blip(&failure.error)));
-            // Nor does one that passed after a wait or the task's own work, with nothing
-            // changed that reaches the network (`sleep 60; bundle install` after rubygems.org's
-            // 503; `./gradlew test` after a 502 from Maven Central and a `ktlintFormat`).
-            // (A test run's timeout may be the test's own; a server's 503 is not.)
-            let waited_out = (open.kind != CommandKind::Test || progress::is_server_unavailable(&failure.error))
-                && open.chain.is_empty()
-                && progress::is_network_blip(&failure.error)
-                && !open.edited.iter().any(|f| settings::is_settings_file(f))
-                && open.settings.is_empty()
-                && !open.ran.iter().any(|step| is_a_way_step(step))
-                && shell::job_step_words(&call.command, &call.family).is_some_and(|words| {
-                    shell::job_step_words(&failure.command, &call.family).is_some_and(|failed| failed == words)
-                });
-            let retried = retried || waited_out;
+            let retried = retried || open.waited_out(&call.command, &call.family);
             let typo = progress::is_typo_pair(&failure.command, &call.command)
                 || progress::is_mistyped_program(&failure.command, &failure.error, failure.exit_code, &call.command);
             // `busted spec/` right after `busted spec/ && stylua --check src` failed ran less,

@@ -920,8 +920,11 @@ pub(crate) fn adds_settings_only(failed: &str, fixed: &str) -> bool {
 /// tool takes on the command line (`-Dfile.encoding=UTF-8`,
 /// `-Porg.gradle.java.installations.paths=/opt/jdk-21`).
 fn is_setting(word: &str) -> bool {
+    // (Not one that skips a step, `-Dmaven.test.skip=true`: that gets past no failure.)
     let property = (word.starts_with("-D") || word.starts_with("-P"))
-        && word[2..].split_once('=').is_some_and(|(key, _)| key.len() > 1 && key.contains('.'));
+        && word[2..]
+            .split_once('=')
+            .is_some_and(|(key, _)| key.len() > 1 && key.contains('.') && !key.to_ascii_lowercase().contains("skip"));
     property
         || word.starts_with("env -u ")
         || word.split_once('=').is_some_and(|(name, _)| {
@@ -976,6 +979,8 @@ mod tests {
         assert!(adds_settings_only("mvn verify", "mvn verify -Dfile.encoding=UTF-8"));
         assert!(!adds_settings_only("./gradlew test", "./gradlew test --offline"));
         assert!(!adds_settings_only("pytest", "pytest -Pfoo"));
+        // (One that skips a step gets past nothing.)
+        assert!(!adds_settings_only("mvn verify", "mvn verify -Dmaven.test.skip=true"));
     }
 
     #[test]

@@ -202,8 +202,10 @@ pub(crate) fn runs_the_same(chain: &str, command: &str) -> bool {
     fn past_flags(words: &[String]) -> Vec<&str> {
         let mut rest = words.iter().map(String::as_str).skip_while(|w| w.contains('=') && !w.starts_with('-'));
         let Some(program) = rest.next() else { return Vec::new() };
+        // (Only long flags are passed over: `make -C build` gives `-C` a value.)
         let subs = rest
-            .filter(|w| !w.starts_with('-') && !w.contains(['>', '<']))
+            .take_while(|w| !w.starts_with('-') || w.starts_with("--"))
+            .filter(|w| !w.starts_with("--") && !w.contains(['>', '<']))
             .take_while(|w| !w.contains(['/', '.', '=']))
             .take(2);
         std::iter::once(program).chain(subs).collect()
@@ -303,7 +305,11 @@ pub(crate) fn settings_before_job(command: &str, family: &str) -> Vec<String> {
     let steps: Vec<&str> = command.split(" && ").flat_map(sequential_parts).collect();
     let Some(job) = steps.iter().position(|step| classify(step).family == family) else { return Vec::new() };
     // (`set -a; . ./.env; set +a; poetry install` is one way, which no step of it tells.)
-    let exports_all = |step: &&str| matches!(words(step).as_slice(), [set, flag, ..] if set == "set" && (flag == "-a" || flag == "+a" || flag == "-o"));
+    let exports_all = |step: &&str| {
+        let words = words(step);
+        let short = |f: &str| (f.starts_with('-') || f.starts_with('+')) && !f.starts_with("--") && f.contains('a');
+        words.first().is_some_and(|w| w == "set") && words.iter().skip(1).any(|f| short(f) || f == "allexport")
+    };
     if steps[..job].iter().any(exports_all) {
         return Vec::new();
     }
@@ -324,6 +330,10 @@ pub(crate) fn searched_pattern(command: &str) -> Option<(String, bool)> {
     }
     let words = words(last);
     if !words.first().is_some_and(|w| matches!(program_name(w).as_str(), "grep" | "rg" | "egrep" | "fgrep")) {
+        return None;
+    }
+    // (`grep -v` shows what does not match.)
+    if words.iter().any(|w| w == "-v" || w == "--invert-match") {
         return None;
     }
     let counts = words.iter().any(|w| w == "-c" || w == "--count");
@@ -1090,9 +1100,10 @@ pub(crate) fn starts_a_service(command: &str) -> bool {
 }
 
 /// The flags and settings `attempt` added to the job `failed` ran (`--no-system-ghc` of
-/// `stack --no-system-ghc test` after `stack test`; `--env-file .env.test` of `uv run
-/// --env-file .env.test pytest`), each word as written: nothing when the attempt ran
-/// another job or took words out.
+/// `stack --no-system-ghc test` after `stack test`; `--features fts5` of `cargo test
+/// --features fts5`), each a flag with its value, as written: nothing when the attempt ran
+/// another job, took words out or added a word of another kind. A flag that only makes the
+/// run say more (`-v`) is none of them.
 pub(crate) fn added_options(failed: &str, attempt: &str) -> Vec<String> {
     let (failed, attempt) = (job_line(failed), job_line(attempt));
     if !runs_the_same(&attempt, &failed) {
@@ -1104,16 +1115,36 @@ pub(crate) fn added_options(failed: &str, attempt: &str) -> Vec<String> {
         return Vec::new();
     }
     let is_option = |w: &str| (w.starts_with('-') && w.len() > 1) || (w.contains('=') && !w.starts_with('='));
-    let mut added = Vec::new();
+    // (A word after a flag is its value only when it reads as one, `.env.test`, `fts5`:
+    // `integration` after `--release` is a test filter.)
+    let value_like = |w: &str| w.contains(['.', '/', ':']) || w.bytes().any(|b| b.is_ascii_digit());
+    let mut groups: Vec<String> = Vec::new();
     for (i, word) in after.iter().enumerate().filter(|(_, w)| !before.contains(w)) {
-        // (A flag's value, `.env.test` after `--env-file`, goes with it.)
-        let value = i > 0 && is_option(after[i - 1]) && !after[i - 1].contains('=') && !before.contains(&after[i - 1]);
-        if !is_option(word) && !value {
-            return Vec::new();
+        let flag_before =
+            i > 0 && is_option(after[i - 1]) && !after[i - 1].contains('=') && !before.contains(&after[i - 1]);
+        match (is_option(word), flag_before && value_like(word)) {
+            (true, _) => groups.push(word.to_string()),
+            (false, true) => {
+                if let Some(group) = groups.last_mut() {
+                    group.push(' ');
+                    group.push_str(word);
+                }
+            }
+            (false, false) => return Vec::new(),
         }
-        added.push(word.to_string());
     }
-    added
+    groups.retain(|group| !without_loud_flags(&format!("x {group}")).trim().eq("x"));
+    groups
+}
+
+/// `command` without `group` (`--features fts5`) where its words stand together.
+pub(crate) fn without_group(command: &str, group: &str) -> String {
+    let words: Vec<&str> = command.split(' ').collect();
+    let gone: Vec<&str> = group.split(' ').collect();
+    match words.windows(gone.len()).position(|window| window == gone.as_slice()) {
+        Some(at) => words[..at].iter().chain(&words[at + gone.len()..]).copied().collect::<Vec<_>>().join(" "),
+        None => command.to_string(),
+    }
 }
 
 /// The words of the step of `command` that does the job `family` names (`bundle install` of
@@ -1127,13 +1158,22 @@ pub(crate) fn job_step_words(command: &str, family: &str) -> Option<Vec<String>>
 /// `command` without the looks it took on the way (`df -h /home | tail -1; uv python
 /// install 3.12` is the install), unless it only looks.
 pub(crate) fn without_looks(command: &str) -> String {
-    let looks = |part: &str| classify(part).kind == CommandKind::Explore && !writes_a_file(part);
+    let looks = |part: &str| is_a_look(part);
     let kept: Vec<String> = sequential_parts(command)
         .into_iter()
         .map(|part| part.split(" && ").map(str::trim).filter(|p| !looks(p)).collect::<Vec<_>>().join(" && "))
         .filter(|part| !part.is_empty())
         .collect();
     if kept.is_empty() { command.to_string() } else { kept.join("; ") }
+}
+
+/// A step that only looks: a reader, or `go env` printing a setting, writing no file.
+fn is_a_look(part: &str) -> bool {
+    let words = words(part);
+    // (`go env GOPROXY` prints a setting; `go env -w` writes one.)
+    let prints_a_setting =
+        words.get(..2).is_some_and(|w| w[0] == "go" && w[1] == "env") && !words.iter().any(|w| w == "-w" || w == "-u");
+    (classify(part).kind == CommandKind::Explore || prints_a_setting) && !writes_a_file(part)
 }
 
 /// `command` without the words `gone` (`--offline`), each taken out wherever it stands.
@@ -1857,6 +1897,10 @@ const EXPLORE: &[&str] = &[
     "strings",
     "journalctl",
     "dmesg",
+    // Name lookups.
+    "getent",
+    "nslookup",
+    "dig",
 ];
 
 /// A program by the name of the one it stands in for: a launcher that fetches the pinned
@@ -2368,6 +2412,8 @@ mod tests {
         // (Nor does another program's job of the same name, or another job of the program.)
         assert!(!runs_the_same("cabal --verbose test", "stack test"));
         assert!(!runs_the_same("php artisan key:generate", "php artisan test"));
+        // (A short flag may take a value: `make -C build` is no `make build`.)
+        assert!(!runs_the_same("make -C build", "make build"));
     }
 
     #[test]
@@ -2382,7 +2428,17 @@ mod tests {
     #[test]
     fn the_options_an_attempt_added_are_told_word_by_word() {
         assert_eq!(added_options("stack test", "stack --no-system-ghc test"), ["--no-system-ghc"]);
-        assert_eq!(added_options("cargo test", "cargo test --features fts5"), ["--features", "fts5"]);
+        assert_eq!(added_options("cargo test", "cargo test --features fts5"), ["--features fts5"]);
+        // (A word after a flag that reads as no value is another kind of word; a flag that
+        // only says more is no option of the way.)
+        assert!(added_options("cargo test", "cargo test --release integration").is_empty());
+        assert!(added_options("pytest tests", "pytest -v tests").is_empty());
+        // A group goes only where its words stand together.
+        assert_eq!(without_group("cargo test --features fts5 -q", "--features fts5"), "cargo test -q");
+        assert_eq!(
+            without_group("cargo test --features fts5,json", "--features fts5"),
+            "cargo test --features fts5,json"
+        );
         assert_eq!(added_options("go test ./...", "CGO_ENABLED=1 go test ./..."), ["CGO_ENABLED=1"]);
         // Another job, words taken out, or a path added: no options.
         assert!(added_options("stack test", "stack build --fast").is_empty());
@@ -2396,6 +2452,7 @@ mod tests {
         assert_eq!(without_looks("swiftly use 6.0.3 && swift --version"), "swiftly use 6.0.3");
         // (A command that only looks stays as it is.)
         assert_eq!(without_looks("df -h /home"), "df -h /home");
+        assert_eq!(without_looks("getent hosts example.net; go env -w GOPROXY=direct"), "go env -w GOPROXY=direct");
         assert_eq!(without_looks("echo 'x=1' > .env && make test"), "echo 'x=1' > .env && make test");
     }
 
@@ -2405,6 +2462,8 @@ mod tests {
         assert_eq!(settings_before_job(line, "swift build"), ["export PATH=\"$HOME/.local/share/swiftly/bin:$PATH\""]);
         // (Not one of a file read with every variable exported: no single step tells it.)
         assert!(settings_before_job("set -a; . ./.env; set +a; poetry install", "poetry install").is_empty());
+        let piped = "set -o pipefail; export UV_PYTHON=3.12; uv sync";
+        assert_eq!(settings_before_job(piped, "uv sync"), ["export UV_PYTHON=3.12"]);
         assert!(settings_before_job("swift build", "swift build").is_empty());
     }
 
@@ -2414,13 +2473,16 @@ mod tests {
         assert_eq!(searched_pattern(line), Some(("Library \"yojson\" not found".to_string(), true)));
         assert_eq!(searched_pattern("make 2>&1 | grep error"), Some(("error".to_string(), false)));
         assert_eq!(searched_pattern("ansible-galaxy collection list | grep -i postgres || echo none"), None);
+        assert_eq!(searched_pattern("make 2>&1 | grep -v 'not found'"), None);
         assert_eq!(searched_pattern("make test"), None);
     }
 
     #[test]
     fn the_step_that_does_the_job_is_found_in_a_line_of_steps() {
         let words = |line: &str| job_step_words(line, "bundle install");
-        assert_eq!(words("sleep 60; bundle install | tail -3"), words("git log -3 && bundle install"));
+        let install = Some(vec!["bundle".to_string(), "install".to_string()]);
+        assert_eq!(words("sleep 60; bundle install | tail -3"), install);
+        assert_eq!(words("git log -3 && bundle install"), install);
         assert_eq!(words("make test"), None);
     }
 

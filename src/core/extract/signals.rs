@@ -658,10 +658,13 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
             // heading's own words cut it short: "Two rules for this repo, keep them: pnpm
             // only (…), and server components by default" lays down both.)
             let own = durability::rules_in(sentence);
-            let whole = |rules: Vec<String>, of: &str| {
+            let whole = |rules: &[String], of: &str| {
                 rules.first().is_some_and(|rule| rule.trim_end_matches(['.', '!']) == of.trim_end_matches(['.', '!']))
             };
-            let cut_short = !own.is_empty() && !whole(own.clone(), sentence) && whole(durability::rules_in(said), said);
+            // (Not a heading tied to the task: "Rules for this PR only: …".)
+            let for_now = TASK_HEADING.is_match(&plain[..heading.end()]);
+            let cut_short =
+                !own.is_empty() && !for_now && !whole(&own, sentence) && whole(&durability::rules_in(said), said);
             if listed_rule(said) && (own.is_empty() || cut_short) {
                 keep(SignalKind::Preference, sentence.to_string());
                 continue;
@@ -927,6 +930,11 @@ static RULES_HEADING: LazyLock<Regex> = LazyLock::new(|| {
         r"|^(?:reglas?\s+de\s+la\s+casa|normas?\s+de\s+la\s+casa|r[èe]gles?\s+de\s+la\s+maison|hausregeln?",
         r"|grunds[äa]tzlich(?:\s+gilt)?(?:\s+(?:in|f[üu]r)\s+diese[sm]?\s+repo)?)\s*:\s*",
     ))
+});
+
+/// Words that tie a heading over rules to the task at hand ("Rules for this PR only:").
+static TASK_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(?:for now|this time|today|(?:for|in) this (?:pr|change|task|ticket|commit|branch|session))\b")
 });
 
 /// True when `sentence`, a slice of `text`, sits on an item of a list (`- …`, `2. …`).
@@ -1817,6 +1825,9 @@ mod tests {
             said("Two rules for this repo, keep them: pnpm only (no npm, no yarn), and server components by default.");
         assert_eq!(rules.len(), 1, "{rules:?}");
         assert!(rules[0].contains("pnpm only") && rules[0].contains("server components"), "{rules:?}");
+        // (Not under a heading tied to the task.)
+        assert!(TASK_HEADING.is_match("Rules for this PR only, keep them:"));
+        assert!(!TASK_HEADING.is_match("Two rules for this repo, keep them:"));
         // (A rule kept whole with the sentence after it stays so.)
         let rules =
             said("Standing rule in this repo: every query lives in queries/*.sql. No SQL strings in Go code, ever.");

@@ -1951,6 +1951,26 @@ fn a_flag_that_met_the_same_error_again_is_no_part_of_the_way() {
     let summary = &m.rollout_summary;
     assert!(summary.contains("after running `stack setup`, `stack test`"), "{summary}");
     assert!(!summary.contains("verified test command: `stack --no-system-ghc test`"), "{summary}");
+    assert!(summary.contains("verified install command: `stack setup`"), "{summary}");
+}
+
+#[test]
+fn a_louder_rerun_that_met_the_same_error_keeps_its_verified_command() {
+    let error = "E   ModuleNotFoundError: No module named 'httpx'";
+    let m = memory(&[
+        user("Add the retry to the client."),
+        run("1", "pytest tests"),
+        result("1", 1, error),
+        run("2", "pytest -v tests"),
+        result("2", 1, error),
+        run("3", "pip install httpx"),
+        result("3", 0, "Successfully installed httpx-0.28.1"),
+        run("4", "pytest -v tests"),
+        result("4", 0, "12 passed"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("after running `pip install httpx`"), "{summary}");
+    assert!(summary.contains("verified test command: `pytest -v tests`"), "{summary}");
 }
 
 #[test]
@@ -1970,6 +1990,7 @@ fn a_servers_503_waited_out_is_no_lesson() {
         result("3", 0, "12 runs, 30 assertions, 0 failures"),
     ]);
     assert!(!m.rollout_summary.contains("503"), "{}", m.rollout_summary);
+    assert!(m.rollout_summary.contains("3 commands run, 1 failed"), "{}", m.rollout_summary);
     // (One that got past by way of another server stays.)
     let m = memory(&[
         user("Add the late fee to invoices."),
