@@ -21,8 +21,10 @@ use score::{Report, TARGETS, Targets};
 /// forbade, code edited while steps got past a failure of the machine, and a look no build
 /// took the duplicate and a noise line out (84.2% -> 89.2%). A rule and its other half said
 /// next are now one line, and two good lines of the held-back part became one; its noise and
-/// wrong lines are as they were (89.2% -> 88.9%).
-const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.888, wrong: 1, duplicate: 0 };
+/// wrong lines are as they were (89.2% -> 88.9%). Ways past a failure that drop what did not
+/// help, what only waited out a server and the looks on the way took a noise line out
+/// (88.9% -> 91.4%); the wrong line is still there.
+const HELD_BACK_FLOOR: Targets = Targets { recall: 0.9, precision: 0.914, wrong: 1, duplicate: 0 };
 
 fn scored(part: &str) -> Report {
     let quality = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/quality");
