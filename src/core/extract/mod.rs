@@ -917,7 +917,8 @@ impl Extractor {
                     let put_in = progress::names_coined(error, &self.added);
                     failure.rewrote_named |= in_code || put_in;
                     failure.mended_own_slip |= put_in && progress::mends_a_misspelling(error, &removed, &put);
-                    for name in progress::quoted_names_in(error, &removed).into_iter().filter(|_| put_in) {
+                    let taken = if put_in { progress::quoted_names_in(error, &removed) } else { Vec::new() };
+                    for name in taken {
                         if !failure.took_out.contains(&name) && failure.took_out.len() < MAX_FACTS {
                             failure.took_out.push(name);
                         }
