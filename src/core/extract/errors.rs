@@ -35,7 +35,8 @@ static CANDIDATE_WORD: LazyLock<Regex> = LazyLock::new(|| {
         r"segmentation fault|undefined reference|address already in use|cannot find|abort|",
         r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
         r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
-        r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied|does not exist|doesn't exist",
+        r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied|does not exist|doesn't exist|",
+        r"i/o timeout|connection reset",
     ))
 });
 
@@ -496,6 +497,9 @@ fn base_score(line: &str) -> u8 {
         "undefined reference",
         "segmentation fault",
         "connection refused",
+        "connection reset by peer",
+        // (Go's `dial tcp: lookup proxy.golang.org on 127.0.0.53:53: … i/o timeout`.)
+        "i/o timeout",
         "address already in use",
     ];
     // (`ERR_PNPM_LOCKFILE_BREAKING_CHANGE`, `ERR_MODULE_NOT_FOUND`: a code that names it.)
@@ -646,6 +650,18 @@ mod tests {
         // (An internal error is the cause itself.)
         let internal = "* What went wrong:\nExecution failed for task ':core:compileKotlinJvm'.\n> Internal compiler error. See log for more details\n\n* Try:";
         assert!(error_line(internal).unwrap().contains("Internal compiler error"));
+    }
+
+    #[test]
+    fn the_network_line_is_quoted_over_makes_relay() {
+        let output = "go run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.27.0 generate\n\
+                      go: github.com/sqlc-dev/sqlc/cmd/sqlc@v1.27.0: Get \"https://proxy.golang.org/x/@v/v1.27.0.info\": \
+                      dial tcp: lookup proxy.golang.org on 127.0.0.53:53: read udp 127.0.0.1:52110->127.0.0.53:53: i/o timeout\n\
+                      make: *** [Makefile:6: generate] Error 1";
+        let line = error_line(output).unwrap();
+        assert!(line.contains("i/o timeout") || line.contains("dial tcp"), "{line}");
+        let reset = "Downloading deps ...\ncurl: (56) Recv failure: Connection reset by peer\nmake: *** [Makefile:3: deps] Error 56";
+        assert!(error_line(reset).unwrap().contains("Connection reset by peer"));
     }
 
     #[test]

@@ -413,6 +413,35 @@ fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>)
     without_the_days_failures(facts, printed, progress::is_network_blip, false);
 }
 
+/// `facts` without a network blip's way past that the task later did without: `GOPROXY=direct
+/// make generate` after proxy.golang.org's DNS timeout, then a plain `make generate` that
+/// passed. The setting only happened to be there when the network came back.
+fn without_blips_done_without(facts: &mut TaskFacts) {
+    let mut days_words: Vec<String> = Vec::new();
+    let verified = &facts.verified;
+    facts.fixes.retain(|fix| {
+        let plain = !fix.work && fix.ran.is_empty() && fix.edited.is_empty() && fix.settings.is_empty();
+        let Some(needs) = fix.needs().filter(|n| plain && n.replaced.is_empty() && !n.added.is_empty()) else {
+            return true;
+        };
+        if !progress::is_network_blip(&fix.failure.error) {
+            return true;
+        }
+        let family = classify(&fix.failure.command).family;
+        let job = shell::job_step_words(&fix.failure.command, &family);
+        let done_without = verified.iter().any(|v| {
+            v.line > fix.line
+                && shell::job_step_words(&v.command, &family) == job
+                && !shell::words(&v.command).iter().any(|w| needs.added.contains(w))
+        });
+        if done_without {
+            days_words.extend(needs.added);
+        }
+        !done_without
+    });
+    facts.verified.retain(|v| !shell::words(&v.command).iter().any(|w| days_words.contains(w)));
+}
+
 /// `facts` without the failures that were the day's (`passing` tells them by their error: a
 /// server's 503, a full disk): each is told from the landmine met behind it, without what
 /// got past it (`--offline`), and a command verified only with that is no way to do the job.
@@ -1332,9 +1361,12 @@ impl Extractor {
             // put a setting in place, however plain the program.)
             || shell::writes_a_file(&call.command)
         {
+            // (`getent hosts proxy.golang.org; go env GOPROXY` only looked.)
+            let step = shell::without_looks(&call.command);
+            let looked = shell::only_looks(&call.command);
             for open in self.open.values_mut() {
-                if !shell::is_louder_rerun(&call.command, &open.failure.command) {
-                    open.ran_step(shell::without_looks(&call.command));
+                if !looked && !shell::is_louder_rerun(&call.command, &open.failure.command) {
+                    open.ran_step(step.clone());
                 }
             }
         }
@@ -1752,6 +1784,7 @@ impl Extractor {
                 without_the_outage(&mut facts, &self.printed);
             }
             without_the_days_failures(&mut facts, &self.printed, progress::is_disk_full, true);
+            without_blips_done_without(&mut facts);
             for fix in &mut facts.fixes {
                 fix.edited = fix.edited.iter().map(|f| relative_to(f, cwd)).collect();
                 if !fix.work {

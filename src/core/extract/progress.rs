@@ -299,6 +299,12 @@ impl Attempt<'_> {
     /// `test/filters_tests.jl:5`) is the task's own bug, whatever file its fix then edits.
     pub(crate) fn is_own_work(&self) -> bool {
         let Attempt { failed, error, places, fixed, edited, ran, written } = *self;
+        // (`CGO_ENABLED=1 go test ./...` past a test the task also mended: the variable it
+        // needed is the project's, whatever code was edited too.)
+        let set = needs(failed, fixed).is_some_and(|n| n.added.iter().any(|w| is_assignment(w)));
+        if set {
+            return false;
+        }
         let (failed_kind, fixed_kind) = (classify(failed).kind, classify(fixed).kind);
         // A format or lint check that fails until the formatter runs is the formatter's job
         // done. (Or a chain that runs the formatter on its way: `crystal tool format && … --check`.)
@@ -834,7 +840,9 @@ pub(crate) fn announces_outage(text: &str) -> bool {
     static OUTAGE: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(concat!(
             r"(?i)(?:\b(?:is|are|'s|'re|was|were|has been|have been)\s+(?:down|offline|unreachable|unavailable|frozen|flaky|broken|being (?:upgraded|migrated|rebuilt|moved))\b|\b(?:is|are|'s|'re)\s+having\s+(?:an?\s+)?(?:outage|incident|downtime)\b)",
-            r"[^.;!?]{0,80}?\b(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|at the moment|for now|for the day|until (?:tomorrow|monday|tuesday|wednesday|thursday|friday|later))\b",
+            r"[^.;!?]{0,80}?\b(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|at the moment|for now|for the day|until (?:tomorrow|monday|tuesday|wednesday|thursday|friday|later)|",
+            // (A spell that is over: "was down for a few minutes around half ten".)
+            r"for (?:a (?:few|couple of) |some |\d+ )?(?:minutes?|mins?|hours?)|briefly|earlier)\b",
         ))
     });
     OUTAGE.is_match(text) || reports_outage(text)
@@ -1084,6 +1092,7 @@ mod tests {
             "Docker Hub is having an outage right now (auth.docker.io answers 503).",
             "The npm registry itself is returning 503 (status page: 'Partial System Outage'), so this isn't our config.",
             "The first `bun update` hit a registry outage (503 from registry.npmjs.org).",
+            "fyi the office network was down for a few minutes around half ten, IT says it's back now",
         ] {
             assert!(announces_outage(said), "{said}");
         }
@@ -1091,6 +1100,7 @@ mod tests {
             "send the welcome email and record when it went out (users.welcome_sent_at). Also, for now, no retries.",
             "The build is broken on main.",
             "Prod is down, fix it.",
+            "The export has been broken for a while, find out why.",
             "The /api/orders endpoint is returning 503 since the deploy.",
             "Add a retry for when the upstream is returning errors.",
         ] {

@@ -1167,6 +1167,13 @@ pub(crate) fn without_looks(command: &str) -> String {
     if kept.is_empty() { command.to_string() } else { kept.join("; ") }
 }
 
+/// True when every step of `command` only looks (`getent hosts proxy.golang.org; go env
+/// GOPROXY`): it changed nothing a failure could get past by.
+pub(crate) fn only_looks(command: &str) -> bool {
+    let parts = sequential_parts(command);
+    !parts.is_empty() && parts.iter().all(|part| part.split(" && ").map(str::trim).all(is_a_look))
+}
+
 /// A step that only looks: a reader, or `go env` printing a setting, writing no file.
 fn is_a_look(part: &str) -> bool {
     let words = words(part);
@@ -2453,6 +2460,9 @@ mod tests {
         // (A command that only looks stays as it is.)
         assert_eq!(without_looks("df -h /home"), "df -h /home");
         assert_eq!(without_looks("getent hosts example.net; go env -w GOPROXY=direct"), "go env -w GOPROXY=direct");
+        assert!(only_looks("getent hosts proxy.golang.org; go env GOPROXY"));
+        assert!(!only_looks("getent hosts example.net; go env -w GOPROXY=direct"));
+        assert!(!only_looks("cat .env > .env.test"));
         assert_eq!(without_looks("echo 'x=1' > .env && make test"), "echo 'x=1' > .env && make test");
     }
 

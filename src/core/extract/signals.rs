@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::durability;
+use super::{durability, progress};
 
 /// How strong a preference signal is; the order is the priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -1081,12 +1081,29 @@ pub(crate) fn states_only(text: &str) -> bool {
         let stated = is_trivial(sentence)
             || plain.trim().is_empty()
             || REMEMBER.is_match(plain)
-            || (durability::is_lasting(plain) && !durability::is_request(plain));
+            || (durability::is_lasting(plain) && !durability::is_request(plain))
+            || is_aside(plain);
         if !stated {
             return false;
         }
     }
     any
+}
+
+/// True when a sentence only tells how things stand for the moment, asking for nothing ("fyi
+/// the office network was down for a few minutes", "ugh, train wifi", "it keeps dropping,
+/// sorry"): an aside within the task.
+fn is_aside(sentence: &str) -> bool {
+    static ASIDE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r"(?i)^(?:fyi|heads[- ]up|btw|by the way|ugh+|argh+|oops|whoops|sorry)\b|,\s*sorry[.!]*$",
+        )
+    });
+    let sentence = sentence.trim();
+    // (Nor "Sorry, one more thing: add a --json flag", a request after its opener.)
+    (ASIDE.is_match(sentence) || progress::announces_outage(sentence))
+        && !sentence.ends_with('?')
+        && !sentence.split([',', ':', ';', '—']).any(|clause| durability::is_request(clause.trim()))
 }
 
 /// A correction with the sentence after it: what to do instead, when the correction itself
@@ -2158,6 +2175,25 @@ mod tests {
         // Two rules about other things stay two.
         let found = preference_signals("Never push to main. Always run the linter before a commit.", false);
         assert_eq!(found.len(), 2, "{found:?}");
+    }
+
+    #[test]
+    fn an_aside_carries_on_the_task() {
+        for said in [
+            "ok go on. fyi the office network was down for a few minutes around half ten, IT says it's back now",
+            "ugh, train wifi. it keeps dropping, sorry",
+            "Heads-up: the staging box was down earlier.",
+        ] {
+            assert!(states_only(said), "{said}");
+        }
+        for said in [
+            "fyi the export is slow. Add a progress bar.",
+            "btw can you also bump the version?",
+            "Sorry, one more thing: add a --json flag to list.",
+            "The build is broken on main.",
+        ] {
+            assert!(!states_only(said), "{said}");
+        }
     }
 
     #[test]

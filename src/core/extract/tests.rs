@@ -2007,6 +2007,74 @@ fn a_servers_503_waited_out_is_no_lesson() {
 }
 
 #[test]
+fn a_dns_timeout_retried_after_a_look_is_no_lesson() {
+    let m = memory(&[
+        user("Add the owner's stations endpoint."),
+        run("1", "make generate"),
+        result(
+            "1",
+            2,
+            "go run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.27.0 generate\ngo: github.com/sqlc-dev/sqlc@v1.27.0: Get \"https://proxy.golang.org/x\": dial tcp: lookup proxy.golang.org on 127.0.0.53:53: read udp 127.0.0.1:52110->127.0.0.53:53: i/o timeout\nmake: *** [Makefile:6: generate] Error 1",
+        ),
+        run("2", "getent hosts proxy.golang.org; go env GOPROXY"),
+        result("2", 0, "142.250.185.81  proxy.golang.org\nhttps://proxy.golang.org,direct"),
+        run("3", "make generate && git status --short"),
+        result("3", 0, " M internal/db/stations.sql.go"),
+        run("4", "make test"),
+        result("4", 0, "ok  \tgithub.com/k/k/internal/api\t1.2s"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(!summary.contains("i/o timeout") && !summary.contains("getent"), "{summary}");
+    assert!(summary.contains("`make test`"), "{summary}");
+}
+
+#[test]
+fn a_setting_past_a_blip_the_task_later_did_without_is_no_lesson() {
+    let timeout = "go: github.com/sqlc-dev/sqlc@v1.27.0: Get \"https://proxy.golang.org/x\": dial tcp: lookup proxy.golang.org on 127.0.0.53:53: i/o timeout\nmake: *** [Makefile:9: generate] Error 1";
+    let m = memory(&[
+        user("Add the overdue invoices query."),
+        run("1", "make generate"),
+        result("1", 2, timeout),
+        run("2", "GOPROXY=direct make generate"),
+        result("2", 0, "go: downloading github.com/sqlc-dev/sqlc v1.27.0"),
+        edit("internal/store/invoices.go"),
+        run("3", "make generate && go test ./..."),
+        result("3", 0, "ok  \tgithub.com/p/p/internal/store\t0.2s"),
+    ]);
+    assert!(!m.rollout_summary.contains("GOPROXY"), "{}", m.rollout_summary);
+    // (Never done without, it stays: the network may be one that needs it.)
+    let m = memory(&[
+        user("Add the overdue invoices query."),
+        run("1", "make generate"),
+        result("1", 2, timeout),
+        run("2", "GOPROXY=direct make generate"),
+        result("2", 0, "go: downloading github.com/sqlc-dev/sqlc v1.27.0"),
+        run("3", "GOPROXY=direct make generate && go test ./..."),
+        result("3", 0, "ok  \tgithub.com/p/p/internal/store\t0.2s"),
+    ]);
+    assert!(m.rollout_summary.contains("GOPROXY=direct make generate"), "{}", m.rollout_summary);
+}
+
+#[test]
+fn a_variable_the_green_run_needed_is_no_part_of_the_work() {
+    let m = memory(&[
+        user("Add a --since filter to export."),
+        edit("cmd/gf/since.go"),
+        run("1", "go test ./..."),
+        result(
+            "1",
+            1,
+            "--- FAIL: TestStoreReadings (0.00s)\n    readings_test.go:19: open: Binary was compiled with 'CGO_ENABLED=0', go-sqlite3 requires cgo to work.\nFAIL\n--- FAIL: TestFilterSince (0.00s)\n    since_test.go:20: got 2, want 1\nFAIL",
+        ),
+        edit("cmd/gf/since.go"),
+        run("2", "CGO_ENABLED=1 go test ./..."),
+        result("2", 0, "ok  \tgithub.com/g/g/cmd/gf\t0.02s"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("needs `CGO_ENABLED=1`") && !summary.contains("worked through"), "{summary}");
+}
+
+#[test]
 fn a_directive_of_its_own_the_task_moved_is_its_work() {
     let error = r#"nginx: [emerg] "limit_req_zone" directive is not allowed here in /etc/nginx/sites-enabled/site:12"#;
     let zone = "limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;";
