@@ -377,7 +377,7 @@ fn without_no_help(no_help: &[(String, String)], failed: &str, command: &str) ->
 /// of the steps before it only what installed or set something (clearing a cache on the way
 /// got past nothing).
 fn the_way(failure: &Failure, ran: Vec<String>) -> Vec<String> {
-    let ran = shell::without_superseded(ran);
+    let ran = shell::without_superseded(shell::without_set_back(ran));
     let starts = |step: &String| shell::starts_a_service(step) || shell::starts_in_background(step);
     match ran.iter().position(starts).filter(|_| progress::is_refused(&failure.error)) {
         // (What ran once the service was up, `createdb app_test`, is part of the way.)
@@ -411,6 +411,29 @@ fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>)
     };
     facts.fixes.retain(|fix| fix.work || !only_elsewhere(fix));
     without_the_days_failures(facts, printed, progress::is_network_blip, false);
+}
+
+/// `facts` without the links of a chain that met a server down for the moment (Google's
+/// Maven answering 502 after `ANDROID_HOME=… ./gradlew test` got past `SDK location not
+/// found`): the day's, like [`progress::is_server_unavailable`] says. Of the last link, the
+/// attempt that met it is the way past the failure, and what came after is the outage's.
+fn without_outage_links(facts: &mut TaskFacts) {
+    for fix in facts.fixes.iter_mut().filter(|fix| !fix.work) {
+        let Some(last) = fix.chain.iter().rposition(|link| progress::is_server_unavailable(&link.error)) else {
+            continue;
+        };
+        if last + 1 == fix.chain.len() {
+            let link = fix.chain.remove(last);
+            fix.command = link.command;
+            fix.line = link.line;
+            fix.past = true;
+            fix.attempts = fix.attempts.saturating_sub(1).max(1);
+            fix.ran.clear();
+            fix.edited.clear();
+            fix.settings.clear();
+        }
+        fix.chain.retain(|link| !progress::is_server_unavailable(&link.error));
+    }
 }
 
 /// `facts` without a network blip's way past that the task later did without: `GOPROXY=direct
@@ -1145,6 +1168,28 @@ impl Extractor {
         }
     }
 
+    /// Files the failure of a chain under the job of `family` when `failure`, that job run on
+    /// its own, met the same error: `COMPOSER_MEMORY_LIMIT=-1 vendor/bin/phpstan analyse`
+    /// after `vendor/bin/phpunit && vendor/bin/phpstan analyse` is one more attempt at it.
+    fn own_step_of_a_chain(&mut self, family: &str, failure: &Failure) {
+        if self.open.contains_key(family) {
+            return;
+        }
+        let chain = self.open.iter().find(|(_, open)| {
+            !open.aside
+                && open.failure.command.contains(" && ")
+                && errors::same_error(&open.failure.error, &failure.error)
+                && shell::job_step_words(&open.failure.command, family).is_some()
+        });
+        if let Some(key) = chain.map(|(key, _)| key.clone())
+            && let Some(mut open) = self.open.remove(&key)
+        {
+            // (What failed was that step: `vendor/bin/phpstan analyse` needs `--memory-limit=1G`.)
+            open.failure.command = shell::job_line_for(&open.failure.command, &failure.command);
+            self.open.insert(family.to_string(), open);
+        }
+    }
+
     /// A failed command opens a failure (a landmine, until something fixes it), or counts as
     /// one more attempt at an open one.
     fn failed(&mut self, call: PendingCall, result: &ToolResult<'_>, exit_code: Option<i64>) {
@@ -1187,6 +1232,7 @@ impl Extractor {
         }
         self.named.error(&error);
         let failure = Failure { command: call.command, error, exit_code, line: call.line };
+        self.own_step_of_a_chain(&call.family, &failure);
         // A compile error in the code under work that an edit got past, giving way to another
         // error, was the task's own work: the failure is the one that follows.
         if let Some(open) = self.open.get(&call.family)
@@ -1427,6 +1473,16 @@ impl Extractor {
                 && (open.kind == CommandKind::Install
                     || (open.kind != CommandKind::Test && progress::is_network_blip(&failure.error)));
             let retried = retried || open.waited_out(&call.command, &call.family);
+            // (`Pkg.test()` passing after `Pkg.add("StatsBase")` met a name that did not
+            // resolve, with only code edited: another job of the program, past no network.)
+            let elsewhere = open.ran.is_empty()
+                && !open.edited.is_empty()
+                && open.edited.iter().all(|f| progress::is_source(f))
+                && progress::needs(&failure.command, &call.command).is_none_or(|needs| needs.added.is_empty())
+                && open.kind != CommandKind::Test
+                && progress::is_network_blip(&failure.error)
+                && shell::job_step_words(&call.command, &call.family)
+                    != shell::job_step_words(&failure.command, &call.family);
             let typo = progress::is_typo_pair(&failure.command, &call.command)
                 || progress::is_mistyped_program(&failure.command, &failure.error, failure.exit_code, &call.command);
             // `busted spec/` right after `busted spec/ && stylua --check src` failed ran less,
@@ -1446,7 +1502,7 @@ impl Extractor {
                     && !progress::is_disk_full(&earlier.failure.error)
                     && open.ran.iter().any(|step| shell::job_line(step) == shell::job_line(&earlier.command))
             });
-            if task.fixes.len() >= MAX_FACTS || typo || retried || less_of_it || followed {
+            if task.fixes.len() >= MAX_FACTS || typo || retried || elsewhere || less_of_it || followed {
                 continue;
             }
             // A failure the request reported ("`tmux source` gives me 'invalid option:
@@ -1784,6 +1840,7 @@ impl Extractor {
                 without_the_outage(&mut facts, &self.printed);
             }
             without_the_days_failures(&mut facts, &self.printed, progress::is_disk_full, true);
+            without_outage_links(&mut facts);
             without_blips_done_without(&mut facts);
             for fix in &mut facts.fixes {
                 fix.edited = fix.edited.iter().map(|f| relative_to(f, cwd)).collect();

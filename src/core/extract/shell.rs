@@ -1178,14 +1178,55 @@ pub(crate) fn only_looks(command: &str) -> bool {
 fn is_a_look(part: &str) -> bool {
     let words = words(part);
     // (`go env GOPROXY` prints a setting; `go env -w` writes one.)
-    let prints_a_setting =
-        words.get(..2).is_some_and(|w| w[0] == "go" && w[1] == "env") && !words.iter().any(|w| w == "-w" || w == "-u");
+    // (So does `npm config get ignore-scripts`.)
+    let prints_a_setting = (words.get(..2).is_some_and(|w| w[0] == "go" && w[1] == "env")
+        && !words.iter().any(|w| w == "-w" || w == "-u"))
+        || words.get(1..3).is_some_and(|w| w[0] == "config" && matches!(w[1].as_str(), "get" | "list" | "ls"));
     (classify(part).kind == CommandKind::Explore || prints_a_setting) && !writes_a_file(part)
 }
 
 /// `command` without the words `gone` (`--offline`), each taken out wherever it stands.
 pub(crate) fn without_words(command: &str, gone: &[String]) -> String {
     command.split(' ').filter(|word| !gone.iter().any(|g| g == word)).collect::<Vec<_>>().join(" ")
+}
+
+/// The tool and key a step sets in a tool's own settings (`npm config set ignore-scripts
+/// false`, `go env -w GOFLAGS=-mod=mod`, `git config --global pull.rebase true`), or unsets
+/// (`go env -u GOFLAGS`, `git config --unset pull.rebase`).
+fn tool_setting(part: &str) -> Option<(String, String)> {
+    let words = words(part);
+    let program = words.first()?.rsplit('/').next()?.to_string();
+    let options: Vec<&str> = words[1..].iter().map(String::as_str).filter(|w| !w.starts_with("--global")).collect();
+    let key = match options.as_slice() {
+        ["config", "set" | "delete" | "rm" | "unset", key, ..] => key,
+        ["env", "-w" | "-u", key, ..] => key,
+        ["config", "--unset" | "--unset-all", key, ..] => key,
+        ["config", key, _value] if program == "git" && !key.starts_with('-') => key,
+        _ => return None,
+    };
+    Some((program, key.split('=').next()?.to_string()))
+}
+
+/// `ran` without the tool settings set one way and later again (`npm config set
+/// ignore-scripts false`, then `npm config set ignore-scripts true` when the user said to put
+/// it back): neither is part of the way past, whatever the rest of those steps did.
+pub(crate) fn without_set_back(ran: Vec<String>) -> Vec<String> {
+    let settings: Vec<Vec<Option<(String, String)>>> =
+        ran.iter().map(|step| step.split(" && ").map(tool_setting).collect()).collect();
+    let all: Vec<&(String, String)> = settings.iter().flatten().flatten().collect();
+    let set_twice = |setting: &(String, String)| all.iter().filter(|s| **s == setting).count() > 1;
+    ran.iter()
+        .zip(&settings)
+        .filter_map(|(step, parts)| {
+            let kept: Vec<&str> = step
+                .split(" && ")
+                .zip(parts)
+                .filter(|(_, setting)| !setting.as_ref().is_some_and(set_twice))
+                .map(|(part, _)| part)
+                .collect();
+            (!kept.is_empty()).then(|| kept.join(" && "))
+        })
+        .collect()
 }
 
 /// `ran` without the steps a later one does over with more (`bundle install`, then
@@ -2461,8 +2502,25 @@ mod tests {
         assert_eq!(without_looks("df -h /home"), "df -h /home");
         assert_eq!(without_looks("getent hosts example.net; go env -w GOPROXY=direct"), "go env -w GOPROXY=direct");
         assert!(only_looks("getent hosts proxy.golang.org; go env GOPROXY"));
+        assert_eq!(
+            without_set_back(vec![
+                "npm config set ignore-scripts false && npm config get ignore-scripts".into(),
+                "npm config set ignore-scripts true && npm rebuild better-sqlite3 --ignore-scripts=false".into(),
+            ]),
+            ["npm config get ignore-scripts", "npm rebuild better-sqlite3 --ignore-scripts=false"]
+        );
+        assert_eq!(
+            without_set_back(vec!["go env -w GOFLAGS=-mod=mod".into(), "go env -u GOFLAGS".into(), "make".into()]),
+            ["make"]
+        );
+        // (Set once, it stays.)
+        assert_eq!(
+            without_set_back(vec!["pip config set global.cert /etc/ssl/corp.pem".into()]),
+            ["pip config set global.cert /etc/ssl/corp.pem"]
+        );
         assert!(!only_looks("getent hosts example.net; go env -w GOPROXY=direct"));
         assert!(!only_looks("cat .env > .env.test"));
+        assert!(only_looks("npm config get ignore-scripts"));
         assert_eq!(without_looks("echo 'x=1' > .env && make test"), "echo 'x=1' > .env && make test");
     }
 

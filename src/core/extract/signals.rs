@@ -1357,7 +1357,10 @@ pub(crate) fn split_sentences(line: &str) -> Vec<&str> {
         }
         // `e.g. x` is not a sentence end. (`get` because byte i-3 may sit inside a character.)
         let abbreviation = i >= 3 && matches!(line.get(i - 3..=i), Some("e.g." | "i.e." | "etc." | " vs."));
-        if !abbreviation && !ends_a_bang_name(line, i) {
+        // (Nor is the folder of `--project=.` or `-C .`, a dot that is a word's value.)
+        let flag_value = || line[..i].rsplit(' ').next().is_some_and(|word| word.starts_with('-'));
+        let a_path = bytes[i] == b'.' && i >= 1 && (bytes[i - 1] == b' ' || (bytes[i - 1] == b'=' && flag_value()));
+        if !abbreviation && !a_path && !ends_a_bang_name(line, i) {
             let end = i + usize::from(closes);
             out.push(&line[start..=end]);
             start = end + 1;
@@ -2131,6 +2134,15 @@ mod tests {
     fn sentences_keep_their_words() {
         let found = preference_signals("Fix it. - Always use `just test`, e.g. in CI. thanks", true);
         assert_eq!(found, [(SignalKind::Preference, "Always use `just test`, e.g. in CI.".to_string())]);
+        // (A dot that is a flag's value, `--project=.`, ends nothing.)
+        assert_eq!(
+            split_sentences("Always run julia with --project=. in this repo; never add packages globally. Thanks."),
+            ["Always run julia with --project=. in this repo; never add packages globally.", " Thanks."]
+        );
+        assert_eq!(
+            split_sentences("GET /parcels should accept ?status=. Use AssertJ."),
+            ["GET /parcels should accept ?status=.", " Use AssertJ."]
+        );
     }
 
     #[test]

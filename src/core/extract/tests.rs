@@ -2075,6 +2075,49 @@ fn a_variable_the_green_run_needed_is_no_part_of_the_work() {
 }
 
 #[test]
+fn a_chains_step_tried_again_on_its_own_is_that_step_failing() {
+    let crashed = "Note: Using configuration file /h/phpstan.dist.neon.\n\nPHPStan process crashed because it reached configured PHP memory limit: 128M";
+    let m = memory(&[
+        user("Add the label service."),
+        run("1", "vendor/bin/phpunit && vendor/bin/phpstan analyse"),
+        result("1", 1, &format!("OK (214 tests, 540 assertions)\n{crashed}")),
+        run("2", "COMPOSER_MEMORY_LIMIT=-1 vendor/bin/phpstan analyse"),
+        result("2", 1, crashed),
+        run("3", "vendor/bin/phpstan analyse --memory-limit=1G"),
+        result("3", 0, " [OK] No errors"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("`vendor/bin/phpstan analyse` needs `--memory-limit=1G`"), "{summary}");
+    assert!(!summary.contains("COMPOSER_MEMORY_LIMIT"), "{summary}");
+}
+
+#[test]
+fn a_server_down_at_the_end_of_a_chain_leaves_the_way_past_before_it() {
+    let m = memory(&[
+        user("Show the last sync time."),
+        run("1", "./gradlew testDebugUnitTest"),
+        result(
+            "1",
+            1,
+            "FAILURE: Build failed with an exception.\n* What went wrong:\n> SDK location not found. Define a valid SDK location with an ANDROID_HOME environment variable.",
+        ),
+        run("2", "ANDROID_HOME=$HOME/Android/Sdk ./gradlew testDebugUnitTest"),
+        result(
+            "2",
+            1,
+            "> Task :app:checkDebugAarMetadata FAILED\n\nFAILURE: Build failed with an exception.\n\n* What went wrong:\nExecution failed for task ':app:checkDebugAarMetadata'.\n> Could not resolve all files for configuration ':app:debugRuntimeClasspath'.\n   > Could not GET 'https://dl.google.com/x.pom'. Received status code 502 from server: Bad Gateway\n\nBUILD FAILED in 14s",
+        ),
+        edit("app/src/main/java/S.kt"),
+        run("3", "ANDROID_HOME=$HOME/Android/Sdk ./gradlew testDebugUnitTest ktlintCheck"),
+        result("3", 0, "BUILD SUCCESSFUL in 58s"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("needs `ANDROID_HOME=$HOME/Android/Sdk`"), "{summary}");
+    let fix = summary.lines().find(|l| l.contains("failed with")).unwrap_or_default();
+    assert!(!summary.contains("502") && !fix.contains("S.kt") && !fix.contains("2 times"), "{summary}");
+}
+
+#[test]
 fn a_directive_of_its_own_the_task_moved_is_its_work() {
     let error = r#"nginx: [emerg] "limit_req_zone" directive is not allowed here in /etc/nginx/sites-enabled/site:12"#;
     let zone = "limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;";
