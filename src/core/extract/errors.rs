@@ -449,7 +449,9 @@ fn is_relay(line: &str) -> bool {
             r"|error: builder for .* failed with exit code \d+;?$|error: \d+ dependenc(?:y|ies) of derivation .* failed to build\.?$",
             // (Gradle's `> Compilation error. See log for more details`: the compiler's lines
             // above it say what.)
-            r"|(?:>\s*)?compilation error\.\s+see (?:the )?log for more details\.?$)",
+            r"|(?:>\s*)?compilation error\.\s+see (?:the )?log for more details\.?$",
+            // (Astro's `Error reference: https://docs.astro.build/…`: where to read about it.)
+            r"|error reference:\s*(?:https?://\S+)?$)",
         ))
     });
     RELAY.is_match(line.trim_start())

@@ -1073,7 +1073,8 @@ impl Extractor {
             && errors::reports_failure(result.output.for_scanning());
         // `… | grep -c 'Library "yojson" not found'` that counted 2: the search found the
         // error a failure had met, the job failed again.
-        let found_the_error = !result.failed() && self.search_found_the_error(&call, result.output.for_scanning());
+        // (Whatever status the pipe gave: grep's own 1 says nothing of the job.)
+        let found_the_error = self.search_found_the_error(&call, result.output.for_scanning());
         let failed = result.failed() || hidden || found_the_error;
         self.count_command(failed);
         // (It met the same error again: no step of it got past anything.)
@@ -1142,18 +1143,21 @@ impl Extractor {
     fn search_found_the_error(&self, call: &PendingCall, output: &str) -> bool {
         let Some(open) = self.open.get(&call.family) else { return false };
         let Some((pattern, counts)) = shell::searched_pattern(&call.command) else { return false };
-        let lowered = pattern.to_lowercase();
-        let last = output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
-        let found = match counts {
-            true => last.parse::<u64>().is_ok_and(|n| n > 0),
-            false => last.to_lowercase().contains(&lowered),
-        };
+        let last = output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim().to_lowercase();
+        let error = open.failure.error.to_lowercase();
+        // (Of `grep -E 'MissingSharp|Could not load'`, any phrase of the error it found.)
         // (A phrase of the error, not a word that any output may hold.)
-        call.kind != CommandKind::Explore
-            && lowered.len() >= 8
-            && lowered.contains(' ')
-            && found
-            && open.failure.error.to_lowercase().contains(&lowered)
+        // (Or a name in code, `MissingSharp`, `ERR_PNPM_NO_LOCKFILE`.)
+        let phrase_found = |phrase: &str| {
+            let coded = phrase.chars().skip(1).any(|c| c.is_ascii_uppercase() || c == '_');
+            let phrase = phrase.to_lowercase();
+            let found = match counts {
+                true => last.parse::<u64>().is_ok_and(|n| n > 0),
+                false => output.lines().any(|line| line.to_lowercase().contains(&phrase)),
+            };
+            phrase.len() >= 8 && (phrase.contains(' ') || coded) && found && error.contains(&phrase)
+        };
+        call.kind != CommandKind::Explore && pattern.split(['|']).map(|p| p.trim_end_matches('\\')).any(phrase_found)
     }
 
     fn count_command(&mut self, failed: bool) {

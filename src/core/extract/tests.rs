@@ -2118,6 +2118,34 @@ fn a_server_down_at_the_end_of_a_chain_leaves_the_way_past_before_it() {
 }
 
 #[test]
+fn a_search_that_found_one_of_the_errors_names_is_no_pass() {
+    for status in [0, 1] {
+        let m = memory(&[
+            user("Add the hero image."),
+            run("1", "npm run build"),
+            result(
+                "1",
+                1,
+                "16:23:14 ├─ /blog/a/index.html[ERROR] [MissingSharp] Could not find Sharp. Please install Sharp.\n  Error reference:\n    https://docs.astro.build/en/reference/errors/missing-sharp/",
+            ),
+            run("2", "npm rebuild sharp && npm run build 2>&1 | grep -E 'MissingSharp|Could not load'"),
+            result(
+                "2",
+                status,
+                "rebuilt dependencies successfully\n16:25:40 ├─ /blog/a/index.html[ERROR] [MissingSharp] Could not find Sharp.",
+            ),
+            run("3", "npm ci --include=optional"),
+            result("3", 0, "added 431 packages"),
+            run("4", "npm run build 2>&1 | tail -12"),
+            result("4", 0, "[build] Complete!"),
+        ]);
+        let summary = &m.rollout_summary;
+        assert!(summary.contains("after running `npm ci --include=optional`"), "{summary}");
+        assert!(!summary.contains("npm rebuild sharp") && !summary.contains("Error reference"), "{summary}");
+    }
+}
+
+#[test]
 fn a_directive_of_its_own_the_task_moved_is_its_work() {
     let error = r#"nginx: [emerg] "limit_req_zone" directive is not allowed here in /etc/nginx/sites-enabled/site:12"#;
     let zone = "limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;";
