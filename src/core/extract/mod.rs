@@ -342,6 +342,7 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
     if past {
         open.edited.retain(|f| settings::is_settings_file(f));
     }
+    open.without_put_back();
     let ran = open.ran.into_iter().filter(|step| past || is_a_way_step(step));
     let ran = the_way(&open.failure, ran.collect());
     let mut fix = Fix {
@@ -722,6 +723,22 @@ impl OpenFailure {
             && !self.ran.iter().any(reaches_out)
             && shell::job_step_words(command, family)
                 .is_some_and(|words| shell::job_step_words(&self.failure.command, family) == Some(words))
+    }
+
+    /// Without the edits put back on the way (`git checkout --
+    /// src/test/resources/application-test.yml`) and the steps that put them back: no part
+    /// of any way past.
+    fn without_put_back(&mut self) {
+        let reverted: Vec<String> = self.ran.iter().flat_map(|step| shell::reverted_files(step)).collect();
+        if reverted.is_empty() {
+            return;
+        }
+        let was_reverted = |file: &String| reverted.iter().any(|r| file == r || file.ends_with(&format!("/{r}")));
+        if self.edited.iter().any(|f| was_reverted(f) && settings::is_settings_file(f)) {
+            self.settings.clear();
+        }
+        self.edited.retain(|f| !was_reverted(f));
+        self.ran.retain(|step| shell::reverted_files(step).is_empty());
     }
 
     /// A step run since the failure, once, up to [`MAX_STEPS_BETWEEN`].
@@ -1531,6 +1548,7 @@ impl Extractor {
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
             // A line an edit changed is what the fix did when it was the one file edited and
             // the same job then passed; of a change across files it is one line of the work.
+            open.without_put_back();
             let mut settings = open.settings;
             let mut edited = open.edited;
             let runs_it = shell::runs_job(&call.command, &classify(&open.failure.command).family);

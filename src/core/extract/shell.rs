@@ -1190,6 +1190,27 @@ pub(crate) fn without_words(command: &str, gone: &[String]) -> String {
     command.split(' ').filter(|word| !gone.iter().any(|g| g == word)).collect::<Vec<_>>().join(" ")
 }
 
+/// The files `command` puts back as the last commit has them (`git checkout --
+/// a.yml b.sql`, `git restore a.yml`), as it names them.
+pub(crate) fn reverted_files(command: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    for words in segments(command) {
+        let args: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w != "git").skip(1).collect();
+        let paths: Vec<&str> = match args.as_slice() {
+            ["checkout", rest @ ..] => match rest.iter().position(|w| *w == "--") {
+                Some(at) => rest[at + 1..].to_vec(),
+                None => Vec::new(),
+            },
+            ["restore", rest @ ..] if !rest.iter().any(|w| *w == "--staged" || w.starts_with("--source")) => {
+                rest.iter().copied().filter(|w| !w.starts_with('-')).collect()
+            }
+            _ => Vec::new(),
+        };
+        files.extend(paths.into_iter().filter(|p| *p != ".").map(str::to_string));
+    }
+    files
+}
+
 /// The tool and key a step sets in a tool's own settings (`npm config set ignore-scripts
 /// false`, `go env -w GOFLAGS=-mod=mod`, `git config --global pull.rebase true`), or unsets
 /// (`go env -u GOFLAGS`, `git config --unset pull.rebase`).
@@ -2521,6 +2542,12 @@ mod tests {
         assert!(!only_looks("getent hosts example.net; go env -w GOPROXY=direct"));
         assert!(!only_looks("cat .env > .env.test"));
         assert!(only_looks("npm config get ignore-scripts"));
+        assert_eq!(
+            reverted_files("git checkout -- src/V7.sql src/test/resources/application-test.yml && git status --short"),
+            ["src/V7.sql", "src/test/resources/application-test.yml"]
+        );
+        assert_eq!(reverted_files("git restore --staged a.yml"), Vec::<String>::new());
+        assert_eq!(reverted_files("git checkout main"), Vec::<String>::new());
         assert_eq!(without_looks("echo 'x=1' > .env && make test"), "echo 'x=1' > .env && make test");
     }
 

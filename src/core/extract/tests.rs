@@ -2146,6 +2146,29 @@ fn a_search_that_found_one_of_the_errors_names_is_no_pass() {
 }
 
 #[test]
+fn an_edit_put_back_is_no_part_of_the_way() {
+    let m = memory(&[
+        user("Add the delivery window."),
+        run("1", "docker compose up -d db"),
+        result("1", 0, ""),
+        run("2", "make migrate"),
+        result(
+            "2",
+            1,
+            "migrate: error: connection to server at \"db\" (172.18.0.2), port 5432 failed: FATAL: password authentication failed for user \"app\"",
+        ),
+        edit("config/test.env"),
+        run("3", "git checkout -- config/test.env && git status --short"),
+        result("3", 0, ""),
+        run("4", "PGPASSWORD=app make migrate"),
+        result("4", 0, "migrated 3"),
+    ]);
+    let summary = &m.rollout_summary;
+    let fix = summary.lines().find(|l| l.contains("failed with")).unwrap_or_default();
+    assert!(fix.contains("PGPASSWORD=app") && !fix.contains("test.env") && !fix.contains("git checkout"), "{summary}");
+}
+
+#[test]
 fn a_directive_of_its_own_the_task_moved_is_its_work() {
     let error = r#"nginx: [emerg] "limit_req_zone" directive is not allowed here in /etc/nginx/sites-enabled/site:12"#;
     let zone = "limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;";
