@@ -342,7 +342,6 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
     if past {
         open.edited.retain(|f| settings::is_settings_file(f));
     }
-    open.without_put_back();
     let ran = open.ran.into_iter().filter(|step| past || is_a_way_step(step));
     let ran = the_way(&open.failure, ran.collect());
     let mut fix = Fix {
@@ -417,7 +416,8 @@ fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>)
 /// `facts` without the links of a chain that met a server down for the moment (Google's
 /// Maven answering 502 after `ANDROID_HOME=… ./gradlew test` got past `SDK location not
 /// found`): the day's, like [`progress::is_server_unavailable`] says. Of the last link, the
-/// attempt that met it is the way past the failure, and what came after is the outage's.
+/// attempt that met it is the way past the failure, with the steps and settings on the way;
+/// the code edited is the task's, and what only looked is no step.
 fn without_outage_links(facts: &mut TaskFacts) {
     for fix in facts.fixes.iter_mut().filter(|fix| !fix.work) {
         let Some(last) = fix.chain.iter().rposition(|link| progress::is_server_unavailable(&link.error)) else {
@@ -429,9 +429,8 @@ fn without_outage_links(facts: &mut TaskFacts) {
             fix.line = link.line;
             fix.past = true;
             fix.attempts = fix.attempts.saturating_sub(1).max(1);
-            fix.ran.clear();
-            fix.edited.clear();
-            fix.settings.clear();
+            fix.ran.retain(|step| is_a_way_step(step) || shell::writes_a_file(step));
+            fix.edited.retain(|f| settings::is_settings_file(f));
         }
         fix.chain.retain(|link| !progress::is_server_unavailable(&link.error));
     }
@@ -453,11 +452,12 @@ fn without_blips_done_without(facts: &mut TaskFacts) {
         }
         let family = classify(&fix.failure.command).family;
         let job = shell::job_step_words(&fix.failure.command, &family);
-        let done_without = verified.iter().any(|v| {
-            v.line > fix.line
-                && shell::job_step_words(&v.command, &family) == job
-                && !shell::words(&v.command).iter().any(|w| needs.added.contains(w))
-        });
+        let done_without = job.is_some()
+            && verified.iter().any(|v| {
+                v.line > fix.line
+                    && shell::job_step_words(&v.command, &family) == job
+                    && !shell::words(&v.command).iter().any(|w| needs.added.contains(w))
+            });
         if done_without {
             days_words.extend(needs.added);
         }
@@ -725,20 +725,19 @@ impl OpenFailure {
                 .is_some_and(|words| shell::job_step_words(&self.failure.command, family) == Some(words))
     }
 
-    /// Without the edits put back on the way (`git checkout --
-    /// src/test/resources/application-test.yml`) and the steps that put them back: no part
-    /// of any way past.
-    fn without_put_back(&mut self) {
-        let reverted: Vec<String> = self.ran.iter().flat_map(|step| shell::reverted_files(step)).collect();
-        if reverted.is_empty() {
+    /// Without the edits of `files`, which a step put back as the last commit has them (`git
+    /// checkout -- src/test/resources/application-test.yml`): no part of any way past. What
+    /// such an edit set goes with it, once no settings file edited is left.
+    fn put_back(&mut self, files: &[String]) {
+        if files.is_empty() {
             return;
         }
-        let was_reverted = |file: &String| reverted.iter().any(|r| file == r || file.ends_with(&format!("/{r}")));
-        if self.edited.iter().any(|f| was_reverted(f) && settings::is_settings_file(f)) {
-            self.settings.clear();
-        }
+        let was_reverted = |file: &String| files.iter().any(|r| file == r || file.ends_with(&format!("/{r}")));
         self.edited.retain(|f| !was_reverted(f));
-        self.ran.retain(|step| shell::reverted_files(step).is_empty());
+        if !self.edited.iter().any(|f| settings::is_settings_file(f)) {
+            self.settings.clear();
+            self.changed.clear();
+        }
     }
 
     /// A step run since the failure, once, up to [`MAX_STEPS_BETWEEN`].
@@ -1162,19 +1161,23 @@ impl Extractor {
         let Some((pattern, counts)) = shell::searched_pattern(&call.command) else { return false };
         let last = output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim().to_lowercase();
         let error = open.failure.error.to_lowercase();
-        // (Of `grep -E 'MissingSharp|Could not load'`, any phrase of the error it found.)
-        // (A phrase of the error, not a word that any output may hold.)
-        // (Or a name in code, `MissingSharp`, `ERR_PNPM_NO_LOCKFILE`.)
+        // Of `grep -E 'MissingSharp|Could not load'`, any phrase of the error it found: words
+        // no output holds by chance, or a name in code (`MissingSharp`) on a line that says
+        // error (not `--- PASS: TestParseDate`).
         let phrase_found = |phrase: &str| {
             let coded = phrase.chars().skip(1).any(|c| c.is_ascii_uppercase() || c == '_');
             let phrase = phrase.to_lowercase();
+            let holds = |line: &str| {
+                let line = line.to_lowercase();
+                line.contains(&phrase) && (!coded || line.contains("error") || line.contains("fail"))
+            };
             let found = match counts {
                 true => last.parse::<u64>().is_ok_and(|n| n > 0),
-                false => output.lines().any(|line| line.to_lowercase().contains(&phrase)),
+                false => output.lines().any(holds),
             };
             phrase.len() >= 8 && (phrase.contains(' ') || coded) && found && error.contains(&phrase)
         };
-        call.kind != CommandKind::Explore && pattern.split(['|']).map(|p| p.trim_end_matches('\\')).any(phrase_found)
+        call.kind != CommandKind::Explore && pattern.split('|').map(|p| p.trim_end_matches('\\')).any(phrase_found)
     }
 
     fn count_command(&mut self, failed: bool) {
@@ -1429,9 +1432,12 @@ impl Extractor {
             || shell::writes_a_file(&call.command)
         {
             // (`getent hosts proxy.golang.org; go env GOPROXY` only looked.)
-            let step = shell::without_looks(&call.command);
-            let looked = shell::only_looks(&call.command);
+            // (`git checkout -- a.yml` put an edit back: neither is a step of the way.)
+            let reverted = shell::reverted_files(&call.command);
+            let step = shell::without_looks(&shell::without_putting_back(&call.command));
+            let looked = shell::only_looks(&call.command) || step.is_empty();
             for open in self.open.values_mut() {
+                open.put_back(&reverted);
                 if !looked && !shell::is_louder_rerun(&call.command, &open.failure.command) {
                     open.ran_step(step.clone());
                 }
@@ -1548,7 +1554,6 @@ impl Extractor {
             let same_job = shell::runs_the_same(&call.command, &open.failure.command);
             // A line an edit changed is what the fix did when it was the one file edited and
             // the same job then passed; of a change across files it is one line of the work.
-            open.without_put_back();
             let mut settings = open.settings;
             let mut edited = open.edited;
             let runs_it = shell::runs_job(&call.command, &classify(&open.failure.command).family);

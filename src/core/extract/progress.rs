@@ -301,7 +301,12 @@ impl Attempt<'_> {
         let Attempt { failed, error, places, fixed, edited, ran, written } = *self;
         // (`CGO_ENABLED=1 go test ./...` past a test the task also mended: the variable it
         // needed is the project's, whatever code was edited too.)
-        let set = needs(failed, fixed).is_some_and(|n| n.added.iter().any(|w| is_assignment(w)));
+        // (Not one that only says more: `RUST_BACKTRACE=1`, `DEBUG=1`.)
+        let diagnostic = |w: &str| {
+            let name = w.split('=').next().unwrap_or(w).to_ascii_uppercase();
+            ["BACKTRACE", "LOG", "DEBUG", "VERBOSE", "COLOR", "TRACE", "UNBUFFERED"].iter().any(|d| name.contains(d))
+        };
+        let set = needs(failed, fixed).is_some_and(|n| n.added.iter().any(|w| is_assignment(w) && !diagnostic(w)));
         if set {
             return false;
         }
@@ -840,9 +845,10 @@ pub(crate) fn announces_outage(text: &str) -> bool {
     static OUTAGE: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(concat!(
             r"(?i)(?:\b(?:is|are|'s|'re|was|were|has been|have been)\s+(?:down|offline|unreachable|unavailable|frozen|flaky|broken|being (?:upgraded|migrated|rebuilt|moved))\b|\b(?:is|are|'s|'re)\s+having\s+(?:an?\s+)?(?:outage|incident|downtime)\b)",
-            r"[^.;!?]{0,80}?\b(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|at the moment|for now|for the day|until (?:tomorrow|monday|tuesday|wednesday|thursday|friday|later)|",
+            r"[^.;!?]{0,80}?\b(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|at the moment|for now|for the day|until (?:tomorrow|monday|tuesday|wednesday|thursday|friday|later))\b",
             // (A spell that is over: "was down for a few minutes around half ten".)
-            r"for (?:a (?:few|couple of) |some |\d+ )?(?:minutes?|mins?|hours?)|briefly|earlier)\b",
+            r"|\b(?:was|were|had been)\s+(?:down|offline|unreachable|unavailable)\b[^.;!?]{0,40}?",
+            r"\b(?:for (?:a (?:few|couple of) |some |\d+ )?(?:minutes?|mins?)|briefly|earlier(?:\s+today)?\s*(?:[.,;!]|$))",
         ))
     });
     OUTAGE.is_match(text) || reports_outage(text)
@@ -1101,6 +1107,8 @@ mod tests {
             "The build is broken on main.",
             "Prod is down, fix it.",
             "The export has been broken for a while, find out why.",
+            "The date parser is broken for dates earlier than 1970.",
+            "The cache is unavailable for 24 hours after a purge.",
             "The /api/orders endpoint is returning 503 since the deploy.",
             "Add a retry for when the upstream is returning errors.",
         ] {

@@ -1197,11 +1197,11 @@ pub(crate) fn reverted_files(command: &str) -> Vec<String> {
     for words in segments(command) {
         let args: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w != "git").skip(1).collect();
         let paths: Vec<&str> = match args.as_slice() {
-            ["checkout", rest @ ..] => match rest.iter().position(|w| *w == "--") {
-                Some(at) => rest[at + 1..].to_vec(),
-                None => Vec::new(),
-            },
-            ["restore", rest @ ..] if !rest.iter().any(|w| *w == "--staged" || w.starts_with("--source")) => {
+            // (Not `git checkout origin/main -- Cargo.lock`: another version is a change.)
+            ["checkout", "--", paths @ ..] | ["checkout", "HEAD", "--", paths @ ..] => paths.to_vec(),
+            ["restore", rest @ ..]
+                if !rest.iter().any(|w| *w == "--staged" || *w == "-s" || w.starts_with("--source")) =>
+            {
                 rest.iter().copied().filter(|w| !w.starts_with('-')).collect()
             }
             _ => Vec::new(),
@@ -1209,6 +1209,15 @@ pub(crate) fn reverted_files(command: &str) -> Vec<String> {
         files.extend(paths.into_iter().filter(|p| *p != ".").map(str::to_string));
     }
     files
+}
+
+/// `command` without its steps that put files back (`git checkout -- a.yml && npm ci` is
+/// `npm ci`); empty when that is all it did.
+pub(crate) fn without_putting_back(command: &str) -> String {
+    if reverted_files(command).is_empty() {
+        return command.to_string();
+    }
+    command.split(" && ").filter(|part| reverted_files(part).is_empty()).collect::<Vec<_>>().join(" && ")
 }
 
 /// The tool and key a step sets in a tool's own settings (`npm config set ignore-scripts
@@ -2548,6 +2557,9 @@ mod tests {
         );
         assert_eq!(reverted_files("git restore --staged a.yml"), Vec::<String>::new());
         assert_eq!(reverted_files("git checkout main"), Vec::<String>::new());
+        assert_eq!(reverted_files("git checkout origin/main -- Cargo.lock"), Vec::<String>::new());
+        assert_eq!(without_putting_back("git checkout -- package-lock.json && npm ci"), "npm ci");
+        assert_eq!(without_putting_back("git checkout -- a.yml && git status --short"), "git status --short");
         assert_eq!(without_looks("echo 'x=1' > .env && make test"), "echo 'x=1' > .env && make test");
     }
 

@@ -2042,6 +2042,7 @@ fn a_setting_past_a_blip_the_task_later_did_without_is_no_lesson() {
         result("3", 0, "ok  \tgithub.com/p/p/internal/store\t0.2s"),
     ]);
     assert!(!m.rollout_summary.contains("GOPROXY"), "{}", m.rollout_summary);
+    assert!(m.rollout_summary.contains("verified build command: `make generate`"), "{}", m.rollout_summary);
     // (Never done without, it stays: the network may be one that needs it.)
     let m = memory(&[
         user("Add the overdue invoices query."),
@@ -2113,7 +2114,7 @@ fn a_server_down_at_the_end_of_a_chain_leaves_the_way_past_before_it() {
     ]);
     let summary = &m.rollout_summary;
     assert!(summary.contains("needs `ANDROID_HOME=$HOME/Android/Sdk`"), "{summary}");
-    let fix = summary.lines().find(|l| l.contains("failed with")).unwrap_or_default();
+    let fix = summary.lines().find(|l| l.contains("failed with")).expect("the fix is told");
     assert!(!summary.contains("502") && !fix.contains("S.kt") && !fix.contains("2 times"), "{summary}");
 }
 
@@ -2164,8 +2165,60 @@ fn an_edit_put_back_is_no_part_of_the_way() {
         result("4", 0, "migrated 3"),
     ]);
     let summary = &m.rollout_summary;
-    let fix = summary.lines().find(|l| l.contains("failed with")).unwrap_or_default();
+    let fix = summary.lines().find(|l| l.contains("failed with")).expect("the fix is told");
     assert!(fix.contains("PGPASSWORD=app") && !fix.contains("test.env") && !fix.contains("git checkout"), "{summary}");
+}
+
+#[test]
+fn another_job_passing_after_a_name_did_not_resolve_got_past_nothing() {
+    let unresolved = "ERROR: Could not download https://pkg.julialang.org/package/x: RequestError: Could not resolve host: pkg.julialang.org";
+    // (With the failure gone, nothing is left worth keeping.)
+    let e = extract(&[
+        user("Add rolling_mean and StatsBase."),
+        run("1", "julia --project=. -e 'using Pkg; Pkg.add(\"StatsBase\")'"),
+        result("1", 1, unresolved),
+        edit("src/smoothing.jl"),
+        run("2", "julia --project=. -e 'using Pkg; Pkg.test()'"),
+        result("2", 0, "Testing asperitas tests passed"),
+    ]);
+    assert!(matches!(e, Extraction::NoOp));
+}
+
+#[test]
+fn a_variable_that_only_says_more_leaves_red_to_green_work_the_tasks() {
+    let m = memory(&[
+        user("Fix the parser."),
+        edit("src/parse.rs"),
+        run("1", "cargo test"),
+        result(
+            "1",
+            101,
+            "thread 'parse::dates' panicked at src/parse.rs:40:9:\nassertion `left == right` failed\n  left: 2\n right: 1",
+        ),
+        edit("src/parse.rs"),
+        run("2", "RUST_BACKTRACE=1 cargo test"),
+        result("2", 0, "test result: ok. 12 passed; 0 failed"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("worked through") && !summary.contains("Failures and how"), "{summary}");
+}
+
+#[test]
+fn an_edit_put_back_then_made_again_stays() {
+    let m = memory(&[
+        user("Add the delivery window."),
+        run("1", "make migrate"),
+        result("1", 1, "migrate: error: FATAL: password authentication failed for user \"app\""),
+        edit("config/test.env"),
+        run("2", "git checkout -- config/test.env && git status --short"),
+        result("2", 0, ""),
+        edit("config/test.env"),
+        run("3", "make migrate"),
+        result("3", 0, "migrated 3"),
+    ]);
+    let summary = &m.rollout_summary;
+    let fix = summary.lines().find(|l| l.contains("failed with")).expect("the fix is told");
+    assert!(fix.contains("config/test.env") && !fix.contains("git checkout"), "{summary}");
 }
 
 #[test]
