@@ -732,12 +732,25 @@ impl OpenFailure {
         if files.is_empty() {
             return;
         }
-        let was_reverted = |file: &String| files.iter().any(|r| file == r || file.ends_with(&format!("/{r}")));
-        self.edited.retain(|f| !was_reverted(f));
+        self.edited.retain(|f| !progress::is_one_of(f, files));
         if !self.edited.iter().any(|f| settings::is_settings_file(f)) {
             self.settings.clear();
             self.changed.clear();
         }
+    }
+
+    /// True when `command` is another job of the program than the one a network blip stopped,
+    /// with only code edited between: `Pkg.test()` passing after `Pkg.add("StatsBase")` met a
+    /// name that did not resolve got past no network.
+    fn passed_elsewhere(&self, command: &str, family: &str) -> bool {
+        let failure = &self.failure;
+        self.ran.is_empty()
+            && !self.edited.is_empty()
+            && self.edited.iter().all(|f| progress::is_source(f))
+            && progress::needs(&failure.command, command).is_none_or(|needs| needs.added.is_empty())
+            && self.kind != CommandKind::Test
+            && progress::is_network_blip(&failure.error)
+            && shell::job_step_words(command, family) != shell::job_step_words(&failure.command, family)
     }
 
     /// A step run since the failure, once, up to [`MAX_STEPS_BETWEEN`].
@@ -1500,16 +1513,7 @@ impl Extractor {
                 && (open.kind == CommandKind::Install
                     || (open.kind != CommandKind::Test && progress::is_network_blip(&failure.error)));
             let retried = retried || open.waited_out(&call.command, &call.family);
-            // (`Pkg.test()` passing after `Pkg.add("StatsBase")` met a name that did not
-            // resolve, with only code edited: another job of the program, past no network.)
-            let elsewhere = open.ran.is_empty()
-                && !open.edited.is_empty()
-                && open.edited.iter().all(|f| progress::is_source(f))
-                && progress::needs(&failure.command, &call.command).is_none_or(|needs| needs.added.is_empty())
-                && open.kind != CommandKind::Test
-                && progress::is_network_blip(&failure.error)
-                && shell::job_step_words(&call.command, &call.family)
-                    != shell::job_step_words(&failure.command, &call.family);
+            let elsewhere = open.passed_elsewhere(&call.command, &call.family);
             let typo = progress::is_typo_pair(&failure.command, &call.command)
                 || progress::is_mistyped_program(&failure.command, &failure.error, failure.exit_code, &call.command);
             // `busted spec/` right after `busted spec/ && stylua --check src` failed ran less,

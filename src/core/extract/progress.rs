@@ -632,7 +632,7 @@ static PLACE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// True when `path` is one of `files`, either written relative to the other.
-fn is_one_of(path: &str, files: &[String]) -> bool {
+pub(crate) fn is_one_of(path: &str, files: &[String]) -> bool {
     let path = path.trim_start_matches("./");
     files.iter().any(|f| f == path || f.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{f}")))
 }
