@@ -451,7 +451,9 @@ fn is_relay(line: &str) -> bool {
             // above it say what.)
             r"|(?:>\s*)?compilation error\.\s+see (?:the )?log for more details\.?$",
             // (Astro's `Error reference: https://docs.astro.build/…`: where to read about it.)
-            r"|error reference:\s*(?:https?://\S+)?$)",
+            r"|error reference:\s*(?:https?://\S+)?$",
+            // (Composer undoing its edit after whatever failed above.)
+            r"|installation failed, reverting .* to (?:their|its) original content\.?$)",
         ))
     });
     RELAY.is_match(line.trim_start())
@@ -502,6 +504,8 @@ fn base_score(line: &str) -> u8 {
         "connection reset by peer",
         // (Go's `dial tcp: lookup proxy.golang.org on 127.0.0.53:53: … i/o timeout`.)
         "i/o timeout",
+        // (Composer's `curl error 28 while downloading …: Operation timed out after …`.)
+        "operation timed out",
         "address already in use",
     ];
     // (`ERR_PNPM_LOCKFILE_BREAKING_CHANGE`, `ERR_MODULE_NOT_FOUND`: a code that names it.)
@@ -652,6 +656,16 @@ mod tests {
         // (An internal error is the cause itself.)
         let internal = "* What went wrong:\nExecution failed for task ':core:compileKotlinJvm'.\n> Internal compiler error. See log for more details\n\n* Try:";
         assert!(error_line(internal).unwrap().contains("Internal compiler error"));
+    }
+
+    #[test]
+    fn composers_network_line_is_quoted_over_its_undoing() {
+        let output = "Loading composer repositories with package information\n\nIn CurlDownloader.php line 390:\n\n  \
+                      curl error 28 while downloading https://repo.packagist.org/p2/a/b.json: Operation timed out after \
+                      10001 milliseconds with 0 out of 0 bytes received  \n\nrequire [--dev] [--dry-run] [--] [<packages>]...\n\n\
+                      Installation failed, reverting ./composer.json and ./composer.lock to their original content.\n";
+        let line = error_line(output).unwrap();
+        assert!(line.starts_with("curl error 28 while downloading"), "{line}");
     }
 
     #[test]

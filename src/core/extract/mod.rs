@@ -1190,7 +1190,11 @@ impl Extractor {
             };
             phrase.len() >= 8 && (phrase.contains(' ') || coded) && found && error.contains(&phrase)
         };
-        call.kind != CommandKind::Explore && pattern.split('|').map(|p| p.trim_end_matches('\\')).any(phrase_found)
+        // (`| grep -m1 ERROR` that printed the very line the failure met.)
+        let met_again =
+            || errors::error_line(output).is_some_and(|line| errors::same_error(&line, &open.failure.error));
+        call.kind != CommandKind::Explore
+            && (pattern.split('|').map(|p| p.trim_end_matches('\\')).any(phrase_found) || met_again())
     }
 
     fn count_command(&mut self, failed: bool) {

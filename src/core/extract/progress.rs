@@ -84,7 +84,9 @@ pub(crate) fn is_server_unavailable(error: &str) -> bool {
             // (Gradle's `Received status code 503 from server: Service Unavailable`.)
             r"received status code 50[234]\b|status code 50[234] from server|\b50[234] (?:bad gateway|gateway time-?out)|",
             // (Bun's `error: GET https://registry.npmjs.org/hono - 503`, cargo's `got 503`.)
-            r"\b(?:GET|HEAD|POST|PUT)\s+https?://\S+\s+-\s+50[234]\b|successful http response from [^\n]*\bgot 50[234]\b|\bhttp error 50[234]\b",
+            r"\b(?:GET|HEAD|POST|PUT)\s+https?://\S+\s+-\s+50[234]\b|successful http response from [^\n]*\bgot 50[234]\b|\bhttp error 50[234]\b|",
+            // (pnpm's `GET https://… error (ERR_PNPM_FETCH_503)`, npm's `npm ERR! code E503`.)
+            r"\bERR_PNPM_FETCH_50[234]\b|\bcode E50[234]\b",
         ))
     });
     UNAVAILABLE.is_match(error)
@@ -982,6 +984,11 @@ mod tests {
         assert!(is_network_blip("Received status code 502 from server: Bad Gateway"));
         assert!(!is_server_unavailable("dial tcp 10.0.0.1:6443: i/o timeout"));
         assert!(!is_server_unavailable("expected status 503, got 200"));
+        assert!(is_server_unavailable(
+            "WARN GET https://npm.example.internal/@prisma%2Fclient/-/client-6.1.0.tgz error (ERR_PNPM_FETCH_503)."
+        ));
+        assert!(is_server_unavailable("npm ERR! code E503"));
+        assert!(!is_server_unavailable("ERR_PNPM_FETCH_404 GET https://registry.npmjs.org/nope: Not Found - 404"));
     }
 
     #[test]

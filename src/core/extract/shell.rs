@@ -1181,7 +1181,12 @@ fn is_a_look(part: &str) -> bool {
     // (So does `npm config get ignore-scripts`.)
     let prints_a_setting = (words.get(..2).is_some_and(|w| w[0] == "go" && w[1] == "env")
         && !words.iter().any(|w| w == "-w" || w == "-u"))
-        || words.get(1..3).is_some_and(|w| w[0] == "config" && matches!(w[1].as_str(), "get" | "list" | "ls"));
+        || words.get(1..3).is_some_and(|w| {
+            (w[0] == "config" && matches!(w[1].as_str(), "get" | "list" | "ls"))
+                // (`pnpm store path`, `pip cache dir` print where a tool keeps things.)
+                || (w[0] == "store" && w[1] == "path")
+                || (w[0] == "cache" && w[1] == "dir")
+        });
     (classify(part).kind == CommandKind::Explore || prints_a_setting) && !writes_a_file(part)
 }
 
@@ -1933,6 +1938,9 @@ const EXPLORE: &[&str] = &[
     "test",
     "[",
     "jq",
+    "yq",
+    "html2text",
+    "tac",
     "du",
     "df",
     "ps",
@@ -2444,8 +2452,16 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 "--output",
                 "--remote",
             ];
-            let acts = short(&['d', 'F', 'T', 'X', 'H', 'u', 'o', 'O'])
-                || args.iter().any(|a| long.iter().any(|flag| a.starts_with(flag)));
+            // (`-o /dev/null -w '%{http_code}'` keeps nothing: it asks whether the server
+            // answers.)
+            let discards = args.windows(2).any(|pair| {
+                let short_o = pair[0].starts_with('-') && !pair[0].starts_with("--") && pair[0].ends_with('o');
+                (short_o || pair[0] == "--output") && pair[1] == "/dev/null"
+            }) || args.contains(&"--output=/dev/null");
+            let long: Vec<&str> = long.into_iter().filter(|flag| !(discards && *flag == "--output")).collect();
+            let letters: &[char] =
+                if discards { &['d', 'F', 'T', 'X', 'H', 'u', 'O'] } else { &['d', 'F', 'T', 'X', 'H', 'u', 'o', 'O'] };
+            let acts = short(letters) || args.iter().any(|a| long.iter().any(|flag| a.starts_with(flag)));
             // (An address of its own, `192.168.1.20`, is a machine of the project's.)
             let page = args.iter().any(|a| {
                 let rest = a.strip_prefix("https://").or_else(|| a.strip_prefix("http://"));
@@ -2551,6 +2567,12 @@ mod tests {
         assert!(!only_looks("getent hosts example.net; go env -w GOPROXY=direct"));
         assert!(!only_looks("cat .env > .env.test"));
         assert!(only_looks("npm config get ignore-scripts"));
+        assert!(only_looks(
+            "cat .npmrc; curl -sS -o /dev/null -w '%{http_code}' https://npm.example.internal/-/ping; pnpm store path"
+        ));
+        assert!(only_looks("pip cache dir"));
+        assert!(only_looks("curl -sL 'https://discourse.gohugo.io/t/x/44731' | html2text | sed -n '1,18p'"));
+        assert!(!only_looks("pnpm store prune"));
         assert_eq!(
             reverted_files("git checkout -- src/V7.sql src/test/resources/application-test.yml && git status --short"),
             ["src/V7.sql", "src/test/resources/application-test.yml"]
@@ -3156,6 +3178,10 @@ mod tests {
         assert_eq!(family("~/go/bin/bazelisk test //services/..."), (Test, "bazel test".into()));
         assert_eq!(family("curl -sL https://fpm.fortran-lang.org/spec/metapackages.html").0, Explore);
         assert_eq!(family("curl -fsSLo /tmp/kc.tgz https://example.com/kc.tgz").0, Other);
+        let probe = "curl -sS -o /dev/null -w '%{http_code}\\n' https://repo.packagist.org/packages.json";
+        assert_eq!(family(probe).0, Explore);
+        assert_eq!(family("curl -so /dev/null --output=/dev/null https://registry.npmjs.org/").0, Explore);
+        assert_eq!(family("curl -s -o /dev/null -X POST https://api.example.com/reindex").0, Other);
         assert_eq!(family("curl -s -X POST https://api.example.com/reindex").0, Other);
         assert_eq!(family("curl -fsS http://localhost:8080/health").0, Other);
         assert_eq!(family("curl -s --data-urlencode q=x https://api.example.com/s").0, Other);

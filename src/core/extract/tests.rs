@@ -2276,6 +2276,25 @@ fn a_search_that_found_the_error_again_is_no_pass() {
 }
 
 #[test]
+fn a_search_that_printed_the_failures_own_line_is_no_pass() {
+    let error = "ERROR TOCSS: failed to transform \"/scss/main.scss\" (text/x-scss). Check your Hugo installation; you need the extended version";
+    let m = memory(&[
+        user("Add a projects section."),
+        run("1", "hugo --gc --minify"),
+        result("1", 1, &format!("Start building sites …\nhugo v0.123.7 linux/amd64\n\n{error}\nTotal in 61 ms")),
+        run("2", "rm -rf resources/_gen public && hugo --gc --minify 2>&1 | grep -m1 ERROR"),
+        result("2", 0, error),
+        run("3", "sudo dpkg -i /tmp/hugo_extended_0.139.4_linux-amd64.deb"),
+        result("3", 0, "Setting up hugo (0.139.4) ..."),
+        run("4", "hugo --gc --minify"),
+        result("4", 0, "Total in 412 ms"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("after running `sudo dpkg -i /tmp/hugo_extended_0.139.4_linux-amd64.deb`"), "{summary}");
+    assert!(!summary.contains("rm -rf resources/_gen"), "{summary}");
+}
+
+#[test]
 fn a_variable_exported_first_in_the_line_is_no_plain_retry() {
     let m = memory(&[
         user("Add the --since option to the report."),
