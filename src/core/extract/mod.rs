@@ -480,10 +480,9 @@ fn without_the_days_failures(
 ) {
     let mut days_words: Vec<String> = Vec::new();
     facts.fixes.retain_mut(|fix| {
-        // (Of a landmine met behind it, the chain tells; code edited is the task's.)
-        let lasting = lasting_ways
-            && fix.chain.is_empty()
-            && (!fix.settings.is_empty() || fix.edited.iter().any(|f| !progress::is_source(f)));
+        // (Of a landmine met behind it, the chain tells; code edited is the task's, and so are
+        // the lines it changed, which a fix of one file counts among its settings.)
+        let lasting = lasting_ways && fix.chain.is_empty() && fix.edited.iter().any(|f| !progress::is_source(f));
         if fix.work || lasting || !passing(&fix.failure.error) {
             return true;
         }
@@ -1167,10 +1166,22 @@ impl Extractor {
         self.succeeded(call);
     }
 
-    /// Whether `call` ran the job a failure met again, piped into a search for that failure's
-    /// error that found it (printed its count, or a line holding it).
+    /// Whether `call` ran the job a failure met again, behind a pipe that hid its status: it
+    /// printed the failure's own line, or a search for that error found it (printed its count,
+    /// or a line holding it).
     fn search_found_the_error(&self, call: &PendingCall, output: &str) -> bool {
         let Some(open) = self.open.get(&call.family) else { return false };
+        // (`go clean -cache && go test ./x 2>&1 | head -2`, or `| grep -m1 ERROR`, that printed
+        // the very line the failure met.)
+        // (In the program's voice, as the failure's line was taken.)
+        let met_again = || {
+            let program = shell::program_of(&call.command);
+            errors::error_line_of(output, program.as_deref())
+                .is_some_and(|line| errors::same_error(&redact(&line), &open.failure.error))
+        };
+        if call.kind != CommandKind::Explore && shell::status_hidden_by_filter(&call.command) && met_again() {
+            return true;
+        }
         let Some((pattern, counts)) = shell::searched_pattern(&call.command) else { return false };
         let last = output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim().to_lowercase();
         let error = open.failure.error.to_lowercase();
@@ -1190,11 +1201,7 @@ impl Extractor {
             };
             phrase.len() >= 8 && (phrase.contains(' ') || coded) && found && error.contains(&phrase)
         };
-        // (`| grep -m1 ERROR` that printed the very line the failure met.)
-        let met_again =
-            || errors::error_line(output).is_some_and(|line| errors::same_error(&line, &open.failure.error));
-        call.kind != CommandKind::Explore
-            && (pattern.split('|').map(|p| p.trim_end_matches('\\')).any(phrase_found) || met_again())
+        call.kind != CommandKind::Explore && pattern.split('|').map(|p| p.trim_end_matches('\\')).any(phrase_found)
     }
 
     fn count_command(&mut self, failed: bool) {

@@ -2311,3 +2311,45 @@ fn a_variable_exported_first_in_the_line_is_no_plain_retry() {
     assert!(summary.contains("after running `export PATH=\"$HOME/.local/share/swiftly/bin:$PATH\"`"), "{summary}");
     assert!(!summary.contains("plain retry"), "{summary}");
 }
+#[test]
+fn a_line_of_code_changed_past_a_full_disk_is_the_tasks() {
+    let m = memory(&[
+        user("Add a --since filter to the log command."),
+        run("1", "cargo test 2>&1 | tail -5"),
+        result(
+            "1",
+            101,
+            "error: failed to write /home/dev/hs/target/debug/deps/libx.rlib: No space left on device (os error 28)",
+        ),
+        user("ugh, my bad, moved the videos off /home, try again"),
+        run("2", "cargo test 2>&1 | tail -22"),
+        result("2", 101, "thread 'server::tests::serves_metrics' panicked at src/server.rs:212:60:\nAddrInUse"),
+        patched(
+            "src/filter.rs",
+            &["    && self.cutoff.map_or(true, |c| e.ts <= c)"],
+            &["    && self.cutoff.map_or(true, |c| e.ts >= c)"],
+        ),
+        run("3", "cargo test --doc"),
+        result("3", 0, "test result: ok. 6 passed; 0 failed"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(!summary.contains("No space left"), "{summary}");
+    assert!(summary.contains("verified test command: `cargo test --doc`"), "{summary}");
+}
+
+#[test]
+fn a_job_behind_head_that_printed_the_same_error_failed_again() {
+    let error = "go: inconsistent vendoring in /home/dev/jg:\n\tgithub.com/jackc/pgx/v5@v5.7.2: is explicitly required in go.mod, but not marked as explicit in vendor/modules.txt";
+    let m = memory(&[
+        user("Add a /readyz endpoint."),
+        run("1", "go test ./internal/admin/"),
+        result("1", 1, error),
+        run("2", "go clean -cache && go test ./internal/admin/ 2>&1 | head -2"),
+        result("2", 0, error),
+        run("3", "go env -u GOFLAGS && go test ./internal/admin/"),
+        result("3", 0, "ok  \tgithub.com/jg/internal/admin\t0.021s"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("go env -u GOFLAGS"), "{summary}");
+    assert!(!summary.contains("go clean -cache"), "{summary}");
+}
