@@ -36,7 +36,7 @@ static CANDIDATE_WORD: LazyLock<Regex> = LazyLock::new(|| {
         r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
         r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
         r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied|does not exist|doesn't exist|",
-        r"i/o timeout|connection reset",
+        r"i/o timeout|connection reset|no space left",
     ))
 });
 
@@ -506,6 +506,9 @@ fn base_score(line: &str) -> u8 {
         "i/o timeout",
         // (Composer's `curl error 28 while downloading …: Operation timed out after …`.)
         "operation timed out",
+        // (Ruby's `Errno::ENOSPC: No space left on device @ io_write - …` above Bundler's
+        // `An error occurred while installing …`.)
+        "no space left on device",
         "address already in use",
     ];
     // (`ERR_PNPM_LOCKFILE_BREAKING_CHANGE`, `ERR_MODULE_NOT_FOUND`: a code that names it.)
@@ -656,6 +659,16 @@ mod tests {
         // (An internal error is the cause itself.)
         let internal = "* What went wrong:\nExecution failed for task ':core:compileKotlinJvm'.\n> Internal compiler error. See log for more details\n\n* Try:";
         assert!(error_line(internal).unwrap().contains("Internal compiler error"));
+    }
+
+    #[test]
+    fn a_full_disk_above_what_failed_on_it_is_the_error() {
+        let output = "Installing selenium-webdriver 4.27.0\nErrno::ENOSPC: No space left on device @ io_write - \
+                      /home/dev/.rbenv/versions/3.3.6/lib/ruby/gems/3.3.0/gems/x/bin/linux/selenium-manager\n\n\
+                      An error occurred while installing selenium-webdriver (4.27.0), and Bundler cannot continue.\n\n\
+                      In Gemfile:\n  selenium-webdriver\n";
+        let line = error_line(output).unwrap();
+        assert!(line.starts_with("Errno::ENOSPC: No space left on device"), "{line}");
     }
 
     #[test]

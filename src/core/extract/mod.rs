@@ -410,7 +410,7 @@ fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>)
             && progress::goes_around_elsewhere(&fix.failure.command, &fix.failure.error, &fix.command)
     };
     facts.fixes.retain(|fix| fix.work || !only_elsewhere(fix));
-    without_the_days_failures(facts, printed, progress::is_network_blip, false);
+    let _ways_past_the_outage = without_the_days_failures(facts, printed, progress::is_network_blip, false);
 }
 
 /// `facts` without the links of a chain that met a server down for the moment (Google's
@@ -477,8 +477,11 @@ fn without_the_days_failures(
     printed: &BTreeMap<String, String>,
     passing: fn(&str) -> bool,
     lasting_ways: bool,
-) {
+) -> Vec<String> {
     let mut days_words: Vec<String> = Vec::new();
+    // What got past the day's failure (`docker builder prune -f` past a full disk) is the
+    // day's too, in whatever other way it also ran: the steps are returned.
+    let mut days_steps: Vec<String> = Vec::new();
     facts.fixes.retain_mut(|fix| {
         // (Of a landmine met behind it, the chain tells; code edited is the task's, and so are
         // the lines it changed, which a fix of one file counts among its settings.)
@@ -495,6 +498,7 @@ fn without_the_days_failures(
         };
         if fix.chain.is_empty() {
             days_words.extend(outage_words(&fix.failure.command, &fix.command));
+            days_steps.extend(fix.ran.iter().chain([&fix.command]).cloned());
             return false;
         }
         let outage = std::mem::replace(&mut fix.failure, fix.chain.remove(0));
@@ -518,6 +522,7 @@ fn without_the_days_failures(
     });
     facts.unresolved.retain(|failure| !passing(&failure.error));
     facts.verified.retain(|v| !shell::words(&v.command).iter().any(|w| days_words.contains(w)));
+    days_steps
 }
 
 /// The fixes `open` comes to when `call` passed alone the test it last failed on: that test
@@ -588,6 +593,14 @@ fn gives_a_flag_asked_for(command: &str, asked: &[String]) -> bool {
 
 /// True for a step that changes the machine the way a landmine asks: an install, a setting,
 /// a service started.
+/// True when the job of `fixed` is the job `failed` ran with words added (a setting, a flag,
+/// `--target dev`) and none taken away.
+fn job_took_more(failed: &str, fixed: &str) -> bool {
+    let failed = shell::words(&shell::job_line(failed));
+    let job = shell::words(&shell::job_line(&shell::job_line_for(fixed, &failed.join(" "))));
+    job.len() > failed.len() && failed.iter().all(|w| job.contains(w))
+}
+
 fn is_a_way_step(step: &str) -> bool {
     classify(step).kind == CommandKind::Install || shell::sets_a_setting(step) || shell::starts_a_service(step)
 }
@@ -1603,7 +1616,8 @@ impl Extractor {
             // proto` find what it installed); alone they got past nothing.
             let mut ran = open.ran;
             if !ran.is_empty() && !open.tried.is_empty() {
-                let mut all = open.tried;
+                // (Not one that only cleared a cache: nothing later needed it.)
+                let mut all = shell::without_clears(open.tried);
                 all.extend(ran.into_iter().filter(|step| !all.contains(step)).collect::<Vec<_>>());
                 ran = all;
             }
@@ -1611,6 +1625,14 @@ impl Extractor {
             let fixed_by =
                 if same_job { shell::job_line_for(&call.command, &open.failure.command) } else { call.command.clone() };
             let fixed_by = without_no_help(&self.no_help, &open.failure.command, &fixed_by);
+            // (Of `dbt clean && dbt deps && dbt build --target dev`, the target got past it.)
+            let (ran, fixed_by) = match job_took_more(&open.failure.command, &fixed_by) {
+                true => {
+                    let parts = fixed_by.split(" && ").map(str::to_string).collect();
+                    (shell::without_clears(ran), shell::without_clears(parts).join(" && "))
+                }
+                false => (ran, fixed_by),
+            };
             let mut fix = Fix {
                 failure: open.failure,
                 attempts: open.attempts,
@@ -1868,6 +1890,7 @@ impl Extractor {
         self.settle_account();
         let cwd = meta.cwd.as_deref();
         let mut tasks = Vec::new();
+        let mut days_steps = Vec::new();
         for (at, state) in self.tasks.into_iter().enumerate() {
             let Some(mut facts) = state.facts else {
                 continue;
@@ -1881,7 +1904,7 @@ impl Extractor {
             if self.outages.contains(&at) {
                 without_the_outage(&mut facts, &self.printed);
             }
-            without_the_days_failures(&mut facts, &self.printed, progress::is_disk_full, true);
+            days_steps.extend(without_the_days_failures(&mut facts, &self.printed, progress::is_disk_full, true));
             without_outage_links(&mut facts);
             without_blips_done_without(&mut facts);
             for fix in &mut facts.fixes {
@@ -1898,6 +1921,10 @@ impl Extractor {
             if facts.has_lessons() {
                 tasks.push(facts);
             }
+        }
+        // (Of a failure met in one task and got past in another, too.)
+        for fix in tasks.iter_mut().flat_map(|t| &mut t.fixes).filter(|fix| !fix.work) {
+            fix.ran.retain(|step| !days_steps.contains(step));
         }
         if tasks.is_empty() {
             return Extraction::NoOp;

@@ -1187,7 +1187,52 @@ fn is_a_look(part: &str) -> bool {
                 || (w[0] == "store" && w[1] == "path")
                 || (w[0] == "cache" && w[1] == "dir")
         });
-    (classify(part).kind == CommandKind::Explore || prints_a_setting) && !writes_a_file(part)
+    // (`docker system df`, `docker ps`: what the engine holds.)
+    let docker_look = words.first().is_some_and(|p| matches!(p.as_str(), "docker" | "podman"))
+        && words.get(1..).is_some_and(|rest| {
+            matches!(rest, [sub, ..] if matches!(sub.as_str(), "ps" | "images" | "info" | "version" | "inspect"))
+                || matches!(rest, [a, b, ..] if matches!((a.as_str(), b.as_str()), ("system", "df") | ("image" | "container" | "volume" | "network", "ls")))
+        });
+    (classify(part).kind == CommandKind::Explore || prints_a_setting || docker_look) && !writes_a_file(part)
+}
+
+/// `steps` without those that only clear what a tool keeps (`dbt clean`, `go clean -cache`,
+/// `php bin/console cache:clear`, `rm -rf resources/_gen`, `bin/spring stop`), or fetch again
+/// what was just cleared (`dbt clean`, then `dbt deps`): nothing a later step could need, so
+/// nothing a failure that came back after it, or a setting the job then took, was got past by.
+pub(crate) fn without_clears(steps: Vec<String>) -> Vec<String> {
+    let mut cleared = Vec::new();
+    steps.into_iter().filter(|step| !clears_all(step, &mut cleared)).collect()
+}
+
+/// Whether every part of `command` clears, or fetches again what a part before it (or a step
+/// before, in `cleared`) cleared; notes the programs it cleared.
+fn clears_all(command: &str, cleared: &mut Vec<String>) -> bool {
+    let parts: Vec<&str> =
+        sequential_parts(command).into_iter().flat_map(|part| part.split(" && ")).map(str::trim).collect();
+    let all = parts.iter().all(|part| {
+        let words = words(&without_output_filters(part));
+        let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+        let program = words.first().map(|w| program_name(w)).unwrap_or_default();
+        let clears = match words.as_slice() {
+            [_, "clean", ..]
+            | [_, "cache", "clean" | "purge" | "clear", ..]
+            | [_, "builder" | "system", "prune", ..] => true,
+            ["rm", flags, ..] => flags.starts_with('-') && flags.contains('r'),
+            [_, "stop"] => program == "spring",
+            ["hash", "-r"] => true,
+            _ => words.iter().skip(1).any(|w| w.ends_with("cache:clear") || *w == "--stop"),
+        };
+        if clears {
+            cleared.push(program);
+            return true;
+        }
+        // (`dbt deps` after `dbt clean`, `npm ci` after `rm -rf node_modules`: the same again.)
+        let restores = classify(part).kind == CommandKind::Install
+            || words.get(1).is_some_and(|w| matches!(*w, "deps" | "install" | "ci" | "restore" | "sync" | "fetch"));
+        restores && (cleared.contains(&program) || cleared.iter().any(|c| c == "rm"))
+    });
+    all && !parts.is_empty()
 }
 
 /// `command` without the words `gone` (`--offline`), each taken out wherever it stands.
@@ -2571,6 +2616,24 @@ mod tests {
             "cat .npmrc; curl -sS -o /dev/null -w '%{http_code}' https://npm.example.internal/-/ping; pnpm store path"
         ));
         assert!(only_looks("pip cache dir"));
+        for clears in [
+            "dbt clean && dbt deps",
+            "go clean -cache",
+            "php8.3 bin/console cache:clear --env=test",
+            "rm -rf resources/_gen public",
+            "bin/spring stop",
+            "rm -rf node_modules && npm ci",
+            "./gradlew --stop",
+        ] {
+            assert!(without_clears(vec![clears.to_string()]).is_empty(), "{clears}");
+        }
+        for not in ["dbt deps", "npm ci", "go env -u GOFLAGS", "cargo clean && cargo build", "ls"] {
+            assert!(!without_clears(vec![not.to_string()]).is_empty(), "{not}");
+        }
+        let steps = ["dbt clean", "dbt deps", "dbt debug"].map(String::from).to_vec();
+        assert_eq!(without_clears(steps), ["dbt debug"]);
+        assert!(only_looks("df -h /home | tail -1; docker system df"));
+        assert!(!only_looks("docker builder prune -f"));
         assert!(only_looks("curl -sL 'https://discourse.gohugo.io/t/x/44731' | html2text | sed -n '1,18p'"));
         assert!(!only_looks("pnpm store prune"));
         assert_eq!(

@@ -2353,3 +2353,49 @@ fn a_job_behind_head_that_printed_the_same_error_failed_again() {
     assert!(summary.contains("go env -u GOFLAGS"), "{summary}");
     assert!(!summary.contains("go clean -cache"), "{summary}");
 }
+
+#[test]
+fn what_got_past_a_full_disk_is_no_part_of_another_way() {
+    let m = memory(&[
+        user("Add the loyalty points job."),
+        run("1", "bundle exec rspec spec/jobs/points_spec.rb"),
+        result("1", 127, "bundler: command not found: rspec\nInstall missing gem executables with `bundle install`"),
+        run("2", "bundle config unset --global without"),
+        result("2", 0, ""),
+        run("3", "bundle install"),
+        result(
+            "3",
+            5,
+            "Installing selenium-webdriver 4.27.0\nErrno::ENOSPC: No space left on device @ io_write - /home/dev/x\n\nAn error occurred while installing selenium-webdriver (4.27.0), and Bundler cannot continue.",
+        ),
+        run("4", "df -h /home | tail -1; docker system df"),
+        result("4", 0, "/dev/nvme0n1p3  234G  234G     0 100% /home"),
+        run("5", "docker builder prune -f | tail -1"),
+        result("5", 0, "Total:\t38.24GB"),
+        run("6", "bundle install | tail -3"),
+        result("6", 0, "Bundle complete! 71 Gemfile dependencies, 163 gems now installed."),
+        run("7", "bundle exec rspec spec/jobs/points_spec.rb"),
+        result("7", 0, "2 examples, 0 failures"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("bundle config unset --global without"), "{summary}");
+    assert!(!summary.contains("builder prune") && !summary.contains("No space left"), "{summary}");
+}
+
+#[test]
+fn a_cache_cleared_on_the_way_to_a_setting_is_no_part_of_it() {
+    let m = memory(&[
+        user("Add the fct_daily_revenue model."),
+        run("1", "dbt build --select fct_daily_revenue"),
+        result(
+            "1",
+            1,
+            "Concurrency: 4 threads (target='prod')\nDatabase Error in model fct_daily_revenue\n  permission denied for schema analytics",
+        ),
+        run("2", "dbt clean && dbt deps && dbt build --select fct_daily_revenue --target dev"),
+        result("2", 0, "Completed successfully\nDone. PASS=5 WARN=0 ERROR=0 SKIP=0 TOTAL=5"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("-> `dbt build --select fct_daily_revenue --target dev` succeeded instead"), "{summary}");
+    assert!(!summary.contains("dbt clean") && !summary.contains("dbt deps"), "{summary}");
+}
