@@ -369,10 +369,11 @@ impl Gathered {
             let family = classify(&failure.command).family.to_lowercase();
             let explained =
                 !family.is_empty() && task.observations.iter().any(|o| o.text.to_lowercase().contains(&family));
-            // Nor does it tell a failure the session left open: with nothing found about it,
+            // Nor does it tell a failure one session left open: with nothing found about it,
             // the line warns of a session that went badly, not of a landmine (the task may
-            // have broken it; the handbook keeps it).
-            lesson.quiet = explained || open || !matches!(task.outcome, Outcome::Fail | Outcome::Partial);
+            // have broken it; the handbook keeps it). Met again in another session, it is one.
+            let left_once = open && lesson.sessions.is_empty();
+            lesson.quiet = explained || left_once || !matches!(task.outcome, Outcome::Fail | Outcome::Partial);
             lesson.support(session, number);
         }
     }

@@ -410,7 +410,9 @@ fn without_the_outage(facts: &mut TaskFacts, printed: &BTreeMap<String, String>)
             && progress::goes_around_elsewhere(&fix.failure.command, &fix.failure.error, &fix.command)
     };
     facts.fixes.retain(|fix| fix.work || !only_elsewhere(fix));
-    let _ways_past_the_outage = without_the_days_failures(facts, printed, progress::is_network_blip, false);
+    // (What went around an outage is told by the words it added, `--offline`, taken out above;
+    // no step of it cleared anything.)
+    let _ = without_the_days_failures(facts, printed, progress::is_network_blip, false);
 }
 
 /// `facts` without the links of a chain that met a server down for the moment (Google's
@@ -479,8 +481,8 @@ fn without_the_days_failures(
     lasting_ways: bool,
 ) -> Vec<String> {
     let mut days_words: Vec<String> = Vec::new();
-    // What got past the day's failure (`docker builder prune -f` past a full disk) is the
-    // day's too, in whatever other way it also ran: the steps are returned.
+    // What cleared the way past the day's failure (`docker builder prune -f` past a full disk)
+    // is the day's too, in whatever other way it also ran: those steps are returned.
     let mut days_steps: Vec<String> = Vec::new();
     facts.fixes.retain_mut(|fix| {
         // (Of a landmine met behind it, the chain tells; code edited is the task's, and so are
@@ -498,7 +500,7 @@ fn without_the_days_failures(
         };
         if fix.chain.is_empty() {
             days_words.extend(outage_words(&fix.failure.command, &fix.command));
-            days_steps.extend(fix.ran.iter().chain([&fix.command]).cloned());
+            days_steps.extend(fix.ran.iter().chain([&fix.command]).flat_map(|step| shell::clearing_parts(step)));
             return false;
         }
         let outage = std::mem::replace(&mut fix.failure, fix.chain.remove(0));
@@ -591,16 +593,16 @@ fn gives_a_flag_asked_for(command: &str, asked: &[String]) -> bool {
         .any(|w| asked.iter().any(|f| w == f || w.strip_prefix(f.as_str()).is_some_and(|r| r.starts_with('='))))
 }
 
-/// True for a step that changes the machine the way a landmine asks: an install, a setting,
-/// a service started.
 /// True when the job of `fixed` is the job `failed` ran with words added (a setting, a flag,
 /// `--target dev`) and none taken away.
 fn job_took_more(failed: &str, fixed: &str) -> bool {
+    let job = shell::words(&shell::job_line(&shell::job_line_for(fixed, failed)));
     let failed = shell::words(&shell::job_line(failed));
-    let job = shell::words(&shell::job_line(&shell::job_line_for(fixed, &failed.join(" "))));
     job.len() > failed.len() && failed.iter().all(|w| job.contains(w))
 }
 
+/// True for a step that changes the machine the way a landmine asks: an install, a setting,
+/// a service started.
 fn is_a_way_step(step: &str) -> bool {
     classify(step).kind == CommandKind::Install || shell::sets_a_setting(step) || shell::starts_a_service(step)
 }
@@ -1115,7 +1117,9 @@ impl Extractor {
         // `… | grep -c 'Library "yojson" not found'` that counted 2: the search found the
         // error a failure had met, the job failed again.
         // (Whatever status the pipe gave: grep's own 1 says nothing of the job.)
-        let found_the_error = self.search_found_the_error(&call, result.output.for_scanning());
+        // (So did one behind `| head -2` that printed the failure's own line again.)
+        let found_the_error = self.search_found_the_error(&call, result.output.for_scanning())
+            || (!result.failed() && self.met_again(&call, result.output.for_scanning()));
         let failed = result.failed() || hidden || found_the_error;
         self.count_command(failed);
         // (It met the same error again: no step of it got past anything.)
@@ -1179,22 +1183,10 @@ impl Extractor {
         self.succeeded(call);
     }
 
-    /// Whether `call` ran the job a failure met again, behind a pipe that hid its status: it
-    /// printed the failure's own line, or a search for that error found it (printed its count,
-    /// or a line holding it).
+    /// Whether `call` ran the job a failure met again, piped into a search for that failure's
+    /// error that found it (printed its count, or a line holding it).
     fn search_found_the_error(&self, call: &PendingCall, output: &str) -> bool {
         let Some(open) = self.open.get(&call.family) else { return false };
-        // (`go clean -cache && go test ./x 2>&1 | head -2`, or `| grep -m1 ERROR`, that printed
-        // the very line the failure met.)
-        // (In the program's voice, as the failure's line was taken.)
-        let met_again = || {
-            let program = shell::program_of(&call.command);
-            errors::error_line_of(output, program.as_deref())
-                .is_some_and(|line| errors::same_error(&redact(&line), &open.failure.error))
-        };
-        if call.kind != CommandKind::Explore && shell::status_hidden_by_filter(&call.command) && met_again() {
-            return true;
-        }
         let Some((pattern, counts)) = shell::searched_pattern(&call.command) else { return false };
         let last = output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim().to_lowercase();
         let error = open.failure.error.to_lowercase();
@@ -1215,6 +1207,23 @@ impl Extractor {
             phrase.len() >= 8 && (phrase.contains(' ') || coded) && found && error.contains(&phrase)
         };
         call.kind != CommandKind::Explore && pattern.split('|').map(|p| p.trim_end_matches('\\')).any(phrase_found)
+    }
+
+    /// Whether `call`, behind a pipe that hid its status (`go clean -cache && go test ./x 2>&1
+    /// | head -2`, `| grep -m1 ERROR`), printed the very line the failure of its job met. (Not
+    /// a server's or the network's: a retry that printed it may have got through after it.)
+    fn met_again(&self, call: &PendingCall, output: &str) -> bool {
+        let Some(open) = self.open.get(&call.family) else { return false };
+        if call.kind == CommandKind::Explore || !shell::status_hidden_by_filter(&call.command) {
+            return false;
+        }
+        if progress::is_network_blip(&open.failure.error) {
+            return false;
+        }
+        // (In the job's voice, as the failure's line was taken.)
+        let program = shell::program_of(&shell::job_line(&call.command));
+        errors::error_line_of(output, program.as_deref())
+            .is_some_and(|line| errors::same_error(&redact(&line), &open.failure.error))
     }
 
     fn count_command(&mut self, failed: bool) {
@@ -1626,12 +1635,11 @@ impl Extractor {
                 if same_job { shell::job_line_for(&call.command, &open.failure.command) } else { call.command.clone() };
             let fixed_by = without_no_help(&self.no_help, &open.failure.command, &fixed_by);
             // (Of `dbt clean && dbt deps && dbt build --target dev`, the target got past it.)
-            let (ran, fixed_by) = match job_took_more(&open.failure.command, &fixed_by) {
-                true => {
-                    let parts = fixed_by.split(" && ").map(str::to_string).collect();
-                    (shell::without_clears(ran), shell::without_clears(parts).join(" && "))
-                }
-                false => (ran, fixed_by),
+            let (ran, fixed_by) = if job_took_more(&open.failure.command, &fixed_by) {
+                let parts = fixed_by.split(" && ").map(str::to_string).collect();
+                (shell::without_clears(ran), shell::without_clears(parts).join(" && "))
+            } else {
+                (ran, fixed_by)
             };
             let mut fix = Fix {
                 failure: open.failure,
@@ -1922,9 +1930,19 @@ impl Extractor {
                 tasks.push(facts);
             }
         }
-        // (Of a failure met in one task and got past in another, too.)
-        for fix in tasks.iter_mut().flat_map(|t| &mut t.fixes).filter(|fix| !fix.work) {
-            fix.ran.retain(|step| !days_steps.contains(step));
+        // (Of a failure met in one task and got past in another, too; a fix left with nothing
+        // done is no fix.)
+        if !days_steps.is_empty() {
+            for task in &mut tasks {
+                task.fixes.retain_mut(|fix| {
+                    if fix.work || fix.ran.is_empty() {
+                        return true;
+                    }
+                    fix.ran = fix.ran.iter().map(|step| shell::without_parts_cleared(step, &days_steps)).collect();
+                    fix.ran.retain(|step| !step.is_empty());
+                    !fix.is_plain_retry()
+                });
+            }
         }
         if tasks.is_empty() {
             return Extraction::NoOp;

@@ -1210,29 +1210,84 @@ pub(crate) fn without_clears(steps: Vec<String>) -> Vec<String> {
 fn clears_all(command: &str, cleared: &mut Vec<String>) -> bool {
     let parts: Vec<&str> =
         sequential_parts(command).into_iter().flat_map(|part| part.split(" && ")).map(str::trim).collect();
-    let all = parts.iter().all(|part| {
-        let words = words(&without_output_filters(part));
-        let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
-        let program = words.first().map(|w| program_name(w)).unwrap_or_default();
-        let clears = match words.as_slice() {
-            [_, "clean", ..]
-            | [_, "cache", "clean" | "purge" | "clear", ..]
-            | [_, "builder" | "system", "prune", ..] => true,
-            ["rm", flags, ..] => flags.starts_with('-') && flags.contains('r'),
-            [_, "stop"] => program == "spring",
-            ["hash", "-r"] => true,
-            _ => words.iter().skip(1).any(|w| w.ends_with("cache:clear") || *w == "--stop"),
-        };
-        if clears {
-            cleared.push(program);
-            return true;
-        }
-        // (`dbt deps` after `dbt clean`, `npm ci` after `rm -rf node_modules`: the same again.)
-        let restores = classify(part).kind == CommandKind::Install
-            || words.get(1).is_some_and(|w| matches!(*w, "deps" | "install" | "ci" | "restore" | "sync" | "fetch"));
-        restores && (cleared.contains(&program) || cleared.iter().any(|c| c == "rm"))
-    });
-    all && !parts.is_empty()
+    !parts.is_empty() && parts.iter().all(|part| clears_or_restores(part, cleared))
+}
+
+/// The parts of `step` that do more than clear what `cleared` names (`bundle install` of
+/// `docker builder prune -f && bundle install`), joined again; empty when none does.
+pub(crate) fn without_parts_cleared(step: &str, clears: &[String]) -> String {
+    step.split(" && ").filter(|part| !clears.iter().any(|c| c == part.trim())).collect::<Vec<_>>().join(" && ")
+}
+
+/// The parts of `command` that only clear (see [`without_clears`]).
+pub(crate) fn clearing_parts(command: &str) -> Vec<String> {
+    command.split(" && ").map(str::trim).filter(|part| clears_all(part, &mut Vec::new())).map(str::to_string).collect()
+}
+
+/// Whether `part` clears what a tool keeps, or fetches again, naming nothing new, what a part
+/// before it cleared; notes the tools it cleared for.
+fn clears_or_restores(part: &str, cleared: &mut Vec<String>) -> bool {
+    let words = words(&without_output_filters(part));
+    let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+    let program = words.first().map(|w| program_name(w)).unwrap_or_default();
+    let flags_only = |rest: &[&str]| rest.iter().all(|w| w.starts_with('-'));
+    let clears = match words.as_slice() {
+        // (Not `mvn clean install`: the install after it is a job of its own.)
+        [_, "clean", rest @ ..] => flags_only(rest),
+        [_, "cache", "clean" | "purge" | "clear", ..] | [_, "builder" | "system", "prune", ..] => true,
+        ["rm", rest @ ..] => removes_only_caches(rest, cleared),
+        [_, "stop"] => program == "spring",
+        ["hash", "-r"] => true,
+        _ => words.iter().skip(1).any(|w| w.ends_with("cache:clear")) || stops_daemons(part),
+    };
+    if clears {
+        cleared.push(program);
+        return true;
+    }
+    // (`dbt deps` after `dbt clean`, `npm ci` after `rm -rf node_modules`: the same again.)
+    let restores = match words.as_slice() {
+        [_, "deps" | "install" | "ci" | "restore" | "sync" | "fetch", rest @ ..] => flags_only(rest),
+        _ => false,
+    };
+    restores && cleared.contains(&program)
+}
+
+/// Whether `rm` with `args` removes, recursively, only folders a tool keeps and makes again
+/// (`rm -rf node_modules .next`, `rm -rf ~/.cache/mongodb-binaries`); notes the tools that
+/// fetch them again (`npm` for `node_modules`).
+fn removes_only_caches(args: &[&str], cleared: &mut Vec<String>) -> bool {
+    const KEPT: &[(&str, &[&str])] = &[
+        ("node_modules", &["npm", "pnpm", "yarn", "bun"]),
+        ("dbt_packages", &["dbt"]),
+        (".venv", &["pip", "uv", "poetry"]),
+        (".terraform", &["terraform", "tofu"]),
+        (".gradle", &[]),
+        (".next", &[]),
+        (".nuxt", &[]),
+        (".turbo", &[]),
+        (".parcel-cache", &[]),
+        (".pytest_cache", &[]),
+        (".mypy_cache", &[]),
+        (".ruff_cache", &[]),
+        ("__pycache__", &[]),
+        ("_gen", &[]),
+        (".cache", &[]),
+    ];
+    let recursive = args
+        .iter()
+        .any(|w| *w == "--recursive" || (w.starts_with('-') && !w.starts_with("--") && w.contains(['r', 'R'])));
+    let paths: Vec<&str> = args.iter().copied().filter(|w| !w.starts_with('-')).collect();
+    let kept = |path: &str| {
+        let path = path.trim_end_matches('/');
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let under_a_cache = path.split('/').any(|p| p == ".cache" || p.ends_with("-cache") || p == "cache");
+        KEPT.iter().find(|(folder, _)| *folder == name).map(|(_, tools)| *tools).or(under_a_cache.then_some(&[][..]))
+    };
+    if !recursive || paths.is_empty() || !paths.iter().all(|p| kept(p).is_some()) {
+        return false;
+    }
+    cleared.extend(paths.iter().flat_map(|p| kept(p).unwrap_or_default()).map(|t| t.to_string()));
+    true
 }
 
 /// `command` without the words `gone` (`--offline`), each taken out wherever it stands.
@@ -1983,7 +2038,6 @@ const EXPLORE: &[&str] = &[
     "test",
     "[",
     "jq",
-    "yq",
     "html2text",
     "tac",
     "du",
@@ -2620,14 +2674,25 @@ mod tests {
             "dbt clean && dbt deps",
             "go clean -cache",
             "php8.3 bin/console cache:clear --env=test",
-            "rm -rf resources/_gen public",
+            "rm -rf resources/_gen",
             "bin/spring stop",
             "rm -rf node_modules && npm ci",
             "./gradlew --stop",
         ] {
             assert!(without_clears(vec![clears.to_string()]).is_empty(), "{clears}");
         }
-        for not in ["dbt deps", "npm ci", "go env -u GOFLAGS", "cargo clean && cargo build", "ls"] {
+        for not in [
+            "dbt deps",
+            "npm ci",
+            "go env -u GOFLAGS",
+            "cargo clean && cargo build",
+            "ls",
+            "mvn clean install",
+            "rm -rf app/pages",
+            "rm --force x.lock",
+            "rm -rf .next && pip install psycopg2-binary",
+            "go clean -cache && go install golang.org/x/tools/cmd/stringer@latest",
+        ] {
             assert!(!without_clears(vec![not.to_string()]).is_empty(), "{not}");
         }
         let steps = ["dbt clean", "dbt deps", "dbt debug"].map(String::from).to_vec();

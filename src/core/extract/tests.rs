@@ -2311,6 +2311,7 @@ fn a_variable_exported_first_in_the_line_is_no_plain_retry() {
     assert!(summary.contains("after running `export PATH=\"$HOME/.local/share/swiftly/bin:$PATH\"`"), "{summary}");
     assert!(!summary.contains("plain retry"), "{summary}");
 }
+
 #[test]
 fn a_line_of_code_changed_past_a_full_disk_is_the_tasks() {
     let m = memory(&[
@@ -2368,10 +2369,11 @@ fn what_got_past_a_full_disk_is_no_part_of_another_way() {
             5,
             "Installing selenium-webdriver 4.27.0\nErrno::ENOSPC: No space left on device @ io_write - /home/dev/x\n\nAn error occurred while installing selenium-webdriver (4.27.0), and Bundler cannot continue.",
         ),
+        user("Also show the points in the admin table."),
         run("4", "df -h /home | tail -1; docker system df"),
         result("4", 0, "/dev/nvme0n1p3  234G  234G     0 100% /home"),
-        run("5", "docker builder prune -f | tail -1"),
-        result("5", 0, "Total:\t38.24GB"),
+        run("5", "docker builder prune -f | tail -1 && bundle install | tail -3"),
+        result("5", 0, "Total:\t38.24GB\nBundle complete! 71 Gemfile dependencies, 163 gems now installed."),
         run("6", "bundle install | tail -3"),
         result("6", 0, "Bundle complete! 71 Gemfile dependencies, 163 gems now installed."),
         run("7", "bundle exec rspec spec/jobs/points_spec.rb"),
@@ -2380,6 +2382,7 @@ fn what_got_past_a_full_disk_is_no_part_of_another_way() {
     let summary = &m.rollout_summary;
     assert!(summary.contains("bundle config unset --global without"), "{summary}");
     assert!(!summary.contains("builder prune") && !summary.contains("No space left"), "{summary}");
+    assert!(summary.contains("`bundle install`"), "{summary}");
 }
 
 #[test]
