@@ -2558,9 +2558,9 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 (short_o || pair[0] == "--output") && pair[1] == "/dev/null"
             }) || args.contains(&"--output=/dev/null");
             let long: Vec<&str> = long.into_iter().filter(|flag| !(discards && *flag == "--output")).collect();
-            let letters: &[char] =
-                if discards { &['d', 'F', 'T', 'X', 'H', 'u', 'O'] } else { &['d', 'F', 'T', 'X', 'H', 'u', 'o', 'O'] };
-            let acts = short(letters) || args.iter().any(|a| long.iter().any(|flag| a.starts_with(flag)));
+            let mut letters = vec!['d', 'F', 'T', 'X', 'H', 'u', 'o', 'O'];
+            letters.retain(|c| !(discards && *c == 'o'));
+            let acts = short(&letters) || args.iter().any(|a| long.iter().any(|flag| a.starts_with(flag)));
             // (An address of its own, `192.168.1.20`, is a machine of the project's.)
             let page = args.iter().any(|a| {
                 let rest = a.strip_prefix("https://").or_else(|| a.strip_prefix("http://"));
