@@ -593,7 +593,10 @@ pub(crate) fn is_own_checker(kind: CommandKind, error: &str) -> bool {
             && !head.ends_with("error")
             && !head.ends_with("exception")
     };
-    kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, _)| voiced(head))
+    // (A file's name followed by its line is a place: `rules/disk.yml: 14:13: group …`.)
+    let placed =
+        |rest: &str| rest.split_once(':').is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    kind == CommandKind::Run || error.split_once(": ").is_some_and(|(head, rest)| voiced(head) && !placed(rest))
 }
 
 /// True when a failure is in one of `files`: its error names one with a line number, the
@@ -620,15 +623,15 @@ pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
     places
 }
 
-/// A place in a file: a path with an extension, then a line number (`src/x.rs:12`, or
-/// OCaml's `File "test/run.t", line 1, characters 0-0`). (Not a Python traceback's frames:
+/// A place in a file: a path with an extension, then a line number (`src/x.rs:12`,
+/// promtool's `rules/x.yml: 14:13`, or OCaml's `File "test/run.t", line 1, characters 0-0`). (Not a Python traceback's frames:
 /// a frame in a settings file says where a missing setting was read, not whose bug it is.)
 static PLACE: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
         // (A build file goes without an extension: `Makefile:24: *** missing separator`.)
         // (Not make's own `make: *** [Makefile:12: test] Error 1`, which every failed target
         // prints.)
-        r#"(?:^|[^\[\w./-])((?:[\w./-]*/)?(?:Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Brewfile|Procfile|Taskfile)):\d+|([\w./-]+\.\w+):\d+"#,
+        r#"(?:^|[^\[\w./-])((?:[\w./-]*/)?(?:Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Brewfile|Procfile|Taskfile)):\d+|([\w./-]+\.\w+):(?: \d+:)?\d+"#,
         r#"|\bFile "([\w./-]+\.\w+)", line \d+, characters\b"#,
     ))
 });
@@ -1268,6 +1271,26 @@ mod tests {
         let attempt = Attempt { failed: verify, error, places: &[], fixed, edited: &unit, ran: &ran, written: &unit };
         assert!(attempt.is_own_work());
         // A file it did not write is the project's.
+        assert!(!Attempt { written: &[], ..attempt }.is_own_work());
+    }
+
+    #[test]
+    fn a_file_followed_by_its_line_is_no_checkers_name() {
+        let error = r#"rules/disk.yml: 14:13: group "node-disk", rule 2, "Full": could not parse expression"#;
+        assert!(!is_own_checker(CommandKind::Build, error));
+        assert!(is_own_checker(CommandKind::Build, "lint.sh: docs/x.md:12: line too long (104 > 100)"));
+        assert!(is_own_checker(CommandKind::Build, "check-ns: src/x.clj:1: namespace does not match"));
+        let disk = ["rules/disk.yml".to_string()];
+        let attempt = Attempt {
+            failed: "make check",
+            error,
+            places: &[],
+            fixed: "make check",
+            edited: &disk,
+            ran: &[],
+            written: &disk,
+        };
+        assert!(attempt.is_own_work());
         assert!(!Attempt { written: &[], ..attempt }.is_own_work());
     }
 
