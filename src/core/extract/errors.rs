@@ -143,6 +143,14 @@ fn root_cause(text: &str) -> Option<&str> {
             return Some(cause);
         }
     }
+    // Jest's `● Test suite failed to run`: the line under it says why (a module not found, a
+    // download that failed); the `FAIL test/x.test.js` above it only which suite.
+    if let Some(at) = memmem::find(text.as_bytes(), b"Test suite failed to run") {
+        let cause = text[at..].lines().skip(1).map(str::trim).find(|l| !l.is_empty());
+        if let Some(cause) = cause.filter(|l| usable(l) && !is_frame(l) && !is_relay(l)) {
+            return Some(cause);
+        }
+    }
     // The last of a forward search: a backward one reads a long log at a tenth of the speed.
     let at = memmem::find_iter(text.as_bytes(), b"Caused by: ").last()?;
     let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -179,6 +187,44 @@ pub(crate) fn reports_failure(output: &str) -> bool {
             score(&clean) >= 4 || FAILED_TALLY.is_match(clean.trim_start())
         })
     })
+}
+
+/// Fingerprints of the lines of `output` (at most `max`), each with whether it could say what
+/// went wrong: what a later run must print again, and nothing else, to have met the same
+/// trouble. Hashes, so no line of an unredacted output outlives the call.
+pub(crate) fn line_prints(output: &str, max: usize) -> Vec<(u64, bool)> {
+    let (head, tail) = windows(output);
+    let trouble: std::collections::HashSet<usize> =
+        [head, tail].into_iter().flat_map(candidate_lines).map(|l| l.as_ptr() as usize).collect();
+    let mut prints: Vec<(u64, bool)> = Vec::new();
+    for line in [head, tail].into_iter().flat_map(str::lines) {
+        let clean = clean(line);
+        if clean.is_empty() {
+            continue;
+        }
+        // (A warning printed on every run says nothing of how this one went.)
+        let telling = clean.len() >= 16
+            && !clean.to_ascii_lowercase().contains("warn")
+            && trouble.contains(&(line.as_ptr() as usize));
+        let print = (fingerprint(&clean), telling);
+        if !prints.contains(&print) {
+            prints.push(print);
+            if prints.len() == max {
+                break;
+            }
+        }
+    }
+    prints
+}
+
+/// A fixed hash of a line (the same in every run), whatever versions it names: the download
+/// of `mongodb-linux-x86_64-ubuntu2404-7.0.14.tgz` failed as that of `…-6.0.19.tgz` did.
+fn fingerprint(line: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    static VERSION: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"\d+(?:\.\d+)+"));
+    let mut hasher = std::hash::DefaultHasher::new();
+    VERSION.replace_all(line, "0.0").hash(&mut hasher);
+    hasher.finish()
 }
 
 /// True when two error lines say the same thing, whatever a test runner put before them

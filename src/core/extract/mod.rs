@@ -46,6 +46,8 @@ const MAX_TITLE: usize = 120;
 const MAX_CITED: usize = 256;
 /// Later failures of one job remembered, each with its own error.
 const MAX_CHAIN: usize = 3;
+/// Lines of a failure's output remembered to tell the same trouble met again.
+const MAX_LINE_PRINTS: usize = 400;
 /// Commands remembered as run between a failure and its fix.
 const MAX_STEPS_BETWEEN: usize = 4;
 /// Longest command kept, in bytes.
@@ -624,6 +626,8 @@ struct OpenFailure {
     places: Vec<String>,
     /// The files the task had written when the command failed.
     written: Vec<String>,
+    /// Fingerprints of the lines of its output ([`errors::line_prints`]).
+    said: Vec<(u64, bool)>,
     /// An edit since took out a name the error quoted: of the code, or one the task put in.
     rewrote_named: bool,
     /// And what it named was the task's own misspelling, mended (`limit_req_zne`), or its
@@ -657,6 +661,7 @@ impl OpenFailure {
             changed: Vec::new(),
             places,
             written,
+            said: Vec::new(),
             rewrote_named: false,
             mended_own_slip: false,
             took_out: Vec::new(),
@@ -664,6 +669,20 @@ impl OpenFailure {
             last: None,
             changed_since: false,
             aside: false,
+        }
+    }
+
+    /// Whether `output` printed nothing that this failure did not print (whatever versions it
+    /// names), and some of it was this failure's trouble. (Or, `searched` for with `grep`, a
+    /// line of its trouble: the search was for it, whatever the steps before printed.)
+    fn printed_its_trouble(&self, output: &str, searched: bool) -> bool {
+        let prints = errors::line_prints(output, MAX_LINE_PRINTS);
+        let said = |print: &(u64, bool)| self.said.iter().any(|(p, telling)| *p == print.0 && *telling);
+        match searched {
+            true => prints.iter().any(|p| p.1 && said(p)),
+            false => {
+                prints.iter().any(|p| p.1) && prints.iter().all(|(print, _)| self.said.iter().any(|(p, _)| p == print))
+            }
         }
     }
 
@@ -1210,8 +1229,10 @@ impl Extractor {
     }
 
     /// Whether `call`, behind a pipe that hid its status (`go clean -cache && go test ./x 2>&1
-    /// | head -2`, `| grep -m1 ERROR`), printed the very line the failure of its job met. (Not
-    /// a server's or the network's: a retry that printed it may have got through after it.)
+    /// | head -2`, `| grep -m1 ERROR`), printed the very line the failure of its job met, or
+    /// only lines of that failure's trouble (`| sed -n '4,5p'` showing its `Download failed
+    /// for url …` again). (Not a server's or the network's: a
+    /// retry that printed it may have got through after it.)
     fn met_again(&self, call: &PendingCall, output: &str) -> bool {
         let Some(open) = self.open.get(&call.family) else { return false };
         if call.kind == CommandKind::Explore || !shell::status_hidden_by_filter(&call.command) {
@@ -1224,6 +1245,7 @@ impl Extractor {
         let program = shell::program_of(&shell::job_line(&call.command));
         errors::error_line_of(output, program.as_deref())
             .is_some_and(|line| errors::same_error(&redact(&line), &open.failure.error))
+            || open.printed_its_trouble(output, shell::searched_pattern(&call.command).is_some())
     }
 
     fn count_command(&mut self, failed: bool) {
@@ -1401,7 +1423,8 @@ impl Extractor {
             return;
         }
         let task = self.tasks.len().saturating_sub(1);
-        let open = OpenFailure::new(failure, call.kind, task, places_of(output), written);
+        let said = errors::line_prints(output, MAX_LINE_PRINTS);
+        let open = OpenFailure { said, ..OpenFailure::new(failure, call.kind, task, places_of(output), written) };
         self.open.insert(call.family, open);
     }
 

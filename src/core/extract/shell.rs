@@ -121,6 +121,17 @@ pub(crate) fn classify(command: &str) -> Classified {
 /// what only trims its output (`| tail -2`) or looks around after it (`&& rg -n x src`).
 pub(crate) fn job_line(command: &str) -> String {
     let line = without_output_filters(&main_segment(command).unwrap_or_else(|| command.to_string()));
+    // `cat /etc/os-release | grep ID; MONGOMS_DISTRO=ubuntu-22.04 npx jest`: a look run
+    // before it, whatever its status, is no part of the job either.
+    let mut line = line.as_str();
+    while let Some((look, rest)) = line.split_once("; ")
+        && look.matches('\'').count() % 2 == 0
+        && look.matches('"').count() % 2 == 0
+        && classify(look).kind == CommandKind::Explore
+        && !rest.trim().is_empty()
+    {
+        line = rest.trim_start();
+    }
     let mut parts: Vec<&str> = line.split(" && ").collect();
     while parts.len() > 1 && parts.last().is_some_and(|p| classify(p).kind == CommandKind::Explore) {
         parts.pop();
@@ -2823,6 +2834,14 @@ mod tests {
         assert_eq!(job_line("grep -n -A3 '^sqlc-check' Makefile && make sqlc-check"), "make sqlc-check");
         assert_eq!(job_line("cd api && make dev > /tmp/dev.log 2>&1"), "cd api && make dev");
         assert_eq!(without_output_filters("make dev >/tmp/dev.log"), "make dev");
+        assert_eq!(
+            job_line(
+                "cat /etc/os-release | grep -E '^(ID|VERSION_ID)='; MONGOMS_DISTRO=ubuntu-22.04 npx jest t.test.js"
+            ),
+            "MONGOMS_DISTRO=ubuntu-22.04 npx jest t.test.js"
+        );
+        // (Not a `;` inside a quoted argument.)
+        assert_eq!(job_line("psql -c 'select 1; select 2'"), "psql -c 'select 1; select 2'");
     }
 
     #[test]

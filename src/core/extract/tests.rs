@@ -2402,3 +2402,67 @@ fn a_cache_cleared_on_the_way_to_a_setting_is_no_part_of_it() {
     assert!(summary.contains("-> `dbt build --select fct_daily_revenue --target dev` succeeded instead"), "{summary}");
     assert!(!summary.contains("dbt clean") && !summary.contains("dbt deps"), "{summary}");
 }
+
+#[test]
+fn a_window_on_the_output_that_printed_only_the_failures_trouble_failed_again() {
+    let failed = "FAIL test/products.test.js\n  ● Test suite failed to run\n\n    Download failed for url \"https://fastdl.mongodb.org/linux/mongodb-linux-x86_64-ubuntu2404-6.0.19.tgz\", Details:\n    Status Code is 403 (MongoDB's 404)\n    This means that the requested version-platform combination doesn't exist";
+    let again = |version: &str| {
+        format!(
+            "    Download failed for url \"https://fastdl.mongodb.org/linux/mongodb-linux-x86_64-ubuntu2404-{version}.tgz\", Details:\n    Status Code is 403 (MongoDB's 404)"
+        )
+    };
+    let m = memory(&[
+        user("Add GET /api/products?tag=."),
+        run("1", "npx jest test/products.test.js"),
+        result("1", 1, failed),
+        run("2", "rm -rf ~/.cache/mongodb-binaries && npx jest test/products.test.js 2>&1 | sed -n '4,5p'"),
+        result("2", 0, &again("6.0.19")),
+        run("3", "MONGOMS_VERSION=7.0.14 npx jest test/products.test.js 2>&1 | sed -n '4,5p'"),
+        result("3", 0, &again("7.0.14")),
+        run("4", "MONGOMS_DISTRO=ubuntu-22.04 npx jest test/products.test.js"),
+        result("4", 0, "PASS test/products.test.js\nTests:       3 passed, 3 total"),
+    ]);
+    let summary = &m.rollout_summary;
+    // (Jest's line under `Test suite failed to run` says why, not its `FAIL` line.)
+    assert!(summary.contains("failed with `Download failed for url"), "{summary}");
+    assert!(summary.contains("MONGOMS_DISTRO=ubuntu-22.04"), "{summary}");
+    assert!(!summary.contains("mongodb-binaries") && !summary.contains("MONGOMS_VERSION"), "{summary}");
+}
+
+#[test]
+fn a_window_on_a_passing_run_that_repeats_a_line_of_the_failure_passed() {
+    let failed = "| Version 3.12 was not found in the local cache\n| Error: The version '3.12' with architecture 'x64' was not found for Debian 10.\n[CI/test-1]   ❌  Failure - Main actions/setup-python@v5\nError: Job 'test' failed";
+    let passed = "[CI/test-1] ⭐ Run Main actions/setup-python@v5\n| Version 3.12 was not found in the local cache\n| Successfully set up CPython (3.12.8)\n[CI/test-1]   ✅  Success - Main pytest -q\n[CI/test-1] 🏁  Job succeeded";
+    let m = memory(&[
+        user("Run the CI matrix locally with act."),
+        run("1", "act -j test 2>&1 | tail -22"),
+        result("1", 1, failed),
+        run("2", "act -j test -P ubuntu-latest=catthehacker/ubuntu:act-22.04 2>&1 | tail -30"),
+        result("2", 0, passed),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("-P ubuntu-latest=catthehacker/ubuntu:act-22.04"), "{summary}");
+}
+
+#[test]
+fn a_search_that_found_a_line_of_the_failure_found_it_failing_again() {
+    let glibc = "/home/dev/v/node_modules/@cloudflare/workerd-linux-64/bin/workerd: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.35' not found (required by workerd)";
+    let m = memory(&[
+        user("Add the shortlink route."),
+        run("1", "npm test"),
+        result(
+            "1",
+            1,
+            &format!(
+                "> vitest run\n{glibc}\nError: MiniflareCoreError [ERR_RUNTIME_FAILURE]: The Workers runtime failed to start."
+            ),
+        ),
+        run("2", "npm rebuild @cloudflare/workerd-linux-64 && npm test 2>&1 | grep -m1 GLIBC"),
+        result("2", 0, &format!("rebuilt dependencies successfully\n{glibc}")),
+        run("3", "docker compose run --rm dev npm test"),
+        result("3", 0, "Test Files  3 passed (3)\n     Tests  10 passed (10)"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(!summary.contains("npm rebuild"), "{summary}");
+    assert!(summary.contains("docker compose run --rm dev npm test"), "{summary}");
+}
