@@ -176,8 +176,8 @@ pub(crate) fn reports_failure(output: &str) -> bool {
         patterns::regex(concat!(
             r"(?i)\b[1-9]\d*\s+(?:failures?|failed|errors?)\b|\b(?:failures?|failed|errors?)\s*[:=]?\s*[1-9]\d*\b|^(?:--- )?FAIL\b|",
             // A build tool's own verdict (Gradle's `FAILURE: Build failed with an exception.`,
-            // `BUILD FAILED in 3s`; Maven's `[ERROR] BUILD FAILURE`).
-            r"^(?:FAILURE: Build failed\b|BUILD FAILED\b|\[ERROR\] BUILD FAILURE\b)",
+            // `BUILD FAILED in 3s`; Maven's `[ERROR] BUILD FAILURE`; prove's `Result: FAIL`).
+            r"^(?:FAILURE: Build failed\b|BUILD FAILED\b|\[ERROR\] BUILD FAILURE\b|Result: FAIL\b)",
         ))
     });
     let (head, tail) = windows(output);
@@ -868,6 +868,8 @@ mod tests {
     fn an_output_that_reports_failure_is_told_from_a_clean_one() {
         assert!(reports_failure("--- FAIL: TestDepartures (0.01s)\nFAIL\tgithub.com/x/ferryman 0.2s"));
         assert!(reports_failure("Tests: 2 failed, 40 passed"));
+        assert!(reports_failure("Files=9, Tests=0,  1 wallclock secs\nResult: FAIL"));
+        assert!(!reports_failure("Files=9, Tests=64,  3 wallclock secs\nResult: PASS"));
         assert!(reports_failure("error[E0425]: cannot find value `x`"));
         assert!(!reports_failure("ok  \tgithub.com/x/ferryman\t0.3s\n94 tests, 0 failures"));
         assert!(!reports_failure("Passed: Total 58, Failed 0, Errors 0, Passed 58"));

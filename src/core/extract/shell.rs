@@ -1204,7 +1204,36 @@ fn is_a_look(part: &str) -> bool {
             matches!(rest, [sub, ..] if matches!(sub.as_str(), "ps" | "images" | "info" | "version" | "inspect"))
                 || matches!(rest, [a, b, ..] if matches!((a.as_str(), b.as_str()), ("system", "df") | ("image" | "container" | "volume" | "network", "ls")))
         });
-    (classify(part).kind == CommandKind::Explore || prints_a_setting || docker_look) && !writes_a_file(part)
+    (classify(part).kind == CommandKind::Explore || prints_a_setting || docker_look || asks_what_is_installed(&words))
+        && !writes_a_file(part)
+}
+
+/// True when `words` ask what a package manager or git has, changing nothing: `git config
+/// --get core.autocrlf`, `apt-cache policy biber`, `dpkg -l libxml2`, `pkg-config --modversion
+/// libxml-2.0`, `pip show pyspark`, `gem list webrick`.
+fn asks_what_is_installed(words: &[String]) -> bool {
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    let flags = |set: &[&str]| w.iter().skip(1).any(|a| set.contains(a));
+    match w.as_slice() {
+        ["git", "config", rest @ ..] => {
+            let reads = ["--get", "--get-all", "--get-regexp", "--list", "-l"];
+            let writes = ["--unset", "--unset-all", "--add", "--replace-all", "--edit", "-e", "--remove-section"];
+            let plain: Vec<&&str> = rest.iter().filter(|a| !a.starts_with('-')).collect();
+            !rest.iter().any(|a| writes.contains(a)) && (rest.iter().any(|a| reads.contains(a)) || plain.len() == 1)
+        }
+        ["apt-cache" | "dpkg-query" | "pkg-config", ..] => true,
+        ["apt", "list" | "show" | "policy" | "search", ..] => true,
+        ["dpkg", ..] => flags(&["-l", "-s", "-L", "-S", "--list", "--status", "--listfiles", "--search"]),
+        ["rpm", ..] => flags(&["-q", "-qa", "-qi", "-ql"]),
+        ["pip" | "pip3" | "uv" | "pipx", "show" | "list" | "freeze", ..]
+        | ["uv", "pip", "show" | "list" | "freeze", ..]
+        | ["gem" | "brew" | "cargo" | "go", "list" | "info", ..]
+        | ["npm" | "pnpm" | "yarn", "ls" | "list" | "view" | "why" | "outdated", ..]
+        | ["cargo", "tree", ..] => true,
+        // (`bundle -v` asks for its version; not `pytest -v`, which runs the tests.)
+        [program, "-v"] => classify_program(program, &["-v"]).kind != CommandKind::Test,
+        _ => false,
+    }
 }
 
 /// `steps` without those that only clear what a tool keeps (`dbt clean`, `go clean -cache`,
@@ -1245,6 +1274,8 @@ fn clears_or_restores(part: &str, cleared: &mut Vec<String>) -> bool {
     let clears = match words.as_slice() {
         // (Not `mvn clean install`: the install after it is a job of its own.)
         [_, "clean", rest @ ..] => flags_only(rest),
+        // (`npx nuxi cleanup`: a tool's own clean, fetched for the run.)
+        ["npx" | "bunx" | "pnpx", _, "clean" | "cleanup", rest @ ..] | [_, "cleanup", rest @ ..] => flags_only(rest),
         [_, "cache", "clean" | "purge" | "clear", ..] | [_, "builder" | "system", "prune", ..] => true,
         ["rm", rest @ ..] => removes_only_caches(rest, cleared),
         [_, "stop"] => program == "spring",
@@ -1282,6 +1313,9 @@ fn removes_only_caches(args: &[&str], cleared: &mut Vec<String>) -> bool {
         (".ruff_cache", &[]),
         ("__pycache__", &[]),
         ("_gen", &[]),
+        (".output", &[]),
+        (".svelte-kit", &[]),
+        (".angular", &[]),
         (".cache", &[]),
     ];
     let recursive = args
@@ -2093,6 +2127,14 @@ const EXPLORE: &[&str] = &[
     "strings",
     "journalctl",
     "dmesg",
+    // What the machine has: memory, processors, disks.
+    "free",
+    "nproc",
+    "lscpu",
+    "lsblk",
+    "uptime",
+    "vmstat",
+    "getconf",
     // Name lookups.
     "getent",
     "nslookup",
@@ -2147,7 +2189,6 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
     if matches!(args.as_slice(), ["version" | "--version" | "-V" | "help" | "--help" | "-h"]) {
         return Some(named(CommandKind::Explore, &program, None));
     }
-
     Some(classify_program(&program, &args))
 }
 
@@ -2681,6 +2722,18 @@ mod tests {
             "cat .npmrc; curl -sS -o /dev/null -w '%{http_code}' https://npm.example.internal/-/ping; pnpm store path"
         ));
         assert!(only_looks("pip cache dir"));
+        assert!(only_looks("git config --show-origin --get core.autocrlf"));
+        assert!(only_looks("git config core.autocrlf"));
+        assert!(!only_looks("git config --global core.autocrlf input"));
+        assert!(!only_looks("git config --unset core.autocrlf"));
+        assert!(only_looks("apt-cache policy texlive-bibtex-extra biber | grep -E '^[a-z]|Installed'"));
+        assert!(only_looks("pkg-config --modversion libxml-2.0; dpkg -l libxml2 libxml2-dev 2>&1 | tail -2"));
+        assert!(only_looks("bundle -v; gem list webrick"));
+        assert!(!only_looks("dpkg -i ./x.deb"));
+        assert!(!only_looks("pip install -e ."));
+        assert!(only_looks("free -g | head -2"));
+        assert!(only_looks("bundle -v; gem list webrick"));
+        assert!(!only_looks("pytest -v"));
         for clears in [
             "dbt clean && dbt deps",
             "go clean -cache",
@@ -2689,6 +2742,8 @@ mod tests {
             "bin/spring stop",
             "rm -rf node_modules && npm ci",
             "./gradlew --stop",
+            "rm -rf .nuxt .output node_modules/.cache",
+            "npx nuxi cleanup",
         ] {
             assert!(without_clears(vec![clears.to_string()]).is_empty(), "{clears}");
         }
