@@ -676,6 +676,18 @@ pub(crate) fn is_task_scoped(text: &str) -> bool {
     TASK_SCOPE.is_match(&plain)
 }
 
+/// True when `text` speaks of a state of the moment that will pass ("Ana's fixing legacy/
+/// this week", "it's my preview from yesterday, I've killed it").
+pub(crate) fn is_of_the_moment(text: &str) -> bool {
+    static MOMENT: LazyLock<Regex> = LazyLock::new(|| {
+        re(concat!(
+            r"(?i)\b(?:this (?:week|sprint|month|morning|afternoon|evening)|yesterday|today|tonight|for now|right now|",
+            r"at the moment|for the moment|(?:i'?ve|i have) (?:killed|stopped|closed) it)\b",
+        ))
+    });
+    MOMENT.is_match(text)
+}
+
 /// True when `text` opens as a request of the agent ("please add …", "fix …").
 pub(crate) fn is_request(text: &str) -> bool {
     REQUEST.is_match(without_label(&without_code(text)))

@@ -589,6 +589,10 @@ pub(crate) fn without_narrowing(command: &str) -> String {
                 false => part,
             };
             let part = without_bazel_exclusions(&part);
+            // (`terraform plan -target=module.storage -out=exports.tfplan`: some resources, and
+            // the task's own plan file.)
+            let terraform = matches!(classify(&part).program.as_str(), "terraform" | "tofu");
+            let part = if terraform { without_flags(&part, &["-target", "-out"]) } else { part };
             if gradle { without_flags(&part, GRADLE_SKIPS) } else { part }
         })
         .collect();
@@ -3295,6 +3299,10 @@ mod tests {
         assert_ne!(as_rerun("bundle exec rspec --order defined"), as_rerun("bundle exec rspec --order random"));
         // (A JVM switch takes no value: what follows it stays.)
         assert_eq!(without_narrowing("./mvnw -DfailIfNoTests -Pci verify"), "./mvnw -Pci verify");
+        assert_eq!(
+            without_narrowing("env -u GAC terraform -chdir=envs/dev plan -target=module.storage -out=x.tfplan"),
+            "env -u GAC terraform -chdir=envs/dev plan"
+        );
         assert_eq!(without_seeds("pytest -p randomly --randomly-seed 42 tests"), "pytest -p randomly tests");
         assert!(!is_narrowed_rerun("cabal test -O0 --test-options=--accept", "cabal test -O0"), "a flag added");
         assert!(builds_to_try("go build -o bin/bachmann ./cmd/bachmann && ./bin/bachmann --version"));

@@ -603,8 +603,12 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         if sentence.len() > MAX_SIGNAL || sentence.split_whitespace().count() < 3 {
             continue;
         }
+        // "No, leave tsconfig alone. Ana's fixing legacy/ this week.": a reason that passes
+        // with the week makes the correction one of the moment.
+        let passing = durability::is_of_the_moment(sentence)
+            || all.get(i + 1).is_some_and(|next| durability::is_of_the_moment(next));
         if opened && i == 1 && !REMEMBER.is_match(plain) && !sentence.ends_with('?') {
-            if !durability::is_task_scoped(sentence) && !durability::is_request(sentence) {
+            if !durability::is_task_scoped(sentence) && !durability::is_request(sentence) && !passing {
                 keep(SignalKind::Correction, with_instruction(sentence, &all[i + 1..]));
             }
             continue;
@@ -678,7 +682,7 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         // back their own request, there is nothing of the agent's to correct.
         let own_words = i > 0 && SELF_RETRACTION.is_match(sentence) && durability::is_request(all[i - 1]);
         if corrects(sentence) && agent_acted && !own_words {
-            if !durability::is_task_scoped(sentence) {
+            if !durability::is_task_scoped(sentence) && !passing {
                 let told = with_tail(&with_instruction(sentence, &all[i + 1..]), all.get(i + 1).copied());
                 keep(SignalKind::Correction, after_rule(i.checked_sub(1).map(|at| all[at]), &told));
             }
@@ -1920,6 +1924,19 @@ mod tests {
             [(SignalKind::Preference, "Don't run terraform apply, ever, from here.".to_string())]
         );
         assert!(preference_signals("Wait, stop. Fix the login page instead.", true).is_empty());
+    }
+
+    #[test]
+    fn a_correction_for_a_state_of_the_moment_is_no_rule() {
+        for said in [
+            "no, leave tsconfig alone. those are known, Ana's fixing legacy/ this week. just make sure none are yours.",
+            "No, don't touch playwright.config for that. it's just my preview from yesterday, I've killed it.",
+            "No, don't reset it. _scratch_import is the customer import I'm debugging right now.",
+        ] {
+            assert!(preference_signals(said, true).is_empty(), "{said}");
+        }
+        let said = "No, leave tsconfig alone. We keep strict mode on in every package.";
+        assert_eq!(preference_signals(said, true).first().map(|f| f.0), Some(SignalKind::Correction));
     }
 
     #[test]
