@@ -36,7 +36,7 @@ static CANDIDATE_WORD: LazyLock<Regex> = LazyLock::new(|| {
         r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
         r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
         r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied|does not exist|doesn't exist|",
-        r"i/o timeout|connection reset|no space left",
+        r"i/o timeout|connection reset|no space left|does not satisfy|could not be resolved",
     ))
 });
 
@@ -70,7 +70,15 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
     let chosen = match (root_cause(head).or_else(|| root_cause(tail)), best) {
         (Some(cause), _) => cause,
         (None, Some((_, line))) => line,
-        (None, None) => tail.lines().rev().chain(head.lines().rev()).find(|l| usable(&clean(l)))?,
+        (None, None) => {
+            let last = |relays: bool| {
+                tail.lines()
+                    .rev()
+                    .chain(head.lines().rev())
+                    .find(|l| usable(&clean(l)) && (relays || !is_relay(&clean(l))))
+            };
+            last(false).or_else(|| last(true))?
+        }
     };
     // A full disk under whatever failed on it (`tar: …: Cannot write: No space left on
     // device` beneath Stack's `Error encountered while unpacking GHC`) is what went wrong.
@@ -499,7 +507,10 @@ fn is_relay(line: &str) -> bool {
             // (Astro's `Error reference: https://docs.astro.build/…`: where to read about it.)
             r"|error reference:\s*(?:https?://\S+)?$",
             // (Composer undoing its edit after whatever failed above.)
-            r"|installation failed, reverting .* to (?:their|its) original content\.?$)",
+            r"|installation failed, reverting .* to (?:their|its) original content\.?$",
+            // (A tool's advice on how to get around it: `Alternatively, you can run Composer
+            // with --ignore-platform-req=php to temporarily ignore these required extensions.`)
+            r"|alternatively,? you (?:can|could|may) .*\bignore\b)",
         ))
     });
     RELAY.is_match(line.trim_start())
@@ -862,6 +873,13 @@ mod tests {
         let java = "Exception in thread \"main\" java.lang.IllegalStateException: boot failed\n\tat x.Main.main(Main.java:3)\n\
                     Caused by: java.net.ConnectException: Connection refused\n\tat y.Db.open(Db.java:9)";
         assert_eq!(error_line(java).as_deref(), Some("Caused by: java.net.ConnectException: Connection refused"));
+    }
+
+    #[test]
+    fn a_tools_advice_on_getting_around_it_is_no_error_line() {
+        let composer = "Your lock file does not contain a compatible set of packages. Please run composer update.\n\n  Problem 1\n    - symfony/framework-bundle v7.2.1 requires php >=8.2 -> your php version (8.1.2) does not satisfy that requirement.\n\nAlternatively, you can run Composer with `--ignore-platform-req=php` to temporarily ignore these required extensions.";
+        let line = error_line(composer).unwrap();
+        assert!(!line.contains("ignore-platform-req"), "{line}");
     }
 
     #[test]

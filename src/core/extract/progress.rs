@@ -746,6 +746,31 @@ pub(crate) fn is_misspelt(command: &str, output: &str) -> bool {
         // sbt's `Not a valid key: tset (similar: test, tests, testOnly)`.
         crate::core::patterns::regex(r"(?i)did you mean|the most similar commands? (?:is|are)|\(similar:")
     });
+    // `ninja: error: unknown target 'tset'`, make's `No rule to make target 'tset'`, npm's
+    // `Missing script: "tset"`: a task word mistyped, whatever the tool offers.
+    static UNKNOWN_TASK: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r#"(?i)\b(?:unknown target|no rule to make target|missing script|(?:unknown|no such) (?:task|command|script)|task)\s*:?\s*['"`‘“]([\w:-]{3,20})['"`’”]"#,
+        )
+    });
+    let refused = |line: &str| {
+        let line = line.to_ascii_lowercase();
+        ["unknown", "no rule", "not found", "does not exist", "missing", "no such"].iter().any(|r| line.contains(r))
+    };
+    let mistyped_task = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        TASK_WORDS.iter().any(|t| *t != name && edit_distance(t, &name) == 1)
+    };
+    let unknown = UNKNOWN_TASK.captures_iter(output).any(|c| {
+        let (Some(whole), Some(name)) = (c.get(0), c.get(1)) else { return false };
+        let from = output[..whole.start()].rfind('\n').map_or(0, |i| i + 1);
+        let to = output[whole.end()..].find('\n').map_or(output.len(), |i| whole.end() + i);
+        let typed = command.split_whitespace().any(|w| w.trim_matches(['\'', '"']) == name.as_str());
+        refused(&output[from..to]) && mistyped_task(name.as_str()) && typed
+    });
+    if unknown {
+        return true;
+    }
     let Some(offer) = OFFER.find(output) else { return false };
     let mut end = (offer.end() + 200).min(output.len());
     while !output.is_char_boundary(end) {
@@ -1350,6 +1375,14 @@ mod tests {
         // An offer of something else, or no offer at all, is a real failure.
         assert!(!is_misspelt("poetry lock --no-update", "The option \"--no-update\" does not exist"));
         assert!(is_misspelt("sbt tset", "[error] Not a valid key: tset (similar: test, tests, testOnly)"));
+        assert!(is_misspelt("cmake --build build/dev --target tset", "ninja: error: unknown target 'tset'"));
+        assert!(is_misspelt("make tset", "make: *** No rule to make target 'tset'.  Stop."));
+        assert!(is_misspelt("npm run biuld", "npm error Missing script: \"biuld\""));
+        assert!(!is_misspelt("make dist", "make: *** No rule to make target 'dist'.  Stop."));
+        assert!(!is_misspelt(
+            "make test",
+            "make: *** No rule to make target 'tests/fixtures.json', needed by 'test'.  Stop."
+        ));
         assert!(!is_misspelt(
             "npm run deploy",
             "npm error Missing script: \"deploy\"\nDid you mean one of these?\n  npm run build"

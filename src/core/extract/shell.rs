@@ -1229,6 +1229,7 @@ fn asks_what_is_installed(words: &[String]) -> bool {
         ["apt", "list" | "show" | "policy" | "search", ..] => true,
         ["dpkg", ..] => flags(&["-l", "-s", "-L", "-S", "--list", "--status", "--listfiles", "--search"]),
         ["rpm", ..] => flags(&["-q", "-qa", "-qi", "-ql"]),
+        ["update-alternatives", ..] => flags(&["--display", "--query", "--list", "--get-selections"]),
         ["pip" | "pip3" | "uv" | "pipx", "show" | "list" | "freeze", ..]
         | ["uv", "pip", "show" | "list" | "freeze", ..]
         | ["gem" | "brew" | "cargo" | "go", "list" | "info", ..]
@@ -2736,6 +2737,8 @@ mod tests {
         assert!(!only_looks("dpkg -i ./x.deb"));
         assert!(!only_looks("pip install -e ."));
         assert!(only_looks("free -g | head -2"));
+        assert!(only_looks("update-alternatives --display php | head -4"));
+        assert!(!only_looks("sudo update-alternatives --set php /usr/bin/php8.3"));
         assert!(only_looks("bundle -v; gem list webrick"));
         assert!(!only_looks("pytest -v"));
         for clears in [
