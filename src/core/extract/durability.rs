@@ -677,11 +677,12 @@ pub(crate) fn is_task_scoped(text: &str) -> bool {
 }
 
 /// True when `text` speaks of a state of the moment that will pass ("Ana's fixing legacy/
-/// this week", "it's my preview from yesterday, I've killed it").
+/// this week", "it's my preview, I've killed it"). (Not a reason from the past: "I had to
+/// rotate every key yesterday because of that" is why a rule stands.)
 pub(crate) fn is_of_the_moment(text: &str) -> bool {
     static MOMENT: LazyLock<Regex> = LazyLock::new(|| {
         re(concat!(
-            r"(?i)\b(?:this (?:week|sprint|month|morning|afternoon|evening)|yesterday|today|tonight|for now|right now|",
+            r"(?i)\b(?:this (?:week|sprint|month|morning|afternoon|evening)|today|tonight|for now|right now|",
             r"at the moment|for the moment|(?:i'?ve|i have) (?:killed|stopped|closed) it)\b",
         ))
     });

@@ -36,7 +36,7 @@ static CANDIDATE_WORD: LazyLock<Regex> = LazyLock::new(|| {
         r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
         r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
         r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied|does not exist|doesn't exist|",
-        r"i/o timeout|connection reset|no space left|does not satisfy|could not be resolved",
+        r"i/o timeout|connection reset|no space left|does not satisfy",
     ))
 });
 
@@ -155,7 +155,9 @@ fn root_cause(text: &str) -> Option<&str> {
     // download that failed); the `FAIL test/x.test.js` above it only which suite.
     if let Some(at) = memmem::find(text.as_bytes(), b"Test suite failed to run") {
         let cause = text[at..].lines().skip(1).map(str::trim).find(|l| !l.is_empty());
-        if let Some(cause) = cause.filter(|l| usable(l) && !is_frame(l) && !is_relay(l)) {
+        // (Not its `Jest encountered an unexpected token`: the `SyntaxError` below says what.)
+        let preamble = |l: &str| l.starts_with("Jest encountered");
+        if let Some(cause) = cause.filter(|l| usable(l) && !is_frame(l) && !is_relay(l) && !preamble(l)) {
             return Some(cause);
         }
     }
@@ -197,41 +199,52 @@ pub(crate) fn reports_failure(output: &str) -> bool {
     })
 }
 
-/// Fingerprints of the lines of `output` (at most `max`), each with whether it could say what
-/// went wrong: what a later run must print again, and nothing else, to have met the same
-/// trouble. Hashes, so no line of an unredacted output outlives the call.
-pub(crate) fn line_prints(output: &str, max: usize) -> Vec<(u64, bool)> {
+/// Fingerprints of the lines of `output` (at most `max`): what a later run must print again,
+/// and nothing else, to have met the same trouble. Hashes, so no line of an unredacted output
+/// outlives the call. (No pattern is searched: every failure pays for this.)
+pub(crate) fn line_prints(output: &str, max: usize) -> Vec<u64> {
     let (head, tail) = windows(output);
-    let trouble: std::collections::HashSet<usize> =
-        [head, tail].into_iter().flat_map(candidate_lines).map(|l| l.as_ptr() as usize).collect();
-    let mut prints: Vec<(u64, bool)> = Vec::new();
-    for line in [head, tail].into_iter().flat_map(str::lines) {
-        let clean = clean(line);
-        if clean.is_empty() {
-            continue;
-        }
-        // (A warning printed on every run says nothing of how this one went.)
-        let telling = clean.len() >= 16
-            && !clean.to_ascii_lowercase().contains("warn")
-            && trouble.contains(&(line.as_ptr() as usize));
-        let print = (fingerprint(&clean), telling);
-        if !prints.contains(&print) {
-            prints.push(print);
-            if prints.len() == max {
-                break;
-            }
-        }
-    }
+    let mut seen = std::collections::HashSet::new();
+    let lines = [head, tail].into_iter().flat_map(str::lines).map(clean).filter(|l| !l.is_empty());
+    lines.map(|line| fingerprint(&line)).filter(|print| seen.insert(*print)).take(max).collect()
+}
+
+/// How telling a line must be ([`score`]) to say an error outright.
+pub(crate) const TELLING: u8 = 2;
+
+/// [`line_prints`] of the lines that could say what went wrong (a warning, printed on every
+/// run, says nothing of how this one went), each with how telling it is ([`score`]).
+pub(crate) fn trouble_prints(output: &str, max: usize) -> Vec<(u64, u8)> {
+    let (head, tail) = windows(output);
+    let telling = |line: &str| line.len() >= 16 && !line.to_ascii_lowercase().contains("warn");
+    let lines = [head, tail].into_iter().flat_map(candidate_lines).map(clean).filter(|l| telling(l));
+    let mut prints: Vec<(u64, u8)> = lines.map(|line| (fingerprint(&line), score(&line))).take(max).collect();
+    prints.dedup();
     prints
 }
 
 /// A fixed hash of a line (the same in every run), whatever versions it names: the download
 /// of `mongodb-linux-x86_64-ubuntu2404-7.0.14.tgz` failed as that of `…-6.0.19.tgz` did.
+/// (Only dotted numbers: `5 tests, 0 failures` is no `5 tests, 5 failures`.)
 fn fingerprint(line: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    static VERSION: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"\d+(?:\.\d+)+"));
+    use std::hash::Hasher;
     let mut hasher = std::hash::DefaultHasher::new();
-    VERSION.replace_all(line, "0.0").hash(&mut hasher);
+    let bytes = line.as_bytes();
+    let (mut at, mut written) = (0, 0);
+    while at < bytes.len() {
+        if !bytes[at].is_ascii_digit() {
+            at += 1;
+            continue;
+        }
+        let run = bytes[at..].iter().take_while(|b| b.is_ascii_digit() || **b == b'.').count();
+        if bytes[at..at + run].windows(2).any(|w| w[0] == b'.' && w[1].is_ascii_digit()) {
+            hasher.write(&bytes[written..at]);
+            hasher.write(b"0.0");
+            written = at + run;
+        }
+        at += run;
+    }
+    hasher.write(&bytes[written..]);
     hasher.finish()
 }
 
@@ -878,6 +891,10 @@ mod tests {
     #[test]
     fn a_tools_advice_on_getting_around_it_is_no_error_line() {
         let composer = "Your lock file does not contain a compatible set of packages. Please run composer update.\n\n  Problem 1\n    - symfony/framework-bundle v7.2.1 requires php >=8.2 -> your php version (8.1.2) does not satisfy that requirement.\n\nAlternatively, you can run Composer with `--ignore-platform-req=php` to temporarily ignore these required extensions.";
+        let line = error_line(composer).unwrap();
+        assert!(!line.contains("ignore-platform-req"), "{line}");
+        // (With no other line that names an error: the last line that is no relay.)
+        let composer = "  Problem 1\n    - Root composer.json requires php ^8.3 but your php version (8.1.2) is too old\nAlternatively, you can run Composer with `--ignore-platform-req=php` to temporarily ignore these required extensions.";
         let line = error_line(composer).unwrap();
         assert!(!line.contains("ignore-platform-req"), "{line}");
     }

@@ -627,7 +627,7 @@ struct OpenFailure {
     /// The files the task had written when the command failed.
     written: Vec<String>,
     /// Fingerprints of the lines of its output ([`errors::line_prints`]).
-    said: Vec<(u64, bool)>,
+    said: Vec<u64>,
     /// An edit since took out a name the error quoted: of the code, or one the task put in.
     rewrote_named: bool,
     /// And what it named was the task's own misspelling, mended (`limit_req_zne`), or its
@@ -674,15 +674,15 @@ impl OpenFailure {
 
     /// Whether `output` printed nothing that this failure did not print (whatever versions it
     /// names), and some of it was this failure's trouble. (Or, `searched` for with `grep`, a
-    /// line of its trouble: the search was for it, whatever the steps before printed.)
+    /// line that says an error outright, which this failure printed: the search was for it,
+    /// whatever the steps before printed; not a `Version 3.12 was not found in the local
+    /// cache` that every run prints.)
     fn printed_its_trouble(&self, output: &str, searched: bool) -> bool {
-        let prints = errors::line_prints(output, MAX_LINE_PRINTS);
-        let said = |print: &(u64, bool)| self.said.iter().any(|(p, telling)| *p == print.0 && *telling);
+        let said = |print: &u64| self.said.contains(print);
+        let trouble = errors::trouble_prints(output, MAX_LINE_PRINTS);
         match searched {
-            true => prints.iter().any(|p| p.1 && said(p)),
-            false => {
-                prints.iter().any(|p| p.1) && prints.iter().all(|(print, _)| self.said.iter().any(|(p, _)| p == print))
-            }
+            true => trouble.iter().any(|(print, score)| *score >= errors::TELLING && said(print)),
+            false => !trouble.is_empty() && errors::line_prints(output, MAX_LINE_PRINTS).iter().all(said),
         }
     }
 
@@ -766,6 +766,10 @@ impl OpenFailure {
             return;
         }
         self.edited.retain(|f| !progress::is_one_of(f, files));
+        // (So is a command's work on them: `dos2unix scripts/x.sh`, then `git checkout --
+        // scripts/x.sh`.)
+        let on_them = |step: &String| shell::words(step).iter().any(|w| progress::is_one_of(w, files));
+        self.ran.retain(|step| !on_them(step));
         if !self.edited.iter().any(|f| settings::is_settings_file(f)) {
             self.settings.clear();
             self.changed.clear();
@@ -1503,8 +1507,10 @@ impl Extractor {
             // (`getent hosts proxy.golang.org; go env GOPROXY` only looked.)
             // (`git checkout -- a.yml` put an edit back: neither is a step of the way.)
             let reverted = shell::reverted_files(&call.command);
-            let step = shell::without_looks(&shell::without_putting_back(&call.command));
-            let looked = shell::only_looks(&call.command) || step.is_empty();
+            let kept = shell::without_putting_back(&call.command);
+            let step = shell::without_looks(&kept);
+            // (`git checkout -- x.sh && git config --get core.autocrlf` put back, then looked.)
+            let looked = shell::only_looks(&call.command) || shell::only_looks(&kept) || step.is_empty();
             for open in self.open.values_mut() {
                 open.put_back(&reverted);
                 if !looked && !shell::is_louder_rerun(&call.command, &open.failure.command) {

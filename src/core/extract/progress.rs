@@ -631,7 +631,7 @@ static PLACE: LazyLock<Regex> = LazyLock::new(|| {
         // (A build file goes without an extension: `Makefile:24: *** missing separator`.)
         // (Not make's own `make: *** [Makefile:12: test] Error 1`, which every failed target
         // prints.)
-        r#"(?:^|[^\[\w./-])((?:[\w./-]*/)?(?:Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Brewfile|Procfile|Taskfile)):\d+|([\w./-]+\.\w+):(?: \d+:)?\d+"#,
+        r#"(?:^|[^\[\w./-])((?:[\w./-]*/)?(?:Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Brewfile|Procfile|Taskfile)):\d+|([\w./-]+\.\w+):(?:\d+| \d+:\d+:)"#,
         r#"|\bFile "([\w./-]+\.\w+)", line \d+, characters\b"#,
     ))
 });
@@ -757,16 +757,31 @@ pub(crate) fn is_misspelt(command: &str, output: &str) -> bool {
         let line = line.to_ascii_lowercase();
         ["unknown", "no rule", "not found", "does not exist", "missing", "no such"].iter().any(|r| line.contains(r))
     };
+    // (Letters swapped or one mistyped, at the same length: not `tests` or `server`, other
+    // names of their own.)
     let mistyped_task = |name: &str| {
         let name = name.to_ascii_lowercase();
-        TASK_WORDS.iter().any(|t| *t != name && edit_distance(t, &name) == 1)
+        TASK_WORDS.iter().any(|t| *t != name && t.len() == name.len() && edit_distance(t, &name) == 1)
     };
-    let unknown = UNKNOWN_TASK.captures_iter(output).any(|c| {
+    let typed = |name: &str| command.split_whitespace().any(|w| w.trim_matches(['\'', '"']) == name);
+    // (Read around the first few names only, however long the output.)
+    let unknown = UNKNOWN_TASK.captures_iter(output).take(8).any(|c| {
         let (Some(whole), Some(name)) = (c.get(0), c.get(1)) else { return false };
-        let from = output[..whole.start()].rfind('\n').map_or(0, |i| i + 1);
-        let to = output[whole.end()..].find('\n').map_or(output.len(), |i| whole.end() + i);
-        let typed = command.split_whitespace().any(|w| w.trim_matches(['\'', '"']) == name.as_str());
-        refused(&output[from..to]) && mistyped_task(name.as_str()) && typed
+        if !typed(name.as_str()) || !mistyped_task(name.as_str()) {
+            return false;
+        }
+        let mut from = whole.start().saturating_sub(80);
+        while !output.is_char_boundary(from) {
+            from += 1;
+        }
+        let mut to = (whole.end() + 80).min(output.len());
+        while !output.is_char_boundary(to) {
+            to -= 1;
+        }
+        let around = &output[from..to];
+        let line_start = around[..whole.start() - from].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = around[whole.end() - from..].find('\n').map_or(around.len(), |i| whole.end() - from + i);
+        refused(&around[line_start..line_end])
     });
     if unknown {
         return true;
@@ -1379,6 +1394,9 @@ mod tests {
         assert!(is_misspelt("make tset", "make: *** No rule to make target 'tset'.  Stop."));
         assert!(is_misspelt("npm run biuld", "npm error Missing script: \"biuld\""));
         assert!(!is_misspelt("make dist", "make: *** No rule to make target 'dist'.  Stop."));
+        assert!(!is_misspelt("make tests", "make: *** No rule to make target 'tests'.  Stop."));
+        assert!(!is_misspelt("npm run server", "npm error Missing script: \"server\""));
+        assert!(is_misspelt("gradle biuld", "Task 'biuld' not found in root project 'x'."));
         assert!(!is_misspelt(
             "make test",
             "make: *** No rule to make target 'tests/fixtures.json', needed by 'test'.  Stop."

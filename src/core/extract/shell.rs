@@ -123,15 +123,11 @@ pub(crate) fn job_line(command: &str) -> String {
     let line = without_output_filters(&main_segment(command).unwrap_or_else(|| command.to_string()));
     // `cat /etc/os-release | grep ID; MONGOMS_DISTRO=ubuntu-22.04 npx jest`: a look run
     // before it, whatever its status, is no part of the job either.
-    let mut line = line.as_str();
-    while let Some((look, rest)) = line.split_once("; ")
-        && look.matches('\'').count() % 2 == 0
-        && look.matches('"').count() % 2 == 0
-        && classify(look).kind == CommandKind::Explore
-        && !rest.trim().is_empty()
-    {
-        line = rest.trim_start();
-    }
+    let steps = sequential_parts(&line);
+    let line = match steps.iter().position(|step| !is_a_look(step)) {
+        Some(first) if first > 0 => steps[first..].join("; "),
+        _ => line.clone(),
+    };
     let mut parts: Vec<&str> = line.split(" && ").collect();
     while parts.len() > 1 && parts.last().is_some_and(|p| classify(p).kind == CommandKind::Explore) {
         parts.pop();
@@ -1208,24 +1204,68 @@ fn is_a_look(part: &str) -> bool {
             matches!(rest, [sub, ..] if matches!(sub.as_str(), "ps" | "images" | "info" | "version" | "inspect"))
                 || matches!(rest, [a, b, ..] if matches!((a.as_str(), b.as_str()), ("system", "df") | ("image" | "container" | "volume" | "network", "ls")))
         });
-    (classify(part).kind == CommandKind::Explore || prints_a_setting || docker_look || asks_what_is_installed(&words))
+    // (`find … -exec chmod +x {} \;` acts on what it finds.)
+    let acts = words.first().is_some_and(|p| p == "find")
+        && words.iter().any(|w| matches!(w.as_str(), "-exec" | "-execdir" | "-delete" | "-ok" | "-okdir"));
+    (classify(part).kind == CommandKind::Explore || prints_a_setting || docker_look || asks_what_is_installed(part))
         && !writes_a_file(part)
+        && !acts
 }
 
-/// True when `words` ask what a package manager or git has, changing nothing: `git config
+/// Programs whose `-v` alone prints their version (for most others it is verbose).
+const VERSION_BY_V: &[&str] = &[
+    "node",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "deno",
+    "ruby",
+    "bundle",
+    "bundler",
+    "gem",
+    "php",
+    "composer",
+    "perl",
+    "make",
+    "docker",
+    "terraform",
+    "tofu",
+    "elixir",
+    "mix",
+    "gcc",
+    "g++",
+    "clang",
+];
+
+/// True when `part` asks what a package manager or git has, changing nothing: `git config
 /// --get core.autocrlf`, `apt-cache policy biber`, `dpkg -l libxml2`, `pkg-config --modversion
 /// libxml-2.0`, `pip show pyspark`, `gem list webrick`.
-fn asks_what_is_installed(words: &[String]) -> bool {
-    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+fn asks_what_is_installed(part: &str) -> bool {
+    // (Only the first command of a pipeline, with filters after it: `dpkg -s x || sudo apt-get
+    // install x` installs.)
+    let all = segments(part);
+    let Some((first, rest)) = all.split_first() else { return false };
+    if !rest.iter().all(|words| classify_segment(words).is_none_or(|c| c.kind == CommandKind::Explore)) {
+        return false;
+    }
+    let w: Vec<&str> = first.iter().map(String::as_str).collect();
     let flags = |set: &[&str]| w.iter().skip(1).any(|a| set.contains(a));
     match w.as_slice() {
         ["git", "config", rest @ ..] => {
             let reads = ["--get", "--get-all", "--get-regexp", "--list", "-l"];
             let writes = ["--unset", "--unset-all", "--add", "--replace-all", "--edit", "-e", "--remove-section"];
-            let plain: Vec<&&str> = rest.iter().filter(|a| !a.starts_with('-')).collect();
+            // (`git config core.compression -1` sets a value that looks like a flag.)
+            let value = |a: &str| !a.starts_with('-') || a[1..].parse::<i64>().is_ok();
+            let plain: Vec<&&str> = rest.iter().filter(|a| value(a)).collect();
             !rest.iter().any(|a| writes.contains(a)) && (rest.iter().any(|a| reads.contains(a)) || plain.len() == 1)
         }
-        ["apt-cache" | "dpkg-query" | "pkg-config", ..] => true,
+        ["dpkg-query" | "pkg-config", ..] => true,
+        [
+            "apt-cache",
+            "policy" | "show" | "showpkg" | "search" | "madison" | "depends" | "rdepends" | "pkgnames",
+            ..,
+        ] => true,
         ["apt", "list" | "show" | "policy" | "search", ..] => true,
         ["dpkg", ..] => flags(&["-l", "-s", "-L", "-S", "--list", "--status", "--listfiles", "--search"]),
         ["rpm", ..] => flags(&["-q", "-qa", "-qi", "-ql"]),
@@ -1235,8 +1275,8 @@ fn asks_what_is_installed(words: &[String]) -> bool {
         | ["gem" | "brew" | "cargo" | "go", "list" | "info", ..]
         | ["npm" | "pnpm" | "yarn", "ls" | "list" | "view" | "why" | "outdated", ..]
         | ["cargo", "tree", ..] => true,
-        // (`bundle -v` asks for its version; not `pytest -v`, which runs the tests.)
-        [program, "-v"] => classify_program(program, &["-v"]).kind != CommandKind::Test,
+        // (`bundle -v` asks for its version; `pytest -v` and `ninja -v` run, louder.)
+        [program, "-v"] => VERSION_BY_V.contains(program),
         _ => false,
     }
 }
@@ -1279,8 +1319,10 @@ fn clears_or_restores(part: &str, cleared: &mut Vec<String>) -> bool {
     let clears = match words.as_slice() {
         // (Not `mvn clean install`: the install after it is a job of its own.)
         [_, "clean", rest @ ..] => flags_only(rest),
-        // (`npx nuxi cleanup`: a tool's own clean, fetched for the run.)
-        ["npx" | "bunx" | "pnpx", _, "clean" | "cleanup", rest @ ..] | [_, "cleanup", rest @ ..] => flags_only(rest),
+        // (`npx nuxi cleanup`: Nuxt's own clean, fetched for the run.)
+        ["npx" | "bunx" | "pnpx", "nuxi" | "nuxt", "cleanup", rest @ ..] | ["nuxi" | "nuxt", "cleanup", rest @ ..] => {
+            flags_only(rest)
+        }
         [_, "cache", "clean" | "purge" | "clear", ..] | [_, "builder" | "system", "prune", ..] => true,
         ["rm", rest @ ..] => removes_only_caches(rest, cleared),
         [_, "stop"] => program == "spring",
@@ -2738,8 +2780,28 @@ mod tests {
         assert!(!only_looks("pip install -e ."));
         assert!(only_looks("free -g | head -2"));
         assert!(only_looks("update-alternatives --display php | head -4"));
-        assert!(!only_looks("sudo update-alternatives --set php /usr/bin/php8.3"));
-        assert!(only_looks("bundle -v; gem list webrick"));
+        assert!(!only_looks("update-alternatives --set php /usr/bin/php8.3"));
+        for look in [
+            "rpm -q libxml2",
+            "apt list --installed 2>/dev/null | grep -i webkit",
+            "pip show pyspark",
+            "npm ls typescript",
+            "cargo tree -i openssl",
+            "node -v",
+        ] {
+            assert!(only_looks(look), "{look}");
+        }
+        for not in [
+            "apt-cache gencaches",
+            "dpkg -s libxml2-dev || sudo apt-get install -y libxml2-dev",
+            "npm ls typescript || npm i -D typescript",
+            "git config --get user.name || git config --global user.name bot",
+            "git config core.compression -1",
+            "ninja -v",
+            "find . -name '*.sh' -exec chmod +x {} \\;",
+        ] {
+            assert!(!only_looks(not), "{not}");
+        }
         assert!(!only_looks("pytest -v"));
         for clears in [
             "dbt clean && dbt deps",
@@ -2750,6 +2812,7 @@ mod tests {
             "rm -rf node_modules && npm ci",
             "./gradlew --stop",
             "rm -rf .nuxt .output node_modules/.cache",
+            "rm -rf .svelte-kit",
             "npx nuxi cleanup",
         ] {
             assert!(without_clears(vec![clears.to_string()]).is_empty(), "{clears}");
@@ -2765,6 +2828,8 @@ mod tests {
             "rm --force x.lock",
             "rm -rf .next && pip install psycopg2-binary",
             "go clean -cache && go install golang.org/x/tools/cmd/stringer@latest",
+            "./test-env.sh cleanup",
+            "npx jest clean",
         ] {
             assert!(!without_clears(vec![not.to_string()]).is_empty(), "{not}");
         }
@@ -2902,8 +2967,12 @@ mod tests {
             ),
             "MONGOMS_DISTRO=ubuntu-22.04 npx jest t.test.js"
         );
-        // (Not a `;` inside a quoted argument.)
+        // (Not a `;` inside a quoted argument, nor `find`'s own `\;`.)
         assert_eq!(job_line("psql -c 'select 1; select 2'"), "psql -c 'select 1; select 2'");
+        assert_eq!(
+            job_line("find . -name '*.sh' -exec chmod +x {} \\; ; ./run_tests.sh"),
+            "find . -name '*.sh' -exec chmod +x {} \\; ; ./run_tests.sh"
+        );
     }
 
     #[test]

@@ -1935,7 +1935,12 @@ mod tests {
         ] {
             assert!(preference_signals(said, true).is_empty(), "{said}");
         }
+        let said = "No. Leave the fixtures alone, Ana is regenerating them this week.";
+        assert!(preference_signals(said, true).is_empty(), "{said}");
         let said = "No, leave tsconfig alone. We keep strict mode on in every package.";
+        assert_eq!(preference_signals(said, true).first().map(|f| f.0), Some(SignalKind::Correction));
+        // (A reason from the past is why the rule stands.)
+        let said = "No, don't commit .env files. I had to rotate every key yesterday because of that.";
         assert_eq!(preference_signals(said, true).first().map(|f| f.0), Some(SignalKind::Correction));
     }
 

@@ -2466,3 +2466,26 @@ fn a_search_that_found_a_line_of_the_failure_found_it_failing_again() {
     assert!(!summary.contains("npm rebuild"), "{summary}");
     assert!(summary.contains("docker compose run --rm dev npm test"), "{summary}");
 }
+
+#[test]
+fn a_step_on_files_then_put_back_is_no_part_of_the_way() {
+    let m = memory(&[
+        user("Add scripts/rotate-backups.sh with bats tests."),
+        run("1", "make test"),
+        result("1", 2, "bats test/\n   /usr/bin/env: 'bash\\r': No such file or directory\n5 tests, 5 failures"),
+        run("2", "dos2unix scripts/prune-logs.sh test/helpers.bash && git status --short"),
+        result("2", 0, "dos2unix: converting file scripts/prune-logs.sh to Unix format...\n M scripts/prune-logs.sh"),
+        run(
+            "3",
+            "git checkout -- scripts/prune-logs.sh test/helpers.bash && git config --show-origin --get core.autocrlf",
+        ),
+        result("3", 0, "file:/home/dev/.gitconfig\ttrue"),
+        run("4", "git config --global core.autocrlf input && git rm -r --cached -q . && git reset --hard -q"),
+        result("4", 0, ""),
+        run("5", "make test"),
+        result("5", 0, "bats test/\n5 tests, 0 failures"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("core.autocrlf input"), "{summary}");
+    assert!(!summary.contains("dos2unix") && !summary.contains("--show-origin"), "{summary}");
+}
