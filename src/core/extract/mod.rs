@@ -1235,8 +1235,8 @@ impl Extractor {
     /// Whether `call`, behind a pipe that hid its status (`go clean -cache && go test ./x 2>&1
     /// | head -2`, `| grep -m1 ERROR`), printed the very line the failure of its job met, or
     /// only lines of that failure's trouble (`| sed -n '4,5p'` showing its `Download failed
-    /// for url …` again). (Not a server's or the network's: a
-    /// retry that printed it may have got through after it.)
+    /// for url …` again). (Not a server's or the network's: a retry that printed it may have
+    /// got through after it.)
     fn met_again(&self, call: &PendingCall, output: &str) -> bool {
         let Some(open) = self.open.get(&call.family) else { return false };
         if call.kind == CommandKind::Explore || !shell::status_hidden_by_filter(&call.command) {
