@@ -251,8 +251,14 @@ fn fingerprint(line: &str) -> u64 {
 /// True when two error lines say the same thing, whatever a test runner put before them
 /// (`E SyntaxError: invalid syntax` is `SyntaxError: invalid syntax`).
 pub(crate) fn same_error(a: &str, b: &str) -> bool {
+    // (Nor when it was said: `2027-03-04 13:17:02 [ERROR] (mdbook::utils): …` again at
+    // 13:19:20.)
+    static STAMP: LazyLock<Regex> = LazyLock::new(|| {
+        patterns::regex(r"^\[?(?:\d{4}-\d{2}-\d{2}[T ])?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s+")
+    });
     let plain = |e: &str| {
         let e = e.trim();
+        let e = STAMP.find(e).map_or(e, |m| &e[m.end()..]);
         e.strip_prefix("E ").unwrap_or(e).trim().to_lowercase()
     };
     let (a, b) = (plain(a), plain(b));
@@ -819,6 +825,12 @@ mod tests {
         assert!(same_error("E SyntaxError: invalid syntax", "SyntaxError: invalid syntax "));
         assert!(!same_error("SyntaxError: invalid syntax", "SyntaxError: unexpected indent"));
         assert!(!same_error("E exit status 1", "exit status 1"));
+        // (Or the time it was said.)
+        let at =
+            |time: &str| format!("{time} [ERROR] (mdbook::utils): Caused By: No such file or directory (os error 2)");
+        assert!(same_error(&at("2027-03-04 13:17:02"), &at("2027-03-04 13:19:20")));
+        assert!(same_error(&at("[2027-03-04T13:17:02.118Z]"), &at("[13:19:20]")));
+        assert!(!same_error("13:17:02 disk quota exceeded on /srv", "13:17:02 disk quota exceeded on /var"));
     }
 
     /// Every string of up to seven characters over capitals, digits, word and non-word

@@ -717,6 +717,20 @@ impl OpenFailure {
                 || self.ran.iter().chain(&steps).any(|step| is_a_way_step(step)))
     }
 
+    /// True when `attempt`, word for word the command that first failed, run again with
+    /// nothing edited, run or tried since, got past its error to a test's verdict.
+    fn cleared_outside(&self, attempt: &Failure) -> bool {
+        !self.aside
+            && self.chain.is_empty()
+            && self.last.is_none()
+            && self.edited.is_empty()
+            && self.ran.is_empty()
+            && self.tried.is_empty()
+            && self.settings.is_empty()
+            && shell::words(&attempt.command) == shell::words(&self.failure.command)
+            && progress::reached_the_code(&self.failure.error, &attempt.error)
+    }
+
     /// True when `command`, run with nothing changed since the last attempt failed, is the
     /// same run narrowed to the test that failed (`crystal spec spec/rate_window_spec.cr`
     /// after `crystal spec` failed there), and it passed: the test passes alone, it is flaky.
@@ -1103,7 +1117,7 @@ impl Extractor {
             prints: progress::printed_variable(command),
             command: clip_command(command),
             kind: classified.kind,
-            family: if classified.family.is_empty() { command.trim().to_string() } else { classified.family },
+            family: self.family_of(command, &classified),
             line,
         };
         match call.id.as_deref() {
@@ -1117,6 +1131,25 @@ impl Extractor {
                 self.pending.insert(id.to_string(), pending);
             }
             None => self.unpaired = Some(pending),
+        }
+    }
+
+    /// The job `command` does, by the family its classification gave (or the command itself).
+    /// A chain that installs, then runs a failed job again, is another attempt at that job
+    /// (`uv cache clean && uv sync -q && uv run bicerin eval …`), though the install decides
+    /// its kind.
+    fn family_of(&self, command: &str, classified: &shell::Classified) -> String {
+        let family = &classified.family;
+        if family.is_empty() {
+            return command.trim().to_string();
+        }
+        if classified.kind != CommandKind::Install || self.open.contains_key(family) {
+            return family.clone();
+        }
+        // (The job it ends in: `pip install x && pytest -q && mypy .` checks types.)
+        match shell::segment_families(command).pop() {
+            Some(last) if self.open.contains_key(&last) => last,
+            _ => family.clone(),
         }
     }
 
@@ -1135,7 +1168,7 @@ impl Extractor {
         // went.
         let hidden = !result.failed()
             && call.kind != CommandKind::Explore
-            && shell::status_hidden_by_filter(&call.command)
+            && shell::status_hidden_by_filter(&call.command, &call.family)
             && errors::reports_failure(result.output.for_scanning());
         // `… | grep -c 'Library "yojson" not found'` that counted 2: the search found the
         // error a failure had met, the job failed again.
@@ -1239,7 +1272,7 @@ impl Extractor {
     /// got through after it.)
     fn met_again(&self, call: &PendingCall, output: &str) -> bool {
         let Some(open) = self.open.get(&call.family) else { return false };
-        if call.kind == CommandKind::Explore || !shell::status_hidden_by_filter(&call.command) {
+        if call.kind == CommandKind::Explore || !shell::status_hidden_by_filter(&call.command, &call.family) {
             return false;
         }
         if progress::is_network_blip(&open.failure.error) {
@@ -1303,7 +1336,7 @@ impl Extractor {
         if progress::is_misspelt(&call.command, output) {
             return;
         }
-        let program = shell::program_of(&call.command);
+        let program = shell::program_of_job(&call.command, &call.family);
         let error = errors::error_line_of(result.output.for_scanning(), program.as_deref())
             .map(|e| redact(&e).into_owned())
             .unwrap_or_default();
@@ -1336,6 +1369,17 @@ impl Extractor {
             && open.attempt(&failure.command).is_own_work()
         {
             self.open.remove(&call.family);
+        }
+        // The very command run again, with nothing done since, that got past its error to a
+        // test's verdict: what stood in the way went by itself or by a hand outside the
+        // session (a container name held by the user's own shell, a database still starting).
+        // No way past is known, and the verdict is the task's business.
+        if let Some(open) = self.open.get(&call.family)
+            && open.cleared_outside(&failure)
+            && self.open.remove(&call.family).is_some()
+        {
+            self.set_aside(call.family, call.kind, failure, output);
+            return;
         }
         // `JAVA_HOME=… ./gradlew :core:test` that got past `Unsupported class file major
         // version 65` to a failing test: the setting is the way around the landmine, and the

@@ -117,6 +117,12 @@ pub(crate) fn classify(command: &str) -> Classified {
     best
 }
 
+/// The family of each segment of `command` that does a job, in order.
+pub(crate) fn segment_families(command: &str) -> Vec<String> {
+    let jobs = segments(command).into_iter().filter_map(|segment| classify_segment(&segment));
+    jobs.filter(|c| c.kind != CommandKind::Explore && !c.family.is_empty()).map(|c| c.family).collect()
+}
+
 /// The line to keep as a verified way to do a job: the job's own segment of a chain, without
 /// what only trims its output (`| tail -2`) or looks around after it (`&& rg -n x src`).
 pub(crate) fn job_line(command: &str) -> String {
@@ -1002,6 +1008,16 @@ pub(crate) fn program_of(command: &str) -> Option<String> {
     Some(first.rsplit('/').next().unwrap_or(&first).to_string())
 }
 
+/// The program of the segment of `command` that does the job `family` names (`buf` of
+/// `go install … && buf generate`), or else of its first segment.
+pub(crate) fn program_of_job(command: &str, family: &str) -> Option<String> {
+    let jobs = segments(command);
+    match jobs.iter().rev().find(|words| task_families(words).iter().any(|f| f == family)) {
+        Some(words) => program_of(&words.join(" ")),
+        None => program_of(command),
+    }
+}
+
 /// The word that names the program of a command's first segment, as written, past settings
 /// and prefixes (`.venv/bin/python` of `PYTHONPATH=. .venv/bin/python -m pytest`).
 fn program_word(command: &str) -> Option<String> {
@@ -1605,17 +1621,17 @@ pub(crate) fn status_is_the_jobs(command: &str) -> bool {
 
 /// True when the job's exit status is lost in a pipe into a filter (`go test ./... | tail
 /// -20`, `make test | grep -v cd`): the shell reports the filter's status, so only the output
-/// says whether the job passed.
-pub(crate) fn status_hidden_by_filter(command: &str) -> bool {
+/// says whether the job passed. (`family` names the job: of `uv sync && uv run x | tail -1`,
+/// `x` may be the one that ran again.)
+pub(crate) fn status_hidden_by_filter(command: &str, family: &str) -> bool {
     const FILTERS: &[&str] = &[
         "tail", "head", "grep", "egrep", "rg", "sed", "awk", "cut", "sort", "uniq", "tee", "less", "more", "cat",
         "column", "wc", "tr", "nl", "jq",
     ];
-    let family = classify(command).family;
     sequential_parts(command).into_iter().flat_map(|part| part.split("&&").collect::<Vec<_>>()).any(|part| {
         let pipes = pipe_parts(part);
         pipes.len() >= 2
-            && runs_job(pipes[0], &family)
+            && runs_job(pipes[0], family)
             && pipes[1..].iter().all(|p| program_of(p).is_some_and(|program| FILTERS.contains(&program.as_str())))
     })
 }
@@ -2236,6 +2252,18 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
     if matches!(args.as_slice(), ["version" | "--version" | "-V" | "help" | "--help" | "-h"]) {
         return Some(named(CommandKind::Explore, &program, None));
     }
+    // (Nor does one run through a launcher: `pixi run dagster --version`, `npx tsc -v`.)
+    let launched = match args.as_slice() {
+        ["run" | "exec" | "x", tool, ask] => Some((*tool, *ask)),
+        [tool, ask] if WRAPPERS.contains(&program.as_str()) => Some((*tool, *ask)),
+        _ => None,
+    };
+    if let Some((tool, ask)) = launched
+        && !tool.starts_with('-')
+        && matches!(ask, "--version" | "-V" | "--help" | "-h")
+    {
+        return Some(named(CommandKind::Explore, &program, None));
+    }
     Some(classify_program(&program, &args))
 }
 
@@ -2709,6 +2737,31 @@ mod tests {
     }
 
     #[test]
+    fn a_program_asked_its_version_through_a_launcher_only_looks() {
+        for look in ["pixi run dagster --version", "uv run ruff --version", "npx tsc --version", "poetry run pytest -V"]
+        {
+            assert_eq!(classify(look).kind, CommandKind::Explore, "{look}");
+        }
+        // (A task named so, or a job with more to it, is run.)
+        assert_ne!(classify("uv run pytest -x --help-me").kind, CommandKind::Explore);
+        assert_ne!(classify("npx tsc --noEmit").kind, CommandKind::Explore);
+        assert_ne!(classify("uv run pytest").kind, CommandKind::Explore);
+    }
+
+    #[test]
+    fn the_program_of_a_chain_is_that_of_the_job_it_does() {
+        let chain = "go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1 && buf generate";
+        assert_eq!(program_of_job(chain, "buf generate").as_deref(), Some("buf"));
+        assert_eq!(program_of_job(chain, "mdbook build").as_deref(), Some("go"));
+        assert_eq!(
+            segment_families("uv cache clean && uv sync -q && ls && uv run app eval | tail -1")
+                .last()
+                .map(String::as_str),
+            Some("app eval")
+        );
+    }
+
+    #[test]
     fn installing_a_compiler_or_an_index_is_an_install() {
         assert_eq!(classify("stack setup").kind, CommandKind::Install);
         assert_eq!(classify("cabal update").kind, CommandKind::Install);
@@ -3019,6 +3072,7 @@ mod tests {
 
     #[test]
     fn a_status_lost_in_a_filter_is_told() {
+        let status_hidden_by_filter = |c: &str| status_hidden_by_filter(c, &classify(c).family);
         assert!(status_hidden_by_filter("go test ./... 2>&1 | tail -20"));
         assert!(status_hidden_by_filter("cd app && make test SIM=x | grep -v '^ cd '"));
         assert!(!status_hidden_by_filter("go test ./..."));

@@ -2489,3 +2489,41 @@ fn a_step_on_files_then_put_back_is_no_part_of_the_way() {
     assert!(summary.contains("core.autocrlf input"), "{summary}");
     assert!(!summary.contains("dos2unix") && !summary.contains("--show-origin"), "{summary}");
 }
+
+#[test]
+fn the_same_command_past_its_error_with_nothing_done_since_teaches_no_way() {
+    let conflict = "Error response from daemon: Conflict. The container name \"/v-tests\" is already in use by container \"3f2a9c61d0e4\". You have to remove (or rename) that container to be able to reuse that name.";
+    let verdict = " ❯ test/shortlinks.test.ts (5 tests | 1 failed) 174ms\n   × POST /v1/s > 409s when the slug is taken\nAssertionError: expected 201 to be 409";
+    let m = memory(&[
+        user("Add POST /v1/s."),
+        run("1", "docker compose run --rm --name v-tests dev npm test"),
+        result("1", 1, conflict),
+        run("2", "docker ps --filter name=v-tests"),
+        result("2", 0, "3f2a9c61d0e4 v-tests Up 2 hours \"bash\""),
+        user("that's mine, I had a shell open in it. closed it"),
+        run("3", "docker compose run --rm --name v-tests dev npm test"),
+        result("3", 1, verdict),
+        edit("src/routes/shortlinks.ts"),
+        run("4", "docker compose run --rm dev npm test"),
+        result("4", 0, "Tests  13 passed (13)"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(!summary.contains("already in use") && !summary.contains("409"), "{summary}");
+}
+
+#[test]
+fn an_install_then_the_failed_job_again_behind_a_window_is_one_more_attempt() {
+    let ssl = "httpx.ConnectError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1010)";
+    let m = memory(&[
+        user("Run the smoke suite against the gateway."),
+        run("1", "uv run app eval --suite smoke"),
+        result("1", 1, &format!("Traceback (most recent call last):\n  ...\n{ssl}")),
+        run("2", "uv cache clean && uv sync -q && uv run app eval --suite smoke 2>&1 | tail -1"),
+        result("2", 0, &format!("Removed 3120 files (412.3MiB)\n{ssl}")),
+        run("3", "sleep 30; SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt uv run app eval --suite smoke"),
+        result("3", 0, "smoke: 12 cases, 12 ok, 0 failed"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("needs `SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt`"), "{summary}");
+    assert!(!summary.contains("uv cache clean") && !summary.contains("uv sync"), "{summary}");
+}
