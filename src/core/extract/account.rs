@@ -58,6 +58,9 @@ static WORK_REPORT: LazyLock<Regex> = LazyLock::new(|| {
         // "lint passes with the production profile", "the install task now runs": how the
         // work came out.
         r"\b(?:now|still) (?:runs|works|passes|returns|shows|uses|handles|builds|compiles|succeeds)\b|",
+        // "test/web/beans_test.gleam: known bean (200) and missing bean (404).": a line of a
+        // report file by file.
+        r"^`?(?:[\w.-]+/)+[\w.-]+\.\w+`?:\s|",
         r"\bpass(?:es|ed)? (?:with|again|cleanly)\b|\b(?:is|are) (?:clean|green)\b|",
         // "The stale .git/index.lock was removed once, with your OK": done for the user, said
         // of the thing. ("The default port was changed to 8081 in config/dev.toml" upstream
@@ -443,6 +446,13 @@ mod tests {
         let outcome = "ansible-lint passes with the production profile, and in check mode the install task now \
                        runs (already present on stg-web-01) instead of being skipped.";
         assert!(observations(outcome, 3, &named).is_empty());
+        // (Nor a file's line of a report file by file, unless it says why.)
+        let mut named = self::named(&["gleam test"]);
+        named.path("test/web/roasts_test.gleam");
+        let by_file = "- test/web/roasts_test.gleam: known bean (200 + body) and missing bean (404).";
+        assert!(observations(by_file, 3, &named).is_empty());
+        let why = "- test/web/roasts_test.gleam: seeds its own bean because the shared fixture is missing it.";
+        assert_eq!(observations(why, 3, &named).len(), 1);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 use regex::Regex;
 
+use crate::core::extract::progress;
 use crate::core::formats::common::exit_code_from_text;
 use crate::core::injection::looks_like_instruction;
 use crate::core::patterns;
@@ -207,6 +208,13 @@ pub(crate) fn line_prints(output: &str, max: usize) -> Vec<u64> {
     let mut seen = std::collections::HashSet::new();
     let lines = [head, tail].into_iter().flat_map(str::lines).map(clean).filter(|l| !l.is_empty());
     lines.map(|line| fingerprint(&line)).filter(|print| seen.insert(*print)).take(max).collect()
+}
+
+/// True when a line of `output` says a server answered it was down for the moment (`503
+/// Service Unavailable`), whatever line says the error.
+pub(crate) fn says_server_unavailable(output: &str) -> bool {
+    let (head, tail) = windows(output);
+    [head, tail].into_iter().flat_map(str::lines).any(|line| line.len() <= 200 && progress::is_server_unavailable(line))
 }
 
 /// How telling a line must be ([`score`]) to say an error outright.

@@ -644,6 +644,9 @@ struct OpenFailure {
     /// A failure in the code met once a landmine was got past: the task's business, never
     /// a lesson, unless the test then passes alone (a flaky one).
     aside: bool,
+    /// What it met was a server's or the network's blip, by its error line or a line of its
+    /// output (`503 Service Unavailable` under gleam's `error: HTTP error`).
+    blip: bool,
 }
 
 impl OpenFailure {
@@ -669,6 +672,7 @@ impl OpenFailure {
             last: None,
             changed_since: false,
             aside: false,
+            blip: false,
         }
     }
 
@@ -718,8 +722,15 @@ impl OpenFailure {
     }
 
     /// True when `attempt`, word for word the command that first failed, run again with
-    /// nothing edited, run or tried since, got past its error to a test's verdict.
-    fn cleared_outside(&self, attempt: &Failure) -> bool {
+    /// nothing edited, run or tried since, got past its error to a test's verdict. (After a
+    /// server's or the network's blip, the job again after a look or a wait: `curl -sI …;
+    /// sleep 20; gleam test` after hex.pm's 503.)
+    fn cleared_outside(&self, attempt: &Failure, family: &str) -> bool {
+        let again = shell::words(&attempt.command) == shell::words(&self.failure.command)
+            || self.blip
+                && shell::steps_before_job(&attempt.command, family).is_empty()
+                && shell::job_step_words(&attempt.command, family)
+                    .is_some_and(|words| shell::job_step_words(&self.failure.command, family) == Some(words));
         !self.aside
             && self.chain.is_empty()
             && self.last.is_none()
@@ -727,7 +738,7 @@ impl OpenFailure {
             && self.ran.is_empty()
             && self.tried.is_empty()
             && self.settings.is_empty()
-            && shell::words(&attempt.command) == shell::words(&self.failure.command)
+            && again
             && progress::reached_the_code(&self.failure.error, &attempt.error)
     }
 
@@ -1375,7 +1386,7 @@ impl Extractor {
         // session (a container name held by the user's own shell, a database still starting).
         // No way past is known, and the verdict is the task's business.
         if let Some(open) = self.open.get(&call.family)
-            && open.cleared_outside(&failure)
+            && open.cleared_outside(&failure, &call.family)
             && self.open.remove(&call.family).is_some()
         {
             self.set_aside(call.family, call.kind, failure, output);
@@ -1472,7 +1483,8 @@ impl Extractor {
         }
         let task = self.tasks.len().saturating_sub(1);
         let said = errors::line_prints(output, MAX_LINE_PRINTS);
-        let open = OpenFailure { said, ..OpenFailure::new(failure, call.kind, task, places_of(output), written) };
+        let blip = progress::is_network_blip(&failure.error) || errors::says_server_unavailable(output);
+        let open = OpenFailure { said, blip, ..OpenFailure::new(failure, call.kind, task, places_of(output), written) };
         self.open.insert(call.family, open);
     }
 

@@ -163,10 +163,11 @@ pub(crate) fn is_verdict_on_code(error: &str) -> bool {
 /// in the code under work (a failed spec, a test that timed out): the run got as far as the
 /// code.
 pub(crate) fn reached_the_code(before: &str, after: &str) -> bool {
-    // A test run's own verdict (`FAIL: //internal/queue:queue_test`, `Failure/Error: …`).
+    // A test run's own verdict (`FAIL: //internal/queue:queue_test`, `Failure/Error: …`,
+    // RSpec's and gleeunit's `Failures:` heading).
     static TEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
-            r"^FAIL:|--- FAIL|\bFAILED (?:tests?/|\w+::)|(?i:failure/error|\bassert|panicked at|\b[1-9][0-9]* (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
+            r"^FAIL:|^Failures:$|--- FAIL|\bFAILED (?:tests?/|\w+::)|(?i:failure/error|\bassert|panicked at|\b[1-9][0-9]* (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
         )
     });
     // (`BUILD.bazel:24:8: GoLink … (No space left on device)` is placed in a file, and is

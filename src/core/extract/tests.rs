@@ -2527,3 +2527,29 @@ fn an_install_then_the_failed_job_again_behind_a_window_is_one_more_attempt() {
     assert!(summary.contains("needs `SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt`"), "{summary}");
     assert!(!summary.contains("uv cache clean") && !summary.contains("uv sync"), "{summary}");
 }
+
+#[test]
+fn a_servers_blip_waited_out_to_a_tests_verdict_teaches_no_way() {
+    let m = memory(&[
+        user("Add GET /beans/:id/roasts with a test. Remember: every pub fn gets a /// doc comment."),
+        edit("src/web/beans.gleam"),
+        run("1", "gleam test"),
+        result(
+            "1",
+            1,
+            "  Resolving versions\nDownloading packages\nerror: HTTP error\n\nA HTTP request failed when downloading wisp v1.3.0 from\nhttps://repo.hex.pm/tarballs/wisp-1.3.0.tar:\n\n503 Service Unavailable",
+        ),
+        run("2", "curl -sI https://repo.hex.pm/tarballs/wisp-1.3.0.tar | head -1; sleep 20; gleam test"),
+        result(
+            "2",
+            1,
+            "HTTP/2 200\n Downloaded 3 packages in 0.41s\n    Running app_test.main\n...F\nFailures:\n\n  1) beans_test.missing_bean_test\n     Values were not equal",
+        ),
+        edit("src/web/beans.gleam"),
+        run("3", "gleam test"),
+        result("3", 0, "12 tests, 0 failures"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("doc comment"), "{summary}");
+    assert!(!summary.contains("HTTP error") && !summary.contains("Failures:"), "{summary}");
+}
