@@ -210,6 +210,13 @@ pub(crate) fn line_prints(output: &str, max: usize) -> Vec<u64> {
     lines.map(|line| fingerprint(&line)).filter(|print| seen.insert(*print)).take(max).collect()
 }
 
+/// [`line_prints`] of the last lines of `output` (at most `max`), the last first.
+pub(crate) fn ending_prints(output: &str, max: usize) -> Vec<u64> {
+    let (head, tail) = windows(output);
+    let last = if tail.is_empty() { head } else { tail };
+    last.lines().rev().map(clean).filter(|l| !l.is_empty()).take(max).map(|line| fingerprint(&line)).collect()
+}
+
 /// True when a line of `output` says a server answered it was down for the moment (`503
 /// Service Unavailable`), whatever line says the error.
 pub(crate) fn says_server_unavailable(output: &str) -> bool {

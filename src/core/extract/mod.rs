@@ -680,14 +680,26 @@ impl OpenFailure {
     /// names), and some of it was this failure's trouble. (Or, `searched` for with `grep`, a
     /// line that says an error outright, which this failure printed: the search was for it,
     /// whatever the steps before printed; not a `Version 3.12 was not found in the local
-    /// cache` that every run prints.)
+    /// cache` that every run prints.) (Or it ended in lines of this failure, three of them or
+    /// one its error outright, and one of its trouble: what steps before the job printed is
+    /// theirs.)
     fn printed_its_trouble(&self, output: &str, searched: bool) -> bool {
         let said = |print: &u64| self.said.contains(print);
         let trouble = errors::trouble_prints(output, MAX_LINE_PRINTS);
-        match searched {
-            true => trouble.iter().any(|(print, score)| *score >= errors::TELLING && said(print)),
-            false => !trouble.is_empty() && errors::line_prints(output, MAX_LINE_PRINTS).iter().all(said),
+        let telling_said = |among: &dyn Fn(&u64) -> bool| {
+            trouble.iter().any(|(print, score)| *score >= errors::TELLING && said(print) && among(print))
+        };
+        if searched {
+            return telling_said(&|_| true);
         }
+        // (Or, of `rm -rf .next node_modules && pnpm install && pnpm build | tail -4`, what
+        // it printed last, after the steps had printed their own: the failure's lines again,
+        // one of them its error outright.)
+        let ending: Vec<u64> = errors::ending_prints(output, MAX_LINE_PRINTS).into_iter().take_while(said).collect();
+        let in_ending = |print: &u64| ending.contains(print);
+        let ended_in_it = ending.len() >= 3 && trouble.iter().any(|(print, _)| in_ending(print))
+            || ending.len() >= 2 && telling_said(&in_ending);
+        !trouble.is_empty() && (errors::line_prints(output, MAX_LINE_PRINTS).iter().all(said) || ended_in_it)
     }
 
     /// True when `attempt`, the same job again, got past this failure (or the last attempt's)

@@ -1339,7 +1339,8 @@ fn clears_or_restores(part: &str, cleared: &mut Vec<String>) -> bool {
         ["npx" | "bunx" | "pnpx", "nuxi" | "nuxt", "cleanup", rest @ ..] | ["nuxi" | "nuxt", "cleanup", rest @ ..] => {
             flags_only(rest)
         }
-        [_, "cache", "clean" | "purge" | "clear", ..] | [_, "builder" | "system", "prune", ..] => true,
+        // (`pnpm store prune` drops what no project uses: a cache.)
+        [_, "cache", "clean" | "purge" | "clear", ..] | [_, "builder" | "system" | "store", "prune", ..] => true,
         ["rm", rest @ ..] => removes_only_caches(rest, cleared),
         [_, "stop"] => program == "spring",
         ["hash", "-r"] => true,

@@ -2553,3 +2553,26 @@ fn a_servers_blip_waited_out_to_a_tests_verdict_teaches_no_way() {
     assert!(summary.contains("doc comment"), "{summary}");
     assert!(!summary.contains("HTTP error") && !summary.contains("Failures:"), "{summary}");
 }
+
+#[test]
+fn a_chain_that_ends_in_the_failures_own_lines_met_it_again() {
+    let trace = "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n----- Native stack trace -----\n\n 1: 0xb8cf03 node::OOMErrorHandler(char const*, v8::OOMDetails const&) [node]\n 2: 0xf06b10 v8::Utils::ReportOOMFailure(v8::internal::Isolate*, char const*, v8::OOMDetails const&) [node]\n 3: 0xf06df7 v8::internal::V8::FatalProcessOutOfMemory(v8::internal::Isolate*) [node]\n ELIFECYCLE  Command failed with exit code 134.";
+    let m = memory(&[
+        user("Add the specimen page."),
+        run("1", "pnpm build"),
+        result("1", 134, &format!("> next build\n   Linting and checking validity of types  .\n{trace}")),
+        run("2", "rm -rf .next node_modules && pnpm install --frozen-lockfile && pnpm build 2>&1 | tail -4"),
+        result(
+            "2",
+            0,
+            "Lockfile is up to date, resolution step is skipped\nPackages: +612\nDone in 14.2s\n 2: 0xf06b10 v8::Utils::ReportOOMFailure(v8::internal::Isolate*, char const*, v8::OOMDetails const&) [node]\n 3: 0xf06df7 v8::internal::V8::FatalProcessOutOfMemory(v8::internal::Isolate*) [node]\n ELIFECYCLE  Command failed with exit code 134.",
+        ),
+        run("3", "node --version; pnpm store prune"),
+        result("3", 0, "v22.11.0\nRemoved 312 files"),
+        run("4", "NODE_OPTIONS=--max-old-space-size=4096 pnpm build"),
+        result("4", 0, " ✓ Compiled successfully\n ✓ Generating static pages (9/9)"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("needs `NODE_OPTIONS=--max-old-space-size=4096`"), "{summary}");
+    assert!(!summary.contains("pnpm install") && !summary.contains("store prune"), "{summary}");
+}
