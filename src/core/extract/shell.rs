@@ -2253,7 +2253,17 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
     if matches!(args.as_slice(), ["version" | "--version" | "-V" | "help" | "--help" | "-h"]) {
         return Some(named(CommandKind::Explore, &program, None));
     }
-    // (Nor does one run through a launcher: `pixi run dagster --version`, `npx tsc -v`.)
+    // (Nor one asked in another shape: `docker version --format '{{.Server.Version}}'`,
+    // `kubectl version --client`; not `npm version patch`, which bumps it.)
+    if let ["version" | "--version", rest @ ..] = args.as_slice()
+        && !rest.is_empty()
+        && rest.iter().enumerate().all(|(i, arg)| {
+            arg.starts_with('-') || i > 0 && matches!(rest[i - 1], "--format" | "-f" | "--output" | "-o")
+        })
+    {
+        return Some(named(CommandKind::Explore, &program, None));
+    }
+    // (Nor does one run through a launcher: `pixi run dagster --version`, `npx tsc --version`.)
     let launched = match args.as_slice() {
         ["run" | "exec" | "x", tool, ask] => Some((*tool, *ask)),
         [tool, ask] if WRAPPERS.contains(&program.as_str()) => Some((*tool, *ask)),
@@ -2747,6 +2757,11 @@ mod tests {
         assert_ne!(classify("uv run pytest -x --help-me").kind, CommandKind::Explore);
         assert_ne!(classify("npx tsc --noEmit").kind, CommandKind::Explore);
         assert_ne!(classify("uv run pytest").kind, CommandKind::Explore);
+        // (Or asked in another shape; a bump is no question.)
+        assert_eq!(classify("docker version --format '{{.Server.Version}}'").kind, CommandKind::Explore);
+        assert_eq!(classify("kubectl version --client").kind, CommandKind::Explore);
+        assert_ne!(classify("npm version patch").kind, CommandKind::Explore);
+        assert_ne!(classify("yarn version --new-version 1.2.3").kind, CommandKind::Explore);
     }
 
     #[test]
