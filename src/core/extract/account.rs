@@ -58,9 +58,6 @@ static WORK_REPORT: LazyLock<Regex> = LazyLock::new(|| {
         // "lint passes with the production profile", "the install task now runs": how the
         // work came out.
         r"\b(?:now|still) (?:runs|works|passes|returns|shows|uses|handles|builds|compiles|succeeds)\b|",
-        // "test/web/beans_test.gleam: known bean (200) and missing bean (404).": a line of a
-        // report file by file.
-        r"^`?(?:[\w.-]+/)+[\w.-]+\.\w+`?:\s|",
         r"\bpass(?:es|ed)? (?:with|again|cleanly)\b|\b(?:is|are) (?:clean|green)\b|",
         // "The stale .git/index.lock was removed once, with your OK": done for the user, said
         // of the thing. ("The default port was changed to 8081 in config/dev.toml" upstream
@@ -74,6 +71,20 @@ static STRONG_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(
         r"(?i)\b(?:because|since|turns? out|turned out|root cause|the cause|caused by|due to|the reason|which is why|that'?s why)\b",
     )
+});
+
+/// A line of a report file by file ("test/web/beans_test.gleam: known bean (200) and
+/// missing bean (404)."): the work on that file, unless it says why or states an anomaly.
+static FILE_REPORT: LazyLock<Regex> =
+    LazyLock::new(|| crate::core::patterns::regex(r"^`?(?:[\w.-]+/)+[\w.-]+\.\w+`?:\s"));
+
+/// Words that state an anomaly outright: a value other than the one expected, a file other
+/// than its name says.
+static ANOMALY: LazyLock<Regex> = LazyLock::new(|| {
+    crate::core::patterns::regex(concat!(
+        r"(?i)\b(?:listens? on|is (?:actually|really)|differs? from|not the \S+ (?:that|the)|despite its name|",
+        r"(?:zstd|gzip)[- ]compressed)\b|\b\d+\b[^.;]*(?:,\s*not|while|but)\s+(?:the\s+)?\S*[^.;]*\b\d+\b",
+    ))
 });
 
 /// Openings of a sentence aimed at agents rather than about the project.
@@ -256,6 +267,7 @@ fn is_said_of_the_project(sentence: &str) -> bool {
         && !CONDUCT.is_match(sentence)
         && !OWN_SLIP.is_match(sentence)
         && (!WORK_REPORT.is_match(sentence) || STRONG_CAUSE.is_match(&words))
+        && (!FILE_REPORT.is_match(sentence) || STRONG_CAUSE.is_match(&words) || ANOMALY.is_match(sentence))
         && !looks_like_instruction(sentence)
 }
 
@@ -277,12 +289,6 @@ static GOES_ON: LazyLock<Regex> = LazyLock::new(|| {
 /// than the one expected, a file other than its name says. A reply on the way mostly thinks
 /// aloud, so a plain cause is not enough there.
 pub(crate) fn anomalies(reply: &str, line: u64, named: &Named) -> Vec<Observation> {
-    static ANOMALY: LazyLock<Regex> = LazyLock::new(|| {
-        crate::core::patterns::regex(concat!(
-            r"(?i)\b(?:listens? on|is (?:actually|really)|differs? from|not the \S+ (?:that|the)|despite its name|",
-            r"(?:zstd|gzip)[- ]compressed)\b|\b\d+\b[^.;]*(?:,\s*not|while|but)\s+(?:the\s+)?\S*[^.;]*\b\d+\b",
-        ))
-    });
     observations(reply, line, named).into_iter().filter(|o| ANOMALY.is_match(&o.text)).collect()
 }
 
@@ -453,6 +459,9 @@ mod tests {
         assert!(observations(by_file, 3, &named).is_empty());
         let why = "- test/web/roasts_test.gleam: seeds its own bean because the shared fixture is missing it.";
         assert_eq!(observations(why, 3, &named).len(), 1);
+        named.path("config/dev.toml");
+        let odd = "- `config/dev.toml`: the api listens on 8081, not the 8080 the README says.";
+        assert_eq!(observations(odd, 3, &named).len(), 1);
     }
 
     #[test]

@@ -10,7 +10,6 @@ use std::sync::LazyLock;
 use memchr::memmem;
 use regex::Regex;
 
-use crate::core::extract::progress;
 use crate::core::formats::common::exit_code_from_text;
 use crate::core::injection::looks_like_instruction;
 use crate::core::patterns;
@@ -210,18 +209,22 @@ pub(crate) fn line_prints(output: &str, max: usize) -> Vec<u64> {
     lines.map(|line| fingerprint(&line)).filter(|print| seen.insert(*print)).take(max).collect()
 }
 
-/// [`line_prints`] of the last lines of `output` (at most `max`), the last first.
-pub(crate) fn ending_prints(output: &str, max: usize) -> Vec<u64> {
+/// Fingerprints ([`line_prints`]) of the last lines of `output` (at most `max`), the last
+/// first; `own` leaves out a build tool's closing lines that relay a failure (`make: ***
+/// [Makefile:5: all] Error 2`), which every failure of the target prints.
+pub(crate) fn ending_prints(output: &str, max: usize, own: bool) -> Vec<u64> {
     let (head, tail) = windows(output);
     let last = if tail.is_empty() { head } else { tail };
-    last.lines().rev().map(clean).filter(|l| !l.is_empty()).take(max).map(|line| fingerprint(&line)).collect()
+    let lines = last.lines().rev().map(clean).filter(|l| !(l.is_empty() || own && is_relay(l)));
+    lines.take(max).map(|line| fingerprint(&line)).collect()
 }
 
 /// True when a line of `output` says a server answered it was down for the moment (`503
 /// Service Unavailable`), whatever line says the error.
 pub(crate) fn says_server_unavailable(output: &str) -> bool {
+    // (One pass over each window, not a match per line: every failure pays for this.)
     let (head, tail) = windows(output);
-    [head, tail].into_iter().flat_map(str::lines).any(|line| line.len() <= 200 && progress::is_server_unavailable(line))
+    super::progress::is_server_unavailable(head) || super::progress::is_server_unavailable(tail)
 }
 
 /// How telling a line must be ([`score`]) to say an error outright.
@@ -505,7 +508,7 @@ fn score(line: &str) -> u8 {
 
 /// A test runner's heading over what failed (`Failures:`, `Failed tests:`): the lines under it
 /// say what.
-fn is_failures_heading(line: &str) -> bool {
+pub(crate) fn is_failures_heading(line: &str) -> bool {
     static HEADING: LazyLock<Regex> = LazyLock::new(|| {
         patterns::regex(r"(?i)^(?:failures?|failed|failing)(?:\s+(?:tests?|examples?|specs?|cases?))?\s*:$")
     });

@@ -48,6 +48,8 @@ const MAX_CITED: usize = 256;
 const MAX_CHAIN: usize = 3;
 /// Lines of a failure's output remembered to tell the same trouble met again.
 const MAX_LINE_PRINTS: usize = 400;
+/// And of its last lines, kept as well.
+const MAX_ENDING_PRINTS: usize = 40;
 /// Commands remembered as run between a failure and its fix.
 const MAX_STEPS_BETWEEN: usize = 4;
 /// Longest command kept, in bytes.
@@ -332,6 +334,9 @@ struct PendingCall {
     command: String,
     kind: CommandKind,
     family: String,
+    /// The family its classification gave, when `family` is a failed job it runs again
+    /// after an install ([`Extractor::family_of`]).
+    own_family: Option<String>,
     line: u64,
 }
 
@@ -582,7 +587,8 @@ fn split_at_check(call: &PendingCall, output: &str) -> Option<(PendingCall, Pend
     let part = |command: String| {
         let classified = classify(&command);
         let family = if classified.family.is_empty() { command.clone() } else { classified.family };
-        PendingCall { untrusted: false, prints: None, command, kind: classified.kind, family, line: call.line }
+        let kind = classified.kind;
+        PendingCall { untrusted: false, prints: None, command, kind, family, own_family: None, line: call.line }
     };
     Some((part(parts[..*at].join(" && ")), part(parts[*at..].join(" && "))))
 }
@@ -686,20 +692,28 @@ impl OpenFailure {
     fn printed_its_trouble(&self, output: &str, searched: bool) -> bool {
         let said = |print: &u64| self.said.contains(print);
         let trouble = errors::trouble_prints(output, MAX_LINE_PRINTS);
-        let telling_said = |among: &dyn Fn(&u64) -> bool| {
-            trouble.iter().any(|(print, score)| *score >= errors::TELLING && said(print) && among(print))
-        };
+        let telling = |(_, score): &&(u64, u8)| *score >= errors::TELLING;
         if searched {
-            return telling_said(&|_| true);
+            return trouble.iter().filter(telling).any(|(print, _)| said(print));
+        }
+        if trouble.is_empty() {
+            return false;
+        }
+        if errors::line_prints(output, MAX_LINE_PRINTS).iter().all(said) {
+            return true;
         }
         // (Or, of `rm -rf .next node_modules && pnpm install && pnpm build | tail -4`, what
-        // it printed last, after the steps had printed their own: the failure's lines again,
-        // one of them its error outright.)
-        let ending: Vec<u64> = errors::ending_prints(output, MAX_LINE_PRINTS).into_iter().take_while(said).collect();
-        let in_ending = |print: &u64| ending.contains(print);
-        let ended_in_it = ending.len() >= 3 && trouble.iter().any(|(print, _)| in_ending(print))
-            || ending.len() >= 2 && telling_said(&in_ending);
-        !trouble.is_empty() && (errors::line_prints(output, MAX_LINE_PRINTS).iter().all(said) || ended_in_it)
+        // it printed last, after the steps had printed their own: the failure's own lines
+        // again, three of them or two with one that says the error outright, and no error
+        // said outright that the failure did not print. A build tool's closing lines, which
+        // every failure of the target prints, are not the failure's own.)
+        let ending = errors::ending_prints(output, MAX_LINE_PRINTS, false).into_iter().take_while(said).count();
+        let own: Vec<u64> = errors::ending_prints(output, MAX_LINE_PRINTS, true).into_iter().take_while(said).collect();
+        let in_ending = |print: &u64| own.contains(print);
+        let new_error = trouble.iter().filter(telling).any(|(print, _)| !said(print));
+        let its_trouble = trouble.iter().any(|(print, _)| in_ending(print));
+        let its_error = trouble.iter().filter(telling).any(|(print, _)| in_ending(print));
+        !new_error && (ending >= 3 && its_trouble || ending >= 2 && its_error)
     }
 
     /// True when `attempt`, the same job again, got past this failure (or the last attempt's)
@@ -736,21 +750,30 @@ impl OpenFailure {
     /// True when `attempt`, word for word the command that first failed, run again with
     /// nothing edited, run or tried since, got past its error to a test's verdict. (After a
     /// server's or the network's blip, the job again after a look or a wait: `curl -sI …;
-    /// sleep 20; gleam test` after hex.pm's 503.)
+    /// sleep 20; gleam test` after hex.pm's 503.) Not past a machine's lack (a refused
+    /// connection, a missing program): a hand outside the session mended it, and how is the
+    /// lesson.
     fn cleared_outside(&self, attempt: &Failure, family: &str) -> bool {
-        let again = shell::words(&attempt.command) == shell::words(&self.failure.command)
-            || self.blip
-                && shell::steps_before_job(&attempt.command, family).is_empty()
-                && shell::job_step_words(&attempt.command, family)
-                    .is_some_and(|words| shell::job_step_words(&self.failure.command, family) == Some(words));
-        !self.aside
-            && self.chain.is_empty()
+        // (A command clipped for keeping may differ past the cut.)
+        let whole = |command: &str| !command.ends_with('…');
+        let again = whole(&attempt.command)
+            && whole(&self.failure.command)
+            && (shell::words(&attempt.command) == shell::words(&self.failure.command)
+                || self.blip
+                    && shell::only_waits_and_looks_before(&attempt.command, family)
+                    && shell::job_step_words(&attempt.command, family)
+                        .is_some_and(|words| shell::job_step_words(&self.failure.command, family) == Some(words)));
+        let unmended = self.chain.is_empty()
             && self.last.is_none()
+            && !self.changed_since
             && self.edited.is_empty()
             && self.ran.is_empty()
             && self.tried.is_empty()
-            && self.settings.is_empty()
+            && self.settings.is_empty();
+        !self.aside
+            && unmended
             && again
+            && (self.blip || !progress::is_environmental(&self.failure.error))
             && progress::reached_the_code(&self.failure.error, &attempt.error)
     }
 
@@ -1135,12 +1158,15 @@ impl Extractor {
         };
         let classified = classify(command);
         self.named.command(command, &classified);
+        let family = self.family_of(command, &classified);
+        let own_family = (family != classified.family).then(|| classified.family.clone());
         let pending = PendingCall {
             untrusted: self.is_untrusted(command),
             prints: progress::printed_variable(command),
             command: clip_command(command),
             kind: classified.kind,
-            family: self.family_of(command, &classified),
+            family,
+            own_family,
             line,
         };
         match call.id.as_deref() {
@@ -1166,10 +1192,12 @@ impl Extractor {
         if family.is_empty() {
             return command.trim().to_string();
         }
+        // (Not one that only runs a failed job's checks after it: `pip install x && pytest -q
+        // && mypy .` is classified by its tests.)
         if classified.kind != CommandKind::Install || self.open.contains_key(family) {
             return family.clone();
         }
-        // (The job it ends in: `pip install x && pytest -q && mypy .` checks types.)
+        // (The job it ends in, which a filter may follow: `… && uv run x eval | tail -1`.)
         match shell::segment_families(command).pop() {
             Some(last) if self.open.contains_key(&last) => last,
             _ => family.clone(),
@@ -1182,14 +1210,24 @@ impl Extractor {
             Some(id) => self.pending.remove(id),
             None => self.unpaired.take(),
         };
-        let Some(call) = call else { return };
+        let Some(mut call) = call else { return };
         // A call the user stopped ended neither way: nothing failed, nothing was verified.
         if result.stopped {
             return;
         }
+        // `uv sync -q && uv run app eval | tail -1` that exited non-zero failed in its install
+        // (the job's status is the filter's): the install's failure, no attempt at the job.
+        // (Nor does its install's output say how the job went, but by the job's own lines.)
+        let rerouted = call.own_family.is_some();
+        if let Some(own) = call.own_family.take()
+            && result.failed()
+        {
+            call.family = own;
+        }
         // `go test ./... | tail -20` reports tail's status: what it printed says how the tests
         // went.
         let hidden = !result.failed()
+            && !rerouted
             && call.kind != CommandKind::Explore
             && shell::status_hidden_by_filter(&call.command, &call.family)
             && errors::reports_failure(result.output.for_scanning());
@@ -1302,7 +1340,7 @@ impl Extractor {
             return false;
         }
         // (In the job's voice, as the failure's line was taken.)
-        let program = shell::program_of(&shell::job_line(&call.command));
+        let program = shell::program_of_job(&call.command, &call.family);
         errors::error_line_of(output, program.as_deref())
             .is_some_and(|line| errors::same_error(&redact(&line), &open.failure.error))
             || open.printed_its_trouble(output, shell::searched_pattern(&call.command).is_some())
@@ -1494,7 +1532,13 @@ impl Extractor {
             return;
         }
         let task = self.tasks.len().saturating_sub(1);
-        let said = errors::line_prints(output, MAX_LINE_PRINTS);
+        let mut said = errors::line_prints(output, MAX_LINE_PRINTS);
+        // (And its closing lines, past the first lines a long log fills them with.)
+        for print in errors::ending_prints(output, MAX_ENDING_PRINTS, false) {
+            if !said.contains(&print) {
+                said.push(print);
+            }
+        }
         let blip = progress::is_network_blip(&failure.error) || errors::says_server_unavailable(output);
         let open = OpenFailure { said, blip, ..OpenFailure::new(failure, call.kind, task, places_of(output), written) };
         self.open.insert(call.family, open);

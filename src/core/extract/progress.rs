@@ -164,17 +164,17 @@ pub(crate) fn is_verdict_on_code(error: &str) -> bool {
 /// code.
 pub(crate) fn reached_the_code(before: &str, after: &str) -> bool {
     // A test run's own verdict (`FAIL: //internal/queue:queue_test`, `Failure/Error: …`,
-    // RSpec's and gleeunit's `Failures:` heading).
+    // or RSpec's and gleeunit's `Failures:` heading).
     static TEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
-            r"^FAIL:|^Failures:$|--- FAIL|\bFAILED (?:tests?/|\w+::)|(?i:failure/error|\bassert|panicked at|\b[1-9][0-9]* (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
+            r"^FAIL:|--- FAIL|\bFAILED (?:tests?/|\w+::)|(?i:failure/error|\bassert|panicked at|\b[1-9][0-9]* (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
         )
     });
     // (`BUILD.bazel:24:8: GoLink … (No space left on device)` is placed in a file, and is
     // about the machine all the same.)
     let in_code = |error: &str| is_code_error(error) || is_verdict_on_code(error);
     (is_environmental(before) || !in_code(before))
-        && (TEST_FAILED.is_match(after) || is_verdict_on_code(after))
+        && (TEST_FAILED.is_match(after) || errors::is_failures_heading(after) || is_verdict_on_code(after))
         && !is_environmental(after)
         && !errors::same_error(before, after)
 }

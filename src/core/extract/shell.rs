@@ -1012,17 +1012,24 @@ pub(crate) fn program_of(command: &str) -> Option<String> {
 /// `go install … && buf generate`), or else of its first segment.
 pub(crate) fn program_of_job(command: &str, family: &str) -> Option<String> {
     let jobs = segments(command);
-    match jobs.iter().rev().find(|words| task_families(words).iter().any(|f| f == family)) {
-        Some(words) => program_of(&words.join(" ")),
-        None => program_of(command),
+    let job = jobs.iter().rev().find(|words| task_families(words).iter().any(|f| f == family));
+    match job {
+        Some(words) if jobs.len() > 1 => {
+            program_in(words).map(|word| word.rsplit('/').next().unwrap_or(word).to_string())
+        }
+        _ => program_of(command),
     }
 }
 
 /// The word that names the program of a command's first segment, as written, past settings
 /// and prefixes (`.venv/bin/python` of `PYTHONPATH=. .venv/bin/python -m pytest`).
 fn program_word(command: &str) -> Option<String> {
-    let words = segments(command).into_iter().next()?;
-    words.into_iter().find(|w| (w.starts_with('-') || !w.contains('=')) && !PREFIX_COMMANDS.contains(&w.as_str()))
+    program_in(&segments(command).into_iter().next()?).cloned()
+}
+
+/// The word of a segment's words that names its program, past settings and prefixes.
+fn program_in(words: &[String]) -> Option<&String> {
+    words.iter().find(|w| (w.starts_with('-') || !w.contains('=')) && !PREFIX_COMMANDS.contains(&w.as_str()))
 }
 
 /// The steps a chain runs before the segment that does the job `family` names (`docker
@@ -1199,6 +1206,15 @@ pub(crate) fn without_looks(command: &str) -> String {
 pub(crate) fn only_looks(command: &str) -> bool {
     let parts = sequential_parts(command);
     !parts.is_empty() && parts.iter().all(|part| part.split(" && ").map(str::trim).all(is_a_look))
+}
+
+/// True when every part of `command` but the job of `family` only looks or waits
+/// (`curl -sI https://repo.hex.pm/… | head -1; sleep 20; gleam test`).
+pub(crate) fn only_waits_and_looks_before(command: &str, family: &str) -> bool {
+    let parts = sequential_parts(command).into_iter().flat_map(|part| part.split(" && ")).map(str::trim);
+    parts
+        .filter(|part| classify(part).family != family)
+        .all(|part| is_a_look(part) || program_of(part).is_some_and(|program| program == "sleep"))
 }
 
 /// A step that only looks: a reader, or `go env` printing a setting, writing no file.
@@ -2254,24 +2270,30 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
         return Some(named(CommandKind::Explore, &program, None));
     }
     // (Nor one asked in another shape: `docker version --format '{{.Server.Version}}'`,
-    // `kubectl version --client`; not `npm version patch`, which bumps it.)
+    // `kubectl version --client`; not `npm version patch` or `yarn version --patch`, which
+    // bump it.)
+    const ASKING: &[&str] = &["--format", "-f", "--output", "-o", "--client", "--short", "--json", "--template"];
     if let ["version" | "--version", rest @ ..] = args.as_slice()
         && !rest.is_empty()
         && rest.iter().enumerate().all(|(i, arg)| {
-            arg.starts_with('-') || i > 0 && matches!(rest[i - 1], "--format" | "-f" | "--output" | "-o")
+            let flag = arg.split('=').next().unwrap_or(arg);
+            ASKING.contains(&flag)
+                || i > 0 && matches!(rest[i - 1], "--format" | "-f" | "--output" | "-o" | "--template")
         })
     {
         return Some(named(CommandKind::Explore, &program, None));
     }
-    // (Nor does one run through a launcher: `pixi run dagster --version`, `npx tsc --version`.)
+    // (Nor does one run through a launcher of installed tools: `pixi run dagster --version`,
+    // `uv run ruff --version`; not `go run ./cmd/server --help`, the project's own.)
+    const LAUNCHERS: &[&str] = &["pixi", "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "bundle", "conda", "mamba"];
     let launched = match args.as_slice() {
-        ["run" | "exec" | "x", tool, ask] => Some((*tool, *ask)),
+        ["run" | "exec", tool, ask] if LAUNCHERS.contains(&program.as_str()) => Some((*tool, *ask)),
         [tool, ask] if WRAPPERS.contains(&program.as_str()) => Some((*tool, *ask)),
         _ => None,
     };
     if let Some((tool, ask)) = launched
-        && !tool.starts_with('-')
-        && matches!(ask, "--version" | "-V" | "--help" | "-h")
+        && !tool.starts_with(['-', '.', '/'])
+        && matches!(ask, "--version" | "-V")
     {
         return Some(named(CommandKind::Explore, &program, None));
     }
@@ -2762,6 +2784,9 @@ mod tests {
         assert_eq!(classify("kubectl version --client").kind, CommandKind::Explore);
         assert_ne!(classify("npm version patch").kind, CommandKind::Explore);
         assert_ne!(classify("yarn version --new-version 1.2.3").kind, CommandKind::Explore);
+        assert_ne!(classify("yarn version --patch").kind, CommandKind::Explore);
+        assert_ne!(classify("go run ./cmd/server --help").kind, CommandKind::Explore);
+        assert_ne!(classify("docker run myimg --version").kind, CommandKind::Explore);
     }
 
     #[test]
@@ -2769,6 +2794,13 @@ mod tests {
         let chain = "go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1 && buf generate";
         assert_eq!(program_of_job(chain, "buf generate").as_deref(), Some("buf"));
         assert_eq!(program_of_job(chain, "mdbook build").as_deref(), Some("go"));
+        // (A quoted setting is one word, however many flags it holds.)
+        let set = "make deps && GOFLAGS=\"-tags=integration -count=1\" go vet ./...";
+        assert_eq!(program_of_job(set, "go vet").as_deref(), Some("go"));
+        assert_eq!(
+            program_of_job("PYTEST_ADDOPTS=\"-p no:cacheprovider\" pytest", "pytest").as_deref(),
+            Some("pytest")
+        );
         assert_eq!(
             segment_families("uv cache clean && uv sync -q && ls && uv run app eval | tail -1")
                 .last()

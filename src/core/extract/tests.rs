@@ -2495,7 +2495,7 @@ fn the_same_command_past_its_error_with_nothing_done_since_teaches_no_way() {
     let conflict = "Error response from daemon: Conflict. The container name \"/v-tests\" is already in use by container \"3f2a9c61d0e4\". You have to remove (or rename) that container to be able to reuse that name.";
     let verdict = " ❯ test/shortlinks.test.ts (5 tests | 1 failed) 174ms\n   × POST /v1/s > 409s when the slug is taken\nAssertionError: expected 201 to be 409";
     let m = memory(&[
-        user("Add POST /v1/s."),
+        user("Add POST /v1/s. Remember for this repo: bodies are validated with zValidator, never by hand."),
         run("1", "docker compose run --rm --name v-tests dev npm test"),
         result("1", 1, conflict),
         run("2", "docker ps --filter name=v-tests"),
@@ -2508,7 +2508,51 @@ fn the_same_command_past_its_error_with_nothing_done_since_teaches_no_way() {
         result("4", 0, "Tests  13 passed (13)"),
     ]);
     let summary = &m.rollout_summary;
+    assert!(summary.contains("zValidator"), "{summary}");
     assert!(!summary.contains("already in use") && !summary.contains("409"), "{summary}");
+}
+
+#[test]
+fn the_same_command_past_a_machines_lack_keeps_the_lack() {
+    // (The user started the database by hand: that it must run is the lesson.)
+    let m = memory(&[
+        user("Add the invoice totals."),
+        run("1", "go test ./..."),
+        result("1", 1, "panic: dial tcp 127.0.0.1:5432: connect: connection refused\nFAIL\tacme/app\t0.004s"),
+        user("started postgres"),
+        run("2", "go test ./..."),
+        result("2", 1, "--- FAIL: TestTotals (0.00s)\n    invoice_test.go:9: got 10, want 12\nFAIL"),
+        edit("invoice.go"),
+        run("3", "go test ./..."),
+        result("3", 0, "ok  \tacme/app\t0.012s"),
+    ]);
+    assert!(m.rollout_summary.contains("connection refused"), "{}", m.rollout_summary);
+}
+
+#[test]
+fn a_build_tools_closing_lines_are_not_the_failure_met_again() {
+    let closing = "make[1]: *** [Makefile:12: build/comp.o] Error 1\nmake[1]: Leaving directory '/src/lib'\nmake: *** [Makefile:5: all] Error 2";
+    let m = memory(&[
+        user("Build the compressor."),
+        run("1", "make"),
+        result(
+            "1",
+            2,
+            &format!("cc -c comp.c\ncomp.c:3:10: fatal error: zlib.h: No such file or directory\n{closing}"),
+        ),
+        run("2", "sudo apt-get install -y zlib1g-dev && make 2>&1 | tail -5"),
+        result(
+            "2",
+            0,
+            &format!(
+                "Setting up zlib1g-dev (1:1.2.13)\ncomp.c:9:5: error: implicit declaration of function 'deflateInitX'\n{closing}"
+            ),
+        ),
+        edit("comp.c"),
+        run("3", "make"),
+        result("3", 0, "cc -o comp comp.o -lz"),
+    ]);
+    assert!(m.rollout_summary.contains("zlib1g-dev"), "{}", m.rollout_summary);
 }
 
 #[test]
