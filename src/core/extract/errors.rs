@@ -222,9 +222,12 @@ pub(crate) fn ending_prints(output: &str, max: usize, own: bool) -> Vec<u64> {
 /// True when a line of `output` says a server answered it was down for the moment (`503
 /// Service Unavailable`), whatever line says the error.
 pub(crate) fn says_server_unavailable(output: &str) -> bool {
-    // (One pass over each window, not a match per line: every failure pays for this.)
+    // (Every failure pays for this: each way of saying so names its 502, 503 or 504, so
+    // only a window that holds one is matched.)
     let (head, tail) = windows(output);
-    super::progress::is_server_unavailable(head) || super::progress::is_server_unavailable(tail)
+    let coded =
+        |window: &str| [&b"502"[..], b"503", b"504"].iter().any(|code| memmem::find(window.as_bytes(), code).is_some());
+    [head, tail].into_iter().any(|window| coded(window) && super::progress::is_server_unavailable(window))
 }
 
 /// How telling a line must be ([`score`]) to say an error outright.

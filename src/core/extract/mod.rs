@@ -686,9 +686,8 @@ impl OpenFailure {
     /// names), and some of it was this failure's trouble. (Or, `searched` for with `grep`, a
     /// line that says an error outright, which this failure printed: the search was for it,
     /// whatever the steps before printed; not a `Version 3.12 was not found in the local
-    /// cache` that every run prints.) (Or it ended in lines of this failure, three of them or
-    /// one its error outright, and one of its trouble: what steps before the job printed is
-    /// theirs.)
+    /// cache` that every run prints.) (Or, said no error outright that this failure did not,
+    /// it ended in this failure's own lines: what steps before the job printed is theirs.)
     fn printed_its_trouble(&self, output: &str, searched: bool) -> bool {
         let said = |print: &u64| self.said.contains(print);
         let trouble = errors::trouble_prints(output, MAX_LINE_PRINTS);
@@ -1433,8 +1432,8 @@ impl Extractor {
         }
         // The very command run again, with nothing done since, that got past its error to a
         // test's verdict: what stood in the way went by itself or by a hand outside the
-        // session (a container name held by the user's own shell, a database still starting).
-        // No way past is known, and the verdict is the task's business.
+        // session (a container name held by the user's own shell, a server's 503 waited
+        // out). No way past is known, and the verdict is the task's business.
         if let Some(open) = self.open.get(&call.family)
             && open.cleared_outside(&failure, &call.family)
             && self.open.remove(&call.family).is_some()
