@@ -1579,6 +1579,44 @@ impl Extractor {
 
     /// A command that did its job: the fix of the failures it resolves, a step towards the
     /// others, and a verified way to do its job.
+    /// Takes out the steps `command` takes back (`mise unuse -g zig` after `mise use -g
+    /// zig@0.13.0` got `zig build test` past its error): a step undone was no way to keep,
+    /// and a fix left with nothing else told no way. True when the command did nothing else
+    /// but look (`pip uninstall -y x && uv add --dev x` goes on to another step).
+    fn took_back_a_step(&mut self, command: &str) -> bool {
+        let mut undone: Vec<String> = Vec::new();
+        let mut take_back = |steps: &mut Vec<String>| {
+            steps.retain(|step| {
+                let kept = !shell::undoes(command, step);
+                if !kept {
+                    undone.push(step.clone());
+                }
+                kept
+            });
+        };
+        for facts in self.tasks.iter_mut().filter_map(|t| t.facts.as_mut()) {
+            facts.fixes.retain_mut(|fix| {
+                let before = fix.ran.len();
+                take_back(&mut fix.ran);
+                fix.ran.len() == before
+                    || fix.work
+                    || !fix.ran.is_empty()
+                    || !fix.edited.is_empty()
+                    || !fix.settings.is_empty()
+            });
+            let mut verified: Vec<String> = facts.verified.iter().map(|v| v.command.clone()).collect();
+            take_back(&mut verified);
+            facts.verified.retain(|v| verified.contains(&v.command));
+        }
+        for open in self.open.values_mut() {
+            take_back(&mut open.ran);
+        }
+        !undone.is_empty()
+            && command
+                .split(" && ")
+                .all(|part| shell::only_looks(part) || undone.iter().any(|step| shell::undoes(part, step)))
+    }
+
     fn succeeded(&mut self, call: PendingCall) {
         // A lock broken by force (`terraform force-unlock …`) got the program past an incident,
         // not past anything a future session should walk again: the error it cleared is no
@@ -1595,6 +1633,10 @@ impl Extractor {
             if !call.kind.is_verification() {
                 return;
             }
+        }
+        // (Taking back a step verifies nothing and is no step of a way.)
+        if self.took_back_a_step(&call.command) {
+            return;
         }
         let fixed = self.resolved_by(&call);
         // Looking around on the way (`git log`, `pip list`) is not a step of the fix, nor is

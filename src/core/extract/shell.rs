@@ -1467,6 +1467,56 @@ fn tool_setting(part: &str) -> Option<(String, String)> {
     Some((program, key.split('=').next()?.to_string()))
 }
 
+/// True when `later` takes back what a step of `earlier` did: a global tool version unset
+/// (`mise unuse -g zig` after `mise use -g zig@0.13.0`), a package removed after it was
+/// installed or added (`pip uninstall fonttools`, `poetry remove httpx`), a tool setting
+/// unset or deleted after it was set (`git config --unset core.hooksPath`).
+pub(crate) fn undoes(later: &str, earlier: &str) -> bool {
+    // What a step does to which thing: the verb of the undo it expects, and the thing.
+    fn done(words: &[String]) -> Option<(String, &'static [&'static str], String)> {
+        let at = words.iter().take_while(|w| w.contains('=') && !w.starts_with('-')).count();
+        let program = program_name(words.get(at)?);
+        let args: Vec<&str> = words[at + 1..].iter().map(String::as_str).filter(|w| !w.starts_with('-')).collect();
+        let (verb, thing) = (*args.first()?, *args.get(1)?);
+        let undo: &'static [&'static str] = match verb {
+            "use" => &["unuse"],
+            "install" | "i" | "add" => &["uninstall", "remove", "rm", "un"],
+            "inject" => &["uninject"],
+            "link" => &["unlink"],
+            _ => return None,
+        };
+        // (The thing without its version: `zig@0.13.0`, `fonttools==4.55`.)
+        let name = thing.split(['@', '=', '<', '>']).find(|part| !part.is_empty())?;
+        Some((program, undo, name.to_string()))
+    }
+    fn undone(words: &[String]) -> Option<(String, String, Vec<String>)> {
+        let at = words.iter().take_while(|w| w.contains('=') && !w.starts_with('-')).count();
+        let program = program_name(words.get(at)?);
+        let args: Vec<&str> = words[at + 1..].iter().map(String::as_str).filter(|w| !w.starts_with('-')).collect();
+        let (verb, things) = args.split_first()?;
+        let names = things.iter().filter_map(|t| t.split(['@', '=', '<', '>']).find(|p| !p.is_empty()));
+        Some((program, verb.to_string(), names.map(str::to_string).collect()))
+    }
+    let takes_back = |undo: &[String], step: &[String]| {
+        if let (Some((program, key)), Some((back, back_key))) =
+            (tool_setting(&step.join(" ")), tool_setting(&undo.join(" ")))
+            && program == back
+            && key == back_key
+        {
+            let unsets = |words: &[String]| {
+                words.iter().any(|w| ["delete", "rm", "unset", "-u", "--unset", "--unset-all"].contains(&w.as_str()))
+            };
+            return unsets(undo) && !unsets(step);
+        }
+        let (Some((program, verbs, name)), Some((back, verb, names))) = (done(step), undone(undo)) else {
+            return false;
+        };
+        program == back && verbs.contains(&verb.as_str()) && names.contains(&name)
+    };
+    let steps = segments(earlier);
+    segments(later).iter().any(|undo| steps.iter().any(|step| takes_back(undo, step)))
+}
+
 /// `ran` without the tool settings set one way and later again (`npm config set
 /// ignore-scripts false`, then `npm config set ignore-scripts true` when the user said to put
 /// it back): neither is part of the way past, whatever the rest of those steps did.
@@ -2837,6 +2887,22 @@ mod tests {
         assert!(added_options("stack test", "stack build --fast").is_empty());
         assert!(added_options("pytest -q tests", "pytest tests").is_empty());
         assert!(added_options("pytest", "pytest tests/test_a.py").is_empty());
+    }
+
+    #[test]
+    fn a_step_taken_back_is_undone_by_the_same_program_on_the_same_thing() {
+        assert!(undoes("mise unuse -g zig && mise exec -- zig version", "mise use -g zig@0.13.0 && zig version"));
+        assert!(undoes("pip uninstall -y fonttools", "pip install --force-reinstall fonttools==4.55.0"));
+        assert!(undoes("poetry remove httpx", "poetry add httpx@^0.27"));
+        assert!(undoes("pipx uninject ansible-core molecule", "pipx inject ansible-core molecule"));
+        assert!(undoes("git config --unset core.hooksPath", "git config core.hooksPath .husky"));
+        assert!(undoes("npm config delete ignore-scripts", "npm config set ignore-scripts false"));
+        // Another thing, another program, or the same step again takes nothing back.
+        assert!(!undoes("mise unuse -g node", "mise use -g zig@0.13.0"));
+        assert!(!undoes("npm uninstall left-pad", "pip install left-pad"));
+        assert!(!undoes("mise use -g zig@0.13.0", "mise use -g zig@0.13.0"));
+        assert!(!undoes("git config core.hooksPath .githooks", "git config core.hooksPath .husky"));
+        assert!(!undoes("npm install", "npm uninstall left-pad"));
     }
 
     #[test]

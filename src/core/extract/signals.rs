@@ -682,6 +682,13 @@ pub(crate) fn preference_signals(text: &str, agent_acted: bool) -> Vec<(SignalKi
         // back their own request, there is nothing of the agent's to correct.
         let own_words = i > 0 && SELF_RETRACTION.is_match(sentence) && durability::is_request(all[i - 1]);
         if corrects(sentence) && agent_acted && !own_words {
+            // "No, undo that global mise thing. The firmware repo … still builds with 0.11
+            // …. Use mise exec here.": the undo is of the moment, the way after its reason is
+            // not.
+            if let Some(told) = undone_for_a_way(sentence, &all[i + 1..]) {
+                keep(SignalKind::Correction, told);
+                continue;
+            }
             if !durability::is_task_scoped(sentence) && !passing {
                 let told = with_tail(&with_instruction(sentence, &all[i + 1..]), all.get(i + 1).copied());
                 keep(SignalKind::Correction, after_rule(i.checked_sub(1).map(|at| all[at]), &told));
@@ -1145,6 +1152,37 @@ fn with_instruction(correction: &str, after: &[&str]) -> String {
         }
         _ => told,
     }
+}
+
+/// A correction that undoes the agent's step ("No, revert that.", "No, undo that global
+/// mise thing."), with the reason after it and the way to take instead, when the reason
+/// states how things stand rather than asks for work, and the way is no task of the moment
+/// (its "here" is the project: the reason set it against another place).
+fn undone_for_a_way(correction: &str, after: &[&str]) -> Option<String> {
+    static UNDOES: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:no|nope|nah|actually)\b[,.!]?\s+(?:please\s+)?(?:undo|revert|roll back|back out|take out)\s+(?:that|this|it|the)\b",
+        )
+    });
+    static WAY: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)^(?:(?:please|pls|so|and|just)[\s,]+)?(?:use|run|go through|call|build with|run it through)\s+\S")
+    });
+    static HERE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\s+(?:in\s+)?here\b"));
+    if !UNDOES.is_match(correction) {
+        return None;
+    }
+    let stated = |s: &str| {
+        !s.ends_with('?')
+            && !durability::is_request(s)
+            && !durability::is_task_scoped(s)
+            && !durability::is_of_the_moment(s)
+    };
+    let at = after.iter().take(3).position(|s| WAY.is_match(s.trim_start()))?;
+    let (reasons, way) = (&after[..at], after[at]);
+    let told = std::iter::once(correction).chain(reasons.iter().copied()).chain([way]).collect::<Vec<_>>().join(" ");
+    let placed = HERE.replace_all(way, "");
+    let kept = !reasons.is_empty() && reasons.iter().all(|s| stated(s)) && stated(&placed) && told.len() < MAX_SIGNAL;
+    kept.then_some(told)
 }
 
 /// What a sentence that points back ([`POINTS_BACK`]) means: the statement before it, with
@@ -2209,6 +2247,22 @@ mod tests {
         // Two rules about other things stay two.
         let found = preference_signals("Never push to main. Always run the linter before a commit.", false);
         assert_eq!(found.len(), 2, "{found:?}");
+    }
+
+    #[test]
+    fn an_undo_with_its_reason_and_the_way_instead_is_a_correction() {
+        let text = "No, revert that global pyenv change. The billing service on this host still runs 3.9 and \
+                    reads the global version. Use uv run here.";
+        let found = preference_signals(text, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0], (SignalKind::Correction, text.to_string()));
+        // An undo with no reason, or a task after the reason, is the moment's.
+        assert!(preference_signals("No, revert that. Use the old name here.", true).is_empty());
+        let asked = "No, revert that. We want the optimised images. Find out why sharp doesn't load.";
+        assert!(preference_signals(asked, true).is_empty());
+        // (A reason that passes with the day makes the way the day's.)
+        let passing = "No, undo that. The registry is down today. Use the mirror here.";
+        assert!(preference_signals(passing, true).is_empty());
     }
 
     #[test]

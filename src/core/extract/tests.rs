@@ -2620,3 +2620,33 @@ fn a_chain_that_ends_in_the_failures_own_lines_met_it_again() {
     assert!(summary.contains("needs `NODE_OPTIONS=--max-old-space-size=4096`"), "{summary}");
     assert!(!summary.contains("pnpm install") && !summary.contains("store prune"), "{summary}");
 }
+
+#[test]
+fn a_step_the_session_took_back_is_no_way_past_the_failure() {
+    let m = memory(&[
+        user("Add a --json flag to `stats`. We always keep tests next to the code in this repo."),
+        run("1", "zig build test"),
+        result("1", 1, "build.zig:7:35: error: no field or member function named 'path' in 'Build'"),
+        run("2", "mise use -g zig@0.13.0 && zig build test"),
+        result("2", 0, "Build Summary: 3/3 tests passed"),
+        user("No, undo that global mise thing. The firmware repo still builds with 0.11. Use mise exec here."),
+        run("3", "mise unuse -g zig"),
+        result("3", 0, "mise ~/.config/mise/config.toml tools: removed zig"),
+        run("4", "mise exec -- zig build test"),
+        result("4", 0, "Build Summary: 3/3 tests passed"),
+    ]);
+    let task = &m.facts.tasks[0];
+    assert!(!m.rollout_summary.contains("mise use -g"), "{}", m.rollout_summary);
+    assert!(task.fixes.iter().all(|f| f.ran.is_empty()), "{:?}", task.fixes);
+    assert!(!task.verified.iter().any(|v| v.command.contains("unuse")), "{:?}", task.verified);
+    assert!(task.verified.iter().any(|v| v.command == "mise exec -- zig build test"), "{:?}", task.verified);
+    // A step kept (nothing took it back) stays the way.
+    let kept = memory(&[
+        user("Fix the build. We always keep tests next to the code in this repo."),
+        run("1", "zig build test"),
+        result("1", 1, "build.zig:7:35: error: no field or member function named 'path' in 'Build'"),
+        run("2", "mise use -g zig@0.13.0 && zig build test"),
+        result("2", 0, "Build Summary: 3/3 tests passed"),
+    ]);
+    assert!(kept.rollout_summary.contains("after running `mise use -g zig@0.13.0`"), "{}", kept.rollout_summary);
+}
