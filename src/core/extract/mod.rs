@@ -1276,6 +1276,9 @@ impl Extractor {
         {
             self.printed.insert(variable.clone(), clip_at_word(value, 80));
         }
+        for (variable, value) in progress::printed_environment(&call.command, output).into_iter().take(MAX_FACTS) {
+            self.printed.insert(variable, clip_at_word(&value, 80));
+        }
         if call.kind == CommandKind::Explore && self.unread.note(&call.command, output, call.line) {
             return;
         }

@@ -1015,9 +1015,48 @@ pub(crate) fn printed_variable(command: &str) -> Option<String> {
     caps.get(1).or_else(|| caps.get(2)).map(|m| m.as_str().to_string())
 }
 
+/// The variables and values a look at the whole environment printed (`env | grep -i
+/// docker` → `DOCKER_BUILDKIT=0`); nothing for any other command.
+pub(crate) fn printed_environment(command: &str, output: &str) -> Vec<(String, String)> {
+    static WHOLE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(
+            r#"^\s*(?:env|printenv|export\s+-p)\s*(?:\|\s*(?:grep|rg|egrep|sort|head|tail)\b(?:[^|;&<>'"]|'[^']*'|"[^"]*")*)*$"#,
+        )
+    });
+    static SETTING: LazyLock<Regex> =
+        LazyLock::new(|| crate::core::patterns::regex(r"^(?:declare -x |export )?([A-Z_][A-Z0-9_]*)=(.*)$"));
+    if !WHOLE.is_match(command) {
+        return Vec::new();
+    }
+    output
+        .lines()
+        .filter_map(|line| SETTING.captures(line.trim()))
+        .map(|c| (c[1].to_string(), c[2].trim_matches('"').to_string()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_look_at_the_environment_prints_its_settings() {
+        let printed = printed_environment(
+            "env | grep -iE '^(docker|registry)' | sort",
+            "DOCKER_BUILDKIT=0\nREGISTRY_URL=https://r.example\n",
+        );
+        assert_eq!(
+            printed,
+            [("DOCKER_BUILDKIT".into(), "0".into()), ("REGISTRY_URL".into(), "https://r.example".into())]
+        );
+        assert_eq!(
+            printed_environment("export -p", "declare -x GOFLAGS=\"-mod=mod\""),
+            [("GOFLAGS".into(), "-mod=mod".into())]
+        );
+        // (Not a file's settings, nor what a program printed.)
+        assert!(printed_environment("cat .env", "DOCKER_BUILDKIT=0").is_empty());
+        assert!(printed_environment("env DOCKER_BUILDKIT=1 docker build .", "X=1").is_empty());
+    }
 
     #[test]
     fn a_server_down_for_the_moment_is_told_from_other_errors() {

@@ -152,7 +152,10 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     // Settings added to the same command are the lesson, whatever code the task edited on
     // the way; a step run before it may be what made them work, so it is told instead.
     // (`./gradlew --stop` before `JAVA_HOME=… ./gradlew test` only made sure of a fresh daemon.)
-    if fix.ran.iter().all(|step| shell::stops_daemons(step))
+    // With the shell's old value printed (`DOCKER_BUILDKIT=0`), a restart or a clean on the
+    // way set nothing the setting did not.
+    let set_nothing = |step: &String| !fix.before.is_empty() && shell::only_restarts(step);
+    if fix.ran.iter().all(|step| shell::stops_daemons(step) || set_nothing(step))
         && let Some(needs) = fix.needs()
     {
         let _ = write!(s, " -> {} needs {}", code(&shown(&fix.failure.command)), list(&needs.added, 3));
@@ -514,6 +517,22 @@ mod tests {
         // (A step of another kind may be what made the setting work: it is told.)
         let installed = fix_lesson(&jdk(&["sdk install java 17"]), false);
         assert!(installed.contains("after running `sdk install java 17`"), "{installed}");
+        // With the shell's old value printed, a restart on the way set nothing: the setting
+        // is the lesson. (Without it, the restart may be what worked.)
+        let buildkit = |before: &[&str]| Fix {
+            failure: Failure { command: "docker build .".into(), ..fixed("", "", &[], &[], &[]).failure },
+            before: before.iter().map(|b| b.to_string()).collect(),
+            ..fixed("", "DOCKER_BUILDKIT=1 docker build .", &[], &[], &["sudo systemctl restart docker"])
+        };
+        let told = fix_lesson(&buildkit(&["DOCKER_BUILDKIT=0"]), false);
+        assert!(told.contains("needs `DOCKER_BUILDKIT=1` (the shell had `DOCKER_BUILDKIT=0`)"), "{told}");
+        assert!(!told.contains("restart"), "{told}");
+        let unknown = fix_lesson(&buildkit(&[]), false);
+        assert!(unknown.contains("after running `sudo systemctl restart docker`"), "{unknown}");
+        // (An install on the way is told, old value or not.)
+        let installed =
+            Fix { ran: vec!["sdk install java 17".into()], before: vec!["JAVA_HOME=/opt/jdk-11".into()], ..jdk(&[]) };
+        assert!(fix_lesson(&installed, false).contains("after running `sdk install java 17`"));
     }
 
     #[test]

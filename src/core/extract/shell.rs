@@ -1217,6 +1217,22 @@ pub(crate) fn only_waits_and_looks_before(command: &str, family: &str) -> bool {
         .all(|part| is_a_look(part) || program_of(part).is_some_and(|program| program == "sleep"))
 }
 
+/// True when `step` only restarts what was running, clears what a tool keeps, waits or looks
+/// (`sudo systemctl restart docker && sleep 2 && docker version`): it sets nothing up.
+pub(crate) fn only_restarts(step: &str) -> bool {
+    let restarts =
+        |part: &str| starts_a_service(part) && words(part).iter().any(|w| w == "restart") && segments(part).len() == 1;
+    let parts: Vec<&str> =
+        sequential_parts(step).into_iter().flat_map(|part| part.split(" && ")).map(str::trim).collect();
+    parts.iter().any(|part| restarts(part) || clears_all(part, &mut Vec::new()))
+        && parts.iter().all(|part| {
+            restarts(part)
+                || clears_all(part, &mut Vec::new())
+                || is_a_look(part)
+                || program_of(part).is_some_and(|program| program == "sleep")
+        })
+}
+
 /// A step that only looks: a reader, or `go env` printing a setting, writing no file.
 fn is_a_look(part: &str) -> bool {
     let words = words(part);
@@ -2887,6 +2903,19 @@ mod tests {
         assert!(added_options("stack test", "stack build --fast").is_empty());
         assert!(added_options("pytest -q tests", "pytest tests").is_empty());
         assert!(added_options("pytest", "pytest tests/test_a.py").is_empty());
+    }
+
+    #[test]
+    fn a_restart_or_a_clear_sets_nothing_up() {
+        assert!(only_restarts(
+            "sudo systemctl restart docker && sleep 2 && docker version --format '{{.Server.Version}}'"
+        ));
+        assert!(only_restarts("docker builder prune -af"));
+        assert!(only_restarts("brew services restart postgresql@16"));
+        assert!(!only_restarts("sudo systemctl start postgresql"));
+        assert!(!only_restarts("sdk install java 17"));
+        assert!(!only_restarts("sudo systemctl restart docker && docker buildx install"));
+        assert!(!only_restarts("docker version"));
     }
 
     #[test]
