@@ -1293,6 +1293,15 @@ impl Extractor {
         if !shell::status_is_the_jobs(&call.command) {
             return;
         }
+        // `opam upgrade ocamlformat` that said `Already up-to-date.` did nothing: no step of a
+        // way, and no install it verified.
+        if !call.kind.is_verification()
+            && progress::changed_nothing(output)
+            && shell::and_parts(&call.command)
+                .is_none_or(|parts| parts.iter().filter(|p| !shell::only_looks(p)).count() <= 1)
+        {
+            return;
+        }
         if let Some(fix) = self.unread.read_by(&call.command, output, call.line)
             && let Some((_, task)) = self.current()
             && task.fixes.len() < MAX_FACTS

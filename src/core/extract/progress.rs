@@ -1015,6 +1015,27 @@ pub(crate) fn printed_variable(command: &str) -> Option<String> {
     caps.get(1).or_else(|| caps.get(2)).map(|m| m.as_str().to_string())
 }
 
+/// True when an install's output says it changed nothing (`Already up-to-date.`, `Nothing
+/// to do.`, `x is already the newest version`, `up to date, audited 212 packages`) and
+/// nothing of what it did install: no step of any way past a failure.
+pub(crate) fn changed_nothing(output: &str) -> bool {
+    static NOTHING: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?im)^\s*(?:already up[- ]to[- ]date\b|nothing to do\b|up to date, audited \d+ packages?\b)",
+            r"|\bis already the newest version\b|\balready installed and up[- ]to[- ]date\b|\bunchanged - rustc\b",
+            r"|^\s*0 upgraded, 0 newly installed\b|\ball requested (?:collections|packages) are already installed\b",
+        ))
+    });
+    static DID: LazyLock<Regex> = LazyLock::new(|| {
+        crate::core::patterns::regex(concat!(
+            r"(?i)\b(?:successfully installed|installed successfully|(?:was|were) installed|downloading|extracting|will be installed|[1-9]\d* (?:upgraded|newly installed)|installing|installed \S+ v?\d",
+            r"|downgrad(?:e|ing)|upgrading|(?:added|changed|removed|updated) \d+ packages?|-> (?:installed|removed)|setting up",
+            r"|building from source|packages? (?:are|is) (?:being )?(?:installed|upgraded))\b",
+        ))
+    });
+    NOTHING.is_match(output) && !DID.is_match(output)
+}
+
 /// The variables and values a look at the whole environment printed (`env | grep -i
 /// docker` → `DOCKER_BUILDKIT=0`); nothing for any other command.
 pub(crate) fn printed_environment(command: &str, output: &str) -> Vec<(String, String)> {
@@ -1038,6 +1059,28 @@ pub(crate) fn printed_environment(command: &str, output: &str) -> Vec<(String, S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_install_that_changed_nothing_says_so() {
+        assert!(changed_nothing("Already up-to-date.\n\n<><> Synchronising pinned packages ><><>\nNothing to do."));
+        assert!(changed_nothing(
+            "Reading package lists...\nlibxml2-dev is already the newest version (2.9.14).\n0 upgraded, 0 newly installed, 0 to remove and 3 not upgraded."
+        ));
+        assert!(changed_nothing("\nup to date, audited 212 packages in 2s\n\nfound 0 vulnerabilities"));
+        assert!(changed_nothing("  stable-x86_64-unknown-linux-gnu unchanged - rustc 1.83.0 (90b35a623 2024-11-26)"));
+        // Something installed or changed beside what was there already.
+        assert!(!changed_nothing(
+            "libxml2 is already the newest version.\nThe following NEW packages will be installed:\n  libxml2-dev\n1 upgraded, 1 newly installed"
+        ));
+        assert!(!changed_nothing("Already installed! (1 of 2)\ngtest/1.15.0: Building from source (2 of 2)"));
+        assert!(!changed_nothing("Requirement already satisfied: numpy\nSuccessfully installed polars-1.17.1"));
+        assert!(!changed_nothing("added 3 packages, and audited 215 packages in 3s"));
+        // (A role installed, and the collections there already.)
+        let galaxy = "- extracting geerlingguy.docker to galaxy_roles/geerlingguy.docker\n- geerlingguy.docker (7.4.1) \
+                      was installed successfully\nNothing to do. All requested collections are already installed.";
+        assert!(!changed_nothing(galaxy));
+        assert!(!changed_nothing("The tests have nothing to do with it."));
+    }
 
     #[test]
     fn a_look_at_the_environment_prints_its_settings() {

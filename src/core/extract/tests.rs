@@ -2650,3 +2650,27 @@ fn a_step_the_session_took_back_is_no_way_past_the_failure() {
     ]);
     assert!(kept.rollout_summary.contains("after running `mise use -g zig@0.13.0`"), "{}", kept.rollout_summary);
 }
+
+#[test]
+fn an_install_that_changed_nothing_is_no_step_of_the_way() {
+    let m = memory(&[
+        user("Fix the format check. We always pin ocamlformat in this repo."),
+        run("1", "dune build @fmt"),
+        result(
+            "1",
+            1,
+            "ocamlformat: Project should be formatted using version \"0.26.2\", but installed is \"0.27.0\"",
+        ),
+        run("2", "opam upgrade -y ocamlformat"),
+        result("2", 0, "Already up-to-date.\n\n<><> Synchronising pinned packages ><><>\nNothing to do."),
+        run("3", "opam install -y ocamlformat.0.26.2 && dune build @fmt"),
+        result(
+            "3",
+            0,
+            "=== downgrade 1 package\n  - downgrade ocamlformat 0.27.0 to 0.26.2\n-> installed ocamlformat.0.26.2",
+        ),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.ran, ["opam install -y ocamlformat.0.26.2"], "{fix:?}");
+    assert!(!m.facts.tasks[0].verified.iter().any(|v| v.command.contains("upgrade")));
+}
