@@ -1255,7 +1255,22 @@ fn is_a_look(part: &str) -> bool {
     // (`find … -exec chmod +x {} \;` acts on what it finds.)
     let acts = words.first().is_some_and(|p| p == "find")
         && words.iter().any(|w| matches!(w.as_str(), "-exec" | "-execdir" | "-delete" | "-ok" | "-okdir"));
-    (classify(part).kind == CommandKind::Explore || prints_a_setting || docker_look || asks_what_is_installed(part))
+    // (`ocaml -version`, `java -version`: the old single-dash way to ask a version; `opam
+    // switch show`, `rustup toolchain list`: what a tool holds, asked by noun and query.)
+    let asks = match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        [_, "-version"] => true,
+        [_, noun, query] => {
+            !matches!(*noun, "run" | "exec" | "x" | "dlx" | "run-script")
+                && noun.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+                && matches!(*query, "list" | "ls" | "show" | "status" | "current")
+        }
+        _ => false,
+    };
+    (classify(part).kind == CommandKind::Explore
+        || prints_a_setting
+        || docker_look
+        || asks
+        || asks_what_is_installed(part))
         && !writes_a_file(part)
         && !acts
 }
@@ -2903,6 +2918,18 @@ mod tests {
         assert!(added_options("stack test", "stack build --fast").is_empty());
         assert!(added_options("pytest -q tests", "pytest tests").is_empty());
         assert!(added_options("pytest", "pytest tests/test_a.py").is_empty());
+    }
+
+    #[test]
+    fn asking_a_version_or_what_a_tool_holds_only_looks() {
+        assert_eq!(
+            without_looks("ocaml -version; opam switch show; opam switch list; opam update -y"),
+            "opam update -y"
+        );
+        assert!(only_looks("java -version; rustup toolchain list"));
+        // (A script of that name is the project's own.)
+        assert!(!only_looks("npm run status"));
+        assert!(!only_looks("opam switch create . 5.2.0"));
     }
 
     #[test]
