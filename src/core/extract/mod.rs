@@ -394,7 +394,10 @@ fn the_way(failure: &Failure, ran: Vec<String>) -> Vec<String> {
             .filter(|(i, step)| *i >= first || is_a_way_step(step))
             .map(|(_, s)| s.clone())
             .collect(),
-        None => ran,
+        // (Beside a step that installed or set something, a cache cleared on the way got past
+        // nothing: `php bin/console cache:clear` before `apt-get install php8.3-pgsql`.)
+        None if !shell::without_clears(ran.clone()).iter().any(|step| is_a_way_step(step)) => ran,
+        None => shell::without_clears(ran),
     }
 }
 

@@ -2674,3 +2674,32 @@ fn an_install_that_changed_nothing_is_no_step_of_the_way() {
     assert_eq!(fix.ran, ["opam install -y ocamlformat.0.26.2"], "{fix:?}");
     assert!(!m.facts.tasks[0].verified.iter().any(|v| v.command.contains("upgrade")));
 }
+
+#[test]
+fn a_cache_cleared_beside_an_install_got_past_nothing() {
+    let m = memory(&[
+        user("Get the tests green. We always run phpunit against Postgres in this repo."),
+        run("1", "php bin/phpunit"),
+        result("1", 2, "Doctrine\\DBAL\\Exception\\DriverException: could not find driver"),
+        run("2", "php bin/console cache:clear --env=test"),
+        result("2", 0, "[OK] Cache for the \"test\" environment (debug=true) was successfully cleared."),
+        run("3", "sudo apt-get install -y php8.3-pgsql"),
+        result("3", 0, "Setting up php8.3-pgsql (8.3.6-0ubuntu0.24.04.3) ..."),
+        run("4", "php bin/phpunit"),
+        result("4", 0, "OK (42 tests, 97 assertions)"),
+    ]);
+    assert_eq!(m.facts.tasks[0].fixes[0].ran, ["sudo apt-get install -y php8.3-pgsql"]);
+    // A clear with nothing installed or set beside it may be the way, and is told.
+    let m = memory(&[
+        user("Get the tests green. We always run the tests through the wrapper in this repo."),
+        run("1", "./gradlew test"),
+        result("1", 1, "Could not GET 'https://repo.maven.apache.org/x.pom'. Received status code 403 from server"),
+        run("2", "./gradlew --status"),
+        result("2", 0, "   PID STATUS   INFO\n 81234 IDLE     8.11"),
+        run("3", "./gradlew --stop"),
+        result("3", 0, "Stopping Daemon(s)\n1 Daemon stopped"),
+        run("4", "./gradlew test"),
+        result("4", 0, "BUILD SUCCESSFUL in 41s"),
+    ]);
+    assert!(m.facts.tasks[0].fixes[0].ran.contains(&"./gradlew --stop".to_string()), "{:?}", m.facts.tasks[0].fixes);
+}
