@@ -34,6 +34,8 @@ pub(crate) const EXTRACTOR_VERSION: u32 = 8;
 const MAX_TASKS: usize = 12;
 /// Facts of each kind kept per task.
 const MAX_FACTS: usize = 16;
+/// The most settings one look at the environment records (`env` prints every one).
+const MAX_PRINTED: usize = 200;
 /// Files listed per task.
 const MAX_FILES: usize = 40;
 /// Calls waiting for their result before the oldest are forgotten.
@@ -394,10 +396,17 @@ fn the_way(failure: &Failure, ran: Vec<String>) -> Vec<String> {
             .filter(|(i, step)| *i >= first || is_a_way_step(step))
             .map(|(_, s)| s.clone())
             .collect(),
-        // (Beside a step that installed or set something, a cache cleared on the way got past
-        // nothing: `php bin/console cache:clear` before `apt-get install php8.3-pgsql`.)
-        None if !shell::without_clears(ran.clone()).iter().any(|step| is_a_way_step(step)) => ran,
-        None => shell::without_clears(ran),
+        // (A cache cleared before a step that installed or set something got past nothing:
+        // `php bin/console cache:clear` before `apt-get install php8.3-pgsql`. One cleared
+        // after it may have cleared what it made stale: `cargo clean` after `rustup update`.)
+        None => match ran.iter().position(|step| is_a_way_step(step) && !shell::clears_only(step)) {
+            Some(first) => {
+                let mut kept = shell::without_clears(ran[..first].to_vec());
+                kept.extend_from_slice(&ran[first..]);
+                kept
+            }
+            None => ran,
+        },
     }
 }
 
@@ -1279,7 +1288,7 @@ impl Extractor {
         {
             self.printed.insert(variable.clone(), clip_at_word(value, 80));
         }
-        for (variable, value) in progress::printed_environment(&call.command, output).into_iter().take(MAX_FACTS) {
+        for (variable, value) in progress::printed_environment(&call.command, output).into_iter().take(MAX_PRINTED) {
             self.printed.insert(variable, clip_at_word(&value, 80));
         }
         if call.kind == CommandKind::Explore && self.unread.note(&call.command, output, call.line) {
@@ -1298,10 +1307,11 @@ impl Extractor {
         }
         // `opam upgrade ocamlformat` that said `Already up-to-date.` did nothing: no step of a
         // way, and no install it verified.
+        // (Unless it ran again what failed: `brew install x` that now says it is installed.)
         if !call.kind.is_verification()
+            && !self.open.contains_key(&call.family)
             && progress::changed_nothing(output)
-            && shell::and_parts(&call.command)
-                .is_none_or(|parts| parts.iter().filter(|p| !shell::only_looks(p)).count() <= 1)
+            && shell::steps_of(&call.command).into_iter().filter(|p| !shell::only_looks(p)).count() <= 1
         {
             return;
         }
@@ -1592,13 +1602,15 @@ impl Extractor {
         });
     }
 
-    /// A command that did its job: the fix of the failures it resolves, a step towards the
-    /// others, and a verified way to do its job.
     /// Takes out the steps `command` takes back (`mise unuse -g zig` after `mise use -g
-    /// zig@0.13.0` got `zig build test` past its error): a step undone was no way to keep,
-    /// and a fix left with nothing else told no way. True when the command did nothing else
-    /// but look (`pip uninstall -y x && uv add --dev x` goes on to another step).
+    /// zig@0.13.0` got `zig build test` past its error) from the current task and the open
+    /// failures: a step undone was no way to keep, and a fix left with nothing else told no
+    /// way. True when the command did nothing else but look (`pip uninstall -y x && uv add
+    /// --dev x` goes on to another step).
     fn took_back_a_step(&mut self, command: &str) -> bool {
+        if !shell::may_take_back(command) {
+            return false;
+        }
         let mut undone: Vec<String> = Vec::new();
         let mut take_back = |steps: &mut Vec<String>| {
             steps.retain(|step| {
@@ -1609,7 +1621,7 @@ impl Extractor {
                 kept
             });
         };
-        for facts in self.tasks.iter_mut().filter_map(|t| t.facts.as_mut()) {
+        if let Some(facts) = self.tasks.last_mut().and_then(|t| t.facts.as_mut()) {
             facts.fixes.retain_mut(|fix| {
                 let before = fix.ran.len();
                 take_back(&mut fix.ran);
@@ -1627,11 +1639,13 @@ impl Extractor {
             take_back(&mut open.ran);
         }
         !undone.is_empty()
-            && command
-                .split(" && ")
+            && shell::steps_of(command)
+                .into_iter()
                 .all(|part| shell::only_looks(part) || undone.iter().any(|step| shell::undoes(part, step)))
     }
 
+    /// A command that did its job: the fix of the failures it resolves, a step towards the
+    /// others, and a verified way to do its job.
     fn succeeded(&mut self, call: PendingCall) {
         // A lock broken by force (`terraform force-unlock …`) got the program past an incident,
         // not past anything a future session should walk again: the error it cleared is no

@@ -1030,7 +1030,7 @@ pub(crate) fn changed_nothing(output: &str) -> bool {
         crate::core::patterns::regex(concat!(
             r"(?i)\b(?:successfully installed|installed successfully|(?:was|were) installed|downloading|extracting|will be installed|[1-9]\d* (?:upgraded|newly installed)|installing|installed \S+ v?\d",
             r"|downgrad(?:e|ing)|upgrading|(?:added|changed|removed|updated) \d+ packages?|-> (?:installed|removed)|setting up",
-            r"|building from source|packages? (?:are|is) (?:being )?(?:installed|upgraded))\b",
+            r"|building from source|pouring|fetching|packages? (?:are|is) (?:being )?(?:installed|upgraded))\b",
         ))
     });
     NOTHING.is_match(output) && !DID.is_match(output)
@@ -1075,6 +1075,9 @@ mod tests {
         assert!(!changed_nothing("Already installed! (1 of 2)\ngtest/1.15.0: Building from source (2 of 2)"));
         assert!(!changed_nothing("Requirement already satisfied: numpy\nSuccessfully installed polars-1.17.1"));
         assert!(!changed_nothing("added 3 packages, and audited 215 packages in 3s"));
+        assert!(!changed_nothing(
+            "Warning: jq 1.7.1 is already installed and up-to-date.\n==> Pouring yq--4.44.5.arm64_sonoma.bottle.tar.gz"
+        ));
         // (A role installed, and the collections there already.)
         let galaxy = "- extracting geerlingguy.docker to galaxy_roles/geerlingguy.docker\n- geerlingguy.docker (7.4.1) \
                       was installed successfully\nNothing to do. All requested collections are already installed.";

@@ -152,8 +152,10 @@ fn fix_lesson_at(fix: &Fix, meta: Option<&SessionMeta>) -> String {
     // Settings added to the same command are the lesson, whatever code the task edited on
     // the way; a step run before it may be what made them work, so it is told instead.
     // (`./gradlew --stop` before `JAVA_HOME=… ./gradlew test` only made sure of a fresh daemon.)
-    // With the shell's old value printed (`DOCKER_BUILDKIT=0`), a restart or a clean on the
-    // way set nothing the setting did not.
+    // With the shell's old value printed (`DOCKER_BUILDKIT=0`), the setting is known to have
+    // changed what the job ran with; a restart or a clean on the way, which set nothing, is
+    // taken to have changed nothing the setting did not (a restart after a config edit is
+    // told: the edit is a step of the fix).
     let set_nothing = |step: &String| !fix.before.is_empty() && shell::only_restarts(step);
     if fix.ran.iter().all(|step| shell::stops_daemons(step) || set_nothing(step))
         && let Some(needs) = fix.needs()

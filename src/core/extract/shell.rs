@@ -1260,9 +1260,33 @@ fn is_a_look(part: &str) -> bool {
     let asks = match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         [_, "-version"] => true,
         [_, noun, query] => {
-            !matches!(*noun, "run" | "exec" | "x" | "dlx" | "run-script")
-                && noun.chars().all(|c| c.is_ascii_lowercase() || c == '-')
-                && matches!(*query, "list" | "ls" | "show" | "status" | "current")
+            matches!(
+                *noun,
+                "switch"
+                    | "toolchain"
+                    | "toolchains"
+                    | "plugin"
+                    | "plugins"
+                    | "env"
+                    | "envs"
+                    | "python"
+                    | "services"
+                    | "workspace"
+                    | "state"
+                    | "stash"
+                    | "remote"
+                    | "submodule"
+                    | "worktree"
+                    | "auth"
+                    | "config"
+                    | "component"
+                    | "target"
+                    | "context"
+                    | "repo"
+                    | "sdk"
+                    | "java"
+                    | "node"
+            ) && matches!(*query, "list" | "ls" | "show" | "status" | "current")
         }
         _ => false,
     };
@@ -1365,6 +1389,16 @@ fn clears_all(command: &str, cleared: &mut Vec<String>) -> bool {
 /// `docker builder prune -f && bundle install`), joined again; empty when none does.
 pub(crate) fn without_parts_cleared(step: &str, clears: &[String]) -> String {
     step.split(" && ").filter(|part| !clears.iter().any(|c| c == part.trim())).collect::<Vec<_>>().join(" && ")
+}
+
+/// True when every part of `step` only clears what a tool keeps (see [`without_clears`]).
+pub(crate) fn clears_only(step: &str) -> bool {
+    clears_all(step, &mut Vec::new())
+}
+
+/// The parts of `command` run one after another, at `;`, newlines and `&&`.
+pub(crate) fn steps_of(command: &str) -> Vec<&str> {
+    sequential_parts(command).into_iter().flat_map(|part| part.split(" && ")).map(str::trim).collect()
 }
 
 /// The parts of `command` that only clear (see [`without_clears`]).
@@ -1498,54 +1532,90 @@ fn tool_setting(part: &str) -> Option<(String, String)> {
     Some((program, key.split('=').next()?.to_string()))
 }
 
+/// True when `command` holds a word that may take a step back ([`undoes`]): a cheap test
+/// before the whole comparison.
+pub(crate) fn may_take_back(command: &str) -> bool {
+    const UNDO_WORDS: &[&str] = &[
+        "unuse",
+        "uninstall",
+        "remove",
+        "rm",
+        "un",
+        "uninject",
+        "unlink",
+        "delete",
+        "unset",
+        "-u",
+        "--unset",
+        "--unset-all",
+    ];
+    command.split_whitespace().any(|word| UNDO_WORDS.contains(&word))
+}
+
+/// What one command does to which things: its program, its verb and the things it names,
+/// each as its name and the version it gives (`zig@0.13.0` → `zig`, `0.13.0`).
+fn acts_on(words: &[String]) -> Option<(String, &str, Vec<(&str, Option<&str>)>)> {
+    let at = words.iter().take_while(|w| *w == "sudo" || (w.contains('=') && !w.starts_with('-'))).count();
+    let program = program_name(words.get(at)?);
+    let mut args = words[at + 1..].iter().map(String::as_str).filter(|w| !w.starts_with('-'));
+    let verb = args.next()?;
+    let things = args
+        .filter_map(|thing| {
+            let mut parts = thing.splitn(2, ['@', '=', '<', '>']);
+            let name = parts.next().filter(|n| !n.is_empty())?;
+            Some((
+                name,
+                parts.next().map(|v| v.trim_start_matches(['=', '<', '>', '~', '^'])).filter(|v| !v.is_empty()),
+            ))
+        })
+        .collect();
+    Some((program, verb, things))
+}
+
 /// True when `later` takes back what a step of `earlier` did: a global tool version unset
 /// (`mise unuse -g zig` after `mise use -g zig@0.13.0`), a package removed after it was
 /// installed or added (`pip uninstall fonttools`, `poetry remove httpx`), a tool setting
-/// unset or deleted after it was set (`git config --unset core.hooksPath`).
+/// unset or deleted after it was set (`git config --unset core.hooksPath`). The undo names
+/// every thing the step named, at the same version where both give one (`mise uninstall
+/// node@18` leaves `node@20`); one that installs it again (`pip uninstall -y torch && pip
+/// install torch --index-url …`) takes nothing back.
 pub(crate) fn undoes(later: &str, earlier: &str) -> bool {
-    // What a step does to which thing: the verb of the undo it expects, and the thing.
-    fn done(words: &[String]) -> Option<(String, &'static [&'static str], String)> {
-        let at = words.iter().take_while(|w| w.contains('=') && !w.starts_with('-')).count();
-        let program = program_name(words.get(at)?);
-        let args: Vec<&str> = words[at + 1..].iter().map(String::as_str).filter(|w| !w.starts_with('-')).collect();
-        let (verb, thing) = (*args.first()?, *args.get(1)?);
-        let undo: &'static [&'static str] = match verb {
+    fn undo_verbs(verb: &str) -> &'static [&'static str] {
+        match verb {
             "use" => &["unuse"],
             "install" | "i" | "add" => &["uninstall", "remove", "rm", "un"],
             "inject" => &["uninject"],
             "link" => &["unlink"],
-            _ => return None,
-        };
-        // (The thing without its version: `zig@0.13.0`, `fonttools==4.55`.)
-        let name = thing.split(['@', '=', '<', '>']).find(|part| !part.is_empty())?;
-        Some((program, undo, name.to_string()))
+            _ => &[],
+        }
     }
-    fn undone(words: &[String]) -> Option<(String, String, Vec<String>)> {
-        let at = words.iter().take_while(|w| w.contains('=') && !w.starts_with('-')).count();
-        let program = program_name(words.get(at)?);
-        let args: Vec<&str> = words[at + 1..].iter().map(String::as_str).filter(|w| !w.starts_with('-')).collect();
-        let (verb, things) = args.split_first()?;
-        let names = things.iter().filter_map(|t| t.split(['@', '=', '<', '>']).find(|p| !p.is_empty()));
-        Some((program, verb.to_string(), names.map(str::to_string).collect()))
-    }
+    let unsets = |words: &[String]| {
+        words.iter().any(|w| ["delete", "rm", "unset", "-u", "--unset", "--unset-all"].contains(&w.as_str()))
+    };
     let takes_back = |undo: &[String], step: &[String]| {
-        if let (Some((program, key)), Some((back, back_key))) =
-            (tool_setting(&step.join(" ")), tool_setting(&undo.join(" ")))
-            && program == back
-            && key == back_key
+        if let (Some(set), Some(back)) = (tool_setting(&step.join(" ")), tool_setting(&undo.join(" ")))
+            && set == back
         {
-            let unsets = |words: &[String]| {
-                words.iter().any(|w| ["delete", "rm", "unset", "-u", "--unset", "--unset-all"].contains(&w.as_str()))
-            };
             return unsets(undo) && !unsets(step);
         }
-        let (Some((program, verbs, name)), Some((back, verb, names))) = (done(step), undone(undo)) else {
+        let (Some((program, verb, things)), Some((back, back_verb, named))) = (acts_on(step), acts_on(undo)) else {
             return false;
         };
-        program == back && verbs.contains(&verb.as_str()) && names.contains(&name)
+        let named_too = |(name, version): &(&str, Option<&str>)| {
+            named.iter().any(|(n, v)| n == name && (v.is_none() || version.is_none() || v == version))
+        };
+        program == back && undo_verbs(verb).contains(&back_verb) && !things.is_empty() && things.iter().all(named_too)
     };
     let steps = segments(earlier);
-    segments(later).iter().any(|undo| steps.iter().any(|step| takes_back(undo, step)))
+    let undos = segments(later);
+    // (What the same command does again is no undo.)
+    let again = |step: &Vec<String>| {
+        let Some((program, verb, things)) = acts_on(step) else { return false };
+        undos.iter().filter_map(|part| acts_on(part)).any(|(p, v, named)| {
+            p == program && v == verb && things.iter().all(|(name, _)| named.iter().any(|(n, _)| n == name))
+        })
+    };
+    undos.iter().any(|undo| steps.iter().any(|step| takes_back(undo, step) && !again(step)))
 }
 
 /// `ran` without the tool settings set one way and later again (`npm config set
@@ -2930,6 +3000,8 @@ mod tests {
         // (A script of that name is the project's own.)
         assert!(!only_looks("npm run status"));
         assert!(!only_looks("opam switch create . 5.2.0"));
+        assert!(!only_looks("git checkout current"));
+        assert!(!only_looks("rm -rf current"));
     }
 
     #[test]
@@ -2959,6 +3031,14 @@ mod tests {
         assert!(!undoes("mise use -g zig@0.13.0", "mise use -g zig@0.13.0"));
         assert!(!undoes("git config core.hooksPath .githooks", "git config core.hooksPath .husky"));
         assert!(!undoes("npm install", "npm uninstall left-pad"));
+        assert!(undoes("sudo apt-get remove -y libfoo-dev", "sudo apt-get install -y libfoo-dev"));
+        // Another version, a flag's value, or one package of two is not what was installed.
+        assert!(!undoes("mise uninstall node@18", "mise install node@20"));
+        assert!(!undoes("poetry remove --group dev black", "poetry add --group dev pytest"));
+        assert!(!undoes("dotnet remove package Serilog", "dotnet add package Polly"));
+        assert!(!undoes("pip uninstall -y numpy", "pip install numpy pandas"));
+        // (Put back at once, it is a reinstall.)
+        assert!(!undoes("pip uninstall -y torch && pip install torch --index-url https://x/cpu", "pip install torch"));
     }
 
     #[test]

@@ -1157,7 +1157,7 @@ fn with_instruction(correction: &str, after: &[&str]) -> String {
 /// A correction that undoes the agent's step ("No, revert that.", "No, undo that global
 /// mise thing."), with the reason after it and the way to take instead, when the reason
 /// states how things stand rather than asks for work, and the way is no task of the moment
-/// (its "here" is the project: the reason set it against another place).
+/// (its "here" is taken for the project, as a way said after a reason names where it holds).
 fn undone_for_a_way(correction: &str, after: &[&str]) -> Option<String> {
     static UNDOES: LazyLock<Regex> = LazyLock::new(|| {
         re(

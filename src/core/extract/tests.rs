@@ -329,7 +329,7 @@ fn a_check_run_first_in_the_chain_gets_past_nothing() {
         result("2", 0, "12 passing"),
     ]);
     let task = &m.facts.tasks[0];
-    assert!(task.fixes.iter().all(|f| f.ran.is_empty()), "{:?}", task.fixes);
+    assert!(!task.fixes.is_empty() && task.fixes.iter().all(|f| f.ran.is_empty()), "{:?}", task.fixes);
 }
 
 #[test]
@@ -2702,4 +2702,27 @@ fn a_cache_cleared_beside_an_install_got_past_nothing() {
         result("4", 0, "BUILD SUCCESSFUL in 41s"),
     ]);
     assert!(m.facts.tasks[0].fixes[0].ran.contains(&"./gradlew --stop".to_string()), "{:?}", m.facts.tasks[0].fixes);
+}
+
+#[test]
+fn a_setting_whose_old_value_the_environment_printed_is_the_way_past_a_restart() {
+    let m = memory(&[
+        user("Add cache mounts to the Dockerfile. We always pin base images by digest in this repo."),
+        run("1", "docker build -t app ."),
+        result("1", 1, "the --mount option requires BuildKit. Refer to https://docs.docker.com/go/buildkit/"),
+        run("2", "sudo systemctl restart docker && sleep 2"),
+        result("2", 0, ""),
+        run("3", "env | grep -iE '^(docker|buildx)'"),
+        result("3", 0, "DOCKER_BUILDKIT=0\n"),
+        run("4", "DOCKER_BUILDKIT=1 docker build -t app ."),
+        result("4", 0, "#1 [internal] load build definition from Dockerfile\n#9 DONE 0.4s"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.before, ["DOCKER_BUILDKIT=0"], "{fix:?}");
+    assert!(
+        m.rollout_summary.contains("needs `DOCKER_BUILDKIT=1` (the shell had `DOCKER_BUILDKIT=0`)"),
+        "{}",
+        m.rollout_summary
+    );
+    assert!(!m.rollout_summary.contains("systemctl restart"), "{}", m.rollout_summary);
 }
