@@ -1552,9 +1552,11 @@ pub(crate) fn may_take_back(command: &str) -> bool {
     command.split_whitespace().any(|word| UNDO_WORDS.contains(&word))
 }
 
-/// What one command does to which things: its program, its verb and the things it names,
-/// each as its name and the version it gives (`zig@0.13.0` → `zig`, `0.13.0`).
-fn acts_on(words: &[String]) -> Option<(String, &str, Vec<(&str, Option<&str>)>)> {
+/// A thing a command names, with the version it gives (`zig@0.13.0` → `zig`, `0.13.0`).
+type Named<'a> = (&'a str, Option<&'a str>);
+
+/// What one command does to which things: its program, its verb and the things it names.
+fn acts_on(words: &[String]) -> Option<(String, &str, Vec<Named<'_>>)> {
     let at = words.iter().take_while(|w| *w == "sudo" || (w.contains('=') && !w.starts_with('-'))).count();
     let program = program_name(words.get(at)?);
     let mut args = words[at + 1..].iter().map(String::as_str).filter(|w| !w.starts_with('-'));
@@ -1601,7 +1603,7 @@ pub(crate) fn undoes(later: &str, earlier: &str) -> bool {
         let (Some((program, verb, things)), Some((back, back_verb, named))) = (acts_on(step), acts_on(undo)) else {
             return false;
         };
-        let named_too = |(name, version): &(&str, Option<&str>)| {
+        let named_too = |(name, version): &Named<'_>| {
             named.iter().any(|(n, v)| n == name && (v.is_none() || version.is_none() || v == version))
         };
         program == back && undo_verbs(verb).contains(&back_verb) && !things.is_empty() && things.iter().all(named_too)
