@@ -1627,6 +1627,7 @@ impl Extractor {
                 take_back(&mut fix.ran);
                 fix.ran.len() == before
                     || fix.work
+                    || fix.needs().is_some()
                     || !fix.ran.is_empty()
                     || !fix.edited.is_empty()
                     || !fix.settings.is_empty()

@@ -1548,6 +1548,8 @@ pub(crate) fn may_take_back(command: &str) -> bool {
         "-u",
         "--unset",
         "--unset-all",
+        // (`sed -i '/…/d' ~/.bashrc` deletes a line a step appended.)
+        "sed",
     ];
     command.split_whitespace().any(|word| UNDO_WORDS.contains(&word))
 }
@@ -1608,6 +1610,9 @@ pub(crate) fn undoes(later: &str, earlier: &str) -> bool {
         };
         program == back && undo_verbs(verb).contains(&back_verb) && !things.is_empty() && things.iter().all(named_too)
     };
+    if segments(later).iter().any(|undo| segments(earlier).iter().any(|step| deletes_the_line(undo, step))) {
+        return true;
+    }
     let steps = segments(earlier);
     let undos = segments(later);
     // (What the same command does again is no undo.)
@@ -1618,6 +1623,19 @@ pub(crate) fn undoes(later: &str, earlier: &str) -> bool {
         })
     };
     undos.iter().any(|undo| steps.iter().any(|step| takes_back(undo, step) && !again(step)))
+}
+
+/// True when `undo` deletes from a file (`sed -i '/export ANDROID_HOME=…/d' ~/.bashrc`) the
+/// line `step` appended to it (`echo 'export ANDROID_HOME=$HOME/Android/Sdk' >> ~/.bashrc`).
+fn deletes_the_line(undo: &[String], step: &[String]) -> bool {
+    let [echo, line, append, file] = step else { return false };
+    if !matches!(echo.as_str(), "echo" | "printf") || append != ">>" {
+        return false;
+    }
+    let [sed, flag, script, target] = undo else { return false };
+    let Some(pattern) = script.strip_prefix('/').and_then(|rest| rest.strip_suffix("/d")) else { return false };
+    let pattern = pattern.replace('\\', "");
+    sed == "sed" && flag.starts_with("-i") && target == file && pattern.len() >= 4 && line.contains(&pattern)
 }
 
 /// `ran` without the tool settings set one way and later again (`npm config set
@@ -3034,6 +3052,14 @@ mod tests {
         assert!(!undoes("git config core.hooksPath .githooks", "git config core.hooksPath .husky"));
         assert!(!undoes("npm install", "npm uninstall left-pad"));
         assert!(undoes("sudo apt-get remove -y libfoo-dev", "sudo apt-get install -y libfoo-dev"));
+        // A line appended to a file, deleted from it again.
+        let appended = "echo 'export ANDROID_HOME=$HOME/Android/Sdk' >> ~/.bashrc && ./gradlew test";
+        assert!(undoes(
+            r"sed -i '/export ANDROID_HOME=\$HOME\/Android\/Sdk/d' ~/.bashrc && tail -2 ~/.bashrc",
+            appended
+        ));
+        assert!(!undoes(r"sed -i '/export ANDROID_HOME=/d' ~/.profile", appended));
+        assert!(!undoes(r"sed -i '/export PATH=/d' ~/.bashrc", appended));
         // Another version, a flag's value, or one package of two is not what was installed.
         assert!(!undoes("mise uninstall node@18", "mise install node@20"));
         assert!(!undoes("poetry remove --group dev black", "poetry add --group dev pytest"));
