@@ -1597,6 +1597,9 @@ pub(crate) fn undoes(later: &str, earlier: &str) -> bool {
         words.iter().any(|w| ["delete", "rm", "unset", "-u", "--unset", "--unset-all"].contains(&w.as_str()))
     };
     let takes_back = |undo: &[String], step: &[String]| {
+        if deletes_the_line(undo, step) {
+            return true;
+        }
         if let (Some(set), Some(back)) = (tool_setting(&step.join(" ")), tool_setting(&undo.join(" ")))
             && set == back
         {
@@ -1610,9 +1613,6 @@ pub(crate) fn undoes(later: &str, earlier: &str) -> bool {
         };
         program == back && undo_verbs(verb).contains(&back_verb) && !things.is_empty() && things.iter().all(named_too)
     };
-    if segments(later).iter().any(|undo| segments(earlier).iter().any(|step| deletes_the_line(undo, step))) {
-        return true;
-    }
     let steps = segments(earlier);
     let undos = segments(later);
     // (What the same command does again is no undo.)
