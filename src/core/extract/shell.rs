@@ -1290,6 +1290,12 @@ fn is_a_look(part: &str) -> bool {
         }
         _ => false,
     };
+    // (`kubectl config get-contexts -o name`, `kubectl config current-context`: a query of a
+    // tool's settings named by a hyphened verb.)
+    let asks = asks
+        || words.get(1..3).is_some_and(|w| {
+            w[0] == "config" && (w[1] == "view" || ["get-", "current-"].iter().any(|verb| w[1].starts_with(verb)))
+        });
     (classify(part).kind == CommandKind::Explore
         || prints_a_setting
         || docker_look
@@ -3022,6 +3028,11 @@ mod tests {
         assert!(!only_looks("opam switch create . 5.2.0"));
         assert!(!only_looks("git checkout current"));
         assert!(!only_looks("rm -rf current"));
+        // (A tool's settings asked by a hyphened verb; `use-context` changes them.)
+        assert!(only_looks("kubectl config current-context; kubectl config get-contexts -o name"));
+        assert!(only_looks("kubectl config view --minify"));
+        assert!(!only_looks("kubectl config use-context kind-dev"));
+        assert!(!only_looks("kubectl config set-context --current --namespace=dev"));
     }
 
     #[test]
