@@ -352,7 +352,7 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
         open.edited.retain(|f| settings::is_settings_file(f));
     }
     let ran = open.ran.into_iter().filter(|step| past || is_a_way_step(step));
-    let ran = the_way(&open.failure, ran.collect());
+    let ran = the_way(&open.failure, ran.collect(), command);
     let mut fix = Fix {
         failure: open.failure,
         attempts: open.attempts,
@@ -385,8 +385,14 @@ fn without_no_help(no_help: &[(String, String)], failed: &str, command: &str) ->
 /// did over with more, and of a refused connection that a step then started a service for,
 /// of the steps before it only what installed or set something (clearing a cache on the way
 /// got past nothing).
-fn the_way(failure: &Failure, ran: Vec<String>) -> Vec<String> {
-    let ran = shell::without_superseded(shell::without_set_back(ran));
+/// (Of a job run from another install of its program, `opam exec --switch=. -- dune build
+/// @runtest` for `dune build @runtest`, that install is the way: a package index fetched
+/// again, a cache cleared or a service restarted on the way got past nothing.)
+fn the_way(failure: &Failure, ran: Vec<String>, fixed: &str) -> Vec<String> {
+    let mut ran = shell::without_superseded(shell::without_set_back(ran));
+    if shell::runs_another_install_in(&failure.command, fixed) {
+        ran.retain(|step| !shell::refreshes_only(step));
+    }
     let starts = |step: &String| shell::starts_a_service(step) || shell::starts_in_background(step);
     match ran.iter().position(starts).filter(|_| progress::is_refused(&failure.error)) {
         // (What ran once the service was up, `createdb app_test`, is part of the way.)
@@ -737,7 +743,7 @@ impl OpenFailure {
         let before = self.last.as_ref().or(self.chain.last()).unwrap_or(&self.failure);
         let steps = shell::steps_before_job(&attempt.command, family);
         // (`.venv/bin/python -m pytest` ran the same tests with the environment's own pytest.)
-        let elsewhere = shell::runs_another_install(&self.failure.command, &attempt.command);
+        let elsewhere = shell::runs_another_install_in(&self.failure.command, &attempt.command);
         let to_own_work = own_work
             && !progress::is_code_error(&before.error)
             && !progress::is_verdict_on_code(&before.error)
@@ -1487,7 +1493,7 @@ impl Extractor {
         let own_work = progress::is_own_complaint(&failure.command, &failure.error, &places_of(output), &written);
         if let Some(open) = self.open.get(&call.family)
             && !open.aside
-            && (call.kind == CommandKind::Test || own_work)
+            && (call.kind == CommandKind::Test || open.kind == CommandKind::Test || own_work)
             && open.got_past_to_the_code(&failure, &call.family, own_work)
             && let Some(mut open) = self.open.remove(&call.family)
         {
@@ -1842,7 +1848,7 @@ impl Extractor {
                 all.extend(ran.into_iter().filter(|step| !all.contains(step)).collect::<Vec<_>>());
                 ran = all;
             }
-            let ran = the_way(&open.failure, ran);
+            let ran = the_way(&open.failure, ran, &call.command);
             let fixed_by =
                 if same_job { shell::job_line_for(&call.command, &open.failure.command) } else { call.command.clone() };
             let fixed_by = without_no_help(&self.no_help, &open.failure.command, &fixed_by);

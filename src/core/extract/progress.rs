@@ -167,13 +167,16 @@ pub(crate) fn reached_the_code(before: &str, after: &str) -> bool {
     // or RSpec's and gleeunit's `Failures:` heading).
     static TEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
-            r"^FAIL:|--- FAIL|\bFAILED (?:tests?/|\w+::)|(?i:failure/error|\bassert|panicked at|\b[1-9][0-9]* (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
+            r"^FAIL\b|--- FAIL|\bFAILED (?:tests?/|\w+::)|^\s*\[FAIL\]|(?i:failure/error|\bassert|panicked at|\b(?:[1-9][0-9]*|some) (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
         )
     });
     // (`BUILD.bazel:24:8: GoLink … (No space left on device)` is placed in a file, and is
     // about the machine all the same.)
     let in_code = |error: &str| is_code_error(error) || is_verdict_on_code(error);
+    // (Go's `FAIL	github.com/x/api [build failed]` ran no test.)
+    let ran_none = after.ends_with("[build failed]") || after.ends_with("[setup failed]");
     (is_environmental(before) || !in_code(before))
+        && !ran_none
         && (TEST_FAILED.is_match(after) || errors::is_failures_heading(after) || is_verdict_on_code(after))
         && !is_environmental(after)
         && !errors::same_error(before, after)
@@ -1198,6 +1201,15 @@ mod tests {
         assert!(!reached_the_code(
             "Error: can't find file 'webmock'",
             "0 examples, 0 failures, 1 error occurred outside of examples"
+        ));
+        // (Flutter's and alcotest's verdicts; Go's build that failed ran no test.)
+        let missing = "Error: Library \"ppx_deriving.show\" not found.";
+        assert!(reached_the_code(missing, "FAIL dry"));
+        assert!(reached_the_code(missing, "  [FAIL]        parse_profile          0   ok."));
+        assert!(reached_the_code("error: could not find `pg_config`", "00:04 +2 -1: Some tests failed."));
+        assert!(!reached_the_code(
+            "go: -race requires cgo; enable cgo by setting CGO_ENABLED=1",
+            "FAIL\tgithub.com/pondside/greylag/internal/api [build failed]"
         ));
     }
 

@@ -1964,6 +1964,35 @@ pub(crate) fn runs_another_install(failed: &str, fixed: &str) -> bool {
     !x.program.is_empty() && x.program == y.program && (runner || placed)
 }
 
+/// True when a step of `chain` runs the program `failed` ran from another install of it
+/// (`opam update && opam exec --switch=. -- dune build @runtest`).
+pub(crate) fn runs_another_install_in(failed: &str, chain: &str) -> bool {
+    std::iter::once(chain).chain(chain.split(" && ")).any(|part| runs_another_install(failed, part.trim()))
+}
+
+/// True when every part of `step` only clears what a tool keeps, restarts what runs, or
+/// fetches a package index again (`opam update -y`, `sudo apt-get update`, `helm repo
+/// update`): it installs and sets nothing a job could run with.
+pub(crate) fn refreshes_only(step: &str) -> bool {
+    let refreshes = |part: &str| {
+        let words = words(&without_output_filters(part));
+        let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+        let rest_flags = |rest: &[&str]| rest.iter().all(|w| w.starts_with('-'));
+        match words.as_slice() {
+            [program, "update", rest @ ..] => {
+                matches!(program_name(program).as_str(), "apt" | "apt-get" | "apk" | "opam" | "brew" | "cabal")
+                    && rest_flags(rest)
+            }
+            ["helm", "repo", "update", ..] => true,
+            [program, "makecache", ..] => matches!(program_name(program).as_str(), "dnf" | "yum"),
+            ["zypper", "refresh" | "ref", ..] => true,
+            _ => false,
+        }
+    };
+    let parts = steps_of(step);
+    !parts.is_empty() && parts.iter().all(|part| refreshes(part) || only_restarts(part) || is_a_look(part))
+}
+
 /// True when `text` names the job `command` ran by two of its words in a row past its
 /// program alone (`manage.py test` of `python manage.py test orders`): not by the program
 /// and a sub-command every job of it shares (`npm run`, `cargo test`).
@@ -2750,6 +2779,15 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             named(if check { Lint } else { Format }, program, sub)
         }
         "dotnet" if matches!(sub, Some("tool" | "restore" | "add")) => named(Install, program, sub),
+        // (`dune build @runtest` runs the tests by their alias, and `dune build @fmt` checks the
+        // formatting, promoting nothing unless told to: jobs of one build, whatever it is asked.)
+        "dune" if matches!(sub, Some("test" | "runtest")) => named(Test, program, sub),
+        "dune" if sub == Some("build") && args.iter().any(|a| a.trim_start_matches('@') == "runtest") => {
+            named(Test, program, sub)
+        }
+        "dune" if sub == Some("build") && args.iter().any(|a| a.trim_start_matches('@') == "fmt") => {
+            named(if has_flag(args, &["--auto-promote"]) { Format } else { Lint }, program, sub)
+        }
         "mvn" | "gradle" | "gradlew" | "./gradlew" | "mvnw" | "sbt" | "lein" | "mix" | "dotnet" | "swift" | "zig"
         | "bazel" | "buck" | "stack" | "cabal" | "dune" => {
             let program = program.trim_start_matches("./");
@@ -3033,6 +3071,27 @@ mod tests {
         assert!(only_looks("kubectl config view --minify"));
         assert!(!only_looks("kubectl config use-context kind-dev"));
         assert!(!only_looks("kubectl config set-context --current --namespace=dev"));
+    }
+
+    #[test]
+    fn a_package_index_fetched_again_installs_nothing() {
+        assert!(refreshes_only("opam update -y >/dev/null 2>&1"));
+        assert!(refreshes_only("sudo apt-get update && dune clean"));
+        assert!(refreshes_only("helm repo update"));
+        assert!(!refreshes_only("opam update -y && opam install ppx_deriving"));
+        assert!(!refreshes_only("brew update pkg-config"));
+        assert!(!refreshes_only("npm update"));
+    }
+
+    #[test]
+    fn dunes_aliases_say_what_its_build_does() {
+        let kind = |command: &str| (classify(command).kind, classify(command).family);
+        assert_eq!(kind("dune build @runtest"), (CommandKind::Test, "dune build".to_string()));
+        assert_eq!(kind("opam exec --switch=. -- dune build @runtest @fmt").0, CommandKind::Test);
+        assert_eq!(kind("dune build @fmt"), (CommandKind::Lint, "dune build".to_string()));
+        assert_eq!(kind("dune build @fmt --auto-promote").0, CommandKind::Format);
+        assert_eq!(kind("dune test").0, CommandKind::Test);
+        assert_eq!(kind("dune build").0, CommandKind::Build);
     }
 
     #[test]
@@ -3400,6 +3459,13 @@ mod tests {
         assert!(!runs_another_install("./gradlew test", "./gradlew test --offline"));
         assert!(!runs_another_install("pytest", ".venv/bin/mypy src"));
         assert!(!runs_another_install("bin/rspec", "env -u DATABASE_URL bin/rspec"));
+        // (A chain's step that runs it: the index fetched before it is another step.)
+        assert!(runs_another_install_in(
+            "dune build @runtest",
+            "opam update -y && opam exec --switch=. -- dune build @runtest"
+        ));
+        assert!(runs_another_install_in("flutter test", "fvm flutter test test/cart/"));
+        assert!(!runs_another_install_in("dune build @runtest", "opam update -y && dune build @runtest"));
         assert!(is_named_in("python manage.py test orders", "No — the tests are pytest, not `manage.py test`."));
         assert!(is_named_in("npm run e2e -- --headed", "no, never npm run e2e here"));
         assert!(!is_named_in("python manage.py test orders", "No, use uv run python for everything."));

@@ -2726,3 +2726,35 @@ fn a_setting_whose_old_value_the_environment_printed_is_the_way_past_a_restart()
     );
     assert!(!m.rollout_summary.contains("systemctl restart"), "{}", m.rollout_summary);
 }
+
+#[test]
+fn a_job_run_from_another_install_is_the_way_not_the_index_fetched_or_the_cache_cleared_beside_it() {
+    let m = memory(&[
+        user("Add parse_profile to lib/roast.ml with alcotest cases."),
+        edit("lib/roast.ml"),
+        run("1", "dune build @runtest"),
+        result("1", 1, "File \"lib/dune\", line 4, characters 18-35:\nError: Library \"ppx_deriving.show\" not found."),
+        run("2", "dune clean && dune build @runtest 2>&1 | grep -E '^Error'"),
+        result("2", 1, "Error: Library \"ppx_deriving.show\" not found."),
+        run("3", "ocaml -version; opam switch show; opam switch list"),
+        result(
+            "3",
+            0,
+            "The OCaml toplevel, version 4.14.1\ndefault\n→  default  ocaml-base-compiler.4.14.1\n   /home/dev/laurina  ocaml-base-compiler.5.2.1",
+        ),
+        run("4", "opam update -y >/dev/null 2>&1 && dune clean && opam exec --switch=. -- dune build @runtest"),
+        result(
+            "4",
+            1,
+            "Testing `roast'.\n  [FAIL]        parse_profile          0   ok.\nASSERT dry\nFAIL dry\n   Expected: `Ok'",
+        ),
+        edit("lib/roast.ml"),
+        run("5", "opam exec --switch=. -- dune build @runtest 2>&1 | tail -2"),
+        result("5", 0, "Test Successful in 0.002s. 5 tests run."),
+    ]);
+    let fixes: Vec<&Fix> = m.facts.tasks.iter().flat_map(|t| &t.fixes).filter(|f| !f.work).collect();
+    assert_eq!(fixes.len(), 1, "{}", m.rollout_summary);
+    assert_eq!(fixes[0].command, "opam exec --switch=. -- dune build @runtest", "{}", m.rollout_summary);
+    assert!(fixes[0].ran.is_empty() && fixes[0].edited.is_empty(), "{}", m.rollout_summary);
+    assert!(m.rollout_summary.contains("-> `opam exec --switch=. -- dune build @runtest` got past it"));
+}
