@@ -1161,12 +1161,19 @@ fn with_instruction(correction: &str, after: &[&str]) -> String {
 fn undone_for_a_way(correction: &str, after: &[&str]) -> Option<String> {
     static UNDOES: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)^(?:no|nope|nah|actually)\b[,.!]?\s+(?:please\s+)?(?:undo|revert|roll back|back out|take out)\s+(?:that|this|it|the)\b",
+            r"(?i)^(?:no|nope|nah|actually)\b[,.!]?\s+(?:please\s+)?(?:(?:undo|revert|roll back|back out|take out)\s+(?:that|this|it|the)\b|take\s+(?:that|this|it|the)(?:\s+\w+)?\s+(?:back\s+)?out\b)",
         )
     });
+    // (Or said as where the thing goes: "local.properties is gitignored, that's where
+    // sdk.dir goes.")
     static WAY: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i)^(?:(?:please|pls|so|and|just)[\s,]+)?(?:use|run|go through|call|build with|run it through)\s+\S")
+        re(
+            r"(?i)^(?:(?:please|pls|so|and|just)[\s,]+)?(?:use|run|go through|call|build with|run it through)\s+\S|\bthat(?:'s| is) where\s+\S+\s+(?:goes|go|belongs?|lives?)\b",
+        )
     });
+    // (A reason the undo gives itself: "…, I don't want sdk paths in my shell config.")
+    static OWN_REASON: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i),\s+(?:(?:i|we)\s+(?:don'?t|do not|never)\s+(?:want|keep|put)\b|because\b|since\b)"));
     static HERE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\s+(?:in\s+)?here\b"));
     if !UNDOES.is_match(correction) {
         return None;
@@ -1181,7 +1188,8 @@ fn undone_for_a_way(correction: &str, after: &[&str]) -> Option<String> {
     let (reasons, way) = (&after[..at], after[at]);
     let told = std::iter::once(correction).chain(reasons.iter().copied()).chain([way]).collect::<Vec<_>>().join(" ");
     let placed = HERE.replace_all(way, "");
-    let kept = !reasons.is_empty() && reasons.iter().all(|s| stated(s)) && stated(&placed) && told.len() < MAX_SIGNAL;
+    let reasoned = !reasons.is_empty() || OWN_REASON.is_match(correction);
+    let kept = reasoned && reasons.iter().all(|s| stated(s)) && stated(&placed) && told.len() < MAX_SIGNAL;
     kept.then_some(told)
 }
 

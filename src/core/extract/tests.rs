@@ -2758,3 +2758,43 @@ fn a_job_run_from_another_install_is_the_way_not_the_index_fetched_or_the_cache_
     assert!(fixes[0].ran.is_empty() && fixes[0].edited.is_empty(), "{}", m.rollout_summary);
     assert!(m.rollout_summary.contains("-> `opam exec --switch=. -- dune build @runtest` got past it"));
 }
+
+#[test]
+fn a_step_taken_back_out_with_where_it_goes_instead_is_a_correction() {
+    let m = memory(&[
+        user("Add a roast level filter row to the beans list screen and run the unit tests."),
+        run("1", "./gradlew :app:testDebugUnitTest"),
+        result(
+            "1",
+            1,
+            "* What went wrong:\nSDK location not found. Define a valid SDK location with an ANDROID_HOME environment variable or by setting the sdk.dir path in your project's local properties file at '/home/dev/sidra/local.properties'.",
+        ),
+        run(
+            "2",
+            "echo 'export ANDROID_HOME=$HOME/Android/Sdk' >> ~/.bashrc && ANDROID_HOME=$HOME/Android/Sdk ./gradlew :app:testDebugUnitTest",
+        ),
+        result("2", 0, "BUILD SUCCESSFUL in 41s"),
+        user(
+            "no, take that line back out of my bashrc, I don't want sdk paths in my shell config. local.properties is gitignored, that's where sdk.dir goes.",
+        ),
+        run(
+            "3",
+            "sed -i '/export ANDROID_HOME=\\$HOME\\/Android\\/Sdk/d' ~/.bashrc && printf 'sdk.dir=/home/dev/Android/Sdk\\n' > local.properties",
+        ),
+        result("3", 0, ""),
+        run("4", "./gradlew :app:testDebugUnitTest"),
+        result("4", 0, "BUILD SUCCESSFUL in 12s"),
+    ]);
+    let corrections: Vec<&Signal> =
+        m.facts.tasks.iter().flat_map(|t| &t.preferences).filter(|s| s.kind == SignalKind::Correction).collect();
+    assert_eq!(corrections.len(), 1, "{}", m.rollout_summary);
+    assert!(corrections[0].text.contains("that's where sdk.dir goes"), "{:?}", corrections[0]);
+    // Without a reason, the undo is of the moment.
+    let bare = memory(&[
+        user("Add a roast level filter. We always keep view models small in this repo."),
+        run("1", "echo 'export ANDROID_HOME=$HOME/Android/Sdk' >> ~/.bashrc"),
+        result("1", 0, ""),
+        user("no, take that line back out of my bashrc."),
+    ]);
+    assert!(bare.facts.tasks.iter().flat_map(|t| &t.preferences).all(|s| s.kind != SignalKind::Correction));
+}
