@@ -518,7 +518,14 @@ fn uses_only(text: &str) -> bool {
         ["it", "this", "that", "which", "he", "she", "there", "who", "everyone", "nobody", "one"]
             .contains(&w.to_lowercase().as_str())
     };
-    USES_ONLY.captures(text.trim_start()).is_some_and(|c| !pronoun(&c["who"]))
+    // ("New UI in sidra is Jetpack Compose only, no new XML layouts.": a kind of thing in a
+    // place, held to one way.)
+    static IS_ONLY: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:(?:also|and|but|so|btw)[\s,]+)?(?:new\s+)?(?P<who>[\w.-]+)(?:\s+[\w.-]+)?\s+in\s+[\w.-]+\s+(?:is|are)\s+(?:[\w@.+-]+\s+){1,3}only\s*(?:[,;.]|$)",
+        )
+    });
+    [&USES_ONLY, &IS_ONLY].iter().any(|only| only.captures(text.trim_start()).is_some_and(|c| !pronoun(&c["who"])))
 }
 
 /// "Build it the way we always do: `stack build --fast --pedantic`": the object is the
@@ -1414,6 +1421,10 @@ mod tests {
         assert!(is_lasting("ledger only uses jOOQ."));
         assert!(!is_lasting("The importer only uses the first sheet."), "a fault of the thing at hand");
         assert!(!is_lasting("It uses one thread only."), "the thing at hand");
+        assert!(is_lasting("New UI in sidra is Jetpack Compose only, no new XML layouts."));
+        assert!(is_lasting("Tests in this repo are pytest only."));
+        assert!(!is_lasting("The test in CI is flaky only sometimes."));
+        assert!(!is_lasting("It in there is fine only."), "the thing at hand");
         assert!(!is_lasting("That's the project I meant."));
         assert!(!is_lasting("Uploads get rejected. It's the policy engine that rejects them, I think."));
         assert!(!is_lasting("This is the rule engine that crashes on startup."));
