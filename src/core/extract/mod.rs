@@ -390,8 +390,15 @@ fn without_no_help(no_help: &[(String, String)], failed: &str, command: &str) ->
 /// again, a cache cleared or a service restarted on the way got past nothing.)
 fn the_way(failure: &Failure, ran: Vec<String>, fixed: &str) -> Vec<String> {
     let mut ran = shell::without_superseded(shell::without_set_back(ran));
-    if shell::runs_another_install_in(&failure.command, fixed) {
-        ran.retain(|step| !shell::refreshes_only(step));
+    // (Not of a refused connection, which a service started may have got past; and an index
+    // fetched before an install is part of it: `apt-get update`, then `apt-get install`.)
+    if shell::runs_another_install_in(&failure.command, fixed) && !progress::is_refused(&failure.error) {
+        let installs_after = |i: usize| {
+            ran[i + 1..].iter().any(|step| classify(step).kind == CommandKind::Install && !shell::refreshes_only(step))
+        };
+        let kept: Vec<bool> = (0..ran.len()).map(|i| !shell::refreshes_only(&ran[i]) || installs_after(i)).collect();
+        let mut kept = kept.into_iter();
+        ran.retain(|_| kept.next().unwrap_or(true));
     }
     let starts = |step: &String| shell::starts_a_service(step) || shell::starts_in_background(step);
     match ran.iter().position(starts).filter(|_| progress::is_refused(&failure.error)) {
@@ -1493,6 +1500,8 @@ impl Extractor {
         let own_work = progress::is_own_complaint(&failure.command, &failure.error, &places_of(output), &written);
         if let Some(open) = self.open.get(&call.family)
             && !open.aside
+            // (Or the failed job was the test run, reached through other steps first: `opam
+            // update -y && opam exec --switch=. -- dune build @runtest`.)
             && (call.kind == CommandKind::Test || open.kind == CommandKind::Test || own_work)
             && open.got_past_to_the_code(&failure, &call.family, own_work)
             && let Some(mut open) = self.open.remove(&call.family)

@@ -164,10 +164,11 @@ pub(crate) fn is_verdict_on_code(error: &str) -> bool {
 /// code.
 pub(crate) fn reached_the_code(before: &str, after: &str) -> bool {
     // A test run's own verdict (`FAIL: //internal/queue:queue_test`, `Failure/Error: …`,
-    // or RSpec's and gleeunit's `Failures:` heading).
+    // alcotest's `[FAIL]  parse_profile  0  ok.`, Flutter's `Some tests failed.`, or RSpec's
+    // and gleeunit's `Failures:` heading).
     static TEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
-            r"^FAIL\b|--- FAIL|\bFAILED (?:tests?/|\w+::)|^\s*\[FAIL\]|(?i:failure/error|\bassert|panicked at|\b(?:[1-9][0-9]*|some) (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
+            r"^FAIL\b|--- FAIL|\bFAILED (?:tests?/|\w+::)|^\s*\[FAIL\]\s+\S+\s+\d+\s|(?i:failure/error|\bassert|panicked at|\bsome tests? failed\b|\b[1-9][0-9]* (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
         )
     });
     // (`BUILD.bazel:24:8: GoLink … (No space left on device)` is placed in a file, and is
@@ -1207,6 +1208,11 @@ mod tests {
         assert!(reached_the_code(missing, "FAIL dry"));
         assert!(reached_the_code(missing, "  [FAIL]        parse_profile          0   ok."));
         assert!(reached_the_code("error: could not find `pg_config`", "00:04 +2 -1: Some tests failed."));
+        // (A service script's failed start is no test's verdict.)
+        assert!(!reached_the_code(
+            "connection to server on socket \"/var/run/postgresql/.s.PGSQL.5432\" failed: Connection refused",
+            "[FAIL] Starting PostgreSQL 15 database server: main failed!"
+        ));
         assert!(!reached_the_code(
             "go: -race requires cgo; enable cgo by setting CGO_ENABLED=1",
             "FAIL\tgithub.com/pondside/greylag/internal/api [build failed]"

@@ -1241,7 +1241,14 @@ fn is_a_look(part: &str) -> bool {
     let prints_a_setting = (words.get(..2).is_some_and(|w| w[0] == "go" && w[1] == "env")
         && !words.iter().any(|w| w == "-w" || w == "-u"))
         || words.get(1..3).is_some_and(|w| {
-            (w[0] == "config" && matches!(w[1].as_str(), "get" | "list" | "ls"))
+            // (`kubectl config get-contexts`, `kubectl config current-context`: a query by a
+            // hyphened verb.)
+            let query = |verb: &str| {
+                matches!(verb, "get" | "list" | "ls" | "view")
+                    || verb.starts_with("get-")
+                    || verb.starts_with("current-")
+            };
+            (w[0] == "config" && query(&w[1]))
                 // (`pnpm store path`, `pip cache dir` print where a tool keeps things.)
                 || (w[0] == "store" && w[1] == "path")
                 || (w[0] == "cache" && w[1] == "dir")
@@ -1290,12 +1297,6 @@ fn is_a_look(part: &str) -> bool {
         }
         _ => false,
     };
-    // (`kubectl config get-contexts -o name`, `kubectl config current-context`: a query of a
-    // tool's settings named by a hyphened verb.)
-    let asks = asks
-        || words.get(1..3).is_some_and(|w| {
-            w[0] == "config" && (w[1] == "view" || ["get-", "current-"].iter().any(|verb| w[1].starts_with(verb)))
-        });
     (classify(part).kind == CommandKind::Explore
         || prints_a_setting
         || docker_look
@@ -1967,12 +1968,12 @@ pub(crate) fn runs_another_install(failed: &str, fixed: &str) -> bool {
 /// True when a step of `chain` runs the program `failed` ran from another install of it
 /// (`opam update && opam exec --switch=. -- dune build @runtest`).
 pub(crate) fn runs_another_install_in(failed: &str, chain: &str) -> bool {
-    std::iter::once(chain).chain(chain.split(" && ")).any(|part| runs_another_install(failed, part.trim()))
+    std::iter::once(chain).chain(steps_of(chain)).any(|part| runs_another_install(failed, part))
 }
 
-/// True when every part of `step` only clears what a tool keeps, restarts what runs, or
-/// fetches a package index again (`opam update -y`, `sudo apt-get update`, `helm repo
-/// update`): it installs and sets nothing a job could run with.
+/// True when every part of `step` only fetches a package index again (`opam update -y`, `sudo
+/// apt-get update`, `helm repo update`), clears what a tool keeps, or looks: it installs and
+/// sets nothing a job could run with. (`opam update -u` upgrades too.)
 pub(crate) fn refreshes_only(step: &str) -> bool {
     let refreshes = |part: &str| {
         let words = words(&without_output_filters(part));
@@ -1982,6 +1983,7 @@ pub(crate) fn refreshes_only(step: &str) -> bool {
             [program, "update", rest @ ..] => {
                 matches!(program_name(program).as_str(), "apt" | "apt-get" | "apk" | "opam" | "brew" | "cabal")
                     && rest_flags(rest)
+                    && !rest.iter().any(|w| matches!(*w, "-u" | "--upgrade"))
             }
             ["helm", "repo", "update", ..] => true,
             [program, "makecache", ..] => matches!(program_name(program).as_str(), "dnf" | "yum"),
@@ -1990,7 +1992,7 @@ pub(crate) fn refreshes_only(step: &str) -> bool {
         }
     };
     let parts = steps_of(step);
-    !parts.is_empty() && parts.iter().all(|part| refreshes(part) || only_restarts(part) || is_a_look(part))
+    !parts.is_empty() && parts.iter().all(|part| refreshes(part) || clears_only(part) || is_a_look(part))
 }
 
 /// True when `text` names the job `command` ran by two of its words in a row past its
@@ -2779,10 +2781,11 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             named(if check { Lint } else { Format }, program, sub)
         }
         "dotnet" if matches!(sub, Some("tool" | "restore" | "add")) => named(Install, program, sub),
-        // (`dune build @runtest` runs the tests by their alias, and `dune build @fmt` checks the
-        // formatting, promoting nothing unless told to: jobs of one build, whatever it is asked.)
+        // (`dune build @runtest` runs the tests by their alias, `@src/runtest` those of a folder,
+        // and `dune build @fmt` checks the formatting, promoting nothing unless told to. They
+        // stay jobs of the one build, as `dune build @runtest @fmt` is both.)
         "dune" if matches!(sub, Some("test" | "runtest")) => named(Test, program, sub),
-        "dune" if sub == Some("build") && args.iter().any(|a| a.trim_start_matches('@') == "runtest") => {
+        "dune" if sub == Some("build") && args.iter().any(|a| a.trim_start_matches('@').ends_with("runtest")) => {
             named(Test, program, sub)
         }
         "dune" if sub == Some("build") && args.iter().any(|a| a.trim_start_matches('@') == "fmt") => {
@@ -3078,6 +3081,8 @@ mod tests {
         assert!(refreshes_only("opam update -y >/dev/null 2>&1"));
         assert!(refreshes_only("sudo apt-get update && dune clean"));
         assert!(refreshes_only("helm repo update"));
+        assert!(!refreshes_only("opam update -u"), "it upgrades too");
+        assert!(!refreshes_only("sudo service postgresql restart"));
         assert!(!refreshes_only("opam update -y && opam install ppx_deriving"));
         assert!(!refreshes_only("brew update pkg-config"));
         assert!(!refreshes_only("npm update"));
@@ -3087,6 +3092,7 @@ mod tests {
     fn dunes_aliases_say_what_its_build_does() {
         let kind = |command: &str| (classify(command).kind, classify(command).family);
         assert_eq!(kind("dune build @runtest"), (CommandKind::Test, "dune build".to_string()));
+        assert_eq!(kind("dune build @src/runtest").0, CommandKind::Test);
         assert_eq!(kind("opam exec --switch=. -- dune build @runtest @fmt").0, CommandKind::Test);
         assert_eq!(kind("dune build @fmt"), (CommandKind::Lint, "dune build".to_string()));
         assert_eq!(kind("dune build @fmt --auto-promote").0, CommandKind::Format);
@@ -3466,6 +3472,10 @@ mod tests {
         ));
         assert!(runs_another_install_in("flutter test", "fvm flutter test test/cart/"));
         assert!(!runs_another_install_in("dune build @runtest", "opam update -y && dune build @runtest"));
+        assert!(runs_another_install_in(
+            "dune build @runtest",
+            "opam update; opam exec --switch=. -- dune build @runtest"
+        ));
         assert!(is_named_in("python manage.py test orders", "No — the tests are pytest, not `manage.py test`."));
         assert!(is_named_in("npm run e2e -- --headed", "no, never npm run e2e here"));
         assert!(!is_named_in("python manage.py test orders", "No, use uv run python for everything."));

@@ -1161,19 +1161,20 @@ fn with_instruction(correction: &str, after: &[&str]) -> String {
 fn undone_for_a_way(correction: &str, after: &[&str]) -> Option<String> {
     static UNDOES: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)^(?:no|nope|nah|actually)\b[,.!]?\s+(?:please\s+)?(?:(?:undo|revert|roll back|back out|take out)\s+(?:that|this|it|the)\b|take\s+(?:that|this|it|the)(?:\s+\w+)?\s+(?:back\s+)?out\b)",
+            r"(?i)^(?:no|nope|nah|actually)\b[,.!]?\s+(?:please\s+)?(?:(?:undo|revert|roll back|back out|take out)\s+(?:that|this|it|the)\b|take\s+(?:that|this|it|the)(?:\s+[\w.-]+){0,3}\s+(?:back\s+)?out\b)",
         )
     });
     // (Or said as where the thing goes: "local.properties is gitignored, that's where
     // sdk.dir goes.")
     static WAY: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)^(?:(?:please|pls|so|and|just)[\s,]+)?(?:use|run|go through|call|build with|run it through)\s+\S|\bthat(?:'s| is) where\s+\S+\s+(?:goes|go|belongs?|lives?)\b",
+            r"(?i)^(?:(?:please|pls|so|and|just)[\s,]+)?(?:use|run|go through|call|build with|run it through)\s+\S|\bthat(?:'s|’s| is) where\s+(?P<what>\S+)\s+(?:goes|go|belongs?|lives?)\s*[.!]?$",
         )
     });
     // (A reason the undo gives itself: "…, I don't want sdk paths in my shell config.")
-    static OWN_REASON: LazyLock<Regex> =
-        LazyLock::new(|| re(r"(?i),\s+(?:(?:i|we)\s+(?:don'?t|do not|never)\s+(?:want|keep|put)\b|because\b|since\b)"));
+    static OWN_REASON: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i),\s+(?:(?:i|we)\s+(?:don(?:'|’)?t|do not|never)\s+(?:want|keep|put)\b|because\b|since\b)")
+    });
     static HERE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\s+(?:in\s+)?here\b"));
     if !UNDOES.is_match(correction) {
         return None;
@@ -1184,11 +1185,21 @@ fn undone_for_a_way(correction: &str, after: &[&str]) -> Option<String> {
             && !durability::is_task_scoped(s)
             && !durability::is_of_the_moment(s)
     };
-    let at = after.iter().take(3).position(|s| WAY.is_match(s.trim_start()))?;
+    // (Not where things go wrong: "that's where it goes wrong" names no thing and no place.)
+    let is_way = |s: &str| {
+        WAY.captures(s.trim_start()).is_some_and(|c| {
+            c.name("what").is_none_or(|what| {
+                !["it", "this", "that", "things", "stuff", "everything"]
+                    .contains(&what.as_str().to_lowercase().as_str())
+            })
+        })
+    };
+    let at = after.iter().take(3).position(|s| is_way(s))?;
     let (reasons, way) = (&after[..at], after[at]);
     let told = std::iter::once(correction).chain(reasons.iter().copied()).chain([way]).collect::<Vec<_>>().join(" ");
     let placed = HERE.replace_all(way, "");
-    let reasoned = !reasons.is_empty() || OWN_REASON.is_match(correction);
+    let own_reason = OWN_REASON.find(correction).is_some_and(|m| stated(&correction[m.start()..]));
+    let reasoned = !reasons.is_empty() || own_reason;
     let kept = reasoned && reasons.iter().all(|s| stated(s)) && stated(&placed) && told.len() < MAX_SIGNAL;
     kept.then_some(told)
 }

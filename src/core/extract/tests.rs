@@ -2794,7 +2794,45 @@ fn a_step_taken_back_out_with_where_it_goes_instead_is_a_correction() {
         user("Add a roast level filter. We always keep view models small in this repo."),
         run("1", "echo 'export ANDROID_HOME=$HOME/Android/Sdk' >> ~/.bashrc"),
         result("1", 0, ""),
-        user("no, take that line back out of my bashrc."),
+        user("no, take that line back out of my bashrc. local.properties is gitignored, that's where sdk.dir goes."),
     ]);
     assert!(bare.facts.tasks.iter().flat_map(|t| &t.preferences).all(|s| s.kind != SignalKind::Correction));
+    // Nor with a reason of the moment, or a "where" that names no thing.
+    for said in [
+        "no, take that line back out of my bashrc, since we ship today. local.properties is gitignored, that's where sdk.dir goes.",
+        "no, take that line back out of my bashrc, I don't want sdk paths in my shell config. The loader is the culprit, that's where it goes wrong.",
+    ] {
+        let m = memory(&[
+            user("Add a roast level filter. We always keep view models small in this repo."),
+            run("1", "echo 'export ANDROID_HOME=$HOME/Android/Sdk' >> ~/.bashrc"),
+            result("1", 0, ""),
+            user(said),
+        ]);
+        let kept: Vec<&Signal> =
+            m.facts.tasks.iter().flat_map(|t| &t.preferences).filter(|s| s.kind == SignalKind::Correction).collect();
+        assert!(kept.iter().all(|s| !s.text.contains("that's where")), "{said}: {kept:?}");
+    }
+}
+
+#[test]
+fn another_installs_way_keeps_an_index_fetched_for_an_install_and_a_restart_past_a_refused_connection() {
+    let failure = |error: &str| Failure {
+        command: "dune build @runtest".into(),
+        error: error.into(),
+        exit_code: Some(1),
+        line: 1,
+    };
+    let steps = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let fixed = "opam exec --switch=. -- dune build @runtest";
+    let missing = failure("Error: Library \"ppx_deriving.show\" not found.");
+    assert!(the_way(&missing, steps(&["opam update -y", "dune clean"]), fixed).is_empty());
+    assert_eq!(
+        the_way(&missing, steps(&["sudo apt-get update", "sudo apt-get install -y libev-dev"]), fixed),
+        ["sudo apt-get update", "sudo apt-get install -y libev-dev"]
+    );
+    let refused = failure("could not connect to server: Connection refused");
+    assert_eq!(
+        the_way(&refused, steps(&["sudo service postgresql restart"]), fixed),
+        ["sudo service postgresql restart"]
+    );
 }
