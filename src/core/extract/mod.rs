@@ -387,7 +387,7 @@ fn without_no_help(no_help: &[(String, String)], failed: &str, command: &str) ->
 /// got past nothing).
 /// (Of a job run from another install of its program, `opam exec --switch=. -- dune build
 /// @runtest` for `dune build @runtest`, that install is the way: a package index fetched
-/// again, a cache cleared or a service restarted on the way got past nothing.)
+/// again for no install, a cache cleared or a look on the way got past nothing.)
 fn the_way(failure: &Failure, ran: Vec<String>, fixed: &str) -> Vec<String> {
     let mut ran = shell::without_superseded(shell::without_set_back(ran));
     // (Not of a refused connection, which a service started may have got past; and an index
