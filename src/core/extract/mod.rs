@@ -396,9 +396,10 @@ fn the_way(failure: &Failure, ran: Vec<String>, fixed: &str) -> Vec<String> {
         let installs_after = |i: usize| {
             ran[i + 1..].iter().any(|step| classify(step).kind == CommandKind::Install && !shell::refreshes_only(step))
         };
-        let kept: Vec<bool> = (0..ran.len()).map(|i| !shell::refreshes_only(&ran[i]) || installs_after(i)).collect();
-        let mut kept = kept.into_iter();
-        ran.retain(|_| kept.next().unwrap_or(true));
+        ran = (0..ran.len())
+            .filter(|&i| !shell::refreshes_only(&ran[i]) || installs_after(i))
+            .map(|i| ran[i].clone())
+            .collect();
     }
     let starts = |step: &String| shell::starts_a_service(step) || shell::starts_in_background(step);
     match ran.iter().position(starts).filter(|_| progress::is_refused(&failure.error)) {

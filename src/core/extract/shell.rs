@@ -1211,8 +1211,8 @@ pub(crate) fn only_looks(command: &str) -> bool {
 /// True when every part of `command` but the job of `family` only looks or waits
 /// (`curl -sI https://repo.hex.pm/… | head -1; sleep 20; gleam test`).
 pub(crate) fn only_waits_and_looks_before(command: &str, family: &str) -> bool {
-    let parts = sequential_parts(command).into_iter().flat_map(|part| part.split(" && ")).map(str::trim);
-    parts
+    steps_of(command)
+        .into_iter()
         .filter(|part| classify(part).family != family)
         .all(|part| is_a_look(part) || program_of(part).is_some_and(|program| program == "sleep"))
 }
@@ -1222,8 +1222,7 @@ pub(crate) fn only_waits_and_looks_before(command: &str, family: &str) -> bool {
 pub(crate) fn only_restarts(step: &str) -> bool {
     let restarts =
         |part: &str| starts_a_service(part) && words(part).iter().any(|w| w == "restart") && segments(part).len() == 1;
-    let parts: Vec<&str> =
-        sequential_parts(step).into_iter().flat_map(|part| part.split(" && ")).map(str::trim).collect();
+    let parts = steps_of(step);
     parts.iter().any(|part| restarts(part) || clears_all(part, &mut Vec::new()))
         && parts.iter().all(|part| {
             restarts(part)
@@ -1387,8 +1386,7 @@ pub(crate) fn without_clears(steps: Vec<String>) -> Vec<String> {
 /// Whether every part of `command` clears, or fetches again what a part before it (or a step
 /// before, in `cleared`) cleared; notes the programs it cleared.
 fn clears_all(command: &str, cleared: &mut Vec<String>) -> bool {
-    let parts: Vec<&str> =
-        sequential_parts(command).into_iter().flat_map(|part| part.split(" && ")).map(str::trim).collect();
+    let parts = steps_of(command);
     !parts.is_empty() && parts.iter().all(|part| clears_or_restores(part, cleared))
 }
 
