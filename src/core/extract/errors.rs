@@ -537,7 +537,8 @@ fn is_relay(line: &str) -> bool {
     static RELAY: LazyLock<Regex> = LazyLock::new(|| {
         patterns::regex(concat!(
             r"(?i)^(?:\S*make(?:\[\d+\])?: \*\*\* .*\berror \d+|npm (?:err!|error) (?:code|errno|command failed|a complete log)",
-            r"|(?:error|elifecycle)\s+command failed with exit code|error: recipe .* failed|",
+            // (Nimble's `Error: Execution failed with exit code 1` under the compiler's line.)
+            r"|(?:error:?|elifecycle)\s+(?:command|execution) failed with exit code|error: recipe .* failed|",
             r"error: process completed with exit code|.*returned non-zero exit status \d+\.?$",
             // Nix's builder that failed: the log lines it quotes under it say why.
             r"|error: builder for .* failed with exit code \d+;?$|error: \d+ dependenc(?:y|ies) of derivation .* failed to build\.?$",
@@ -1019,6 +1020,13 @@ mod tests {
         assert_eq!(
             error_line_of(pnpm, Some("pnpm")).as_deref(),
             Some("src/a.ts(3,1): error TS2304: Cannot find name 'x'.")
+        );
+        let nimble = "  Compiling /home/dev/tyne/tests/tgpx.nim (from package tyne) using c backend\n\
+            /home/dev/tyne/src/tyne/gpx.nim(3, 8) Error: cannot open file: results\n\
+            \x20    Error: Execution failed with exit code 1\n";
+        assert_eq!(
+            error_line_of(nimble, Some("nimble")).as_deref(),
+            Some("/home/dev/tyne/src/tyne/gpx.nim(3, 8) Error: cannot open file: results")
         );
         // Alone, it is still the best there is.
         assert_eq!(

@@ -649,8 +649,11 @@ struct OpenFailure {
     attempts: u32,
     edited: Vec<String>,
     ran: Vec<String>,
-    /// Steps of attempts that met the same error again (`make tools && make proto`).
+    /// Steps of attempts that met the same error again (`make tools && make proto`), and
+    /// steps run alone before a plain attempt that met it again (`bundle install`).
     tried: Vec<String>,
+    /// How many of `ran` had run when the last attempt failed.
+    ran_at_attempt: usize,
     settings: Vec<String>,
     /// The lines one-line edits of other files than settings changed, as they now read.
     changed: Vec<String>,
@@ -692,6 +695,7 @@ impl OpenFailure {
             edited: Vec::new(),
             ran: Vec::new(),
             tried: Vec::new(),
+            ran_at_attempt: 0,
             settings: Vec::new(),
             changed: Vec::new(),
             places,
@@ -881,6 +885,18 @@ impl OpenFailure {
         if !self.ran.contains(&step) && self.ran.len() < MAX_STEPS_BETWEEN {
             self.ran.push(step);
         }
+    }
+
+    /// The steps run alone since the last attempt, which then met the error it met again
+    /// (`bundle install` before `cannot load such file -- webrick` once more): tried in vain.
+    fn ran_alone_in_vain(&mut self) {
+        let alone: Vec<String> = self.ran.drain(self.ran_at_attempt.min(self.ran.len())..).collect();
+        for step in alone {
+            if !self.tried.contains(&step) && self.tried.len() < MAX_STEPS_BETWEEN {
+                self.tried.push(step);
+            }
+        }
+        self.ran_at_attempt = self.ran.len();
     }
 
     /// Files edited since the failure, once each, up to [`MAX_FILES`].
@@ -1264,8 +1280,12 @@ impl Extractor {
             || (!result.failed() && self.met_again(&call, result.output.for_scanning()));
         let failed = result.failed() || hidden || found_the_error;
         self.count_command(failed);
-        // (It met the same error again: no step of it got past anything.)
+        // (It met the same error again: no step of it got past anything, nor did what ran
+        // alone since the last attempt.)
         if found_the_error {
+            if let Some(open) = self.open.get_mut(&call.family) {
+                open.ran_alone_in_vain();
+            }
             return;
         }
         if shell::starts_in_background(&call.command) {
@@ -1546,6 +1566,12 @@ impl Extractor {
                     }
                 }
             }
+            // (What ran alone since the last attempt, `bundle install` before the job met
+            // `cannot load such file -- webrick` again, got past nothing by itself.)
+            let met_last = open.last.as_ref().unwrap_or(&open.failure);
+            if !moved_on || errors::same_error(&failure.error, &met_last.error) {
+                open.ran_alone_in_vain();
+            }
             for step in shell::steps_before_job(&failure.command, &call.family) {
                 match moved_on {
                     true => open.ran_step(step),
@@ -1566,6 +1592,7 @@ impl Extractor {
                 && !progress::names_coined(&failure.error, &self.coined);
             open.last = (!errors::same_error(&failure.error, &open.failure.error)).then(|| failure.clone());
             open.changed_since = false;
+            open.ran_at_attempt = open.ran.len();
             if step && open.chain.len() < MAX_CHAIN {
                 open.chain.push(failure);
             }
@@ -1853,8 +1880,19 @@ impl Extractor {
             // proto` find what it installed); alone they got past nothing.
             let mut ran = open.ran;
             if !ran.is_empty() && !open.tried.is_empty() {
-                // (Not one that only cleared a cache: nothing later needed it.)
-                let mut all = shell::without_clears(open.tried);
+                // (Not one that only cleared a cache or took files away, nor a restart: nothing
+                // later needed it. Nor an install a later one by the same program did instead:
+                // `bundle install`, then `bundle add webrick`.)
+                let done_instead = |step: &String| {
+                    let kind = classify(step).kind;
+                    let program = shell::program_of(step);
+                    ran.iter().any(|later| classify(later).kind == kind && shell::program_of(later) == program)
+                };
+                let tried = open
+                    .tried
+                    .into_iter()
+                    .filter(|step| !shell::only_restarts(step) && !shell::only_removes(step) && !done_instead(step));
+                let mut all = shell::without_clears(tried.collect());
                 all.extend(ran.into_iter().filter(|step| !all.contains(step)).collect::<Vec<_>>());
                 ran = all;
             }

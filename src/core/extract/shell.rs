@@ -1265,6 +1265,10 @@ fn is_a_look(part: &str) -> bool {
     // switch show`, `rustup toolchain list`: what a tool holds, asked by noun and query.)
     let asks = match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         [_, "-version"] => true,
+        // (`systemctl is-active docker`: how a unit stands.)
+        ["systemctl", verb, ..] => {
+            matches!(*verb, "status" | "is-active" | "is-enabled" | "is-failed" | "show" | "list-units" | "list-timers")
+        }
         [_, noun, query] => {
             matches!(
                 *noun,
@@ -1394,6 +1398,17 @@ fn clears_all(command: &str, cleared: &mut Vec<String>) -> bool {
 /// `docker builder prune -f && bundle install`), joined again; empty when none does.
 pub(crate) fn without_parts_cleared(step: &str, clears: &[String]) -> String {
     step.split(" && ").filter(|part| !clears.iter().any(|c| c == part.trim())).collect::<Vec<_>>().join(" && ")
+}
+
+/// True when `step` only takes files away (`rm -rf renv/library`), whatever they were, and
+/// looks: what it removed, a later step may have made again.
+pub(crate) fn only_removes(step: &str) -> bool {
+    let removes = |part: &str| {
+        let words = words(part);
+        words.iter().map(String::as_str).find(|w| *w != "sudo").is_some_and(|w| w == "rm") && segments(part).len() == 1
+    };
+    let parts = steps_of(step);
+    parts.iter().any(|part| removes(part)) && parts.iter().all(|part| removes(part) || is_a_look(part))
 }
 
 /// True when every part of `step` only clears what a tool keeps (see [`without_clears`]).
@@ -3109,6 +3124,13 @@ mod tests {
         assert!(!only_restarts("sdk install java 17"));
         assert!(!only_restarts("sudo systemctl restart docker && docker buildx install"));
         assert!(!only_restarts("docker version"));
+        // (`systemctl is-active docker` after it only asks how the unit stands.)
+        assert!(only_restarts("sudo systemctl restart docker && systemctl is-active docker"));
+        assert!(!only_restarts("sudo systemctl restart docker && systemctl enable docker"));
+        assert!(only_removes("rm -rf renv/library"));
+        assert!(only_removes("sudo rm -rf ~/.m2/repository/com/xenophora && ls ~/.m2"));
+        assert!(!only_removes("rm -rf renv/library && Rscript -e 'renv::restore()'"));
+        assert!(!only_removes("ls renv"));
     }
 
     #[test]

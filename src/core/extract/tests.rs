@@ -1243,6 +1243,109 @@ fn the_steps_of_every_attempt_and_a_setting_exported_make_the_way_around() {
 }
 
 #[test]
+fn a_step_run_alone_before_the_same_error_again_is_no_step_of_the_way() {
+    const WEBRICK: &str = "servlet.rb:3:in `require': cannot load such file -- webrick (LoadError)";
+    let m = memory(&[
+        user("Serve the site locally so I can look at the new tags page."),
+        run("1", "bundle exec jekyll serve --detach"),
+        result("1", 1, WEBRICK),
+        run("2", "bundle install"),
+        result("2", 0, "Bundle complete! 3 Gemfile dependencies, 31 gems now installed."),
+        run("3", "bundle exec jekyll serve --detach"),
+        result("3", 1, WEBRICK),
+        run("4", "bundle add webrick"),
+        result("4", 0, "Fetching webrick 1.9.1\nInstalling webrick 1.9.1"),
+        run("5", "bundle exec jekyll serve --detach"),
+        result("5", 0, "Server address: http://127.0.0.1:4000/"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert_eq!(fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+    assert_eq!(fixes[0].ran, ["bundle add webrick"]);
+}
+
+#[test]
+fn a_removal_or_a_restart_that_met_the_same_error_again_is_no_step_of_the_way() {
+    const XML2: &str = "Error: Error installing package 'xml2':\nANTICONF ERROR: libxml-2.0 was not found";
+    let m = memory(&[
+        user("Restore the R library for the tide package."),
+        run("1", "Rscript -e 'renv::restore(prompt = FALSE)'"),
+        result("1", 1, XML2),
+        run("2", "rm -rf renv/library"),
+        result("2", 0, ""),
+        run("3", "Rscript -e 'renv::restore(prompt = FALSE)'"),
+        result("3", 1, XML2),
+        run("4", "sudo apt-get install -y libxml2-dev"),
+        result("4", 0, "Setting up libxml2-dev:amd64 (2.9.14)"),
+        run("5", "Rscript -e 'renv::restore(prompt = FALSE)'"),
+        result("5", 0, "The library is already synchronized with the lockfile."),
+    ]);
+    assert_eq!(m.facts.tasks[0].fixes[0].ran, ["sudo apt-get install -y libxml2-dev"], "{:?}", m.facts.tasks[0]);
+
+    // (Met past another step: the restart met the second error again.)
+    const API: &str = "fatal: [localhost]: FAILED! => Error connecting: Error while fetching server API version";
+    let m = memory(&[
+        user("Run the molecule scenario for the backup role."),
+        run("1", "molecule test"),
+        result("1", 1, "ERROR! couldn't resolve module/action 'community.docker.docker_container'."),
+        run("2", "ansible-galaxy collection install -r collections/requirements.yml"),
+        result("2", 0, "community.docker:3.10.0 was installed successfully"),
+        run("3", "molecule test"),
+        result("3", 1, API),
+        run("4", "sudo systemctl restart docker && systemctl is-active docker"),
+        result("4", 0, "active"),
+        run("5", "molecule test"),
+        result("5", 1, API),
+        run("6", "unset DOCKER_HOST; molecule test"),
+        result("6", 0, "INFO     Pruning extra files from scenario ephemeral directory"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.ran, ["ansible-galaxy collection install -r collections/requirements.yml"], "{fix:?}");
+}
+
+#[test]
+fn a_step_run_alone_before_a_filtered_run_printed_the_error_again_is_no_step_of_the_way() {
+    const NIM: &str = "/home/dev/tyne/src/tyne/gpx.nim(3, 8) Error: cannot open file: results";
+    let m = memory(&[
+        user("Add parseGpx to tyne with a test."),
+        run("1", "nimble test"),
+        result("1", 1, &format!("{NIM}\n     Error: Execution failed with exit code 1")),
+        run("2", "nimble refresh && nimble install -d"),
+        result("2", 0, "Success:  Dependencies for tyne@0.3.0 installed"),
+        run("3", "nimble test 2>&1 | grep -E 'Error'"),
+        result("3", 0, &format!("{NIM}\n     Error: Execution failed with exit code 1")),
+        run("4", "nimble setup && nimble test"),
+        result("4", 0, "Info:  \"nimble.paths\" is generated.\n[OK] parses three trackpoints"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert_eq!(fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+    assert_eq!(fixes[0].failure.error, NIM);
+    assert!(!fixes[0].ran.iter().any(|step| step.contains("refresh")), "{:?}", fixes[0]);
+    assert!(m.rollout_summary.contains("nimble setup"), "{}", m.rollout_summary);
+}
+
+#[test]
+fn a_step_run_alone_that_another_program_then_made_use_of_stays_a_step() {
+    const BUF: &str = "make: buf: No such file or directory\nmake: *** [Makefile:12: proto] Error 127";
+    let m = memory(&[
+        user("The proto changed upstream, regenerate please."),
+        run("1", "make proto"),
+        result("1", 2, BUF),
+        run("2", "go install github.com/bufbuild/buf/cmd/buf@v1.47.2"),
+        result("2", 0, "go: downloading github.com/bufbuild/buf v1.47.2"),
+        run("3", "make proto"),
+        result("3", 2, BUF),
+        run("4", "export PATH=\"$PATH:$(go env GOPATH)/bin\" && make proto"),
+        result("4", 0, "buf generate"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert_eq!(fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+    assert_eq!(
+        fixes[0].ran,
+        ["go install github.com/bufbuild/buf/cmd/buf@v1.47.2", "export PATH=\"$PATH:$(go env GOPATH)/bin\""]
+    );
+}
+
+#[test]
 fn a_key_tried_is_no_step_and_a_git_setting_is_one() {
     let m = memory(&[
         user("Add a monthly rollup to the ledger."),
