@@ -97,16 +97,35 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
     };
     // The line is a slice of `output`: redact it with the lines above it, where the key of a
     // secret it holds may be.
-    let start = chosen.as_ptr() as usize - output.as_ptr() as usize;
+    let mut start = chosen.as_ptr() as usize - output.as_ptr() as usize;
     let mut end = start + chosen.len();
-    // A heading (`Extension error:`, `Warning, treated as error:`) says what follows.
-    if clean(chosen).ends_with(':')
-        && let Some(next) = output[end..].lines().nth(1).filter(|l| usable(&clean(l)))
-    {
+    // A heading (`Extension error:`, `Warning, treated as error:`) says what follows, and so
+    // does a bare kind of error (dbt's `Runtime Error`, above `IO Error: Could not set lock
+    // on file …`).
+    let mut last = clean(chosen);
+    for _ in 0..2 {
+        if !last.ends_with(':') && !names_a_kind_only(&last) {
+            break;
+        }
+        let Some(next) = output[end..].lines().nth(1).filter(|l| usable(&clean(l))) else { break };
+        // (A heading over the kind, `Encountered an error:`, says less than the kind, and
+        // the error is the same where the kind is printed alone.)
+        if last.ends_with(':') && names_a_kind_only(&clean(next)) {
+            start = next.as_ptr() as usize - output.as_ptr() as usize;
+        }
         end = next.as_ptr() as usize - output.as_ptr() as usize + next.len();
+        last = clean(next);
     }
     let redacted = redact_line_in(output, start, end);
     Some(clip(&clean(&without_process_ids(&render_one_line(&redacted)))))
+}
+
+/// Whether `line` only names a kind of error (`14:24:01  Runtime Error`), which the line
+/// under it tells.
+fn names_a_kind_only(line: &str) -> bool {
+    static KIND: LazyLock<Regex> =
+        LazyLock::new(|| crate::core::patterns::regex(r"^(?:[\d:.]+\s+)?[A-Z][a-z]+ Error$"));
+    KIND.is_match(line.trim())
 }
 
 /// An error line without the process ids it names (`lock is held in python3.12 (PID
@@ -1028,6 +1047,14 @@ mod tests {
             error_line_of(nimble, Some("nimble")).as_deref(),
             Some("/home/dev/tyne/src/tyne/gpx.nim(3, 8) Error: cannot open file: results")
         );
+        // (dbt's bare kind of error, under its heading or alone, is told by the line under it.)
+        let lock = "  IO Error: Could not set lock on file \"/home/dev/tiber/warehouse.duckdb\"";
+        let headed = format!("14:22:09  Found 9 models\n14:22:10  Encountered an error:\nRuntime Error\n{lock}\n");
+        let alone = format!("14:23:51  Cleaned target/*\n14:24:01  Runtime Error\n{lock}\n");
+        let (headed, alone) =
+            (error_line_of(&headed, Some("dbt")).unwrap(), error_line_of(&alone, Some("dbt")).unwrap());
+        assert_eq!(headed, "Runtime Error IO Error: Could not set lock on file \"/home/dev/tiber/warehouse.duckdb\"");
+        assert!(same_error(&headed, &alone), "{headed} / {alone}");
         // Alone, it is still the best there is.
         assert_eq!(
             error_line_of("make: *** [all] Error 1\n", Some("make")).as_deref(),
