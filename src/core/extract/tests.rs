@@ -1324,6 +1324,29 @@ fn a_step_run_alone_before_a_filtered_run_printed_the_error_again_is_no_step_of_
 }
 
 #[test]
+fn a_job_that_failed_behind_a_cache_cleared_first_is_the_job_failing() {
+    const POETRY: &str = "Poetry was unable to find a compatible version. If you have one, you can explicitly use it via the \"env use\" command.";
+    let m = memory(&[
+        user("Add --since to the export command."),
+        run("1", "poetry cache clear --all pypi -n && poetry install"),
+        result(
+            "1",
+            1,
+            &format!(
+                "The currently activated Python version 3.9.18 is not supported by the project (>=3.11,<3.13).\n{POETRY}"
+            ),
+        ),
+        run("2", "poetry env use /opt/python/3.12.7/bin/python3.12 && poetry install"),
+        result("2", 0, "Installing the current project: morava (0.4.0)"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert_eq!(fixes.len(), 1, "{:?}", m.facts.tasks[0]);
+    assert_eq!(fixes[0].failure.command, "poetry install");
+    assert!(!m.rollout_summary.contains("cache clear"), "{}", m.rollout_summary);
+    assert!(m.rollout_summary.contains("poetry env use"), "{}", m.rollout_summary);
+}
+
+#[test]
 fn a_step_run_alone_that_another_program_then_made_use_of_stays_a_step() {
     const BUF: &str = "make: buf: No such file or directory\nmake: *** [Makefile:12: proto] Error 127";
     let m = memory(&[
