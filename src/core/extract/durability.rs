@@ -316,6 +316,7 @@ pub(crate) fn is_lasting(text: &str) -> bool {
     let plain = IN_PRACTICE.replace_all(&plain, " ");
     let plain = AGENT_HABIT.replace_all(&plain, " ");
     let plain = SINCE_WE_SWITCHED.replace_all(&plain, " ");
+    let plain = SETTLES_AN_ANSWER.replace_all(&plain, " ");
     let moved = MOVED_TO.captures_iter(&plain).any(|c| {
         !["the", "a", "an", "its", "their", "our", "my", "his", "her"].contains(&c["to"].to_lowercase().as_str())
     });
@@ -502,6 +503,14 @@ static MOVED_TO: LazyLock<Regex> = LazyLock::new(|| {
 static SINCE_WE_SWITCHED: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(?:after|since|when|because|once|until|before|ever since)\s+(?:i|we)(?:'ve| have)?\s+(?:switched|moved|migrated|upgraded|changed)\s+(?:[\w.-]+\s+){0,3}?(?:over\s+)?to\b",
+    )
+});
+
+/// "great, we're on node 22 so fine": what the project runs on, said to settle the answer
+/// just given, no way things are done.
+static SETTLES_AN_ANSWER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bwe'?re\s+(?:on|using)\b[^.;!?]{1,40}?,?\s+so\s+(?:it'?s\s+|that'?s\s+|we'?re\s+|all\s+)?(?:fine|ok|okay|good|covered|safe)\b[.!]*\s*$",
     )
 });
 
@@ -1083,6 +1092,10 @@ mod tests {
     fn praise_of_the_agents_habits_and_how_the_data_is_are_no_rules() {
         assert!(!is_lasting("great, you always pick sensible names for the Multi steps 👍"));
         assert!(!is_lasting("nice — you always put the doctest example in, I like that."));
+        assert!(!is_lasting("great, we're on node 22 so fine."));
+        assert!(!is_lasting("ok, we're using postgres 16, so that's fine"));
+        assert!(is_lasting("we're on 3.12"));
+        assert!(is_lasting("we're on node 22, so always use the built-in fetch"));
         assert!(!is_lasting("Supplier refs are never longer than 255 in practice."));
         assert!(!is_lasting("Two things broke: every new zsh says compdef isn't found."));
         // (Said of what to do, it stays a rule.)
