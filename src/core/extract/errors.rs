@@ -103,8 +103,10 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
     // does a bare kind of error (dbt's `Runtime Error`, above `IO Error: Could not set lock
     // on file …`).
     let mut last = clean(chosen);
-    for _ in 0..2 {
-        if !last.ends_with(':') && !names_a_kind_only(&last) {
+    for round in 0..2 {
+        // (Past the heading, only a bare kind goes on: `Traceback (most recent call last):`
+        // takes its first frame, no more.)
+        if !(names_a_kind_only(&last) || (round == 0 && last.ends_with(':'))) {
             break;
         }
         let Some(next) = output[end..].lines().nth(1).filter(|l| usable(&clean(l))) else { break };

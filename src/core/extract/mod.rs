@@ -371,6 +371,32 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
     fix
 }
 
+/// The steps `ran` on the way past a failure, with those `tried` that met its error again
+/// and still made part of the way: only beside steps that got past it (`make tools`, then
+/// `export PATH=…` that let `make proto` find what it installed). Alone they got past
+/// nothing: a run that did more than the failed job got past it by what it added (`ssh-add`
+/// that met `Permission denied (publickey)` again, then `DEPLOY_USER=deploy make deploy`).
+/// Never one that only cleared a cache or took files away, nor a restart: nothing later
+/// needed it; nor one naming no package of its own that a later step of the same program
+/// and kind did instead (`bundle install`, then `bundle add webrick`; not `apt-get install
+/// libssl-dev`, then `apt-get install pkg-config`).
+fn with_steps_tried(tried: Vec<String>, ran: Vec<String>) -> Vec<String> {
+    if tried.is_empty() || ran.is_empty() {
+        return ran;
+    }
+    let done_instead = |step: &String| {
+        let (kind, program) = (classify(step).kind, shell::program_of(step));
+        shell::names_no_package(step)
+            && ran.iter().any(|later| classify(later).kind == kind && shell::program_of(later) == program)
+    };
+    let tried = tried
+        .into_iter()
+        .filter(|step| !shell::only_restarts(step) && !shell::only_removes(step) && !done_instead(step));
+    let mut all = shell::without_clears(tried.collect());
+    all.extend(ran.into_iter().filter(|step| !all.contains(step)).collect::<Vec<_>>());
+    all
+}
+
 /// `command` without the flags and settings that met the same error when added to the job
 /// `failed` ran (`no_help`).
 fn without_no_help(no_help: &[(String, String)], failed: &str, command: &str) -> String {
@@ -650,9 +676,9 @@ struct OpenFailure {
     edited: Vec<String>,
     ran: Vec<String>,
     /// Steps of attempts that met the same error again (`make tools && make proto`), and
-    /// steps run alone before a plain attempt that met it again (`bundle install`).
+    /// steps run alone before an attempt that met it again (`bundle install`).
     tried: Vec<String>,
-    /// How many of `ran` had run when the last attempt failed.
+    /// Where the steps of `ran` run alone since the last attempt start.
     ran_at_attempt: usize,
     settings: Vec<String>,
     /// The lines one-line edits of other files than settings changed, as they now read.
@@ -1567,7 +1593,9 @@ impl Extractor {
                 }
             }
             // (What ran alone since the last attempt, `bundle install` before the job met
-            // `cannot load such file -- webrick` again, got past nothing by itself.)
+            // `cannot load such file -- webrick` again, got past nothing by itself: met again
+            // is the error of the chain's last link, or of the attempt before, which may have
+            // met another.)
             let met_last = open.last.as_ref().unwrap_or(&open.failure);
             if !moved_on || errors::same_error(&failure.error, &met_last.error) {
                 open.ran_alone_in_vain();
@@ -1602,6 +1630,8 @@ impl Extractor {
         // `poetry cache clear --all pypi -n && poetry install` that failed is `poetry install`
         // failing: the cache cleared first got past nothing.
         let mut failure = failure;
+        // (A clear that took away what the job needed, `dbt clean` before `dbt build` said
+        // `Run "dbt deps"`, is told by the way the job then took: `dbt deps` first.)
         let before = shell::steps_before_job(&failure.command, &call.family);
         if !before.is_empty()
             && before.iter().all(|step| shell::clears_only(step))
@@ -1888,24 +1918,7 @@ impl Extractor {
             // Steps an attempt ran that met the same error join the way around only beside
             // steps that got past it (`make tools`, then `export PATH=…` that let `make
             // proto` find what it installed); alone they got past nothing.
-            let mut ran = open.ran;
-            if !ran.is_empty() && !open.tried.is_empty() {
-                // (Not one that only cleared a cache or took files away, nor a restart: nothing
-                // later needed it. Nor an install a later one by the same program did instead:
-                // `bundle install`, then `bundle add webrick`.)
-                let done_instead = |step: &String| {
-                    let kind = classify(step).kind;
-                    let program = shell::program_of(step);
-                    ran.iter().any(|later| classify(later).kind == kind && shell::program_of(later) == program)
-                };
-                let tried = open
-                    .tried
-                    .into_iter()
-                    .filter(|step| !shell::only_restarts(step) && !shell::only_removes(step) && !done_instead(step));
-                let mut all = shell::without_clears(tried.collect());
-                all.extend(ran.into_iter().filter(|step| !all.contains(step)).collect::<Vec<_>>());
-                ran = all;
-            }
+            let ran = with_steps_tried(open.tried, open.ran);
             let ran = the_way(&open.failure, ran, &call.command);
             let fixed_by =
                 if same_job { shell::job_line_for(&call.command, &open.failure.command) } else { call.command.clone() };

@@ -1400,8 +1400,21 @@ pub(crate) fn without_parts_cleared(step: &str, clears: &[String]) -> String {
     step.split(" && ").filter(|part| !clears.iter().any(|c| c == part.trim())).collect::<Vec<_>>().join(" && ")
 }
 
-/// True when `step` only takes files away (`rm -rf renv/library`), whatever they were, and
-/// looks: what it removed, a later step may have made again.
+/// True when `step` only installs what the project already names (`bundle install`, `npm
+/// ci`, `pip install -r requirements.txt`), no package of its own.
+pub(crate) fn names_no_package(step: &str) -> bool {
+    steps_of(step).into_iter().all(|part| {
+        let words = words(part);
+        let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+        let mut named = words.iter().skip(2).filter(|w| !w.starts_with('-'));
+        // (The file after `-r` names what the project wants.)
+        let from_file = words.iter().any(|w| *w == "-r" || *w == "--requirement");
+        from_file || named.next().is_none()
+    })
+}
+
+/// True when `step` only takes files away (`rm -rf renv/library`), with looks between: what
+/// it removed, a later step may have made again.
 pub(crate) fn only_removes(step: &str) -> bool {
     let removes = |part: &str| {
         let words = words(part);
@@ -3131,6 +3144,11 @@ mod tests {
         assert!(only_removes("sudo rm -rf ~/.m2/repository/com/xenophora && ls ~/.m2"));
         assert!(!only_removes("rm -rf renv/library && Rscript -e 'renv::restore()'"));
         assert!(!only_removes("ls renv"));
+        assert!(names_no_package("bundle install"));
+        assert!(names_no_package("pip install -r requirements.txt"));
+        assert!(!names_no_package("sudo apt-get install -y libssl-dev"));
+        assert!(!names_no_package("bundle add webrick"));
+        assert!(names_no_package("nimble refresh && nimble install -d"));
     }
 
     #[test]

@@ -1324,6 +1324,26 @@ fn a_step_run_alone_before_a_filtered_run_printed_the_error_again_is_no_step_of_
 }
 
 #[test]
+fn an_install_naming_its_package_that_met_the_error_again_stays_beside_the_next() {
+    const SSL: &str = "Could not find directory of OpenSSL installation, and this `-sys` crate cannot proceed";
+    let m = memory(&[
+        user("Build the agent for the new box."),
+        run("1", "cargo build"),
+        result("1", 101, SSL),
+        run("2", "sudo apt-get install -y libssl-dev"),
+        result("2", 0, "Setting up libssl-dev:amd64 (3.0.13)"),
+        run("3", "cargo build"),
+        result("3", 101, SSL),
+        run("4", "sudo apt-get install -y pkg-config"),
+        result("4", 0, "Setting up pkg-config (1.8.1)"),
+        run("5", "cargo build"),
+        result("5", 0, "Finished `dev` profile"),
+    ]);
+    let fix = &m.facts.tasks[0].fixes[0];
+    assert_eq!(fix.ran, ["sudo apt-get install -y libssl-dev", "sudo apt-get install -y pkg-config"], "{fix:?}");
+}
+
+#[test]
 fn a_job_that_failed_behind_a_cache_cleared_first_is_the_job_failing() {
     const POETRY: &str = "Poetry was unable to find a compatible version. If you have one, you can explicitly use it via the \"env use\" command.";
     let m = memory(&[
