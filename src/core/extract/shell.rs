@@ -1265,8 +1265,8 @@ fn is_a_look(part: &str) -> bool {
     // switch show`, `rustup toolchain list`: what a tool holds, asked by noun and query.)
     let asks = match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         [_, "-version"] => true,
-        // (`systemctl is-active docker`: how a unit stands.)
-        ["systemctl", verb, ..] => {
+        // (`systemctl is-active docker`, `sudo systemctl status nginx`: how a unit stands.)
+        ["systemctl", verb, ..] | ["sudo", "systemctl", verb, ..] => {
             matches!(*verb, "status" | "is-active" | "is-enabled" | "is-failed" | "show" | "list-units" | "list-timers")
         }
         [_, noun, query] => {
@@ -3140,6 +3140,7 @@ mod tests {
         // (`systemctl is-active docker` after it only asks how the unit stands.)
         assert!(only_restarts("sudo systemctl restart docker && systemctl is-active docker"));
         assert!(!only_restarts("sudo systemctl restart docker && systemctl enable docker"));
+        assert!(only_restarts("sudo systemctl restart nginx && sudo systemctl status nginx"));
         assert!(only_removes("rm -rf renv/library"));
         assert!(only_removes("sudo rm -rf ~/.m2/repository/com/xenophora && ls ~/.m2"));
         assert!(!only_removes("rm -rf renv/library && Rscript -e 'renv::restore()'"));
