@@ -1627,18 +1627,7 @@ impl Extractor {
             return;
         }
         let task = self.tasks.len().saturating_sub(1);
-        // `poetry cache clear --all pypi -n && poetry install` that failed is `poetry install`
-        // failing: the cache cleared first got past nothing.
-        let mut failure = failure;
-        // (A clear that took away what the job needed, `dbt clean` before `dbt build` said
-        // `Run "dbt deps"`, is told by the way the job then took: `dbt deps` first.)
-        let before = shell::steps_before_job(&failure.command, &call.family);
-        if !before.is_empty()
-            && before.iter().all(|step| shell::clears_only(step))
-            && shell::steps_of(&failure.command).len() == before.len() + 1
-        {
-            failure.command = shell::job_line(&failure.command);
-        }
+        let failure = Failure { command: shell::job_past_clears(&failure.command, &call.family), ..failure };
         let mut said = errors::line_prints(output, MAX_LINE_PRINTS);
         // (And its closing lines, past the first lines a long log fills them with.)
         for print in errors::ending_prints(output, MAX_ENDING_PRINTS, false) {

@@ -1400,6 +1400,21 @@ pub(crate) fn without_parts_cleared(step: &str, clears: &[String]) -> String {
     step.split(" && ").filter(|part| !clears.iter().any(|c| c == part.trim())).collect::<Vec<_>>().join(" && ")
 }
 
+/// `command`, the job of `family` run behind steps that only cleared what a tool keeps, as
+/// the job alone (`poetry install` of `poetry cache clear --all pypi -n && poetry install`):
+/// the clear got past nothing. (A clear that took away what the job needed, `dbt clean`
+/// before `dbt build` said `Run "dbt deps"`, is told by the way the job then took.)
+pub(crate) fn job_past_clears(command: &str, family: &str) -> String {
+    let before = steps_before_job(command, family);
+    match !before.is_empty()
+        && before.iter().all(|step| clears_only(step))
+        && steps_of(command).len() == before.len() + 1
+    {
+        true => job_line(command),
+        false => command.to_string(),
+    }
+}
+
 /// True when `step` only installs what the project already names (`bundle install`, `npm
 /// ci`, `pip install -r requirements.txt`), no package of its own.
 pub(crate) fn names_no_package(step: &str) -> bool {
@@ -3150,6 +3165,11 @@ mod tests {
         assert!(!names_no_package("sudo apt-get install -y libssl-dev"));
         assert!(!names_no_package("bundle add webrick"));
         assert!(names_no_package("nimble refresh && nimble install -d"));
+        assert_eq!(
+            job_past_clears("poetry cache clear --all pypi -n && poetry install", "poetry install"),
+            "poetry install"
+        );
+        assert_eq!(job_past_clears("npm ci && npm test", "npm test"), "npm ci && npm test");
     }
 
     #[test]
