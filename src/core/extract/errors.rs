@@ -106,10 +106,17 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
     for round in 0..2 {
         // (Past the heading, only a bare kind goes on: `Traceback (most recent call last):`
         // takes its first frame, no more.)
-        if !(names_a_kind_only(&last) || (round == 0 && last.ends_with(':'))) {
+        if !(names_a_kind_only(&last) || names_a_class_only(&last) || (round == 0 && last.ends_with(':'))) {
             break;
         }
-        let Some(next) = output[end..].lines().nth(1).filter(|l| usable(&clean(l))) else { break };
+        // (An exception's class alone, `Illuminate\Encryption\MissingAppKeyException`, says
+        // its message a blank line or two below.)
+        let below = output[end..].lines().skip(1).take(3);
+        let class = names_a_class_only(&last);
+        let Some(next) = below.into_iter().find(|l| !class || !l.trim().is_empty()).filter(|l| usable(&clean(l)))
+        else {
+            break;
+        };
         // (A heading over the kind, `Encountered an error:`, says less than the kind, and
         // the error is the same where the kind is printed alone.)
         if last.ends_with(':') && names_a_kind_only(&clean(next)) {
@@ -128,6 +135,14 @@ fn names_a_kind_only(line: &str) -> bool {
     static KIND: LazyLock<Regex> =
         LazyLock::new(|| crate::core::patterns::regex(r"^(?:[\d:.]+\s+)?[A-Z][a-z]+ Error$"));
     KIND.is_match(line.trim())
+}
+
+/// Whether `line` only names the class of an exception (`Illuminate\Database\QueryException`,
+/// `java.lang.IllegalStateException`), whose message the lines under it say.
+fn names_a_class_only(line: &str) -> bool {
+    static CLASS: LazyLock<Regex> =
+        LazyLock::new(|| crate::core::patterns::regex(r"^(?:[A-Za-z_]\w*(?:\\|\.|::))+[A-Z]\w*(?:Exception|Error)$"));
+    CLASS.is_match(line.trim())
 }
 
 /// An error line without the process ids it names (`lock is held in python3.12 (PID
@@ -566,6 +581,9 @@ fn is_relay(line: &str) -> bool {
             // (Gradle's `> Compilation error. See log for more details`: the compiler's lines
             // above it say what.)
             r"|(?:>\s*)?compilation error\.\s+see (?:the )?log for more details\.?$",
+            // (Vite's `[ERROR] [vite] ✗ Build failed in 4.21s`, esbuild's `Build failed with 1
+            // error:`: the lines under it say what.)
+            r"|(?:\[error\]\s*)?(?:\[[\w:-]+\]\s*)?(?:[✗✘×]\s*)?build failed(?: in [\d.]+\s*m?s| with \d+ errors?)?[.:]?$",
             // (Astro's `Error reference: https://docs.astro.build/…`: where to read about it.)
             r"|error reference:\s*(?:https?://\S+)?$",
             // (Composer undoing its edit after whatever failed above.)
@@ -605,7 +623,15 @@ fn has_program_location(line: &str) -> bool {
 }
 
 fn base_score(line: &str) -> u8 {
-    let lower = line.to_ascii_lowercase();
+    // (The words of an address say nothing: `…/reference/errors/missing-sharp` is a page's.)
+    static ADDRESS: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"\bhttps?://\S+"));
+    let lower = ADDRESS.replace_all(line, "").to_ascii_lowercase();
+    // (Astro's `[MissingSharp] Could not find Sharp.`: an error named, then what it is.)
+    static NAMED: LazyLock<Regex> =
+        LazyLock::new(|| patterns::regex(r"^\[[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\]\s+[A-Z]\w*"));
+    if NAMED.is_match(line.trim_start()) {
+        return 4;
+    }
     let specific = [
         "error[e",
         "panicked at",
@@ -637,6 +663,9 @@ fn base_score(line: &str) -> u8 {
     }
     // `ValueError: bad input`, `E   AssertionError: …`, `error TS2304: …`, and under a build
     // tool's log label (`[error] java.lang.UnsupportedClassVersionError: …`).
+    if names_a_class_only(line) {
+        return 5;
+    }
     let labelled = lower.trim_start().starts_with("[error]").then(|| line.trim_start()["[error]".len()..].trim_start());
     let first = match labelled {
         Some(message) => message.strip_prefix("E ").unwrap_or(message),
@@ -756,6 +785,37 @@ pub(crate) fn shows_a_pass(output: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_named_error_under_a_bundlers_verdict_is_quoted() {
+        // Vite's verdict says only that the build failed; the hint's address names the error's
+        // page, no error of its own.
+        let output = "12:20:15 ▶ src/pages/trips/[slug]/gallery.astro\n\
+                      [ERROR] [vite] ✗ Build failed in 4.21s\n\
+                      [MissingSharp] Could not find Sharp. Please install Sharp (`sharp`) manually into your project.\n  \
+                      Hint:\n    See Sharp's installation instructions: https://sharp.pixelplumbing.com/install. You can \
+                      configure a passthrough image service instead. See https://docs.astro.build/en/reference/errors/missing-sharp\n";
+        let line = error_line(output).unwrap();
+        assert!(line.starts_with("[MissingSharp] Could not find Sharp."), "{line}");
+        assert!(is_relay("✘ Build failed with 1 error:"));
+        assert!(!is_relay("Build failed: cannot open file 'out/app.js'"));
+        assert_eq!(base_score("See https://docs.astro.build/en/reference/errors/missing-sharp for more."), 1);
+    }
+
+    #[test]
+    fn an_exceptions_class_alone_is_told_with_its_message() {
+        let output = "\n   FAIL  Tests\\Feature\\ShiftApiTest\n  ⨯ it lists shifts for a team    0.08s\n\n  \
+                      Illuminate\\Encryption\\MissingAppKeyException\n\n  No application encryption key has been specified.\n\n  \
+                      at vendor/laravel/framework/src/Illuminate/Encryption/EncryptionServiceProvider.php:83\n";
+        let line = error_line(output).unwrap();
+        assert_eq!(
+            line,
+            "Illuminate\\Encryption\\MissingAppKeyException No application encryption key has been specified."
+        );
+        assert!(names_a_class_only("java.lang.IllegalStateException"));
+        assert!(!names_a_class_only("IllegalStateException: closed"));
+        assert!(!names_a_class_only("Error"));
+    }
 
     #[test]
     fn a_build_tools_verdict_reports_a_failure() {

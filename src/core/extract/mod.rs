@@ -79,6 +79,8 @@ const PLACES_WINDOW: usize = 8 * 1024;
 const MAX_PLACES: usize = 16;
 /// Most names coined by the session's code that are remembered.
 const MAX_COINED: usize = 2048;
+/// Edits remembered per session, to know one undone.
+const MAX_EDIT_PRINTS: usize = 1024;
 /// Shortest part of a command line looked for in a passage: shorter ones (`make`, `ls -a`)
 /// name no particular command.
 const MIN_PART: usize = 6;
@@ -738,6 +740,16 @@ impl OpenFailure {
         }
     }
 
+    /// The failure `fix` got past, open again: the way it took was undone.
+    fn reopened(fix: Fix, kind: CommandKind, task: usize) -> OpenFailure {
+        OpenFailure {
+            chain: fix.chain,
+            attempts: fix.attempts,
+            changed_since: true,
+            ..OpenFailure::new(fix.failure, kind, task, Vec::new(), Vec::new())
+        }
+    }
+
     /// Whether `output` printed nothing that this failure did not print (whatever versions it
     /// names), and some of it was this failure's trouble. (Or, `searched` for with `grep`, a
     /// line that says an error outright, which this failure printed: the search was for it,
@@ -1006,6 +1018,8 @@ pub(crate) struct Extractor {
     /// again, by the job they were added to (`stack --no-system-ghc test` after `stack
     /// test`): no part of any way.
     no_help: Vec<(String, String)>,
+    /// Fingerprints of the session's edits ([`settings::edit_prints`]), to know one undone.
+    edit_prints: Vec<u64>,
 }
 
 impl Extractor {
@@ -1193,6 +1207,17 @@ impl Extractor {
                     && failure.changed.len() < MAX_STEPS_BETWEEN
                 {
                     failure.changed.push(line.clone());
+                }
+            }
+            // (`passthroughImageService` put in, then taken out word for word.)
+            if let [file] = call.writes.as_slice()
+                && let Some((done, undo)) = settings::edit_prints(file, call.input.for_scanning())
+            {
+                if self.edit_prints.contains(&undo) {
+                    self.undid_an_edit(file);
+                }
+                if self.edit_prints.len() < MAX_EDIT_PRINTS {
+                    self.edit_prints.push(done);
                 }
             }
             for name in &put {
@@ -1507,6 +1532,7 @@ impl Extractor {
         self.named.error(&error);
         let failure = Failure { command: call.command, error, exit_code, line: call.line };
         self.own_step_of_a_chain(&call.family, &failure);
+        self.way_did_not_hold(&call.family, &failure);
         // A compile error in the code under work that an edit got past, giving way to another
         // error, was the task's own work: the failure is the one that follows.
         if let Some(open) = self.open.get(&call.family)
@@ -1640,6 +1666,36 @@ impl Extractor {
         self.open.insert(call.family, open);
     }
 
+    /// A way the task found past a failure, then the same job meeting the same error again
+    /// (`pkg install -forge signal` ran, then the tests still said `'butter' undefined`): the
+    /// way did not hold. It is taken back, and its failure is open again with the way's steps
+    /// among those run since, so that this attempt counts them as tried in vain.
+    fn way_did_not_hold(&mut self, family: &str, failure: &Failure) {
+        if self.open.contains_key(family) {
+            return;
+        }
+        let task = self.tasks.len().saturating_sub(1);
+        let Some(facts) = self.tasks.last_mut().and_then(|t| t.facts.as_mut()) else { return };
+        let Some(at) = facts.fixes.iter().rposition(|fix| {
+            !(fix.work || fix.past || fix.alone)
+                && errors::same_error(&fix.failure.error, &failure.error)
+                && (classify(&fix.failure.command).family == family || shell::runs_job(&fix.failure.command, family))
+        }) else {
+            return;
+        };
+        let fix = facts.fixes.remove(at);
+        let mut steps = fix.ran.clone();
+        if !shell::runs_job(&fix.command, family) && !steps.contains(&fix.command) {
+            steps.push(fix.command.clone());
+        }
+        let kind = classify(&fix.failure.command).kind;
+        let mut open = OpenFailure::reopened(fix, kind, task);
+        for step in steps {
+            open.ran_step(step);
+        }
+        self.open.insert(family.to_string(), open);
+    }
+
     /// Keep the fix of `open` by `command` (see [`fix_past`]).
     fn got_past(&mut self, open: OpenFailure, command: &str, line: u64, past: bool) {
         let task = open.task;
@@ -1672,6 +1728,31 @@ impl Extractor {
                 || progress::is_mistyped_program(&failure.command, &failure.error, failure.exit_code, command)
                 || progress::is_mistyped_flag(&failure.error, command))
         });
+    }
+
+    /// An edit of `file` the session undid word for word (the passthrough image service put
+    /// in to get a build through, taken out when the user said "no, revert that") is no way
+    /// to keep: the open failures forget it, and a fix that went through that file's edits
+    /// alone is taken back, its failure open again for whatever the session did next.
+    fn undid_an_edit(&mut self, file: &str) {
+        let files = [file.to_string()];
+        for open in self.open.values_mut() {
+            open.put_back(&files);
+        }
+        let task = self.tasks.len().saturating_sub(1);
+        let Some(facts) = self.tasks.last_mut().and_then(|t| t.facts.as_mut()) else { return };
+        let through_it = |fix: &Fix| {
+            matches!(fix.edited.as_slice(), [edited] if progress::is_one_of(edited, &files))
+                && fix.ran.is_empty()
+                && !(fix.work || fix.past || fix.alone)
+                && fix.needs().is_none()
+        };
+        let (undone, kept): (Vec<Fix>, Vec<Fix>) = std::mem::take(&mut facts.fixes).into_iter().partition(through_it);
+        facts.fixes = kept;
+        for fix in undone {
+            let classified = classify(&fix.failure.command);
+            self.open.entry(classified.family).or_insert_with(|| OpenFailure::reopened(fix, classified.kind, task));
+        }
     }
 
     /// Takes out the steps `command` takes back (`mise unuse -g zig` after `mise use -g

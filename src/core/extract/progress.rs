@@ -253,7 +253,7 @@ const SOURCE_EXTENSIONS: &[&str] = &[
     "rs", "py", "ts", "tsx", "js", "jsx", "mjs", "go", "c", "h", "cc", "cpp", "hpp", "ex", "exs", "rb", "java", "kt",
     "swift", "cs", "hs", "zig", "php", "vue", "svelte", "scala", "clj", "erl", "lua", "dart", "m", "mm", "ml", "fs",
     "pm", "pl", "t", "r", "jl", "nim", "cr", "gd", "cljs", "cljc", "elm", "purs", "fsx", "vb", "groovy", "d", "v",
-    "sv", "vhd", "f90", "f", "ada", "adb", "pas", "cob", "gleam", "odin", "mojo", "sol", "move", "cairo",
+    "sv", "vhd", "f90", "f", "ada", "adb", "pas", "cob", "gleam", "odin", "mojo", "sol", "move", "cairo", "astro",
     // Documents are the work product of a docs project, and scripts, schemas and templates
     // that of theirs.
     "md", "rst", "adoc", "tex", "html", "css", "scss", "tf", "sql", "sh", "bash", "zsh", "fish", "ps1", "nix", "proto",
@@ -633,10 +633,11 @@ pub(crate) fn places_in(output: &str, max: usize) -> Vec<String> {
 /// a frame in a settings file says where a missing setting was read, not whose bug it is.)
 static PLACE: LazyLock<Regex> = LazyLock::new(|| {
     crate::core::patterns::regex(concat!(
+        // (A route's folder may be bracketed: `src/pages/trips/[slug]/gallery.astro:23:19`.)
         // (A build file goes without an extension: `Makefile:24: *** missing separator`.)
         // (Not make's own `make: *** [Makefile:12: test] Error 1`, which every failed target
         // prints.)
-        r#"(?:^|[^\[\w./-])((?:[\w./-]*/)?(?:Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Brewfile|Procfile|Taskfile)):\d+|([\w./-]+\.\w+):(?:\d+| \d+:\d+:)"#,
+        r#"(?:^|[^\[\w./-])((?:[\w./-]*/)?(?:Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Brewfile|Procfile|Taskfile)):\d+|([\w./-][\w./\[\]-]*\.\w+):(?:\d+| \d+:\d+:)"#,
         r#"|\bFile "([\w./-]+\.\w+)", line \d+, characters\b"#,
     ))
 });
@@ -1591,6 +1592,17 @@ mod tests {
         let chain = "crystal tool format && crystal tool format --check && crystal spec";
         let produced = "Formatting src/whimbrel/height.cr produced changes";
         assert!(is_own_work_in("crystal tool format --check", produced, chain, &[], &[], &[]));
+    }
+
+    #[test]
+    fn an_error_in_a_bracketed_route_the_task_wrote_is_its_own() {
+        // (A route's folder in brackets, `[slug]`, is part of the path the error names.)
+        let page = "src/pages/trips/[slug]/gallery.astro";
+        let error = format!("{page}:23:19 - error ts(2322): Type 'string' is not assignable to type 'ImageMetadata'.");
+        let files = [page.to_string()];
+        assert!(is_own_work_in("npm run build", &error, "npm run build", &files, &[], &files));
+        assert_eq!(places_in(&error, 4), [page]);
+        assert!(is_source("src/components/Card.astro"));
     }
 
     #[test]

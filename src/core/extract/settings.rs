@@ -157,13 +157,44 @@ pub(crate) fn changed_line(input: &str) -> Option<String> {
 pub(crate) fn removed_text(input: &str) -> String {
     match old_and_new(input) {
         Some((old, new)) => old.lines().filter(|l| !new.lines().any(|n| n == *l)).collect::<Vec<_>>().join("\n"),
-        None => input
-            .lines()
-            .filter(|l| l.starts_with('-') && !l.starts_with("---"))
-            .map(|l| &l[1..])
-            .collect::<Vec<_>>()
-            .join("\n"),
+        None => patch_lines(input, '-'),
     }
+}
+
+/// The lines a patch takes out (`-`) or puts in (`+`), without their marks.
+fn patch_lines(patch: &str, mark: char) -> String {
+    let header = if mark == '-' { "---" } else { "+++" };
+    patch
+        .lines()
+        .filter(|l| l.starts_with(mark) && !l.starts_with(header))
+        .map(|l| &l[1..])
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Fingerprints of an edit of `file` by an edit tool's old → new input or a patch: of the
+/// edit as made, and of the edit that would undo it (new → old). An edit whose second print
+/// equals an earlier edit's first undid it word for word.
+pub(crate) fn edit_prints(file: &str, input: &str) -> Option<(u64, u64)> {
+    use std::hash::{Hash, Hasher};
+    // (A whole file written, list items and all, is no patch.)
+    let patch = input.contains("\n@@") || input.contains("*** Update File:");
+    let (old, new) = match old_and_new(input) {
+        Some(pair) => pair,
+        None if patch => (patch_lines(input, '-'), patch_lines(input, '+')),
+        None => return None,
+    };
+    let (old, new) = (old.trim(), new.trim());
+    if old == new {
+        return None;
+    }
+    let print = |from: &str, to: &str| {
+        // (Its keys are fixed: the same edit has the same print all through a run.)
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (file, from, to).hash(&mut hasher);
+        hasher.finish()
+    };
+    Some((print(old, new), print(new, old)))
 }
 
 /// The old and new texts of an edit tool's JSON input.
@@ -243,6 +274,24 @@ mod tests {
         for path in ["src/app.py", "lib/fee.ex", "README.md", "environment.rs"] {
             assert!(!is_settings_file(path), "{path}");
         }
+    }
+
+    #[test]
+    fn an_edit_undone_word_for_word_has_the_print_of_its_undoing() {
+        let put = r#"{"filePath":"astro.config.mjs","oldString":"  site: \"x\",\n","newString":"  site: \"x\",\n  image: { service: passthroughImageService() },\n"}"#;
+        let back = r#"{"filePath":"astro.config.mjs","oldString":"  site: \"x\",\n  image: { service: passthroughImageService() },","newString":"  site: \"x\","}"#;
+        let (done, _) = edit_prints("astro.config.mjs", put).unwrap();
+        let (_, undone) = edit_prints("astro.config.mjs", back).unwrap();
+        assert_eq!(done, undone);
+        // (Not the same edit made again, nor the undoing of it in another file.)
+        assert_ne!(edit_prints("astro.config.mjs", put).unwrap().1, done);
+        assert_ne!(edit_prints("other.mjs", back).unwrap().1, done);
+        // A patch and its reverse.
+        let patch = "*** Update File: compose.yaml\n@@\n-      - \"5432:5432\"\n+      - \"5433:5432\"\n";
+        let reverse = "*** Update File: compose.yaml\n@@\n-      - \"5433:5432\"\n+      - \"5432:5432\"\n";
+        assert_eq!(edit_prints("compose.yaml", patch).unwrap().0, edit_prints("compose.yaml", reverse).unwrap().1);
+        // A whole file written is no patch, whatever its list items say.
+        assert_eq!(edit_prints("NOTES.md", "- one\n+ two\n"), None);
     }
 
     #[test]

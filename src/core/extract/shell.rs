@@ -2821,7 +2821,7 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             let check = has_flag(args, &["--check", "--verify-no-changes"]);
             named(if check { Lint } else { Format }, program, sub)
         }
-        "dotnet" if matches!(sub, Some("tool" | "restore" | "add")) => named(Install, program, sub),
+        "dotnet" if matches!(sub, Some("tool" | "restore" | "add" | "remove")) => named(Install, program, sub),
         // (`dune build @runtest` runs the tests by their alias, `@src/runtest` those of a folder,
         // and `dune build @fmt` checks the formatting, promoting nothing unless told to. They
         // stay jobs of the one build, as `dune build @runtest @fmt` is both.)
@@ -3899,6 +3899,8 @@ mod tests {
         assert_eq!(family("dotnet format --verify-no-changes"), (Lint, "dotnet format".into()));
         assert_eq!(family("dotnet test"), (Test, "dotnet test".into()));
         assert_eq!(family("dotnet tool restore"), (Install, "dotnet tool".into()));
+        // (A package taken out of a project is its dependencies' business, no build.)
+        assert_eq!(family("dotnet remove src/Api package Newtonsoft.Json"), (Install, "dotnet remove".into()));
         assert_eq!(family("flutter analyze"), (Lint, "flutter analyze".into()));
         assert_eq!(family("crystal spec spec/a_spec.cr"), (Test, "crystal spec".into()));
         assert_eq!(family("FOO=\"$(cat x | tr a b)\" make test"), (Test, "make test".into()));

@@ -2404,6 +2404,61 @@ fn a_directive_of_its_own_the_task_moved_is_its_work() {
     assert!(m.rollout_summary.contains("Failures and how to do differently"), "{}", m.rollout_summary);
 }
 
+/// An edit by an edit tool, of `old` to `new` in `path`.
+fn replaced(path: &str, old: &str, new: &str) -> serde_json::Value {
+    let input = serde_json::json!({"file_path": path, "old_string": old, "new_string": new}).to_string();
+    serde_json::json!({"role": "tool_call", "name": "edit", "path": path, "content": input})
+}
+
+#[test]
+fn a_way_through_an_edit_the_session_undid_is_no_way() {
+    let error = "[ERROR] [vite] ✗ Build failed in 4.21s\n[MissingSharp] Could not find Sharp. Please install Sharp (`sharp`) manually into your project.";
+    let (plain, passthrough) =
+        ("  site: \"https://x.dev\",", "  site: \"https://x.dev\",\n  image: { service: passthroughImageService() },");
+    let m = memory(&[
+        user("Add a gallery page per trip."),
+        run("1", "npm run build"),
+        result("1", 1, error),
+        replaced("astro.config.mjs", plain, passthrough),
+        run("2", "npm run build"),
+        result("2", 0, "38 page(s) built in 7.02s"),
+        user("no, revert that. passthrough ships the 6 MB originals; figure out why sharp doesn't load."),
+        replaced("astro.config.mjs", passthrough, plain),
+        run("3", "npm ci --include=optional && npm run build"),
+        result("3", 0, "added 514 packages\n38 page(s) built in 9.84s"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("[MissingSharp] Could not find Sharp."), "{summary}");
+    assert!(summary.contains("after running `npm ci --include=optional`, `npm run build` succeeded"), "{summary}");
+    assert!(!summary.contains("after editing `astro.config.mjs`"), "{summary}");
+}
+
+#[test]
+fn a_way_the_same_error_met_again_did_not_hold() {
+    let test = "octave --no-gui --quiet --eval \"addpath('src', 'tests'); test_detrend_gauge\"";
+    let m = memory(&[
+        user("Add detrend_gauge with its test."),
+        run("1", test),
+        result("1", 1, "error: 'butter' undefined\nerror: called from\n    detrend_gauge at line 14 column 8"),
+        run("2", "octave --no-gui --quiet --eval \"pkg install -forge signal\""),
+        result(
+            "2",
+            0,
+            "For information about changes from previous versions of the signal package, run 'news signal'.",
+        ),
+        run("3", test),
+        result("3", 1, "error: 'butter' undefined\nerror: called from\n    detrend_gauge at line 14 column 8"),
+        run("4", "sudo apt-get install -y octave-signal"),
+        result("4", 0, "Setting up octave-signal (1.4.5-1) ..."),
+        run("5", test),
+        result("5", 0, "PASSES 3 out of 3 tests"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(summary.contains("after running `sudo apt-get install -y octave-signal`"), "{summary}");
+    assert!(!summary.contains("pkg install -forge signal\"` succeeded"), "{summary}");
+    assert!(!summary.contains("after running `octave --no-gui --quiet --eval \"pkg install"), "{summary}");
+}
+
 #[test]
 fn a_search_that_found_the_error_again_is_no_pass() {
     let error = "File \"bin/dune\", line 4, characters 36-42:\nError: Library \"yojson\" not found.";
