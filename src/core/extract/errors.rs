@@ -663,7 +663,11 @@ fn base_score(line: &str) -> u8 {
     }
     // `ValueError: bad input`, `E   AssertionError: …`, `error TS2304: …`, and under a build
     // tool's log label (`[error] java.lang.UnsupportedClassVersionError: …`).
-    if names_a_class_only(line) {
+    // (Python's exceptions by their module: `psycopg2.errors.UniqueViolation: …`,
+    // `airflow.exceptions.AirflowException: …`, `sqlalchemy.exc.IntegrityError: …`.)
+    static RAISED: LazyLock<Regex> =
+        LazyLock::new(|| patterns::regex(r"^[a-z_]\w*(?:\.[a-z_]\w*)*\.(?:errors?|exc|exceptions)\.[A-Z]\w+: \S"));
+    if names_a_class_only(line) || RAISED.is_match(line.trim_start()) {
         return 5;
     }
     let labelled = lower.trim_start().starts_with("[error]").then(|| line.trim_start()["[error]".len()..].trim_start());
@@ -815,6 +819,11 @@ mod tests {
         assert!(names_a_class_only("java.lang.IllegalStateException"));
         assert!(!names_a_class_only("IllegalStateException: closed"));
         assert!(!names_a_class_only("Error"));
+        // (Python's, by the module that raised it, under a log's own `ERROR - Task failed`.)
+        let log = "{dagbag.py:588} INFO - Filling up the DagBag\n{taskinstance.py:3311} ERROR - Task failed with exception\n\
+                   psycopg2.errors.InvalidColumnReference: there is no unique or exclusion constraint matching the ON CONFLICT specification\n";
+        assert!(error_line(log).unwrap().starts_with("psycopg2.errors.InvalidColumnReference: "));
+        assert!(reports_failure(log));
     }
 
     #[test]

@@ -682,6 +682,8 @@ struct OpenFailure {
     tried: Vec<String>,
     /// Where the steps of `ran` run alone since the last attempt start.
     ran_at_attempt: usize,
+    /// Where the files of `edited` edited since the last attempt start.
+    edited_at_attempt: usize,
     settings: Vec<String>,
     /// The lines one-line edits of other files than settings changed, as they now read.
     changed: Vec<String>,
@@ -724,6 +726,7 @@ impl OpenFailure {
             ran: Vec::new(),
             tried: Vec::new(),
             ran_at_attempt: 0,
+            edited_at_attempt: 0,
             settings: Vec::new(),
             changed: Vec::new(),
             places,
@@ -923,6 +926,26 @@ impl OpenFailure {
         if !self.ran.contains(&step) && self.ran.len() < MAX_STEPS_BETWEEN {
             self.ran.push(step);
         }
+    }
+
+    /// The last link of the chain, when it was the last attempt and only edits of the task's
+    /// own code came after it: `direnv exec . airflow dags test …` got past `Dag … could
+    /// not be found` to `psycopg2.errors.InvalidColumnReference` in the DAG the task wrote,
+    /// which an edit of that DAG then answered. That link was the task's red-to-green, no
+    /// step of the way: it is taken off, with the edits after it.
+    fn take_own_link(&mut self) -> Option<Failure> {
+        let link = self.chain.last()?;
+        let since = self.edited.get(self.edited_at_attempt..).unwrap_or_default();
+        let own = |f: &String| progress::is_source(f) && progress::is_one_of(f, &self.written);
+        let mended_own = !since.is_empty() && since.iter().all(own);
+        if self.last.as_ref().is_none_or(|last| last.line != link.line)
+            || !mended_own
+            || self.ran.len() > self.ran_at_attempt
+        {
+            return None;
+        }
+        self.edited.truncate(self.edited_at_attempt);
+        self.chain.pop()
     }
 
     /// The steps run alone since the last attempt, which then met the error it met again
@@ -1352,10 +1375,14 @@ impl Extractor {
         // (unless what it searched said it failed: `kustomize build x | grep image:` printing
         // `Error: … must specify --enable-helm`).
         // (`systemctl status x` exits 3 of a unit that is down: the answer, not a failure.)
+        // (Nor did `airflow dags list | grep -c meuse_` that counted 0, whatever its status.)
         let no_match = result.exit_code == Some(1)
             && shell::ends_in_search(&call.command)
             && !errors::reports_failure(result.output.for_scanning())
             || shell::status_is_an_answer(&call.command, result.exit_code);
+        if !failed && shell::counted_none(&call.command, result.output.for_scanning()) {
+            return;
+        }
         if failed && !no_match {
             let exit_code = if hidden { None } else { result.exit_code };
             match split_at_check(&call, result.output.for_scanning()) {
@@ -1647,6 +1674,7 @@ impl Extractor {
             open.last = (!errors::same_error(&failure.error, &open.failure.error)).then(|| failure.clone());
             open.changed_since = false;
             open.ran_at_attempt = open.ran.len();
+            open.edited_at_attempt = open.edited.len();
             if step && open.chain.len() < MAX_CHAIN {
                 open.chain.push(failure);
             }
@@ -1860,6 +1888,28 @@ impl Extractor {
         let asked_flags = &self.asked_flags;
         let Some(task) = self.tasks.last_mut().and_then(|state| state.facts.as_mut()) else { return };
         for mut open in fixed {
+            if !open.aside
+                && let Some(link) = open.take_own_link()
+            {
+                // (The job of the line, past the steps it ran first, when those are told as the
+                // way: not `meson setup build --buildtype=debugoptimized` before `meson test`.)
+                let job = shell::job_line_for(&link.command, &open.failure.command);
+                let told = shell::steps_of(&link.command).into_iter().all(|step| {
+                    open.ran.iter().any(|r| r == step)
+                        || shell::words(&shell::without_output_filters(step.split(" | ").next().unwrap_or(step)))
+                            == shell::words(&job)
+                });
+                let command = match shell::words(&job) == shell::words(&open.failure.command) {
+                    _ if !told => link.command.clone(),
+                    true => open.failure.command.clone(),
+                    false => job,
+                };
+                let fix = fix_past(open, &command, link.line, true, printed);
+                if task.fixes.len() < MAX_FACTS {
+                    task.fixes.push(fix);
+                }
+                continue;
+            }
             // (A test met past a landmine that passes alone is flaky; what else answers it
             // is the task's business.)
             if open.passes_alone(&call.command) {

@@ -354,6 +354,17 @@ pub(crate) fn searched_pattern(command: &str) -> Option<(String, bool)> {
     Some((pattern.clone(), counts))
 }
 
+/// Whether `command` ended in a count of what it looked for (`airflow dags list | grep -c
+/// meuse_`) that `output` says is 0: it found none, whatever status the pipe gave. (Not a
+/// count of trouble, `| grep -c ERROR`, whose 0 is the job's pass.)
+pub(crate) fn counted_none(command: &str, output: &str) -> bool {
+    let Some((pattern, true)) = searched_pattern(command) else { return false };
+    let pattern = pattern.to_lowercase();
+    let trouble = ["err", "fail", "warn", "exception", "panic", "fatal", "denied", "traceback", "critical"];
+    let last = output.lines().rev().map(str::trim).find(|l| !l.is_empty());
+    last == Some("0") && !trouble.iter().any(|t| pattern.contains(t))
+}
+
 /// Whether a command's exit status is its answer rather than a failure: `systemctl status`
 /// says 3 of a unit that is not running, `systemctl is-active` anything but 0 of one that is
 /// not, `diff`, `cmp` and `test` say 1 of files that differ or a condition that is false.
@@ -1266,6 +1277,8 @@ fn is_a_look(part: &str) -> bool {
     let asks = match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         [_, "-version"] => true,
         // (`systemctl is-active docker`, `sudo systemctl status nginx`: how a unit stands.)
+        // (`direnv status`: which `.envrc` it found, and whether it is allowed.)
+        ["direnv", "status", ..] => true,
         ["systemctl", verb, ..] | ["sudo", "systemctl", verb, ..] => {
             matches!(*verb, "status" | "is-active" | "is-enabled" | "is-failed" | "show" | "list-units" | "list-timers")
         }
@@ -2497,6 +2510,9 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
             return Some(named(CommandKind::Explore, "command", Some("-v")));
         } else if first == "timeout" {
             rest = rest.get(2..)?;
+        } else if first == "direnv" && rest.get(1).is_some_and(|w| w == "exec") {
+            // `direnv exec . airflow dags test x` runs the job with the folder's `.envrc` loaded.
+            rest = rest.get(3..)?;
         } else if PREFIX_COMMANDS.contains(&first.as_str()) {
             rest = &rest[1..];
         } else {
@@ -3899,6 +3915,7 @@ mod tests {
         assert_eq!(family("dotnet format --verify-no-changes"), (Lint, "dotnet format".into()));
         assert_eq!(family("dotnet test"), (Test, "dotnet test".into()));
         assert_eq!(family("dotnet tool restore"), (Install, "dotnet tool".into()));
+        assert_eq!(family("direnv exec . pytest tests/dags -q"), (Test, "pytest".into()));
         // (A package taken out of a project is its dependencies' business, no build.)
         assert_eq!(family("dotnet remove src/Api package Newtonsoft.Json"), (Install, "dotnet remove".into()));
         assert_eq!(family("flutter analyze"), (Lint, "flutter analyze".into()));
@@ -4114,9 +4131,24 @@ mod tests {
     }
 
     #[test]
+    fn a_count_of_none_found_nothing_unless_it_counted_trouble() {
+        let listed = "airflow dags reserialize 2>&1 | tail -1 && airflow dags list 2>/dev/null | grep -c meuse_";
+        assert!(counted_none(listed, "INFO - Filling up the DagBag from /home/dev/airflow/dags\n0\n"));
+        assert!(!counted_none(listed, "INFO - Filling up the DagBag\n3\n"));
+        assert!(!counted_none("make 2>&1 | grep -c 'error:'", "0"));
+        assert!(!counted_none("airflow dags list | grep meuse_", "0"));
+    }
+
+    #[test]
     fn trying_an_ssh_key_is_a_look() {
         assert!(is_query("ssh -T git@github.com 2>&1 | head -1"));
         assert!(!is_query("ssh deploy@web1 systemctl restart app"));
+    }
+
+    #[test]
+    fn asking_direnv_what_it_found_is_a_look() {
+        assert!(is_a_look("direnv status"));
+        assert!(!is_a_look("direnv allow ."));
     }
 }
 

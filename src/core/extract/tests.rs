@@ -2460,6 +2460,44 @@ fn a_way_the_same_error_met_again_did_not_hold() {
 }
 
 #[test]
+fn a_link_the_task_then_mended_in_its_own_code_is_no_step_of_the_way() {
+    let test = "airflow dags test meuse_fx_daily 2027-04-06";
+    let m = memory(&[
+        user("Add the meuse_fx_daily DAG."),
+        serde_json::json!({"role": "tool_call", "name": "write", "path": "dags/meuse_fx_daily.py", "content": "on conflict (rate_date) do update"}),
+        run("1", test),
+        result(
+            "1",
+            1,
+            "airflow.exceptions.AirflowException: Dag 'meuse_fx_daily' could not be found; either it does not exist or it failed to parse.",
+        ),
+        // (A count of none found nothing, whatever status the pipe gave.)
+        run("2", "airflow dags reserialize 2>&1 | tail -1 && airflow dags list 2>/dev/null | grep -c meuse_"),
+        result("2", 0, "INFO - Filling up the DagBag from /home/dev/airflow/dags\n0"),
+        run("3", &format!("direnv allow . && direnv exec . {test} 2>&1 | grep -E 'ERROR|psycopg2'")),
+        result(
+            "3",
+            0,
+            "ERROR - Task failed with exception\npsycopg2.errors.InvalidColumnReference: there is no unique or exclusion constraint matching the ON CONFLICT specification",
+        ),
+        replaced(
+            "dags/meuse_fx_daily.py",
+            "on conflict (rate_date) do update",
+            "on conflict (rate_date, currency) do update",
+        ),
+        run("4", &format!("direnv exec . {test} 2>&1 | grep -E 'Marking task'")),
+        result("4", 0, "INFO - Marking task as SUCCESS. dag_id=meuse_fx_daily"),
+    ]);
+    let summary = &m.rollout_summary;
+    assert!(
+        summary.contains(&format!("after running `direnv allow .`, `direnv exec . {test}` got past it")),
+        "{summary}"
+    );
+    assert!(!summary.contains("ON CONFLICT"), "{summary}");
+    assert!(!summary.contains("reserialize"), "{summary}");
+}
+
+#[test]
 fn a_search_that_found_the_error_again_is_no_pass() {
     let error = "File \"bin/dune\", line 4, characters 36-42:\nError: Library \"yojson\" not found.";
     let m = memory(&[
