@@ -111,10 +111,9 @@ pub(crate) fn error_line_of(output: &str, program: Option<&str>) -> Option<Strin
         }
         // (An exception's class alone, `Illuminate\Encryption\MissingAppKeyException`, says
         // its message a blank line or two below.)
-        let below = output[end..].lines().skip(1).take(3);
+        let mut under = output[end..].lines().skip(1).take(3);
         let class = names_a_class_only(&last);
-        let Some(next) = below.into_iter().find(|l| !class || !l.trim().is_empty()).filter(|l| usable(&clean(l)))
-        else {
+        let Some(next) = under.find(|l| !class || !l.trim().is_empty()).filter(|l| usable(&clean(l))) else {
             break;
         };
         // (A heading over the kind, `Encountered an error:`, says less than the kind, and
@@ -583,7 +582,7 @@ fn is_relay(line: &str) -> bool {
             r"|(?:>\s*)?compilation error\.\s+see (?:the )?log for more details\.?$",
             // (Vite's `[ERROR] [vite] ✗ Build failed in 4.21s`, esbuild's `Build failed with 1
             // error:`: the lines under it say what.)
-            r"|(?:\[error\]\s*)?(?:\[[\w:-]+\]\s*)?(?:[✗✘×]\s*)?build failed(?: in [\d.]+\s*m?s| with \d+ errors?)?[.:]?$",
+            r"|(?:\[error\]\s*)?(?:\[[\w:-]+\]\s*)?(?:[✗✘×]\s*)?build failed(?: in (?:\d+m\s*)?[\d.]+\s*m?s| with \d+ errors?)?[.:]?$",
             // (Astro's `Error reference: https://docs.astro.build/…`: where to read about it.)
             r"|error reference:\s*(?:https?://\S+)?$",
             // (Composer undoing its edit after whatever failed above.)
@@ -629,8 +628,10 @@ fn base_score(line: &str) -> u8 {
     // (Astro's `[MissingSharp] Could not find Sharp.`: an error named, then what it is.)
     static NAMED: LazyLock<Regex> =
         LazyLock::new(|| patterns::regex(r"^\[[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\]\s+[A-Z]\w*"));
-    if NAMED.is_match(line.trim_start()) {
-        return 4;
+    // (Not a log's tag, `[WebServer] …`, nor a warning's: it beats a relay, no more.)
+    if NAMED.is_match(line.trim_start()) && !line.trim_start().split(']').next().is_some_and(|n| n.ends_with("Warning"))
+    {
+        return 3;
     }
     let specific = [
         "error[e",
@@ -667,7 +668,8 @@ fn base_score(line: &str) -> u8 {
     // `airflow.exceptions.AirflowException: …`, `sqlalchemy.exc.IntegrityError: …`.)
     static RAISED: LazyLock<Regex> =
         LazyLock::new(|| patterns::regex(r"^[a-z_]\w*(?:\.[a-z_]\w*)*\.(?:errors?|exc|exceptions)\.[A-Z]\w+: \S"));
-    if names_a_class_only(line) || RAISED.is_match(line.trim_start()) {
+    let warns = line.split(':').next().is_some_and(|name| name.ends_with("Warning"));
+    if names_a_class_only(line) || RAISED.is_match(line.trim_start()) && !warns {
         return 5;
     }
     let labelled = lower.trim_start().starts_with("[error]").then(|| line.trim_start()["[error]".len()..].trim_start());

@@ -373,6 +373,27 @@ fn fix_past(mut open: OpenFailure, command: &str, line: u64, past: bool, printed
     fix
 }
 
+/// The fix of `open` by the last link of its chain, `link`, which the task's own edits then
+/// took further ([`OpenFailure::take_own_link`]): the link's line got past the failure. It is
+/// told by its job, past the steps it ran first, when those are told as the way; otherwise
+/// whole (`meson setup build --buildtype=debugoptimized` before `meson test` is no step of
+/// its own).
+fn fix_past_own_link(open: OpenFailure, link: Failure, printed: &BTreeMap<String, String>) -> Fix {
+    let job = shell::job_line_for(&link.command, &open.failure.command);
+    let told = shell::steps_of(&link.command).into_iter().all(|step| {
+        let head = step.split(" | ").next().unwrap_or(step);
+        open.ran.iter().any(|r| r == step) || shell::words(&shell::without_output_filters(head)) == shell::words(&job)
+    });
+    let command = if !told {
+        link.command.clone()
+    } else if shell::words(&job) == shell::words(&open.failure.command) {
+        open.failure.command.clone()
+    } else {
+        job
+    };
+    fix_past(open, &command, link.line, true, printed)
+}
+
 /// The steps `ran` on the way past a failure, with those `tried` that met its error again
 /// and still made part of the way: only beside steps that got past it (`make tools`, then
 /// `export PATH=…` that let `make proto` find what it installed). Alone they got past
@@ -682,8 +703,9 @@ struct OpenFailure {
     tried: Vec<String>,
     /// Where the steps of `ran` run alone since the last attempt start.
     ran_at_attempt: usize,
-    /// Where the files of `edited` edited since the last attempt start.
-    edited_at_attempt: usize,
+    /// The files edited since the last attempt, and of them those `edited` gained then.
+    edited_since: Vec<String>,
+    gained_since: Vec<String>,
     settings: Vec<String>,
     /// The lines one-line edits of other files than settings changed, as they now read.
     changed: Vec<String>,
@@ -726,7 +748,8 @@ impl OpenFailure {
             ran: Vec::new(),
             tried: Vec::new(),
             ran_at_attempt: 0,
-            edited_at_attempt: 0,
+            edited_since: Vec::new(),
+            gained_since: Vec::new(),
             settings: Vec::new(),
             changed: Vec::new(),
             places,
@@ -896,6 +919,8 @@ impl OpenFailure {
             return;
         }
         self.edited.retain(|f| !progress::is_one_of(f, files));
+        self.edited_since.retain(|f| !progress::is_one_of(f, files));
+        self.gained_since.retain(|f| !progress::is_one_of(f, files));
         // (So is a command's work on them: `dos2unix scripts/x.sh`, then `git checkout --
         // scripts/x.sh`.)
         let on_them = |step: &String| shell::words(step).iter().any(|w| progress::is_one_of(w, files));
@@ -935,16 +960,16 @@ impl OpenFailure {
     /// step of the way: it is taken off, with the edits after it.
     fn take_own_link(&mut self) -> Option<Failure> {
         let link = self.chain.last()?;
-        let since = self.edited.get(self.edited_at_attempt..).unwrap_or_default();
         let own = |f: &String| progress::is_source(f) && progress::is_one_of(f, &self.written);
-        let mended_own = !since.is_empty() && since.iter().all(own);
+        let mended_own = !self.edited_since.is_empty() && self.edited_since.iter().all(own);
         if self.last.as_ref().is_none_or(|last| last.line != link.line)
             || !mended_own
             || self.ran.len() > self.ran_at_attempt
         {
             return None;
         }
-        self.edited.truncate(self.edited_at_attempt);
+        let gained = std::mem::take(&mut self.gained_since);
+        self.edited.retain(|f| !gained.contains(f));
         self.chain.pop()
     }
 
@@ -966,6 +991,10 @@ impl OpenFailure {
         for file in files {
             if !self.edited.contains(file) && self.edited.len() < MAX_FILES {
                 self.edited.push(file.clone());
+                self.gained_since.push(file.clone());
+            }
+            if !self.edited_since.contains(file) && self.edited_since.len() < MAX_FILES {
+                self.edited_since.push(file.clone());
             }
         }
     }
@@ -1041,8 +1070,9 @@ pub(crate) struct Extractor {
     /// again, by the job they were added to (`stack --no-system-ghc test` after `stack
     /// test`): no part of any way.
     no_help: Vec<(String, String)>,
-    /// Fingerprints of the session's edits ([`settings::edit_prints`]), to know one undone.
-    edit_prints: Vec<u64>,
+    /// Fingerprints of the session's edits ([`settings::edit_prints`]) and their lines, to
+    /// know one undone.
+    edit_prints: Vec<(u64, u64)>,
 }
 
 impl Extractor {
@@ -1215,11 +1245,7 @@ impl Extractor {
                 if !failure.renamed && failure.took_out.iter().any(back) {
                     failure.mended_own_slip = true;
                 }
-                for file in &call.writes {
-                    if !failure.edited.contains(file) && failure.edited.len() < MAX_FILES {
-                        failure.edited.push(file.clone());
-                    }
-                }
+                failure.edited_too(&call.writes);
                 for line in &set {
                     if !failure.settings.contains(line) && failure.settings.len() < MAX_STEPS_BETWEEN {
                         failure.settings.push(line.clone());
@@ -1232,16 +1258,8 @@ impl Extractor {
                     failure.changed.push(line.clone());
                 }
             }
-            // (`passthroughImageService` put in, then taken out word for word.)
-            if let [file] = call.writes.as_slice()
-                && let Some((done, undo)) = settings::edit_prints(file, call.input.for_scanning())
-            {
-                if self.edit_prints.contains(&undo) {
-                    self.undid_an_edit(file);
-                }
-                if self.edit_prints.len() < MAX_EDIT_PRINTS {
-                    self.edit_prints.push(done);
-                }
+            if let [file] = call.writes.as_slice() {
+                self.note_edit(file, call.input.for_scanning(), line);
             }
             for name in &put {
                 if self.added.len() >= MAX_COINED {
@@ -1380,7 +1398,7 @@ impl Extractor {
             && shell::ends_in_search(&call.command)
             && !errors::reports_failure(result.output.for_scanning())
             || shell::status_is_an_answer(&call.command, result.exit_code);
-        if !failed && shell::counted_none(&call.command, result.output.for_scanning()) {
+        if (!failed || no_match) && shell::counted_none(&call.command, result.output.for_scanning()) {
             return;
         }
         if failed && !no_match {
@@ -1674,7 +1692,8 @@ impl Extractor {
             open.last = (!errors::same_error(&failure.error, &open.failure.error)).then(|| failure.clone());
             open.changed_since = false;
             open.ran_at_attempt = open.ran.len();
-            open.edited_at_attempt = open.edited.len();
+            open.edited_since.clear();
+            open.gained_since.clear();
             if step && open.chain.len() < MAX_CHAIN {
                 open.chain.push(failure);
             }
@@ -1758,11 +1777,27 @@ impl Extractor {
         });
     }
 
-    /// An edit of `file` the session undid word for word (the passthrough image service put
-    /// in to get a build through, taken out when the user said "no, revert that") is no way
-    /// to keep: the open failures forget it, and a fix that went through that file's edits
-    /// alone is taken back, its failure open again for whatever the session did next.
-    fn undid_an_edit(&mut self, file: &str) {
+    /// Remembers an edit of `file` by its fingerprints ([`settings::edit_prints`]); one that
+    /// undoes an earlier edit word for word (`passthroughImageService` put in, then taken out)
+    /// takes that edit back. (The two then cancel: the same edit made again is new.)
+    fn note_edit(&mut self, file: &str, input: &str, line: u64) {
+        let Some((done, undo)) = settings::edit_prints(file, input) else { return };
+        match self.edit_prints.iter().position(|(print, _)| *print == undo) {
+            Some(at) => {
+                let (_, made) = self.edit_prints.swap_remove(at);
+                self.undid_an_edit(file, made);
+            }
+            None if self.edit_prints.len() < MAX_EDIT_PRINTS => self.edit_prints.push((done, line)),
+            None => {}
+        }
+    }
+
+    /// An edit of `file` made at line `made` that the session undid word for word (the
+    /// passthrough image service put in to get a build through, taken out when the user said
+    /// "no, revert that") is no way to keep: the open failures forget it, and a fix that it
+    /// made on the way (between the failure and the fix), through that file's edits alone, is
+    /// taken back, its failure open again for whatever the session did next.
+    fn undid_an_edit(&mut self, file: &str, made: u64) {
         let files = [file.to_string()];
         for open in self.open.values_mut() {
             open.put_back(&files);
@@ -1771,6 +1806,7 @@ impl Extractor {
         let Some(facts) = self.tasks.last_mut().and_then(|t| t.facts.as_mut()) else { return };
         let through_it = |fix: &Fix| {
             matches!(fix.edited.as_slice(), [edited] if progress::is_one_of(edited, &files))
+                && (fix.failure.line..fix.line).contains(&made)
                 && fix.ran.is_empty()
                 && !(fix.work || fix.past || fix.alone)
                 && fix.needs().is_none()
@@ -1779,7 +1815,21 @@ impl Extractor {
         facts.fixes = kept;
         for fix in undone {
             let classified = classify(&fix.failure.command);
-            self.open.entry(classified.family).or_insert_with(|| OpenFailure::reopened(fix, classified.kind, task));
+            let family = match classified.family.is_empty() {
+                true => fix.failure.command.trim().to_string(),
+                false => classified.family,
+            };
+            // (Where its job is open again already, the fix stays told.)
+            match self.open.entry(family) {
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    slot.insert(OpenFailure::reopened(fix, classified.kind, task));
+                }
+                std::collections::btree_map::Entry::Occupied(_) => {
+                    if let Some(facts) = self.tasks.last_mut().and_then(|t| t.facts.as_mut()) {
+                        facts.fixes.push(fix);
+                    }
+                }
+            }
         }
     }
 
@@ -1891,22 +1941,8 @@ impl Extractor {
             if !open.aside
                 && let Some(link) = open.take_own_link()
             {
-                // (The job of the line, past the steps it ran first, when those are told as the
-                // way: not `meson setup build --buildtype=debugoptimized` before `meson test`.)
-                let job = shell::job_line_for(&link.command, &open.failure.command);
-                let told = shell::steps_of(&link.command).into_iter().all(|step| {
-                    open.ran.iter().any(|r| r == step)
-                        || shell::words(&shell::without_output_filters(step.split(" | ").next().unwrap_or(step)))
-                            == shell::words(&job)
-                });
-                let command = match shell::words(&job) == shell::words(&open.failure.command) {
-                    _ if !told => link.command.clone(),
-                    true => open.failure.command.clone(),
-                    false => job,
-                };
-                let fix = fix_past(open, &command, link.line, true, printed);
                 if task.fixes.len() < MAX_FACTS {
-                    task.fixes.push(fix);
+                    task.fixes.push(fix_past_own_link(open, link, printed));
                 }
                 continue;
             }

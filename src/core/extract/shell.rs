@@ -360,7 +360,22 @@ pub(crate) fn searched_pattern(command: &str) -> Option<(String, bool)> {
 pub(crate) fn counted_none(command: &str, output: &str) -> bool {
     let Some((pattern, true)) = searched_pattern(command) else { return false };
     let pattern = pattern.to_lowercase();
-    let trouble = ["err", "fail", "warn", "exception", "panic", "fatal", "denied", "traceback", "critical"];
+    let trouble = [
+        "err",
+        "fail",
+        "warn",
+        "exception",
+        "panic",
+        "fatal",
+        "denied",
+        "traceback",
+        "critical",
+        "not ok",
+        "leak",
+        "todo",
+        "fixme",
+        "deprecat",
+    ];
     let last = output.lines().rev().map(str::trim).find(|l| !l.is_empty());
     last == Some("0") && !trouble.iter().any(|t| pattern.contains(t))
 }
@@ -2531,7 +2546,8 @@ fn classify_segment(words: &[String]) -> Option<Classified> {
     }
     let args: Vec<&str> = rest[1..].iter().map(String::as_str).collect();
     // `zig version`, `node --help`: asking a program about itself builds nothing.
-    if matches!(args.as_slice(), ["version" | "--version" | "-V" | "help" | "--help" | "-h"]) {
+    // (Nor does `zig env`, `go env`: its settings, printed.)
+    if matches!(args.as_slice(), ["version" | "--version" | "-V" | "help" | "--help" | "-h" | "env"]) {
         return Some(named(CommandKind::Explore, &program, None));
     }
     // (Nor one asked in another shape: `docker version --format '{{.Server.Version}}'`,

@@ -2431,6 +2431,20 @@ fn a_way_through_an_edit_the_session_undid_is_no_way() {
     assert!(summary.contains("[MissingSharp] Could not find Sharp."), "{summary}");
     assert!(summary.contains("after running `npm ci --include=optional`, `npm run build` succeeded"), "{summary}");
     assert!(!summary.contains("after editing `astro.config.mjs`"), "{summary}");
+
+    // The same edit made again after its undoing is new: a way of its own.
+    let m = memory(&[
+        user("Add a gallery page per trip."),
+        replaced("astro.config.mjs", plain, passthrough),
+        replaced("astro.config.mjs", passthrough, plain),
+        run("1", "npm run build"),
+        result("1", 1, error),
+        replaced("astro.config.mjs", plain, passthrough),
+        run("2", "npm run build"),
+        result("2", 0, "38 page(s) built in 7.02s"),
+    ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert!(fixes.len() == 1 && fixes[0].edited == ["astro.config.mjs"], "{fixes:?}");
 }
 
 #[test]
@@ -2453,6 +2467,9 @@ fn a_way_the_same_error_met_again_did_not_hold() {
         run("5", test),
         result("5", 0, "PASSES 3 out of 3 tests"),
     ]);
+    let fixes = &m.facts.tasks[0].fixes;
+    assert_eq!(fixes.len(), 1, "{fixes:?}");
+    assert_eq!(fixes[0].ran, ["sudo apt-get install -y octave-signal"]);
     let summary = &m.rollout_summary;
     assert!(summary.contains("after running `sudo apt-get install -y octave-signal`"), "{summary}");
     assert!(!summary.contains("pkg install -forge signal\"` succeeded"), "{summary}");
@@ -2473,7 +2490,7 @@ fn a_link_the_task_then_mended_in_its_own_code_is_no_step_of_the_way() {
         ),
         // (A count of none found nothing, whatever status the pipe gave.)
         run("2", "airflow dags reserialize 2>&1 | tail -1 && airflow dags list 2>/dev/null | grep -c meuse_"),
-        result("2", 0, "INFO - Filling up the DagBag from /home/dev/airflow/dags\n0"),
+        result("2", 1, "INFO - Filling up the DagBag from /home/dev/airflow/dags\n0"),
         run("3", &format!("direnv allow . && direnv exec . {test} 2>&1 | grep -E 'ERROR|psycopg2'")),
         result(
             "3",
