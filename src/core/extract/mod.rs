@@ -1804,32 +1804,29 @@ impl Extractor {
         }
         let task = self.tasks.len().saturating_sub(1);
         let Some(facts) = self.tasks.last_mut().and_then(|t| t.facts.as_mut()) else { return };
+        // (The job a fix answered, as its failure was kept: a line no family names by itself.)
+        let job_of = |fix: &Fix| {
+            let classified = classify(&fix.failure.command);
+            match classified.family.is_empty() {
+                true => (fix.failure.command.trim().to_string(), classified.kind),
+                false => (classified.family, classified.kind),
+            }
+        };
+        // (Where its job is open again already, the fix stays told.)
+        let open = &self.open;
         let through_it = |fix: &Fix| {
             matches!(fix.edited.as_slice(), [edited] if progress::is_one_of(edited, &files))
                 && (fix.failure.line..fix.line).contains(&made)
                 && fix.ran.is_empty()
                 && !(fix.work || fix.past || fix.alone)
                 && fix.needs().is_none()
+                && !open.contains_key(&job_of(fix).0)
         };
         let (undone, kept): (Vec<Fix>, Vec<Fix>) = std::mem::take(&mut facts.fixes).into_iter().partition(through_it);
         facts.fixes = kept;
         for fix in undone {
-            let classified = classify(&fix.failure.command);
-            let family = match classified.family.is_empty() {
-                true => fix.failure.command.trim().to_string(),
-                false => classified.family,
-            };
-            // (Where its job is open again already, the fix stays told.)
-            match self.open.entry(family) {
-                std::collections::btree_map::Entry::Vacant(slot) => {
-                    slot.insert(OpenFailure::reopened(fix, classified.kind, task));
-                }
-                std::collections::btree_map::Entry::Occupied(_) => {
-                    if let Some(facts) = self.tasks.last_mut().and_then(|t| t.facts.as_mut()) {
-                        facts.fixes.push(fix);
-                    }
-                }
-            }
+            let (family, kind) = job_of(&fix);
+            self.open.entry(family).or_insert_with(|| OpenFailure::reopened(fix, kind, task));
         }
     }
 
