@@ -1776,6 +1776,15 @@ pub(crate) fn edits_in_place(command: &str) -> Vec<String> {
     let mut files = Vec::new();
     for words in segments(command) {
         let words: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "sudo").collect();
+        // (`mv app/ops/create_refunds.rb app/ops/create_refund.rb`: code renamed is code edited.)
+        if let ["mv", paths @ ..] | ["git", "mv", paths @ ..] = words.as_slice() {
+            let paths: Vec<&str> = paths.iter().filter(|w| !w.starts_with('-')).copied().collect();
+            if paths.len() < 2 || !paths.iter().all(|p| progress::is_source(p)) {
+                return Vec::new();
+            }
+            files.extend(paths.iter().map(|p| p.to_string()));
+            continue;
+        }
         let in_place = match words.first() {
             // (`-i`, `-i.bak`, `-Ei`, `--in-place=.bak`.)
             Some(&"sed") => words.iter().any(|w| {
@@ -4073,6 +4082,11 @@ mod tests {
         assert_eq!(edits_in_place("sed -Ei 's/a+/b/' src/x.rs"), ["src/x.rs"]);
         // (Not a setting, not a look, not an edit chained to a job.)
         assert!(edits_in_place("sed -i 's/a/b/' ~/.gradle/gradle.properties").is_empty());
+        // Code renamed is code edited; a settings file moved is not.
+        let renamed = edits_in_place("mv app/operations/create_refunds.rb app/operations/create_refund.rb");
+        assert_eq!(renamed, ["app/operations/create_refunds.rb", "app/operations/create_refund.rb"]);
+        assert_eq!(edits_in_place("git mv -f src/a.ts src/b.ts"), ["src/a.ts", "src/b.ts"]);
+        assert!(edits_in_place("mv .env.example .env").is_empty());
         assert!(edits_in_place("sed -n '1,20p' src/main.rs").is_empty());
         assert!(edits_in_place("sed -i 's/a/b/' src/x.rs && cargo test").is_empty());
         assert!(!writes_a_file("sed -n '1,20p' ~/.gradle/gradle.properties"));
