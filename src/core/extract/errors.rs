@@ -312,10 +312,17 @@ pub(crate) fn same_error(a: &str, b: &str) -> bool {
     static STAMP: LazyLock<Regex> = LazyLock::new(|| {
         patterns::regex(r"^\[?(?:\d{4}-\d{2}-\d{2}[T ])?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s+")
     });
+    // (Nor which object a cache named it by: `~/.cache/zig/o/3c8f1a7e0b2d…/test` is
+    // `…/o/a71e0c3b5d9f…/test`.)
+    static HASH: LazyLock<Regex> = LazyLock::new(|| patterns::regex(r"\b[0-9a-f]{12,}\b"));
     let plain = |e: &str| {
         let e = e.trim();
         let e = STAMP.find(e).map_or(e, |m| &e[m.end()..]);
-        e.strip_prefix("E ").unwrap_or(e).trim().to_lowercase()
+        let e = e.strip_prefix("E ").unwrap_or(e).trim().to_lowercase();
+        let hashed =
+            |hex: &str| hex.bytes().any(|b| b.is_ascii_digit()) && hex.bytes().any(|b| b.is_ascii_alphabetic());
+        HASH.replace_all(&e, |c: &regex::Captures| if hashed(&c[0]) { "#".to_string() } else { c[0].to_string() })
+            .into_owned()
     };
     let (a, b) = (plain(a), plain(b));
     // (A bare `error: exit status 1`, or make's `*** [Makefile:12: test] Error 1`, says too
@@ -945,6 +952,14 @@ mod tests {
         assert!(same_error(&at("2027-03-04 13:17:02"), &at("2027-03-04 13:19:20")));
         assert!(same_error(&at("[2027-03-04T13:17:02.118Z]"), &at("[13:19:20]")));
         assert!(!same_error("13:17:02 disk quota exceeded on /srv", "13:17:02 disk quota exceeded on /var"));
+        // Nor the hash a cache named its object by.
+        let cached =
+            |hash: &str| format!("error: unable to write file '/home/dev/.cache/zig/o/{hash}/test': NoSpaceLeft");
+        assert!(same_error(&cached("3c8f1a7e0b2d4c6958e1f7a3b0d2c4e6"), &cached("a71e0c3b5d9f2e4816c0b3a5d7f9e1c2")));
+        assert!(!same_error(
+            &cached("3c8f1a7e0b2d4c6958e1f7a3b0d2c4e6"),
+            &cached("3c8f1a7e0b2d4c6958e1f7a3b0d2c4e6/x")
+        ));
     }
 
     /// Every string of up to seven characters over capitals, digits, word and non-word

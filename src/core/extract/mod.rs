@@ -569,7 +569,14 @@ fn without_the_days_failures(
     facts.fixes.retain_mut(|fix| {
         // (Of a landmine met behind it, the chain tells; code edited is the task's, and so are
         // the lines it changed, which a fix of one file counts among its settings.)
-        let lasting = lasting_ways && fix.chain.is_empty() && fix.edited.iter().any(|f| !progress::is_source(f));
+        // (Or one that set a variable for the job: `ZIG_GLOBAL_CACHE_DIR=/scratch/dev/zig-cache`
+        // moved a cache off the full disk for good.)
+        let set = || {
+            progress::needs(&fix.failure.command, &fix.command)
+                .is_some_and(|needs| needs.added.iter().any(|w| progress::is_setting(w)))
+        };
+        let lasting =
+            lasting_ways && fix.chain.is_empty() && (fix.edited.iter().any(|f| !progress::is_source(f)) || set());
         if fix.work || lasting || !passing(&fix.failure.error) {
             return true;
         }
@@ -782,7 +789,7 @@ impl OpenFailure {
     /// whatever the steps before printed; not a `Version 3.12 was not found in the local
     /// cache` that every run prints.) (Or, said no error outright that this failure did not,
     /// it ended in this failure's own lines: what steps before the job printed is theirs.)
-    fn printed_its_trouble(&self, output: &str, searched: bool) -> bool {
+    fn printed_its_trouble(&self, output: &str, searched: bool, shown: Option<usize>) -> bool {
         let said = |print: &u64| self.said.contains(print);
         let trouble = errors::trouble_prints(output, MAX_LINE_PRINTS);
         let telling = |(_, score): &&(u64, u8)| *score >= errors::TELLING;
@@ -806,7 +813,10 @@ impl OpenFailure {
         let new_error = trouble.iter().filter(telling).any(|(print, _)| !said(print));
         let its_trouble = trouble.iter().any(|(print, _)| in_ending(print));
         let its_error = trouble.iter().filter(telling).any(|(print, _)| in_ending(print));
-        !new_error && (ending >= 3 && its_trouble || ending >= 2 && its_error)
+        // (Fewer, when a filter let fewer through: `| tail -1` printing the failure's last
+        // line again, `Some tests failed.`, is all the job said.)
+        let (some, enough) = shown.map_or((3, 2), |shown| (shown.min(3), shown.min(2)));
+        !new_error && (ending >= some && its_trouble || ending >= enough && its_error)
     }
 
     /// True when `attempt`, the same job again, got past this failure (or the last attempt's)
@@ -835,6 +845,9 @@ impl OpenFailure {
                     &shell::without_loud_flags(&shell::job_line(&self.failure.command)),
                     &shell::without_loud_flags(&shell::job_line(&attempt.command)),
                 )
+                // (`dbt build --profiles-dir profiles`: a flag the last attempt lacked, that
+                // told it where to look.)
+                || progress::adds_flags(&shell::job_line(&before.command), &shell::job_line(&attempt.command))
                 || elsewhere
                 || self.edited.iter().any(|f| settings::is_settings_file(f))
                 || self.ran.iter().chain(&steps).any(|step| is_a_way_step(step)))
@@ -1497,7 +1510,11 @@ impl Extractor {
         let program = shell::program_of_job(&call.command, &call.family);
         errors::error_line_of(output, program.as_deref())
             .is_some_and(|line| errors::same_error(&redact(&line), &open.failure.error))
-            || open.printed_its_trouble(output, shell::searched_pattern(&call.command).is_some())
+            || open.printed_its_trouble(
+                output,
+                shell::searched_pattern(&call.command).is_some(),
+                shell::lines_shown(&call.command, &call.family),
+            )
     }
 
     fn count_command(&mut self, failed: bool) {
@@ -1582,6 +1599,7 @@ impl Extractor {
         // error, was the task's own work: the failure is the one that follows.
         if let Some(open) = self.open.get(&call.family)
             && failure.error != open.failure.error
+            && !errors::same_error(&failure.error, &open.failure.error)
             && open.attempt(&failure.command).is_own_work()
         {
             self.open.remove(&call.family);
@@ -1619,8 +1637,9 @@ impl Extractor {
         if let Some(open) = self.open.get(&call.family)
             && !open.aside
             // (Or the failed job was the test run, reached through other steps first: `opam
-            // update -y && opam exec --switch=. -- dune build @runtest`.)
-            && (call.kind == CommandKind::Test || open.kind == CommandKind::Test || own_work)
+            // update -y && opam exec --switch=. -- dune build @runtest`; or a build that runs
+            // the tests too: `dbt build`.)
+            && (matches!(call.kind, CommandKind::Test | CommandKind::Build) || open.kind == CommandKind::Test || own_work)
             && open.got_past_to_the_code(&failure, &call.family, own_work)
             && let Some(mut open) = self.open.remove(&call.family)
         {
@@ -1646,7 +1665,10 @@ impl Extractor {
             // chain ran before the job are what got past the first one. Of one that met the
             // same error (`make tools && make proto`), they may be part of the way around
             // other steps then found.
-            let moved_on = failure.error != open.chain.last().unwrap_or(&open.failure).error;
+            let moved_on = {
+                let last = &open.chain.last().unwrap_or(&open.failure).error;
+                failure.error != *last && !errors::same_error(&failure.error, last)
+            };
             // (The same error, said fully or by its own code: `Error: [S-9443]`.)
             let coded = |e: &str| {
                 e.contains('[')
@@ -1685,7 +1707,8 @@ impl Extractor {
             let last = open.chain.last().unwrap_or(&open.failure);
             // One whose error is in the code under work, or names what that code coined, is
             // the task's own business.
-            let step = failure.error != last.error
+            let step = moved_on
+                && failure.error != last.error
                 && failure.command != last.command
                 && !progress::is_code_error(&failure.error)
                 && !progress::names_coined(&failure.error, &self.coined);

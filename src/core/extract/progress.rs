@@ -164,11 +164,12 @@ pub(crate) fn is_verdict_on_code(error: &str) -> bool {
 /// code.
 pub(crate) fn reached_the_code(before: &str, after: &str) -> bool {
     // A test run's own verdict (`FAIL: //internal/queue:queue_test`, `Failure/Error: …`,
-    // alcotest's `[FAIL]  parse_profile  0  ok.`, Flutter's `Some tests failed.`, or RSpec's
-    // and gleeunit's `Failures:` heading).
+    // alcotest's `[FAIL]  parse_profile  0  ok.`, Flutter's `Some tests failed.`, dbt's `3 of
+    // 3 FAIL 412 unique_x` and `Failure in test unique_x`, or RSpec's and gleeunit's
+    // `Failures:` heading).
     static TEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
         crate::core::patterns::regex(
-            r"^FAIL\b|--- FAIL|\bFAILED (?:tests?/|\w+::)|^\s*\[FAIL\]\s+\S+\s+\d+\s|(?i:failure/error|\bassert|panicked at|\bsome tests? failed\b|\b[1-9][0-9]* (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example))",
+            r"^FAIL\b|--- FAIL|\b\d+ of \d+ FAIL \d+ \w|\bFAILED (?:tests?/|\w+::)|^\s*\[FAIL\]\s+\S+\s+\d+\s|(?i:failure/error|\bassert|panicked at|\bsome tests? failed\b|\b[1-9][0-9]* (?:tests? )?(?:failed|failures?)\b|\bfail(?:ed|ing)? (?:test|spec|example)|\bfailure in test\b)",
         )
     });
     // (`BUILD.bazel:24:8: GoLink … (No space left on device)` is placed in a file, and is
@@ -962,7 +963,15 @@ pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
     let tests = classify(failed).kind == CommandKind::Test;
     let plain = |c: &str| if tests { shell::without_narrowing(c) } else { c.to_string() };
     let (a, b) = (shell::setting_words(&plain(failed)), shell::setting_words(&plain(fixed)));
-    let added: Vec<String> = b.iter().filter(|w| !a.contains(w)).cloned().collect();
+    // (A long flag's value after it is the flag's: `--profiles-dir profiles` is one word.)
+    let mut added: Vec<String> = Vec::new();
+    for (i, word) in b.iter().enumerate().filter(|(_, w)| !a.contains(w)) {
+        let after_flag = i > 0 && b[i - 1].starts_with("--") && !a.contains(&b[i - 1]) && !word.starts_with('-');
+        match added.last_mut() {
+            Some(flag) if after_flag && !flag.contains(' ') => *flag = format!("{flag} {word}"),
+            _ => added.push(word.clone()),
+        }
+    }
     // A test file or folder the failed run was narrowed to is no setting it lacked.
     let program = a.first().cloned().unwrap_or_default();
     let narrowing = |w: &String| !w.starts_with('-') && shell::is_narrowed(&format!("{program} {w}"));
@@ -981,10 +990,33 @@ pub(crate) fn adds_settings_only(failed: &str, fixed: &str) -> bool {
     needs(failed, fixed).is_some_and(|n| n.replaced.is_empty() && n.added.iter().all(|w| is_setting(w)))
 }
 
+/// True when `fixed` is `failed` with flags added (and settings, and the flags' values), no
+/// word of it taken out: `pytest -q --create-db`, `dbt build --profiles-dir profiles`.
+/// (Not one that only picks which tests run, or when to stop: `ctest --rerun-failed`.)
+pub(crate) fn adds_flags(failed: &str, fixed: &str) -> bool {
+    const PICKING: &[&str] = &[
+        "--rerun-failed",
+        "--lf",
+        "--last-failed",
+        "--ff",
+        "--failed-first",
+        "--onlyFailures",
+        "-x",
+        "--exitfirst",
+        "--fail-fast",
+        "--failfast",
+        "--bail",
+        "--stop-on-failure",
+    ];
+    let (failed, fixed) = (shell::without_loud_flags(failed), shell::without_loud_flags(fixed));
+    let a_way = |w: &String| w.starts_with('-') && !PICKING.contains(&w.split([' ', '=']).next().unwrap_or(w));
+    needs(&failed, &fixed).is_some_and(|n| n.replaced.is_empty() && n.added.iter().any(a_way))
+}
+
 /// `VAR=value`, or `env -u VAR`: an environment setting; or a property a JVM or its build
 /// tool takes on the command line (`-Dfile.encoding=UTF-8`,
 /// `-Porg.gradle.java.installations.paths=/opt/jdk-21`).
-fn is_setting(word: &str) -> bool {
+pub(crate) fn is_setting(word: &str) -> bool {
     // (Not one that skips a step, `-Dmaven.test.skip=true`: that gets past no failure.)
     let property = (word.starts_with("-D") || word.starts_with("-P"))
         && word[2..]
@@ -1196,6 +1228,11 @@ mod tests {
         let disk = "ERROR: BUILD.bazel:24:8: GoLink failed: I/O exception (No space left on device)";
         assert!(reached_the_code(disk, "FAIL: //internal/queue:queue_test (see test.log)"));
         assert!(reached_the_code("Error: can't find file 'webmock'", "Failure/Error: w.count(\"a\").should eq(0)"));
+        // (dbt's test verdicts, in its log's voice.)
+        let profile = "Runtime Error Could not find profile named 'summits'";
+        assert!(reached_the_code(profile, "12:33:03  3 of 3 FAIL 412 unique_mart_peaks_id .... [FAIL 412 in 0.06s]"));
+        assert!(reached_the_code(profile, "Failure in test unique_mart_peaks_id (models/marts/schema.yml)"));
+        assert!(!reached_the_code(profile, "1 of 3 OK created sql table model main.mart_peaks"));
         // (Another machine error is the next landmine, not the code.)
         assert!(!reached_the_code(disk, "Error: connection refused (os error 111)"));
         assert!(!reached_the_code("E0432 unresolved import", "FAILED tests/test_x.py::test_y"));
@@ -1834,6 +1871,16 @@ mod tests {
             needs("sbt compile", "GITHUB_TOKEN=$(gh auth token) sbt compile").unwrap().added,
             ["GITHUB_TOKEN=$(gh auth token)"]
         );
+        // A long flag and its value are one thing it needed; a flag only the failed run had
+        // is no setting added.
+        let dir = needs("dbt build --select m", "dbt build --profiles-dir profiles --select m").unwrap();
+        assert_eq!(dir.added, ["--profiles-dir profiles"]);
+        assert!(adds_flags("dbt build --select m", "dbt build --profiles-dir profiles --select m"));
+        assert!(adds_flags("pytest tests/trails -q", "pytest tests/trails -q --create-db"));
+        assert!(!adds_flags("pytest tests/trails -q", "pytest tests/trails -q -v"));
+        assert!(!adds_flags("pytest tests -q --reuse-db", "pytest tests --create-db"));
+        assert!(!adds_flags("dbt build --select m", "dbt build --select n"));
+        assert!(!adds_flags("ctest --preset dev", "ctest --preset dev --rerun-failed --output-on-failure"));
     }
 
     #[test]

@@ -1909,6 +1909,22 @@ pub(crate) fn status_hidden_by_filter(command: &str, family: &str) -> bool {
     })
 }
 
+/// How many lines of the job's output a filter it ends in let through (`pytest -q 2>&1 |
+/// tail -1` shows one), when nothing runs after it: what it printed is all the job said.
+pub(crate) fn lines_shown(command: &str, family: &str) -> Option<usize> {
+    let last = *sequential_parts(command).last()?;
+    let part = last.rsplit("&&").next()?;
+    let pipes = pipe_parts(part);
+    let filter = pipes.get(1..).and_then(<[&str]>::last).filter(|_| runs_job(pipes[0], family))?;
+    let words: Vec<&str> = filter.split_whitespace().collect();
+    let count = match words.as_slice() {
+        ["tail" | "head", flag] => flag.strip_prefix("-n").or_else(|| flag.strip_prefix('-')),
+        ["tail" | "head", "-n", count] => Some(*count),
+        _ => None,
+    };
+    count.and_then(|n| n.parse().ok()).filter(|n| *n > 0)
+}
+
 /// The commands of a pipeline: `a | b` cut at each lone `|` outside quotes.
 fn pipe_parts(command: &str) -> Vec<&str> {
     let bytes = command.as_bytes();
@@ -2933,6 +2949,8 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             };
             named(kind, program, sub)
         }
+        // `tflint --init` fetches the rule plugins the linter then needs.
+        "tflint" if has_flag(args, &["--init"]) => named(Install, program, Some("--init")),
         "eslint" | "flake8" | "pylint" | "mypy" | "pyright" | "golangci-lint" | "shellcheck" | "clippy-driver"
         | "stylelint" | "hadolint" | "rubocop" | "ktlint" | "swiftlint" | "markdownlint" | "yamllint"
         | "actionlint" | "vale" | "typos" | "staticcheck" | "phpstan" | "psalm" | "tflint" | "luacheck" | "selene"
@@ -3030,6 +3048,17 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
                 })
             });
             named(if page && !acts { Explore } else { Other }, program, None)
+        }
+        // `dbt build` runs the models and then their tests; `dbt deps` installs the packages a
+        // fresh checkout lacks.
+        "dbt" => {
+            let kind = match sub {
+                Some("test" | "build") => Test,
+                Some("run" | "compile" | "seed" | "snapshot") => Build,
+                Some("deps") => Install,
+                _ => Other,
+            };
+            named(kind, program, sub)
         }
         "helm" => {
             let kind = match sub {
@@ -3532,6 +3561,13 @@ mod tests {
         assert!(!status_hidden_by_filter("go test ./..."));
         assert!(!status_hidden_by_filter("cat x.log | go test ./..."));
         assert!(!status_hidden_by_filter("make test || echo 'a | b'"));
+        let lines_shown = |c: &str| lines_shown(c, &classify(c).family);
+        assert_eq!(lines_shown("pytest tests -q 2>&1 | tail -1"), Some(1));
+        assert_eq!(lines_shown("pip install -U x 2>&1 | tail -1 && dbt build --select m 2>&1 | tail -n 2"), Some(2));
+        assert_eq!(lines_shown("cargo build 2>&1 | head -n3"), Some(3));
+        assert_eq!(lines_shown("go test ./... | tail -1 && git status --short"), None);
+        assert_eq!(lines_shown("go test ./... | grep FAIL"), None);
+        assert_eq!(lines_shown("go test ./... | tail -f"), None);
     }
 
     #[test]
@@ -4190,6 +4226,15 @@ mod examples {
         use crate::core::extract::shell::{CommandKind, classify};
         let c = classify("cd web && RUST_LOG=debug cargo test -p parser -- --nocapture");
         assert_eq!((c.kind, c.family.as_str()), (CommandKind::Test, "cargo test"));
+        // dbt's build runs the models' tests too; its deps installs packages.
+        let kind = |command: &str| classify(command).kind;
+        assert_eq!(kind(".venv/bin/dbt build --select +mart_peaks"), CommandKind::Test);
+        assert_eq!(kind("dbt test -s stg_members"), CommandKind::Test);
+        assert_eq!(kind("dbt run --select fct_sessions"), CommandKind::Build);
+        assert_eq!(kind("dbt deps"), CommandKind::Install);
+        assert_eq!(kind("dbt debug"), CommandKind::Other);
+        assert_eq!(kind("tflint --init"), CommandKind::Install);
+        assert_eq!(kind("tflint --recursive"), CommandKind::Lint);
     }
 }
 
