@@ -2759,6 +2759,12 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
         "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" if matches!(sub, Some("run" | "exec")) => {
             let i = args.iter().position(|a| Some(*a) == sub).map_or(args.len(), |i| i + 1);
             match args.get(i) {
+                // `hatch run test`, `pdm run lint`: a script of the project's, named for its
+                // job (not the shell's `test`).
+                Some(&script @ ("test" | "tests" | "lint")) if !matches!(program, "uv" | "bundle") => {
+                    let kind = if script == "lint" { Lint } else { Test };
+                    Classified { kind, family: format!("{program} run {script}"), program: program.to_string() }
+                }
                 Some(next) => classify_program(&program_name(next), &args[i + 1..]),
                 None => named(Run, program, sub),
             }
@@ -4234,6 +4240,11 @@ mod examples {
         assert_eq!(kind("dbt deps"), CommandKind::Install);
         assert_eq!(kind("dbt debug"), CommandKind::Other);
         assert_eq!(kind("tflint --init"), CommandKind::Install);
+        // A project's script named for its job is that job, not the shell's `test`.
+        let c = classify("hatch run test tests/test_retry_after.py");
+        assert_eq!((c.kind, c.family.as_str()), (CommandKind::Test, "hatch run test"));
+        assert_eq!(kind("pdm run lint"), CommandKind::Lint);
+        assert_eq!(kind("poetry run pytest -q"), CommandKind::Test);
         assert_eq!(kind("tflint --recursive"), CommandKind::Lint);
     }
 }
