@@ -35,7 +35,7 @@ static CANDIDATE_WORD: LazyLock<Regex> = LazyLock::new(|| {
         r"segmentation fault|undefined reference|address already in use|cannot find|abort|",
         r"too long|too many|too large|too big|exceed|expected|must be|limit|invalid|missing|unknown|",
         r"unrecogni[sz]ed|not allowed|mismatch|unsupported|timed out|unreachable|could not|couldn't|",
-        r"cannot|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied|does not exist|doesn't exist|",
+        r"cannot|can't|unable|violat|forbidden|refus|rejected|conflict|incompatible|unsatisfied|does not exist|doesn't exist|",
         r"i/o timeout|connection reset|no space left|does not satisfy",
     ))
 });

@@ -793,8 +793,8 @@ impl OpenFailure {
         let said = |print: &u64| self.said.contains(print);
         let trouble = errors::trouble_prints(output, MAX_LINE_PRINTS);
         let telling = |(_, score): &&(u64, u8)| *score >= errors::TELLING;
-        if searched {
-            return trouble.iter().filter(telling).any(|(print, _)| said(print));
+        if searched && trouble.iter().filter(telling).any(|(print, _)| said(print)) {
+            return true;
         }
         if trouble.is_empty() {
             return false;
@@ -815,7 +815,10 @@ impl OpenFailure {
         let its_error = trouble.iter().filter(telling).any(|(print, _)| in_ending(print));
         // (Fewer, when a filter let fewer through: `| tail -1` printing the failure's last
         // line again, `Some tests failed.`, is all the job said.)
-        let (some, enough) = shown.map_or((3, 2), |shown| (shown.min(3), shown.min(2)));
+        // (Two, of a search: `bundle install | grep -E "pg_config|libpq-fe"` that found the
+        // failure's `checking for pg_config... no` and `Can't find the 'libpq-fe.h header`.)
+        let some = if searched { 2 } else { 3 };
+        let (some, enough) = shown.map_or((some, 2), |shown| (shown.min(some), shown.min(2)));
         !new_error && (ending >= some && its_trouble || ending >= enough && its_error)
     }
 
@@ -2099,6 +2102,11 @@ impl Extractor {
             let fixed_by =
                 if same_job { shell::job_line_for(&call.command, &open.failure.command) } else { call.command.clone() };
             let fixed_by = without_no_help(&self.no_help, &open.failure.command, &fixed_by);
+            // (`--port 4001` past a port another process held that day is no part of the way.)
+            let fixed_by = match open.last.as_ref().filter(|last| progress::is_port_taken(&last.error)) {
+                Some(last) => shell::without_words(&fixed_by, &progress::port_words(&last.command, &fixed_by)),
+                None => fixed_by,
+            };
             // (Of `dbt clean && dbt deps && dbt build --target dev`, the target got past it.)
             let (ran, fixed_by) = if job_took_more(&open.failure.command, &fixed_by) {
                 let parts = fixed_by.split(" && ").map(str::to_string).collect();

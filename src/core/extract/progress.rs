@@ -1013,6 +1013,18 @@ pub(crate) fn adds_flags(failed: &str, fixed: &str) -> bool {
     needs(&failed, &fixed).is_some_and(|n| n.replaced.is_empty() && n.added.iter().any(a_way))
 }
 
+/// The words `fixed` added to `failed` to serve on another port (`--port 4001`,
+/// `PORT=4001`), one by one: the way past a port another process held that day, which the
+/// job needs no more than that day did.
+pub(crate) fn port_words(failed: &str, fixed: &str) -> Vec<String> {
+    let Some(needs) = needs(failed, fixed) else { return Vec::new() };
+    let port = |w: &String| {
+        let setting = is_setting(w) && w.split('=').next().is_some_and(|key| key.ends_with("PORT"));
+        setting || (w.starts_with("--") && !shell::ports_named(w).is_empty())
+    };
+    needs.added.iter().filter(|w| port(w)).flat_map(|w| w.split(' ').map(str::to_string)).collect()
+}
+
 /// `VAR=value`, or `env -u VAR`: an environment setting; or a property a JVM or its build
 /// tool takes on the command line (`-Dfile.encoding=UTF-8`,
 /// `-Porg.gradle.java.installations.paths=/opt/jdk-21`).
@@ -1881,6 +1893,11 @@ mod tests {
         assert!(!adds_flags("pytest tests -q --reuse-db", "pytest tests --create-db"));
         assert!(!adds_flags("dbt build --select m", "dbt build --select n"));
         assert!(!adds_flags("ctest --preset dev", "ctest --preset dev --rerun-failed --output-on-failure"));
+        // A port added is the day's way past a port held, told word by word.
+        let serve = "bundle exec jekyll serve --detach";
+        assert_eq!(port_words(serve, "bundle exec jekyll serve --detach --port 4001"), ["--port", "4001"]);
+        assert_eq!(port_words(serve, "PORT=4001 bundle exec jekyll serve --detach"), ["PORT=4001"]);
+        assert!(port_words(serve, "bundle exec jekyll serve --detach --livereload").is_empty());
     }
 
     #[test]

@@ -3153,3 +3153,47 @@ fn the_same_error_under_another_cache_hash_is_met_again_and_a_variable_past_the_
     // A cache moved off the full disk for good is the project's way, not the day's.
     assert!(told.contains("ZIG_GLOBAL_CACHE_DIR=/scratch/dev/zig-cache"), "{told}");
 }
+
+#[test]
+fn a_port_moved_past_one_another_process_held_that_day_is_no_part_of_the_way() {
+    let missing = "servlet.rb:3:in `require': cannot load such file -- webrick (LoadError)";
+    let held = "/gems/webrick-1.9.1/lib/webrick/utils.rb:67:in `initialize': Address already in use - bind(2) for 127.0.0.1:4000 (Errno::EADDRINUSE)";
+    let m = memory(&[
+        user("Add a /tags/ page and serve the site so I can look."),
+        run("1", "bundle exec jekyll serve --detach"),
+        result("1", 1, missing),
+        run("2", "bundle add webrick"),
+        result("2", 0, "Installing webrick 1.9.1"),
+        run("3", "bundle exec jekyll serve --detach"),
+        result("3", 1, held),
+        run("4", "bundle exec jekyll serve --detach --port 4001"),
+        result("4", 0, "Server address: http://127.0.0.1:4001/"),
+    ]);
+    let told = &m.rollout_summary;
+    assert!(
+        told.contains("after running `bundle add webrick`, `bundle exec jekyll serve --detach` succeeded"),
+        "{told}"
+    );
+    assert!(!told.contains("4001"), "{told}");
+}
+
+#[test]
+fn a_search_that_found_the_failures_own_lines_again_met_it() {
+    let failed = "Installing pg 1.5.9 with native extensions\nGem::Ext::BuildError: ERROR: Failed to build gem native extension.\n\n\
+                  checking for pg_config... no\nCan't find the 'libpq-fe.h header\n*** extconf.rb failed ***";
+    let m = memory(&[
+        user("Add POST /orders/:id/refunds."),
+        run("1", "bundle install"),
+        result("1", 5, failed),
+        run("2", "bundle clean --force && bundle install 2>&1 | grep -E \"pg_config|libpq-fe\""),
+        result("2", 0, "Removing rack-2.2.9\nchecking for pg_config... no\nCan't find the 'libpq-fe.h header"),
+        run(
+            "3",
+            "bundle config set --local build.pg --with-pg-config=/opt/postgresql-16/bin/pg_config && bundle install",
+        ),
+        result("3", 0, "Installing pg 1.5.9 with native extensions\nBundle complete!"),
+    ]);
+    let told = &m.rollout_summary;
+    assert!(told.contains("after running `bundle config set --local build.pg"), "{told}");
+    assert!(!told.contains("bundle clean"), "{told}");
+}
