@@ -2491,6 +2491,9 @@ const EXPLORE: &[&str] = &[
     "column",
     "bat",
     "lsof",
+    // Who holds a port.
+    "ss",
+    "netstat",
     "id",
     "hostname",
     "history",
@@ -4229,7 +4232,7 @@ mod tests {
 mod examples {
     #[test]
     fn classify_example() {
-        use crate::core::extract::shell::{CommandKind, classify};
+        use crate::core::extract::shell::{CommandKind, classify, only_looks};
         let c = classify("cd web && RUST_LOG=debug cargo test -p parser -- --nocapture");
         assert_eq!((c.kind, c.family.as_str()), (CommandKind::Test, "cargo test"));
         // dbt's build runs the models' tests too; its deps installs packages.
@@ -4240,6 +4243,9 @@ mod examples {
         assert_eq!(kind("dbt deps"), CommandKind::Install);
         assert_eq!(kind("dbt debug"), CommandKind::Other);
         assert_eq!(kind("tflint --init"), CommandKind::Install);
+        // Asking who holds a port only looks.
+        assert_eq!(kind("ss -ltnp"), CommandKind::Explore);
+        assert!(only_looks("ss -ltnp | grep ':8080'") && only_looks("netstat -tlnp"));
         // A project's script named for its job is that job, not the shell's `test`.
         let c = classify("hatch run test tests/test_retry_after.py");
         assert_eq!((c.kind, c.family.as_str()), (CommandKind::Test, "hatch run test"));
