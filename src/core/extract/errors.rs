@@ -960,6 +960,8 @@ mod tests {
             &cached("3c8f1a7e0b2d4c6958e1f7a3b0d2c4e6"),
             &cached("3c8f1a7e0b2d4c6958e1f7a3b0d2c4e6/x")
         ));
+        // (Plain numbers are no hash: another count is another error.)
+        assert!(!same_error(&cached("123456789012"), &cached("123456789013")));
     }
 
     /// Every string of up to seven characters over capitals, digits, word and non-word

@@ -569,11 +569,11 @@ fn without_the_days_failures(
     facts.fixes.retain_mut(|fix| {
         // (Of a landmine met behind it, the chain tells; code edited is the task's, and so are
         // the lines it changed, which a fix of one file counts among its settings.)
-        // (Or one that set a variable for the job: `ZIG_GLOBAL_CACHE_DIR=/scratch/dev/zig-cache`
-        // moved a cache off the full disk for good.)
+        // (Or one that set where the job keeps its files: `ZIG_GLOBAL_CACHE_DIR=/scratch/dev/
+        // zig-cache` moved a cache off the full disk for good.)
         let set = || {
             progress::needs(&fix.failure.command, &fix.command)
-                .is_some_and(|needs| needs.added.iter().any(|w| progress::is_setting(w)))
+                .is_some_and(|needs| needs.added.iter().any(|w| progress::sets_a_place(w)))
         };
         let lasting =
             lasting_ways && fix.chain.is_empty() && (fix.edited.iter().any(|f| !progress::is_source(f)) || set());
@@ -788,7 +788,9 @@ impl OpenFailure {
     /// line that says an error outright, which this failure printed: the search was for it,
     /// whatever the steps before printed; not a `Version 3.12 was not found in the local
     /// cache` that every run prints.) (Or, said no error outright that this failure did not,
-    /// it ended in this failure's own lines: what steps before the job printed is theirs.)
+    /// it ended in this failure's own lines: what steps before the job printed is theirs;
+    /// two of them behind a search, and what a `tail -1` let through when it quotes the
+    /// failure's error.)
     fn printed_its_trouble(&self, output: &str, searched: bool, shown: Option<usize>) -> bool {
         let said = |print: &u64| self.said.contains(print);
         let trouble = errors::trouble_prints(output, MAX_LINE_PRINTS);
@@ -813,18 +815,23 @@ impl OpenFailure {
         let new_error = trouble.iter().filter(telling).any(|(print, _)| !said(print));
         let its_trouble = trouble.iter().any(|(print, _)| in_ending(print));
         let its_error = trouble.iter().filter(telling).any(|(print, _)| in_ending(print));
-        // (Fewer, when a filter let fewer through: `| tail -1` printing the failure's last
-        // line again, `Some tests failed.`, is all the job said.)
         // (Two, of a search: `bundle install | grep -E "pg_config|libpq-fe"` that found the
         // failure's `checking for pg_config... no` and `Can't find the 'libpq-fe.h header`.)
         let some = if searched { 2 } else { 3 };
-        let (some, enough) = shown.map_or((some, 2), |shown| (shown.min(some), shown.min(2)));
-        !new_error && (ending >= some && its_trouble || ending >= enough && its_error)
+        let enough = shown.map_or(2, |shown| shown.min(2));
+        // (Fewer, when a filter let fewer through, all of them the failure's, and the last a
+        // piece of its very error: `dbt build … | tail -1` printing `Could not find profile
+        // named 'x'` again is all the job said. Not a closing line many failures share.)
+        let last = output.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+        let of_its_error = last.len() >= 12 && self.failure.error.contains(last);
+        let all_shown = shown.is_some_and(|shown| shown < some && ending >= shown) && of_its_error;
+        !new_error && ((ending >= some || all_shown) && its_trouble || ending >= enough && its_error)
     }
 
     /// True when `attempt`, the same job again, got past this failure (or the last attempt's)
-    /// to a test's verdict, by a setting added, another install of the program, a settings
-    /// file edited, or an install or a setting run on the way.
+    /// to a test's verdict, by a setting or a flag added (`--profiles-dir profiles`), another
+    /// install of the program, a settings file edited, or an install or a setting run on the
+    /// way.
     /// (Or, `own_work`, to a complaint placed in a file the task wrote: `~/go/bin/actionlint`
     /// past `actionlint: command not found` to `ci.yml:22:14: label "ubuntu-lastest" is
     /// unknown` in the workflow the task edits.)
@@ -1640,9 +1647,8 @@ impl Extractor {
         if let Some(open) = self.open.get(&call.family)
             && !open.aside
             // (Or the failed job was the test run, reached through other steps first: `opam
-            // update -y && opam exec --switch=. -- dune build @runtest`; or a build that runs
-            // the tests too: `dbt build`.)
-            && (matches!(call.kind, CommandKind::Test | CommandKind::Build) || open.kind == CommandKind::Test || own_work)
+            // update -y && opam exec --switch=. -- dune build @runtest`.)
+            && (call.kind == CommandKind::Test || open.kind == CommandKind::Test || own_work)
             && open.got_past_to_the_code(&failure, &call.family, own_work)
             && let Some(mut open) = self.open.remove(&call.family)
         {
@@ -1711,7 +1717,6 @@ impl Extractor {
             // One whose error is in the code under work, or names what that code coined, is
             // the task's own business.
             let step = moved_on
-                && failure.error != last.error
                 && failure.command != last.command
                 && !progress::is_code_error(&failure.error)
                 && !progress::names_coined(&failure.error, &self.coined);

@@ -966,7 +966,12 @@ pub(crate) fn needs(failed: &str, fixed: &str) -> Option<Needs> {
     // (A long flag's value after it is the flag's: `--profiles-dir profiles` is one word.)
     let mut added: Vec<String> = Vec::new();
     for (i, word) in b.iter().enumerate().filter(|(_, w)| !a.contains(w)) {
-        let after_flag = i > 0 && b[i - 1].starts_with("--") && !a.contains(&b[i - 1]) && !word.starts_with('-');
+        let after_flag = i > 0
+            && b[i - 1].starts_with("--")
+            && b[i - 1] != "--"
+            && !b[i - 1].contains('=')
+            && !a.contains(&b[i - 1])
+            && !word.starts_with('-');
         match added.last_mut() {
             Some(flag) if after_flag && !flag.contains(' ') => *flag = format!("{flag} {word}"),
             _ => added.push(word.clone()),
@@ -990,9 +995,10 @@ pub(crate) fn adds_settings_only(failed: &str, fixed: &str) -> bool {
     needs(failed, fixed).is_some_and(|n| n.replaced.is_empty() && n.added.iter().all(|w| is_setting(w)))
 }
 
-/// True when `fixed` is `failed` with flags added (and settings, and the flags' values), no
+/// True when `fixed` is `failed` with flags or settings added (and the flags' values), no
 /// word of it taken out: `pytest -q --create-db`, `dbt build --profiles-dir profiles`.
-/// (Not one that only picks which tests run, or when to stop: `ctest --rerun-failed`.)
+/// (Not one that only picks which tests run, when to stop or how much to print: `ctest
+/// --rerun-failed`, `pytest --tb=short`, `--ignore tests/integration`.)
 pub(crate) fn adds_flags(failed: &str, fixed: &str) -> bool {
     const PICKING: &[&str] = &[
         "--rerun-failed",
@@ -1007,9 +1013,34 @@ pub(crate) fn adds_flags(failed: &str, fixed: &str) -> bool {
         "--failfast",
         "--bail",
         "--stop-on-failure",
+        "-failfast",
+        "--maxfail",
+        "--ignore",
+        "--deselect",
+        "--exclude",
+        "--skip",
+        "-s",
+        "-q",
+        "--quiet",
+        "--tb",
+        "--no-header",
+        "--durations",
+        "--color",
+        "--colour",
+        "--no-color",
+        "--verbose",
+        "-v",
+        "-vv",
+        "-vvv",
+        "--debug",
+        "--trace",
+        "--summary",
+        "--no-daemon",
     ];
     let (failed, fixed) = (shell::without_loud_flags(failed), shell::without_loud_flags(fixed));
-    let a_way = |w: &String| w.starts_with('-') && !PICKING.contains(&w.split([' ', '=']).next().unwrap_or(w));
+    // (A setting beside it is a way too: `ZIG_GLOBAL_CACHE_DIR=… zig build test --summary all`.)
+    let a_way =
+        |w: &String| is_setting(w) || w.starts_with('-') && !PICKING.contains(&w.split([' ', '=']).next().unwrap_or(w));
     needs(&failed, &fixed).is_some_and(|n| n.replaced.is_empty() && n.added.iter().any(a_way))
 }
 
@@ -1019,10 +1050,18 @@ pub(crate) fn adds_flags(failed: &str, fixed: &str) -> bool {
 pub(crate) fn port_words(failed: &str, fixed: &str) -> Vec<String> {
     let Some(needs) = needs(failed, fixed) else { return Vec::new() };
     let port = |w: &String| {
-        let setting = is_setting(w) && w.split('=').next().is_some_and(|key| key.ends_with("PORT"));
+        let setting = is_setting(w) && w.split('=').next().is_some_and(|key| key == "PORT" || key.ends_with("_PORT"));
         setting || (w.starts_with("--") && !shell::ports_named(w).is_empty())
     };
     needs.added.iter().filter(|w| port(w)).flat_map(|w| w.split(' ').map(str::to_string)).collect()
+}
+
+/// True for a setting of where a program keeps its files: a variable named for a folder
+/// (`ZIG_GLOBAL_CACHE_DIR`, `TMPDIR`, `GOPATH`) set to a path. (`RUST_BACKTRACE=1` is none.)
+pub(crate) fn sets_a_place(word: &str) -> bool {
+    const PLACES: &[&str] = &["DIR", "CACHE", "TMP", "ROOT", "HOME", "PATH", "PREFIX"];
+    let Some((name, value)) = word.split_once('=') else { return false };
+    is_setting(word) && PLACES.iter().any(|p| name.contains(p)) && (value.starts_with(['/', '~', '$', '.']))
 }
 
 /// `VAR=value`, or `env -u VAR`: an environment setting; or a property a JVM or its build
@@ -1893,6 +1932,15 @@ mod tests {
         assert!(!adds_flags("pytest tests -q --reuse-db", "pytest tests --create-db"));
         assert!(!adds_flags("dbt build --select m", "dbt build --select n"));
         assert!(!adds_flags("ctest --preset dev", "ctest --preset dev --rerun-failed --output-on-failure"));
+        assert!(
+            !adds_flags("pytest", "pytest --tb=short") && !adds_flags("pytest", "pytest --ignore tests/integration")
+        );
+        // (`--` ends the flags: what follows is the program's.)
+        assert_eq!(needs("cargo run", "cargo run -- serve").map(|n| n.added), None);
+        // A place a setting moves a program's files to, and no other setting.
+        assert!(sets_a_place("ZIG_GLOBAL_CACHE_DIR=/scratch/dev/zig-cache") && sets_a_place("TMPDIR=$HOME/tmp"));
+        assert!(!sets_a_place("RUST_BACKTRACE=1") && !sets_a_place("REPORT=1"));
+        assert!(port_words("x serve", "REPORT=1 x serve").is_empty());
         // A port added is the day's way past a port held, told word by word.
         let serve = "bundle exec jekyll serve --detach";
         assert_eq!(port_words(serve, "bundle exec jekyll serve --detach --port 4001"), ["--port", "4001"]);

@@ -1922,7 +1922,8 @@ pub(crate) fn lines_shown(command: &str, family: &str) -> Option<usize> {
         ["tail" | "head", "-n", count] => Some(*count),
         _ => None,
     };
-    count.and_then(|n| n.parse().ok()).filter(|n| *n > 0)
+    // (`tail -n +2` prints all but the first line.)
+    count.filter(|n| !n.starts_with('+')).and_then(|n| n.parse().ok()).filter(|n| *n > 0)
 }
 
 /// The commands of a pipeline: `a | b` cut at each lone `|` outside quotes.
@@ -3058,13 +3059,12 @@ fn classify_program(program: &str, args: &[&str]) -> Classified {
             });
             named(if page && !acts { Explore } else { Other }, program, None)
         }
-        // `dbt build` runs the models and then their tests; `dbt deps` installs the packages a
-        // fresh checkout lacks.
+        // `dbt build` runs the models and then their tests. (`dbt deps` refreshes the packages
+        // the project pinned: no install of a way around, before a flag that got past.)
         "dbt" => {
             let kind = match sub {
                 Some("test" | "build") => Test,
                 Some("run" | "compile" | "seed" | "snapshot") => Build,
-                Some("deps") => Install,
                 _ => Other,
             };
             named(kind, program, sub)
@@ -3577,6 +3577,7 @@ mod tests {
         assert_eq!(lines_shown("go test ./... | tail -1 && git status --short"), None);
         assert_eq!(lines_shown("go test ./... | grep FAIL"), None);
         assert_eq!(lines_shown("go test ./... | tail -f"), None);
+        assert_eq!(lines_shown("go test ./... | tail -n +2"), None);
     }
 
     #[test]
@@ -4240,7 +4241,7 @@ mod examples {
         assert_eq!(kind(".venv/bin/dbt build --select +mart_peaks"), CommandKind::Test);
         assert_eq!(kind("dbt test -s stg_members"), CommandKind::Test);
         assert_eq!(kind("dbt run --select fct_sessions"), CommandKind::Build);
-        assert_eq!(kind("dbt deps"), CommandKind::Install);
+        assert_eq!(kind("dbt deps"), CommandKind::Other);
         assert_eq!(kind("dbt debug"), CommandKind::Other);
         assert_eq!(kind("tflint --init"), CommandKind::Install);
         // Asking who holds a port only looks.
